@@ -1,0 +1,77 @@
+#pragma once
+// The resource table: what kinds exist, how they are named and served. Data, not code per
+// kind: CRDs are added at run time through the same ResourceInfo.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kw::api {
+
+struct ColumnDefinition {  // meta.k8s.io/v1 TableColumnDefinition
+  std::string name;
+  std::string type;    // "string", "integer", "number", "boolean", "date"
+  std::string format;  // "name", "date", ""...
+  std::string description;
+  int priority = 0;    // 0 = always shown, 1 = only with -o wide
+  std::string json_path;  // for CRD additionalPrinterColumns; empty for built-ins
+};
+
+struct ResourceInfo {
+  std::string group;    // "" for the core group
+  std::string version;  // "v1"
+  std::string kind;     // "Pod"
+  std::string list_kind;  // "PodList"
+  std::string plural;   // "pods"
+  std::string singular; // "pod"
+  std::vector<std::string> short_names;  // {"po"}
+  std::vector<std::string> categories;   // {"all"}
+  bool namespaced = true;
+  std::vector<std::string> verbs;        // discovery verbs
+  std::vector<std::string> subresources; // {"status"}
+  // Full protobuf message name ("k8s.io.api.core.v1.Pod"); empty when the kind has no
+  // protobuf form (CRDs, Table).
+  std::string proto_message;
+  std::vector<ColumnDefinition> columns;  // Table columns (NAME first)
+
+  std::string api_version() const;   // "v1" or "apps/v1"
+  std::string group_version() const; // same as api_version()
+  bool has_subresource(std::string_view name) const;
+};
+
+// A thread-compatible table: built once at start-up, then extended (CRDs) under the
+// owner's lock. Lookups are case-insensitive where kubectl's are.
+class ResourceTable {
+ public:
+  static ResourceTable builtin();  // v1 and apps/v1 kinds served by kw
+
+  void add(ResourceInfo info);     // replaces an entry with the same group+version+plural
+  bool remove(std::string_view group, std::string_view version, std::string_view plural);
+
+  const ResourceInfo* find_plural(std::string_view group, std::string_view version,
+                                  std::string_view plural) const;
+  const ResourceInfo* find_kind(std::string_view api_version, std::string_view kind) const;
+  // kubectl-style name resolution: plural, singular, short name or kind, optionally
+  // qualified "deployments.apps" / "deployments.v1.apps"; first match in preferred order.
+  const ResourceInfo* resolve(std::string_view name) const;
+
+  const std::vector<ResourceInfo>& all() const { return m_resources; }
+  // Distinct group names in discovery order ("" first), and versions of a group.
+  std::vector<std::string> groups() const;
+  std::vector<std::string> versions(std::string_view group) const;
+
+ private:
+  std::vector<ResourceInfo> m_resources;
+};
+
+// The protobuf message of a meta.k8s.io kind served without a resource (Status, WatchEvent,
+// discovery documents...); nullopt for kinds with no protobuf form (Table).
+std::optional<std::string> meta_proto_message(std::string_view kind);
+
+// Column definitions of a built-in kind as kube-apiserver's printers declare them
+// (defined in table.cpp).
+std::vector<ColumnDefinition> builtin_columns(std::string_view group, std::string_view kind);
+
+}  // namespace kw::api

@@ -1,0 +1,165 @@
+// Envelope, watch events and the apiVersion/kind-driven entry points of the
+// Kubernetes protobuf codec. Transcoding itself lives in protobuf_json.cpp.
+#include "core/codec/protobuf.hpp"
+
+#include <array>
+#include <limits>
+
+#include "k8s.io/apimachinery/pkg/apis/meta/v1/generated.pb.h"
+#include "k8s.io/apimachinery/pkg/runtime/generated.pb.h"
+
+namespace kw::codec {
+namespace {
+
+namespace runtime = k8s::io::apimachinery::pkg::runtime;
+namespace metav1 = k8s::io::apimachinery::pkg::apis::meta::v1;
+
+struct KindMessage {
+  std::string_view api_version;
+  std::string_view kind;
+  std::string_view message;
+};
+
+constexpr std::string_view k_core = "k8s.io.api.core.v1.";
+constexpr std::string_view k_apps = "k8s.io.api.apps.v1.";
+constexpr std::string_view k_meta = "k8s.io.apimachinery.pkg.apis.meta.v1.";
+
+constexpr std::array k_core_kinds{"Namespace", "Pod", "Service", "ConfigMap", "Secret", "Event", "Node", "ServiceAccount",
+                                  "Endpoints", "PersistentVolumeClaim"};
+constexpr std::array k_apps_kinds{"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"};
+constexpr std::array k_meta_kinds{"Status", "WatchEvent", "APIResourceList", "APIGroup", "APIGroupList", "APIVersions",
+                                  "PartialObjectMetadata", "PartialObjectMetadataList", "ListOptions", "GetOptions",
+                                  "DeleteOptions", "CreateOptions", "UpdateOptions", "PatchOptions"};
+
+template <std::size_t N>
+std::optional<std::string> match_kind(const std::array<const char*, N>& kinds, std::string_view prefix, std::string_view kind) {
+  for (std::string_view known : kinds) {
+    if (kind == known) return std::string(prefix) + std::string(kind);
+    if (kind.size() == known.size() + 4 && kind.starts_with(known) && kind.ends_with("List")) {
+      return std::string(prefix) + std::string(kind);
+    }
+  }
+  return std::nullopt;
+}
+
+kw::Result<std::pair<std::string, std::string>> type_of(const nlohmann::json& object) {
+  if (!object.is_object()) return kw::fail("expected a JSON object with apiVersion and kind");
+  const auto api_version = object.find("apiVersion");
+  const auto kind = object.find("kind");
+  if (api_version == object.end() || !api_version->is_string() || api_version->get<std::string>().empty()) {
+    return kw::fail("object has no apiVersion; set e.g. \"apiVersion\": \"v1\"");
+  }
+  if (kind == object.end() || !kind->is_string() || kind->get<std::string>().empty()) {
+    return kw::fail("object has no kind; set e.g. \"kind\": \"Pod\"");
+  }
+  return std::pair{api_version->get<std::string>(), kind->get<std::string>()};
+}
+
+kw::Result<std::string> message_for(const ResourceLookup& lookup, std::string_view api_version, std::string_view kind) {
+  std::optional<std::string> name = lookup ? lookup(api_version, kind) : std::nullopt;
+  if (!name) {
+    return kw::fail("no protobuf encoding is known for kind " + std::string(kind) + " in " + std::string(api_version) +
+                    "; request application/json instead");
+  }
+  return *name;
+}
+
+bool parse_exact(google::protobuf::Message& message, std::string_view bytes) {
+  return bytes.size() <= static_cast<std::size_t>(std::numeric_limits<int>::max()) &&
+         message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+}
+
+}  // namespace
+
+std::optional<std::string> builtin_message_for(std::string_view api_version, std::string_view kind) {
+  if (api_version == "v1") {
+    if (auto name = match_kind(k_core_kinds, k_core, kind)) return name;
+    if (kind == "Status") return std::string(k_meta) + "Status";
+    return std::nullopt;
+  }
+  if (api_version == "apps/v1") return match_kind(k_apps_kinds, k_apps, kind);
+  if (api_version == "meta.k8s.io/v1") {
+    for (std::string_view known : k_meta_kinds) {
+      if (kind == known) return std::string(k_meta) + std::string(kind);
+    }
+  }
+  return std::nullopt;
+}
+
+std::string encode_envelope(std::string_view api_version, std::string_view kind, std::string_view raw) {
+  runtime::Unknown unknown;
+  unknown.mutable_typemeta()->set_apiversion(std::string(api_version));
+  unknown.mutable_typemeta()->set_kind(std::string(kind));
+  unknown.set_raw(std::string(raw));
+  // Go always writes these two, empty: "1a 00 22 00".
+  unknown.set_contentencoding("");
+  unknown.set_contenttype("");
+  std::string out(k_protobuf_magic);
+  unknown.AppendToString(&out);
+  return out;
+}
+
+kw::Result<Envelope> decode_envelope(std::string_view bytes) {
+  if (!bytes.starts_with(k_protobuf_magic)) {
+    return kw::fail("not a Kubernetes protobuf object: missing the \"k8s\\0\" prefix");
+  }
+  runtime::Unknown unknown;
+  if (!parse_exact(unknown, bytes.substr(k_protobuf_magic.size()))) {
+    return kw::fail("malformed protobuf envelope: cannot parse runtime.Unknown (" + std::to_string(bytes.size()) + " bytes)");
+  }
+  if (!unknown.contentencoding().empty()) {
+    return kw::fail("unsupported protobuf content encoding \"" + unknown.contentencoding() + "\"");
+  }
+  if (!unknown.contenttype().empty() && unknown.contenttype() != "application/vnd.kubernetes.protobuf") {
+    return kw::fail("unsupported embedded content type \"" + unknown.contenttype() + "\"");
+  }
+  return Envelope{unknown.typemeta().apiversion(), unknown.typemeta().kind(), unknown.raw()};
+}
+
+kw::Result<ProtobufEncoding> encode_object_protobuf(const nlohmann::json& object, const ResourceLookup& lookup,
+                                                    FieldValidation validation) {
+  auto type = type_of(object);
+  if (!type) return std::unexpected(type.error());
+  auto name = message_for(lookup, type->first, type->second);
+  if (!name) return std::unexpected(name.error());
+  auto encoded = json_to_protobuf(object, *name, validation);
+  if (!encoded) return encoded;
+  encoded->bytes = encode_envelope(type->first, type->second, encoded->bytes);
+  return encoded;
+}
+
+kw::Result<std::string> encode_object_protobuf(const nlohmann::json& object, const ResourceLookup& lookup) {
+  auto encoded = encode_object_protobuf(object, lookup, FieldValidation::Ignore);
+  if (!encoded) return std::unexpected(encoded.error());
+  return std::move(encoded->bytes);
+}
+
+kw::Result<nlohmann::json> decode_object_protobuf(std::string_view bytes, const ResourceLookup& lookup) {
+  auto envelope = decode_envelope(bytes);
+  if (!envelope) return std::unexpected(envelope.error());
+  auto name = message_for(lookup, envelope->api_version, envelope->kind);
+  if (!name) return std::unexpected(name.error());
+  auto object = protobuf_to_json(envelope->raw, *name);
+  if (!object) return object;
+  (*object)["apiVersion"] = envelope->api_version;
+  (*object)["kind"] = envelope->kind;
+  return object;
+}
+
+std::string encode_watch_event_protobuf(std::string_view type, std::string_view enveloped_object) {
+  metav1::WatchEvent event;
+  event.set_type(std::string(type));
+  event.mutable_object()->set_raw(std::string(enveloped_object));
+  return event.SerializeAsString();
+}
+
+kw::Result<WatchEventBytes> decode_watch_event_protobuf(std::string_view bytes) {
+  metav1::WatchEvent event;
+  if (!parse_exact(event, bytes)) {
+    return kw::fail("malformed protobuf watch event: cannot parse metav1.WatchEvent (" + std::to_string(bytes.size()) + " bytes)");
+  }
+  if (event.type().empty()) return kw::fail("malformed protobuf watch event: no type");
+  return WatchEventBytes{event.type(), event.object().raw()};
+}
+
+}  // namespace kw::codec

@@ -1,0 +1,416 @@
+// HTTP/1.1: Beast parses requests from bytes the connection reads itself; responses are
+// written as raw bytes (fixed length or chunked), so each flush reaches the client at once.
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+
+#include <cstdio>
+#include <optional>
+
+#include "core/net/server/http_text.hpp"
+#include "core/net/server/response_stream.hpp"
+#include "core/net/server/websocket_session.hpp"
+
+namespace kw::net::detail {
+
+namespace {
+
+namespace http = boost::beast::http;
+using Clock = std::chrono::steady_clock;
+using Parser = http::request_parser<http::string_body>;
+
+std::string_view view(boost::beast::string_view text) { return {text.data(), text.size()}; }
+
+constexpr std::size_t k_read_chunk = 16 * 1024;
+constexpr auto k_linger = std::chrono::seconds(2);
+
+bool has_token(std::string_view list, std::string_view token) {
+  const std::string lower = to_lower(list);
+  std::size_t start = 0;
+  while (start <= lower.size()) {
+    auto end = lower.find(',', start);
+    if (end == std::string::npos) end = lower.size();
+    std::string_view item(lower.data() + start, end - start);
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+    if (item == token) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+bool is_websocket_upgrade(const Request& request) {
+  const std::string* upgrade = request.header("upgrade");
+  const std::string* connection = request.header("connection");
+  return request.method == "GET" && upgrade != nullptr && connection != nullptr &&
+         to_lower(*upgrade) == "websocket" && has_token(*connection, "upgrade");
+}
+
+class Http1Connection final : public Connection,
+                              public StreamSink,
+                              public std::enable_shared_from_this<Http1Connection> {
+ public:
+  Http1Connection(ServerState& state, ByteStream stream)
+      : m_state(state), m_stream(std::move(stream)), m_timer(m_stream.get_executor()) {}
+
+  ~Http1Connection() override { m_state.connections.remove(this); }
+
+  void start(std::string initial) {
+    m_state.connections.add(shared_from_this(), m_stream.get_executor());
+    if (m_state.shutting_down.load()) {
+      close_now();
+      return;
+    }
+    if (!initial.empty()) {
+      auto area = m_input.prepare(initial.size());
+      std::memcpy(area.data(), initial.data(), initial.size());
+      m_input.commit(initial.size());
+    }
+    touch();
+    arm_idle_timer(m_state.config.idle_timeout);
+    process_input();
+    read_next();
+  }
+
+  // Connection
+  void begin_shutdown() override {
+    m_close_after = true;
+    if (!m_active) close_now();
+  }
+
+  void force_close() override {
+    m_close_after = true;
+    if (!m_active || m_closing) {
+      close_now();
+      return;
+    }
+    if (m_core) m_core->peer_gone();
+    if (!m_head_sent) {
+      close_now();
+      return;
+    }
+    if (!m_finish_requested) sink_finish(m_request_id);
+  }
+
+  // StreamSink
+  void sink_begin(std::int64_t id, ResponseHead head) override {
+    if (!current(id) || m_head_sent) return;
+    m_head_sent = true;
+    const bool has_length = has_header(head.headers, "content-length");
+    m_no_body = m_head_request || head.status < 200 || head.status == 204 || head.status == 304;
+    m_chunked = !m_no_body && !has_length;
+    if (m_chunked) head.headers.push_back({"transfer-encoding", "chunked"});
+    if (m_close_after || m_state.shutting_down.load()) {
+      m_close_after = true;
+      head.headers.push_back({"connection", "close"});
+    }
+    enqueue(std::make_shared<const std::string>(serialize_http1_head(head.status, head.headers)), 0);
+    pump();
+  }
+
+  void sink_write(std::int64_t id, std::shared_ptr<const std::string> bytes) override {
+    if (!current(id) || m_finish_requested || m_closing) {
+      if (m_core && id == m_request_id) m_core->sent(bytes->size());
+      return;
+    }
+    if (!m_head_sent) sink_begin(id, ResponseHead{});
+    const std::size_t size = bytes->size();
+    if (m_no_body || size == 0) {
+      m_core->sent(size);
+      return;
+    }
+    if (m_chunked) {
+      char line[24];
+      const int n = std::snprintf(line, sizeof line, "%zx\r\n", size);
+      enqueue(std::make_shared<const std::string>(line, static_cast<std::size_t>(n)), 0);
+      enqueue(std::move(bytes), size);
+      enqueue(k_crlf, 0);
+    } else {
+      enqueue(std::move(bytes), size);
+    }
+    pump();
+  }
+
+  void sink_flush(std::int64_t id) override {
+    if (current(id)) pump();
+  }
+
+  void sink_finish(std::int64_t id) override {
+    if (!current(id) || m_finish_requested) return;
+    if (!m_head_sent) sink_begin(id, ResponseHead{});
+    if (m_chunked) enqueue(k_last_chunk, 0);
+    m_finish_requested = true;
+    pump();
+  }
+
+ private:
+  struct Piece {
+    std::shared_ptr<const std::string> bytes;
+    std::size_t payload;  // bytes counted in the stream's queued_bytes()
+  };
+
+  static inline const auto k_crlf = std::make_shared<const std::string>("\r\n");
+  static inline const auto k_last_chunk = std::make_shared<const std::string>("0\r\n\r\n");
+
+  bool current(std::int64_t id) const { return m_active && id == m_request_id && !m_closing; }
+  void touch() { m_last_activity = Clock::now(); }
+
+  void arm_idle_timer(Clock::duration after) {
+    m_timer.expires_after(after);
+    m_timer.async_wait([self = shared_from_this()](ErrorCode ec) {
+      if (!ec) self->on_idle_check();
+    });
+  }
+
+  void on_idle_check() {
+    if (m_closing) return;
+    const auto idle_for = Clock::now() - m_last_activity;
+    const auto limit = std::chrono::duration_cast<Clock::duration>(m_state.config.idle_timeout);
+    if (!m_active && idle_for >= limit) {
+      close_now();
+      return;
+    }
+    arm_idle_timer(m_active ? limit : limit - idle_for);
+  }
+
+  void read_next() {
+    if (m_reading || m_closing || m_handed_off) return;
+    // While a response is in flight only a small backlog is kept (no pipelining).
+    if (m_active && m_input.size() > m_state.config.max_header_bytes) return;
+    m_reading = true;
+    m_stream.async_read_some(m_input.prepare(k_read_chunk), [self = shared_from_this()](ErrorCode ec, std::size_t n) {
+      self->on_read(ec, n);
+    });
+  }
+
+  void on_read(ErrorCode ec, std::size_t n) {
+    m_reading = false;
+    if (m_closing) {
+      if (ec || m_lingering_done) close_now();
+      else read_next_discarding();
+      return;
+    }
+    if (ec) {
+      close_now();
+      return;
+    }
+    m_input.commit(n);
+    touch();
+    process_input();
+    read_next();
+  }
+
+  void process_input() {
+    while (!m_active && !m_closing && !m_handed_off && m_input.size() > 0) {
+      if (!m_parser) {
+        m_parser.emplace();
+        m_parser->eager(true);
+        m_parser->header_limit(static_cast<std::uint32_t>(m_state.config.max_header_bytes));
+        m_parser->body_limit(m_state.config.max_body_bytes);
+        m_continue_sent = false;
+      }
+      ErrorCode ec;
+      const std::size_t used = m_parser->put(m_input.data(), ec);
+      m_input.consume(used);
+      if (ec == http::error::need_more) {
+        send_continue_if_asked();
+        return;
+      }
+      if (ec) {
+        reject(ec == http::error::body_limit ? 413 : ec == http::error::header_limit ? 431 : 400);
+        return;
+      }
+      if (m_parser->is_done()) {
+        on_request();
+      } else {
+        send_continue_if_asked();
+        if (used == 0) return;
+      }
+    }
+  }
+
+  void send_continue_if_asked() {
+    if (!m_parser || m_continue_sent || !m_parser->is_header_done()) return;
+    const auto& fields = m_parser->get();
+    auto it = fields.find(http::field::expect);
+    if (it == fields.end() || to_lower(view(it->value())) != "100-continue") return;
+    m_continue_sent = true;
+    enqueue(std::make_shared<const std::string>("HTTP/1.1 100 Continue\r\n\r\n"), 0);
+    pump();
+  }
+
+  void reject(int status) {
+    m_parser.reset();
+    m_active = true;
+    m_close_after = true;
+    m_head_sent = true;
+    m_finish_requested = true;
+    const std::string body = std::to_string(status) + " " + std::string(reason_phrase(status)) + "\n";
+    Headers headers{{"content-type", "text/plain"},
+                    {"content-length", std::to_string(body.size())},
+                    {"connection", "close"}};
+    enqueue(std::make_shared<const std::string>(serialize_http1_head(status, headers) + body), 0);
+    pump();
+  }
+
+  void on_request() {
+    auto message = m_parser->release();
+    m_parser.reset();
+    Request request;
+    request.method = std::string(view(message.method_string()));
+    split_target(view(message.target()), request);
+    for (const auto& field : message) {
+      request.headers.push_back({to_lower(view(field.name_string())), std::string(view(field.value()))});
+    }
+    request.body = std::move(message.body());
+    request.protocol = Protocol::http1;
+    request.tls = m_stream.peer().tls;
+    request.peer = m_stream.peer().identity;
+    request.remote_address = m_stream.peer().remote_address;
+
+    if (is_websocket_upgrade(request) && message.version() == 11) {
+      m_handed_off = true;
+      m_timer.cancel();
+      m_state.connections.remove(this);
+      request.protocol = Protocol::websocket;
+      start_websocket(m_state, std::move(m_stream), std::move(message), std::move(request));
+      return;
+    }
+    m_active = true;
+    m_head_sent = m_finish_requested = m_chunked = m_no_body = false;
+    m_head_request = request.method == "HEAD";
+    if (!message.keep_alive()) m_close_after = true;
+    ++m_request_id;
+    m_core = std::make_shared<StreamCore>(m_state.link, m_stream.get_executor(), weak_from_this(), m_request_id);
+    m_state.dispatch(std::move(request), make_response_stream(m_core, Protocol::http1));
+  }
+
+  void enqueue(std::shared_ptr<const std::string> bytes, std::size_t payload) {
+    m_queue.push_back(Piece{std::move(bytes), payload});
+  }
+
+  void pump() {
+    if (m_writing || m_closing) return;
+    if (m_queue.empty()) {
+      if (m_active && m_finish_requested) on_response_complete();
+      return;
+    }
+    m_writing = true;
+    m_in_flight.swap(m_queue);
+    std::vector<asio::const_buffer> buffers;
+    buffers.reserve(m_in_flight.size());
+    for (const auto& piece : m_in_flight) buffers.emplace_back(asio::buffer(*piece.bytes));
+    asio::async_write(m_stream, buffers, [self = shared_from_this()](ErrorCode ec, std::size_t) {
+      self->on_written(ec);
+    });
+  }
+
+  void on_written(ErrorCode ec) {
+    m_writing = false;
+    std::size_t payload = 0;
+    for (const auto& piece : m_in_flight) payload += piece.payload;
+    m_in_flight.clear();
+    if (m_core) m_core->sent(payload);
+    if (ec) {
+      close_now();
+      return;
+    }
+    touch();
+    pump();
+  }
+
+  void on_response_complete() {
+    if (m_core) {
+      m_core->transport_done();
+      m_core.reset();
+    }
+    m_active = false;
+    if (m_close_after || m_state.shutting_down.load()) {
+      close_gracefully();
+      return;
+    }
+    touch();
+    process_input();
+    read_next();
+  }
+
+  // Half-close, then read and drop what the client still sends (an unread request body
+  // would otherwise turn the close into a reset that can destroy the response).
+  void close_gracefully() {
+    m_closing = true;
+    m_stream.shutdown_send();
+    m_timer.cancel();
+    m_timer.expires_after(k_linger);
+    m_timer.async_wait([self = shared_from_this()](ErrorCode ec) {
+      if (!ec) {
+        self->m_lingering_done = true;
+        self->m_stream.close();
+      }
+    });
+    if (!m_reading) read_next_discarding();
+  }
+
+  void read_next_discarding() {
+    m_reading = true;
+    m_input.clear();
+    m_stream.async_read_some(m_input.prepare(k_read_chunk), [self = shared_from_this()](ErrorCode ec, std::size_t n) {
+      self->on_read(ec, n);
+    });
+  }
+
+  void close_now() {
+    if (m_handed_off) return;
+    const bool first = !m_closed;
+    m_closing = true;
+    m_closed = true;
+    m_lingering_done = true;
+    if (m_core) {
+      m_core->peer_gone();
+      m_core->transport_done();
+      m_core.reset();
+    }
+    m_active = false;
+    if (first) {
+      m_timer.cancel();
+      m_stream.close();
+      m_state.connections.remove(this);
+    }
+  }
+
+  ServerState& m_state;
+  ByteStream m_stream;
+  asio::steady_timer m_timer;
+  boost::beast::flat_buffer m_input;
+  std::optional<Parser> m_parser;
+  Clock::time_point m_last_activity;
+
+  std::int64_t m_request_id = 0;
+  std::shared_ptr<StreamCore> m_core;  // the response in flight
+  std::vector<Piece> m_queue;
+  std::vector<Piece> m_in_flight;
+
+  bool m_active = false;  // a request is being answered
+  bool m_head_sent = false;
+  bool m_chunked = false;
+  bool m_no_body = false;
+  bool m_head_request = false;
+  bool m_finish_requested = false;
+  bool m_continue_sent = false;
+  bool m_close_after = false;
+  bool m_reading = false;
+  bool m_writing = false;
+  bool m_closing = false;
+  bool m_closed = false;
+  bool m_lingering_done = false;
+  bool m_handed_off = false;
+};
+
+}  // namespace
+
+void start_http1(ServerState& state, ByteStream stream, std::string initial) {
+  std::make_shared<Http1Connection>(state, std::move(stream))->start(std::move(initial));
+}
+
+}  // namespace kw::net::detail

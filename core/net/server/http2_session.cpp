@@ -1,0 +1,422 @@
+// HTTP/2 on nghttp2: the session only sees bytes (mem_recv / mem_send); this file moves them
+// between the session and the connection's ByteStream. Each response body is a deferred data
+// provider resumed when the handler writes, so flow control stalls only its own stream.
+#include <nghttp2/nghttp2.h>
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <deque>
+#include <unordered_map>
+
+#include "core/net/server/http_text.hpp"
+#include "core/net/server/response_stream.hpp"
+
+namespace kw::net::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr auto k_ping_interval = std::chrono::seconds(30);
+constexpr std::size_t k_output_batch = 64 * 1024;
+
+struct H2Stream {
+  std::int32_t id = 0;
+  Request request;
+  std::size_t header_bytes = 0;
+  bool headers_too_large = false;
+  bool body_too_large = false;
+  bool dispatched = false;  // the handler (or an error response) owns the answer
+  bool responded = false;   // response HEADERS submitted
+  bool finish_requested = false;
+  bool eof_sent = false;
+  std::shared_ptr<StreamCore> core;
+  std::deque<std::shared_ptr<const std::string>> queue;
+  std::size_t front_offset = 0;
+};
+
+bool connection_specific(std::string_view name) {
+  return name == "connection" || name == "keep-alive" || name == "proxy-connection" ||
+         name == "transfer-encoding" || name == "upgrade";
+}
+
+class Http2Session final : public Connection, public StreamSink, public std::enable_shared_from_this<Http2Session> {
+ public:
+  Http2Session(ServerState& state, ByteStream stream)
+      : m_state(state), m_stream(std::move(stream)), m_timer(m_stream.get_executor()) {}
+
+  ~Http2Session() override {
+    m_state.connections.remove(this);
+    if (m_session != nullptr) nghttp2_session_del(m_session);
+  }
+
+  void start(std::string initial) {
+    m_state.connections.add(shared_from_this(), m_stream.get_executor());
+    if (!create_session()) {
+      close_now();
+      return;
+    }
+    m_last_read = m_last_activity = Clock::now();
+    const nghttp2_settings_entry settings[] = {
+        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, m_state.config.max_concurrent_streams},
+    };
+    nghttp2_submit_settings(m_session, NGHTTP2_FLAG_NONE, settings, std::size(settings));
+    if (m_state.shutting_down.load()) begin_shutdown();
+    if (!initial.empty() && !feed(initial.data(), initial.size())) return;
+    flush_output();
+    arm_timer();
+    read_next();
+  }
+
+  // Connection
+  void begin_shutdown() override {
+    if (m_closed || m_goaway_sent) return;
+    m_goaway_sent = true;
+    nghttp2_submit_goaway(m_session, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(m_session),
+                          NGHTTP2_NO_ERROR, nullptr, 0);
+    flush_output();
+  }
+
+  void force_close() override {
+    if (m_closed) return;
+    begin_shutdown();
+    for (auto& [id, stream] : m_streams) {
+      if (stream->core) stream->core->peer_gone();
+      if (stream->responded) {
+        stream->finish_requested = true;
+        nghttp2_session_resume_data(m_session, id);
+      } else {
+        nghttp2_submit_rst_stream(m_session, NGHTTP2_FLAG_NONE, id, NGHTTP2_REFUSED_STREAM);
+      }
+    }
+    flush_output();
+  }
+
+  // StreamSink
+  void sink_begin(std::int64_t id, ResponseHead head) override {
+    H2Stream* stream = find(id);
+    if (stream == nullptr || stream->responded) return;
+    submit_response(*stream, head);
+    flush_output();
+  }
+
+  void sink_write(std::int64_t id, std::shared_ptr<const std::string> bytes) override {
+    H2Stream* stream = find(id);
+    if (stream == nullptr || stream->finish_requested || stream->eof_sent) {
+      if (stream != nullptr && stream->core) stream->core->sent(bytes->size());
+      return;
+    }
+    if (!stream->responded) submit_response(*stream, ResponseHead{});
+    if (bytes->empty()) return;
+    stream->queue.push_back(std::move(bytes));
+    nghttp2_session_resume_data(m_session, stream->id);
+    flush_output();
+  }
+
+  void sink_flush(std::int64_t) override { flush_output(); }
+
+  void sink_finish(std::int64_t id) override {
+    H2Stream* stream = find(id);
+    if (stream == nullptr || stream->finish_requested) return;
+    if (!stream->responded) submit_response(*stream, ResponseHead{});
+    stream->finish_requested = true;
+    nghttp2_session_resume_data(m_session, stream->id);
+    flush_output();
+  }
+
+ private:
+  static Http2Session& self(void* user_data) { return *static_cast<Http2Session*>(user_data); }
+
+  bool create_session() {
+    nghttp2_session_callbacks* callbacks = nullptr;
+    if (nghttp2_session_callbacks_new(&callbacks) != 0) return false;
+    nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, on_begin_headers);
+    nghttp2_session_callbacks_set_on_header_callback(callbacks, on_header);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, on_data_chunk);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, on_frame_recv);
+    nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, on_stream_close);
+    const int rv = nghttp2_session_server_new(&m_session, callbacks, this);
+    nghttp2_session_callbacks_del(callbacks);
+    return rv == 0;
+  }
+
+  H2Stream* find(std::int64_t id) {
+    auto it = m_streams.find(static_cast<std::int32_t>(id));
+    return it == m_streams.end() ? nullptr : it->second.get();
+  }
+
+  // nghttp2 callbacks (run inside mem_recv / mem_send, on the strand).
+  static int on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* user_data) {
+    if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+    auto stream = std::make_unique<H2Stream>();
+    stream->id = frame->hd.stream_id;
+    self(user_data).m_streams[stream->id] = std::move(stream);
+    return 0;
+  }
+
+  static int on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name, std::size_t name_length,
+                       const std::uint8_t* value, std::size_t value_length, std::uint8_t, void* user_data) {
+    H2Stream* stream = self(user_data).find(frame->hd.stream_id);
+    if (stream == nullptr || stream->dispatched) return 0;
+    stream->header_bytes += name_length + value_length + 32;
+    if (stream->header_bytes > self(user_data).m_state.config.max_header_bytes) {
+      stream->headers_too_large = true;
+      return 0;
+    }
+    const std::string_view key(reinterpret_cast<const char*>(name), name_length);
+    std::string text(reinterpret_cast<const char*>(value), value_length);
+    Request& request = stream->request;
+    if (key == ":method") {
+      request.method = std::move(text);
+    } else if (key == ":path") {
+      split_target(text, request);
+    } else if (key == ":authority") {
+      if (!request.header("host")) request.headers.push_back({"host", std::move(text)});
+    } else if (!key.empty() && key.front() != ':') {
+      request.headers.push_back({std::string(key), std::move(text)});
+    }
+    return 0;
+  }
+
+  static int on_data_chunk(nghttp2_session*, std::uint8_t, std::int32_t stream_id, const std::uint8_t* data,
+                           std::size_t length, void* user_data) {
+    Http2Session& session = self(user_data);
+    H2Stream* stream = session.find(stream_id);
+    if (stream == nullptr || stream->dispatched) return 0;
+    if (stream->request.body.size() + length > session.m_state.config.max_body_bytes) {
+      stream->body_too_large = true;
+      session.reject(*stream, 413);
+      return 0;
+    }
+    stream->request.body.append(reinterpret_cast<const char*>(data), length);
+    return 0;
+  }
+
+  static int on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* user_data) {
+    Http2Session& session = self(user_data);
+    if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) return 0;
+    H2Stream* stream = session.find(frame->hd.stream_id);
+    if (stream == nullptr || stream->dispatched) return 0;
+    if (frame->hd.type == NGHTTP2_HEADERS) {
+      if (stream->headers_too_large) {
+        session.reject(*stream, 431);
+        return 0;
+      }
+      if (session.declared_too_large(stream->request)) {
+        session.reject(*stream, 413);
+        return 0;
+      }
+    }
+    if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) session.dispatch(*stream);
+    return 0;
+  }
+
+  static int on_stream_close(nghttp2_session*, std::int32_t stream_id, std::uint32_t, void* user_data) {
+    Http2Session& session = self(user_data);
+    auto it = session.m_streams.find(stream_id);
+    if (it == session.m_streams.end()) return 0;
+    if (auto& core = it->second->core) {
+      if (!it->second->eof_sent) core->peer_gone();
+      core->transport_done();
+    }
+    session.m_streams.erase(it);
+    return 0;
+  }
+
+  static ssize_t read_body(nghttp2_session*, std::int32_t stream_id, std::uint8_t* buffer, std::size_t length,
+                           std::uint32_t* data_flags, nghttp2_data_source*, void* user_data) {
+    H2Stream* stream = self(user_data).find(stream_id);
+    if (stream == nullptr) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    std::size_t copied = 0;
+    while (copied < length && !stream->queue.empty()) {
+      const std::string& front = *stream->queue.front();
+      const std::size_t n = std::min(length - copied, front.size() - stream->front_offset);
+      std::memcpy(buffer + copied, front.data() + stream->front_offset, n);
+      copied += n;
+      stream->front_offset += n;
+      if (stream->front_offset == front.size()) {
+        stream->queue.pop_front();
+        stream->front_offset = 0;
+      }
+    }
+    if (stream->core) stream->core->sent(copied);
+    if (stream->queue.empty() && stream->finish_requested) {
+      *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+      stream->eof_sent = true;
+      if (stream->core) stream->core->transport_done();
+      return static_cast<ssize_t>(copied);
+    }
+    if (copied == 0) return NGHTTP2_ERR_DEFERRED;
+    return static_cast<ssize_t>(copied);
+  }
+
+  bool declared_too_large(const Request& request) const {
+    const std::string* length = request.header("content-length");
+    if (length == nullptr) return false;
+    std::size_t value = 0;
+    const auto [end, ec] = std::from_chars(length->data(), length->data() + length->size(), value);
+    return ec == std::errc() && value > m_state.config.max_body_bytes;
+  }
+
+  void dispatch(H2Stream& stream) {
+    stream.dispatched = true;
+    stream.request.protocol = Protocol::http2;
+    stream.request.tls = m_stream.peer().tls;
+    stream.request.peer = m_stream.peer().identity;
+    stream.request.remote_address = m_stream.peer().remote_address;
+    stream.core = std::make_shared<StreamCore>(m_state.link, m_stream.get_executor(), weak_from_this(), stream.id);
+    m_state.dispatch(std::move(stream.request), make_response_stream(stream.core, Protocol::http2));
+  }
+
+  void reject(H2Stream& stream, int status) {
+    stream.dispatched = true;
+    const std::string body = std::to_string(status) + " " + std::string(reason_phrase(status)) + "\n";
+    ResponseHead head{.status = status,
+                      .headers = {{"content-type", "text/plain"}, {"content-length", std::to_string(body.size())}},
+                      .binary_messages = false};
+    submit_response(stream, head);
+    stream.queue.push_back(std::make_shared<const std::string>(body));
+    stream.finish_requested = true;
+  }
+
+  void submit_response(H2Stream& stream, const ResponseHead& head) {
+    stream.responded = true;
+    const std::string status = std::to_string(head.status);
+    std::vector<nghttp2_nv> headers;
+    auto add = [&headers](const std::string& name, const std::string& value) {
+      headers.push_back(nghttp2_nv{reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
+                                   reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(),
+                                   value.size(), NGHTTP2_NV_FLAG_NONE});
+    };
+    static const std::string k_status = ":status";
+    add(k_status, status);
+    std::vector<std::string> lowered;
+    lowered.reserve(head.headers.size());
+    for (const auto& h : head.headers) {
+      lowered.push_back(to_lower(h.name));
+      if (!connection_specific(lowered.back())) add(lowered.back(), h.value);
+    }
+    const bool no_body = stream.request.method == "HEAD" || head.status == 204 || head.status == 304;
+    nghttp2_data_provider provider{};
+    provider.read_callback = read_body;
+    if (no_body) {
+      stream.finish_requested = stream.eof_sent = true;
+      if (stream.core) stream.core->transport_done();
+    }
+    nghttp2_submit_response(m_session, stream.id, headers.data(), headers.size(), no_body ? nullptr : &provider);
+  }
+
+  bool feed(const char* data, std::size_t size) {
+    const auto rv = nghttp2_session_mem_recv(m_session, reinterpret_cast<const std::uint8_t*>(data), size);
+    if (rv < 0) {
+      flush_output();  // nghttp2 queued a GOAWAY for the protocol error
+      m_fatal = true;
+      return false;
+    }
+    return true;
+  }
+
+  void read_next() {
+    if (m_closed || m_fatal) return;
+    m_stream.async_read_some(asio::buffer(m_input), [self = shared_from_this()](ErrorCode ec, std::size_t n) {
+      if (ec) {
+        self->close_now();
+        return;
+      }
+      self->m_last_read = self->m_last_activity = Clock::now();
+      if (!self->feed(self->m_input.data(), n)) return;
+      self->flush_output();
+      self->read_next();
+    });
+  }
+
+  void flush_output() {
+    if (m_writing || m_closed) return;
+    m_output.clear();
+    while (m_output.size() < k_output_batch) {
+      const std::uint8_t* data = nullptr;
+      const auto n = nghttp2_session_mem_send(m_session, &data);
+      if (n < 0) {
+        close_now();
+        return;
+      }
+      if (n == 0) break;
+      m_output.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(n));
+    }
+    if (m_output.empty()) {
+      if (m_fatal || (!nghttp2_session_want_read(m_session) && !nghttp2_session_want_write(m_session))) close_now();
+      return;
+    }
+    m_writing = true;
+    asio::async_write(m_stream, asio::buffer(m_output), [self = shared_from_this()](ErrorCode ec, std::size_t) {
+      self->m_writing = false;
+      if (ec) {
+        self->close_now();
+        return;
+      }
+      self->flush_output();
+    });
+  }
+
+  void arm_timer() {
+    const auto period = std::min<Clock::duration>(k_ping_interval, m_state.config.idle_timeout);
+    m_timer.expires_after(period);
+    m_timer.async_wait([self = shared_from_this()](ErrorCode ec) {
+      if (!ec) self->on_timer();
+    });
+  }
+
+  // Keeps idle connections alive through NATs and closes those idle past the timeout.
+  void on_timer() {
+    if (m_closed) return;
+    const auto now = Clock::now();
+    if (m_streams.empty() && now - m_last_activity >= m_state.config.idle_timeout) {
+      begin_shutdown();
+    } else if (now - m_last_read >= k_ping_interval) {
+      nghttp2_submit_ping(m_session, NGHTTP2_FLAG_NONE, nullptr);
+      flush_output();
+    }
+    arm_timer();
+  }
+
+  void close_now() {
+    if (m_closed) return;
+    m_closed = true;
+    m_timer.cancel();
+    for (auto& [id, stream] : m_streams) {
+      if (stream->core) {
+        stream->core->peer_gone();
+        stream->core->transport_done();
+      }
+    }
+    m_streams.clear();
+    m_stream.close();
+    m_state.connections.remove(this);
+  }
+
+  ServerState& m_state;
+  ByteStream m_stream;
+  asio::steady_timer m_timer;
+  nghttp2_session* m_session = nullptr;
+  std::unordered_map<std::int32_t, std::unique_ptr<H2Stream>> m_streams;
+  std::array<char, 16 * 1024> m_input{};
+  std::string m_output;
+  Clock::time_point m_last_read;
+  Clock::time_point m_last_activity;
+  bool m_writing = false;
+  bool m_goaway_sent = false;
+  bool m_fatal = false;
+  bool m_closed = false;
+};
+
+}  // namespace
+
+void start_http2(ServerState& state, ByteStream stream, std::string initial) {
+  std::make_shared<Http2Session>(state, std::move(stream))->start(std::move(initial));
+}
+
+}  // namespace kw::net::detail

@@ -1,0 +1,122 @@
+#pragma once
+// The server transport seam. The HTTP server accepts TCP connections, speaks TLS (ALPN
+// "h2", "http/1.1") or cleartext (HTTP/1.1, or HTTP/2 with prior knowledge, detected by the
+// client preface), and turns every request into a call of the Handler with a Request and
+// a ResponseStream. Handlers never see sockets, Beast or nghttp2.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/util/error.hpp"
+
+namespace kw::net {
+
+struct Header {
+  std::string name;  // lower case
+  std::string value;
+};
+using Headers = std::vector<Header>;
+
+enum class Protocol { http1, http2, websocket };
+
+struct PeerIdentity {  // from a verified TLS client certificate
+  std::string common_name;
+  std::vector<std::string> organizations;
+};
+
+struct Request {
+  std::string method;  // "GET", "POST", ...
+  std::string path;    // percent-decoded path, no query
+  std::string query;   // raw query string without '?'
+  Headers headers;     // names lower case, in arrival order
+  std::string body;
+  Protocol protocol = Protocol::http1;  // websocket: an HTTP/1.1 Upgrade to RFC 6455 was asked
+  bool tls = false;
+  std::optional<PeerIdentity> peer;
+  std::string remote_address;  // "ip:port"
+
+  // First value of a header (name compared case-insensitively), or nullptr.
+  const std::string* header(std::string_view name) const;
+};
+
+struct ResponseHead {
+  int status = 200;
+  // "content-type" etc. When "content-length" is present the body is exactly that long
+  // (HTTP/1.1 sends it without chunking); otherwise HTTP/1.1 uses chunked encoding and
+  // every flush() pushes the chunks written so far.
+  Headers headers;
+  // WebSocket only: messages are sent as binary frames (protobuf) instead of text (JSON/YAML).
+  bool binary_messages = false;
+};
+
+// One response. Thread-safe: any thread may call it (the watch cache writes from its
+// dispatch thread); calls are queued onto the connection and never block on the network.
+// Sequence: begin() once, then write()* and flush(), then finish(). A response that is
+// dropped without finish() is finished by the destructor (or reset when it never began).
+// For a WebSocket request, begin() with status 200 completes the upgrade (101); any other
+// status is sent as a plain HTTP response instead. Each write() is then one message.
+class ResponseStream {
+ public:
+  virtual ~ResponseStream() = default;
+  virtual void begin(ResponseHead head) = 0;
+  // Queues bytes: an HTTP/1.1 chunk (or body part), HTTP/2 DATA, or one WebSocket message.
+  // The shared buffer lets one encoded event go to many streams without copies.
+  // Returns false when the stream is closed (peer gone, reset, server shutting down).
+  virtual bool write(std::shared_ptr<const std::string> bytes) = 0;
+  bool write(std::string bytes) { return write(std::make_shared<const std::string>(std::move(bytes))); }
+  // Pushes queued bytes to the peer now (no batching wait).
+  virtual void flush() = 0;
+  // Ends the response cleanly: terminating chunk, END_STREAM, or a WebSocket close frame.
+  virtual void finish() = 0;
+  // Bytes queued and not yet handed to the socket/HTTP/2 session: the backpressure signal.
+  virtual std::size_t queued_bytes() const = 0;
+  virtual bool closed() const = 0;
+  // Called once (from a transport thread) when the peer goes away or the stream is reset
+  // before finish(), and when shutdown() ends a response whose grace period ran out.
+  // Set it right after begin(). Not called after finish().
+  virtual void on_close(std::function<void()> callback) = 0;
+  virtual Protocol protocol() const = 0;
+};
+
+// Called on a worker thread (never on the network thread), so it may block on storage.
+// Long-running responses (watches) keep the stream and return at once.
+using Handler = std::function<void(Request, std::shared_ptr<ResponseStream>)>;
+
+struct TlsConfig {
+  std::string cert_file;       // PEM serving certificate (chain)
+  std::string key_file;        // PEM private key
+  std::string client_ca_file;  // optional: verify client certificates against it (not required)
+};
+
+struct ServerConfig {
+  std::string address = "127.0.0.1";
+  std::uint16_t port = 0;            // 0 = pick a free port (see HttpServer::port())
+  std::optional<TlsConfig> tls;      // none = cleartext (HTTP/1.1 + h2c prior knowledge)
+  int io_threads = 2;
+  int worker_threads = 8;
+  std::size_t max_body_bytes = 3 * 1024 * 1024;   // 413 above
+  std::size_t max_header_bytes = 64 * 1024;        // 431 above
+  std::chrono::seconds idle_timeout{120};          // idle keep-alive connections are closed
+  std::uint32_t max_concurrent_streams = 1000;     // HTTP/2 SETTINGS
+};
+
+class HttpServer {
+ public:
+  virtual ~HttpServer() = default;
+  virtual std::uint16_t port() const = 0;
+  // Stops accepting, sends GOAWAY / closes idle connections, waits up to `grace` for
+  // in-flight responses to finish, then ends the rest cleanly (last chunk, END_STREAM, close
+  // frame; their streams report closed() and fire on_close), closes every connection and
+  // joins the I/O and worker threads. Idempotent; the destructor calls shutdown(0).
+  virtual void shutdown(std::chrono::milliseconds grace) = 0;
+};
+
+// Binds and starts serving at once (threads owned by the returned object).
+Result<std::unique_ptr<HttpServer>> start_http_server(ServerConfig config, Handler handler);
+
+}  // namespace kw::net

@@ -1,0 +1,115 @@
+#include "core/net/server/response_stream.hpp"
+
+#include <utility>
+
+namespace kw::net::detail {
+
+StreamCore::StreamCore(std::shared_ptr<ServerLink> link, Strand strand, std::weak_ptr<StreamSink> sink,
+                       std::int64_t id)
+    : m_link(std::move(link)), m_strand(std::move(strand)), m_sink(std::move(sink)), m_id(id) {
+  m_link->stream_started();
+}
+
+StreamCore::~StreamCore() { transport_done(); }
+
+void StreamCore::set_on_close(std::function<void()> callback) {
+  std::unique_lock lock(m_callback_mutex);
+  if (m_peer_gone && !m_finished_by_handler) {
+    // The peer left before the callback was set: deliver it on the transport thread.
+    lock.unlock();
+    auto shared = std::make_shared<std::function<void()>>(std::move(callback));
+    if (!m_link->post(m_strand, [shared] { (*shared)(); })) (*shared)();
+    return;
+  }
+  m_on_close = std::move(callback);
+}
+
+void StreamCore::mark_finished_by_handler() {
+  std::lock_guard lock(m_callback_mutex);
+  m_finished_by_handler = true;
+  m_closed = true;
+  m_on_close = nullptr;
+}
+
+void StreamCore::peer_gone() {
+  std::function<void()> callback;
+  {
+    std::lock_guard lock(m_callback_mutex);
+    m_closed = true;
+    if (m_peer_gone || m_finished_by_handler) return;
+    m_peer_gone = true;
+    callback = std::move(m_on_close);
+    m_on_close = nullptr;
+  }
+  if (callback) callback();
+}
+
+void StreamCore::transport_done() {
+  if (!m_transport_done.exchange(true)) m_link->stream_done();
+}
+
+namespace {
+
+class ResponseStreamImpl final : public ResponseStream {
+ public:
+  ResponseStreamImpl(std::shared_ptr<StreamCore> core, Protocol protocol)
+      : m_core(std::move(core)), m_protocol(protocol) {}
+
+  ~ResponseStreamImpl() override {
+    if (m_finished.load()) return;
+    if (!m_begun.load()) begin(ResponseHead{.status = 500, .headers = {}, .binary_messages = false});
+    finish();
+  }
+
+  void begin(ResponseHead head) override {
+    if (m_begun.exchange(true)) return;
+    m_core->post([head = std::move(head)](StreamSink& sink, std::int64_t id) mutable {
+      sink.sink_begin(id, std::move(head));
+    });
+  }
+
+  bool write(std::shared_ptr<const std::string> bytes) override {
+    if (m_finished.load() || m_core->closed()) return false;
+    if (!m_begun.load()) begin(ResponseHead{});
+    m_core->add_queued(bytes->size());
+    const std::size_t size = bytes->size();
+    const bool posted = m_core->post([bytes = std::move(bytes)](StreamSink& sink, std::int64_t id) mutable {
+      sink.sink_write(id, std::move(bytes));
+    });
+    if (!posted) {
+      m_core->sent(size);
+      return false;
+    }
+    return true;
+  }
+
+  void flush() override {
+    m_core->post([](StreamSink& sink, std::int64_t id) { sink.sink_flush(id); });
+  }
+
+  void finish() override {
+    if (m_finished.exchange(true)) return;
+    if (!m_begun.load()) begin(ResponseHead{});
+    m_core->mark_finished_by_handler();
+    m_core->post([](StreamSink& sink, std::int64_t id) { sink.sink_finish(id); });
+  }
+
+  std::size_t queued_bytes() const override { return m_core->queued(); }
+  bool closed() const override { return m_finished.load() || m_core->closed(); }
+  void on_close(std::function<void()> callback) override { m_core->set_on_close(std::move(callback)); }
+  Protocol protocol() const override { return m_protocol; }
+
+ private:
+  std::shared_ptr<StreamCore> m_core;
+  Protocol m_protocol;
+  std::atomic<bool> m_begun{false};
+  std::atomic<bool> m_finished{false};
+};
+
+}  // namespace
+
+std::shared_ptr<ResponseStream> make_response_stream(std::shared_ptr<StreamCore> core, Protocol protocol) {
+  return std::make_shared<ResponseStreamImpl>(std::move(core), protocol);
+}
+
+}  // namespace kw::net::detail

@@ -1,0 +1,69 @@
+#pragma once
+// Internal to core/net/server: the ResponseStream handed to handlers. Calls from any thread
+// are posted to the connection's strand, where the protocol (a StreamSink) carries them out.
+// The StreamCore is shared by the handler-facing object and the connection.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "core/net/server/server_state.hpp"
+
+namespace kw::net::detail {
+
+// The protocol side of a response. Always called on the connection's strand. `id` tells
+// which request of the connection the call belongs to (HTTP/2 stream id, h1 request number).
+class StreamSink {
+ public:
+  virtual ~StreamSink() = default;
+  virtual void sink_begin(std::int64_t id, ResponseHead head) = 0;
+  virtual void sink_write(std::int64_t id, std::shared_ptr<const std::string> bytes) = 0;
+  virtual void sink_flush(std::int64_t id) = 0;
+  virtual void sink_finish(std::int64_t id) = 0;
+};
+
+class StreamCore {
+ public:
+  StreamCore(std::shared_ptr<ServerLink> link, Strand strand, std::weak_ptr<StreamSink> sink, std::int64_t id);
+  ~StreamCore();
+
+  // Caller side (any thread).
+  template <class Fn>  // Fn(StreamSink&, std::int64_t id)
+  bool post(Fn fn) {
+    return m_link->post(m_strand, [sink = m_sink, id = m_id, fn = std::move(fn)]() mutable {
+      if (auto locked = sink.lock()) fn(*locked, id);
+    });
+  }
+  void set_on_close(std::function<void()> callback);
+  void add_queued(std::size_t n) { m_queued += n; }
+  std::size_t queued() const { return m_queued.load(); }
+  bool closed() const { return m_closed.load(); }
+  // The handler called finish(): closed from now on, on_close will not fire.
+  void mark_finished_by_handler();
+
+  // Transport side (strand).
+  void sent(std::size_t n) { m_queued -= n; }
+  // Peer went away or the stream was reset before finish(): closes and fires on_close once.
+  void peer_gone();
+  // The transport is done with the response (its last byte handed over, or it was dropped).
+  void transport_done();
+
+ private:
+  std::shared_ptr<ServerLink> m_link;
+  Strand m_strand;
+  std::weak_ptr<StreamSink> m_sink;
+  std::int64_t m_id;
+  std::atomic<std::size_t> m_queued{0};
+  std::atomic<bool> m_closed{false};
+  std::atomic<bool> m_transport_done{false};
+  std::mutex m_callback_mutex;  // guards the three fields below
+  std::function<void()> m_on_close;
+  bool m_finished_by_handler = false;
+  bool m_peer_gone = false;
+};
+
+// The handler-facing object; its destructor finishes (or fails with 500) a forgotten response.
+std::shared_ptr<ResponseStream> make_response_stream(std::shared_ptr<StreamCore> core, Protocol protocol);
+
+}  // namespace kw::net::detail

@@ -1,0 +1,45 @@
+#include "core/proto/registry.hpp"
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
+
+#include <string>
+
+#include "k8s.io/api/apps/v1/generated.pb.h"
+#include "k8s.io/api/core/v1/generated.pb.h"
+#include "k8s.io/apimachinery/pkg/api/resource/generated.pb.h"
+#include "k8s.io/apimachinery/pkg/apis/meta/v1/generated.pb.h"
+#include "k8s.io/apimachinery/pkg/runtime/generated.pb.h"
+#include "k8s.io/apimachinery/pkg/util/intstr/generated.pb.h"
+
+namespace kw::proto {
+namespace {
+
+// Touching one message of each generated file keeps the static linker from
+// dropping that file's object, whose initialiser registers the descriptors.
+void link_all_files() {
+  static const bool k_linked = [] {
+    (void)k8s::io::apimachinery::pkg::runtime::Unknown::descriptor();
+    (void)k8s::io::apimachinery::pkg::api::resource::Quantity::descriptor();
+    (void)k8s::io::apimachinery::pkg::util::intstr::IntOrString::descriptor();
+    (void)k8s::io::apimachinery::pkg::apis::meta::v1::ObjectMeta::descriptor();
+    (void)k8s::io::api::core::v1::Pod::descriptor();
+    (void)k8s::io::api::apps::v1::Deployment::descriptor();
+    return true;
+  }();
+  (void)k_linked;
+}
+
+}  // namespace
+
+const google::protobuf::Descriptor* find_message(std::string_view full_name) {
+  link_all_files();
+  return google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(std::string(full_name));
+}
+
+const google::protobuf::Message* prototype(const google::protobuf::Descriptor* descriptor) {
+  if (descriptor == nullptr) return nullptr;
+  return google::protobuf::MessageFactory::generated_factory()->GetPrototype(descriptor);
+}
+
+}  // namespace kw::proto

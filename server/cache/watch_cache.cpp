@@ -1,0 +1,474 @@
+#include "server/cache/watch_cache.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+namespace kw::cache {
+namespace {
+
+constexpr std::int64_t k_relist_page = 10000;
+constexpr auto k_tick = std::chrono::milliseconds(250);
+constexpr auto k_bookmark_before_deadline = std::chrono::seconds(2);
+
+ObjectPtr with_revision(const ObjectPtr& object, Revision revision) {
+  auto copy = std::make_shared<StoredObject>(*object);
+  copy->revision = revision;
+  copy->object["metadata"]["resourceVersion"] = std::to_string(revision);
+  return copy;
+}
+
+storage::Error cache_error(storage::ErrorCode code, std::string message, Revision revision = 0) {
+  return storage::Error{code, "", revision, std::move(message)};
+}
+
+}  // namespace
+
+const char* to_string(EventType type) {
+  switch (type) {
+    case EventType::added: return "ADDED";
+    case EventType::modified: return "MODIFIED";
+    case EventType::deleted: return "DELETED";
+    case EventType::bookmark: return "BOOKMARK";
+    case EventType::error: return "ERROR";
+  }
+  return "ERROR";
+}
+
+std::shared_ptr<const std::string> WatchEvent::encoded(const std::string& format,
+                                                       const std::function<std::string()>& make) const {
+  std::lock_guard lock(m_memo_mutex);
+  auto& slot = m_memo[format];
+  if (!slot) slot = std::make_shared<const std::string>(make());
+  return slot;
+}
+
+// One event of the window. `prev` is the object before it (null for an add); the variants
+// are what a watcher whose selector the object enters or leaves receives instead.
+struct WatchCache::Entry {
+  EventType type;
+  Revision revision;
+  ObjectPtr object;  // for deletions: the last state, at the deletion's revision
+  ObjectPtr prev;
+  std::chrono::steady_clock::time_point at;
+  EventPtr as_is, as_added, as_deleted;
+};
+
+struct WatchCache::Watcher {
+  WatchRequest request;
+  std::shared_ptr<WatchSink> sink;
+  Revision start_after = 0;  // events at or below this revision were already covered
+  std::chrono::steady_clock::time_point next_bookmark;
+  std::vector<EventPtr> pending;  // held back while the sink is full (keeps order)
+  bool touched = false;           // got events in the current dispatch (needs a flush)
+};
+
+struct WatchCache::Feed {
+  enum class Kind { events, error, progress } kind;
+  std::uint64_t generation = 0;
+  std::vector<storage::Event> events;
+  storage::Error error;
+  Revision progress = 0;
+};
+
+WatchCache::WatchCache(storage::Backend& backend, CacheOptions options)
+    : m_backend(backend), m_options(std::move(options)) {
+  if (!m_options.clock) m_options.clock = [] { return std::chrono::steady_clock::now(); };
+  m_budget = m_options.slow_budget_cap;
+  m_budget_refilled = std::chrono::steady_clock::now();
+}
+
+WatchCache::~WatchCache() {
+  std::unique_ptr<storage::WatchHandle> backend_watch;
+  {
+    std::lock_guard lock(m_mutex);
+    m_stopping = true;
+    backend_watch = std::move(m_backend_watch);
+    close_all_locked("");
+  }
+  backend_watch.reset();  // no backend callback runs after this
+  {
+    std::lock_guard lock(m_feed_mutex);
+    m_feed_ready.notify_all();
+  }
+  m_advanced.notify_all();
+  if (m_feed_thread.joinable()) m_feed_thread.join();
+  if (m_ticker_thread.joinable()) m_ticker_thread.join();
+}
+
+std::chrono::steady_clock::time_point WatchCache::now() const { return m_options.clock(); }
+
+storage::Result<void> WatchCache::start() {
+  {
+    std::unique_lock lock(m_mutex);
+    if (auto listed = relist_locked(lock); !listed) return listed;
+  }
+  m_feed_thread = std::thread([this] { feed_loop(); });
+  if (m_options.start_ticker)
+    m_ticker_thread = std::thread([this] {
+      std::unique_lock lock(m_mutex);
+      while (!m_stopping) {
+        m_advanced.wait_for(lock, k_tick, [this] { return m_stopping; });
+        if (m_stopping) break;
+        lock.unlock();
+        tick();
+        lock.lock();
+      }
+    });
+  return {};
+}
+
+bool WatchCache::ready() const {
+  std::lock_guard lock(m_mutex);
+  return m_ready;
+}
+
+Revision WatchCache::revision() const {
+  std::lock_guard lock(m_mutex);
+  return m_revision;
+}
+
+CacheMetrics WatchCache::metrics() const {
+  std::lock_guard lock(m_mutex);
+  CacheMetrics out = m_metrics;
+  out.watchers = m_watchers.size();
+  return out;
+}
+
+storage::Result<void> WatchCache::relist_locked(std::unique_lock<std::mutex>& lock) {
+  (void)lock;
+  std::map<std::string, ObjectPtr> store;
+  storage::ListOptions options;
+  options.limit = k_relist_page;
+  Revision revision = 0;
+  for (;;) {
+    auto page = m_backend.list(m_options.prefix, options);
+    if (!page) return std::unexpected(page.error());
+    revision = page->revision;
+    for (const auto& kv : page->items) {
+      auto object = m_options.decode(kv);
+      if (!object) {
+        std::cerr << "kw: skipping unreadable object " << kv.key << ": " << object.error().message << "\n";
+        continue;
+      }
+      store[kv.key] = *object;
+    }
+    if (!page->more || page->items.empty()) break;
+    options.revision = revision;
+    options.continue_key = page->items.back().key + '\0';
+  }
+  m_store = std::move(store);
+  m_window.clear();
+  m_revision = revision;
+  m_window_start = revision;
+  m_ready = true;
+  ++m_metrics.relists;
+  start_backend_watch_locked(revision);
+  m_advanced.notify_all();
+  return {};
+}
+
+void WatchCache::start_backend_watch_locked(Revision after) {
+  const std::uint64_t generation = ++m_feed_generation;
+  auto push = [this](std::unique_ptr<Feed> feed) {
+    std::lock_guard lock(m_feed_mutex);
+    m_feed.push_back(std::move(feed));
+    m_feed_ready.notify_one();
+  };
+  storage::WatchCallbacks callbacks;
+  callbacks.on_events = [push, generation](std::vector<storage::Event> events) {
+    auto feed = std::make_unique<Feed>(Feed{Feed::Kind::events, generation, std::move(events), {}, 0});
+    push(std::move(feed));
+  };
+  callbacks.on_error = [push, generation](storage::Error error) {
+    push(std::make_unique<Feed>(Feed{Feed::Kind::error, generation, {}, std::move(error), 0}));
+  };
+  callbacks.on_progress = [push, generation](Revision revision) {
+    push(std::make_unique<Feed>(Feed{Feed::Kind::progress, generation, {}, {}, revision}));
+  };
+  auto handle = m_backend.watch(m_options.prefix, after, std::move(callbacks));
+  if (handle) {
+    m_backend_watch = std::move(*handle);
+  } else {
+    push(std::make_unique<Feed>(Feed{Feed::Kind::error, generation, {}, handle.error(), 0}));
+  }
+}
+
+void WatchCache::feed_loop() {
+  for (;;) {
+    std::unique_ptr<Feed> feed;
+    {
+      std::unique_lock lock(m_feed_mutex);
+      m_feed_ready.wait(lock, [this] { return !m_feed.empty() || m_stopping; });
+      if (m_stopping) return;
+      feed = std::move(m_feed.front());
+      m_feed.pop_front();
+    }
+    std::unique_lock lock(m_mutex);
+    if (m_stopping) return;
+    if (feed->generation != m_feed_generation) continue;  // from a watch that was replaced
+    switch (feed->kind) {
+      case Feed::Kind::events:
+        lock.unlock();
+        apply_events(std::move(feed->events));
+        break;
+      case Feed::Kind::progress:
+        if (feed->progress > m_revision) {
+          m_revision = feed->progress;
+          m_advanced.notify_all();
+        }
+        break;
+      case Feed::Kind::error: {
+        // The backend watch is gone: every watcher relists, then the cache does.
+        std::cerr << "kw: watch of " << m_options.prefix << " ended (" << feed->error.message << "); relisting\n";
+        m_ready = false;
+        close_all_locked("the watch cache is relisting");
+        auto old_watch = std::move(m_backend_watch);
+        lock.unlock();
+        old_watch.reset();
+        lock.lock();
+        for (auto backoff = std::chrono::milliseconds(100); !m_stopping;) {
+          if (relist_locked(lock)) break;
+          m_advanced.wait_for(lock, backoff, [this] { return m_stopping; });
+          backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+        }
+        break;
+      }
+    }
+  }
+}
+
+void WatchCache::apply_events(std::vector<storage::Event> events) {
+  std::vector<Watcher*> slow;
+  std::unique_lock lock(m_mutex);
+  for (auto& event : events) {
+    const Revision revision = event.kv.mod_revision;
+    if (revision <= m_revision) continue;  // already applied (a resumed backend watch)
+    m_revision = revision;
+    ++m_metrics.events;
+    auto entry = std::make_unique<Entry>();
+    entry->revision = revision;
+    entry->at = now();
+    auto found = m_store.find(event.kv.key);
+    entry->prev = found == m_store.end() ? nullptr : found->second;
+    if (event.type == storage::EventType::put) {
+      auto object = m_options.decode(event.kv);
+      if (!object) {
+        std::cerr << "kw: skipping unreadable object " << event.kv.key << ": " << object.error().message << "\n";
+        continue;
+      }
+      entry->type = entry->prev ? EventType::modified : EventType::added;
+      entry->object = *object;
+      m_store[event.kv.key] = *object;
+    } else {
+      if (!entry->prev) continue;
+      entry->type = EventType::deleted;
+      entry->object = with_revision(entry->prev, revision);
+      m_store.erase(found);
+    }
+    m_window.push_back(std::move(entry));
+    for (auto& [id, watcher] : m_watchers) {
+      EventPtr out = event_for_locked(*m_window.back(), *watcher);
+      if (!out) continue;
+      watcher->touched = true;
+      if (!watcher->pending.empty() || !watcher->sink->try_send(out)) {
+        if (watcher->pending.empty()) slow.push_back(watcher.get());
+        watcher->pending.push_back(std::move(out));
+      }
+    }
+  }
+  trim_history_locked();
+  if (!slow.empty()) {
+    // Slow watchers share a time budget (refilled 50 ms per second, capped); one still full
+    // when it runs out is closed so it never stalls the others.
+    const auto started = std::chrono::steady_clock::now();
+    m_budget = std::min<std::chrono::milliseconds>(
+        m_options.slow_budget_cap,
+        m_budget + std::chrono::duration_cast<std::chrono::milliseconds>(started - m_budget_refilled) / 20);
+    m_budget_refilled = started;
+    const auto deadline = started + m_budget;
+    for (;;) {
+      std::erase_if(slow, [](Watcher* w) {
+        while (!w->pending.empty() && w->sink->try_send(w->pending.front())) w->pending.erase(w->pending.begin());
+        return w->pending.empty();
+      });
+      if (slow.empty() || std::chrono::steady_clock::now() >= deadline) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    m_budget -= std::min(m_budget, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::steady_clock::now() - started));
+    for (Watcher* w : slow) {
+      w->pending.clear();
+      w->sink->close("watcher too slow: its client did not keep up");
+      ++m_metrics.terminated_watchers;
+    }
+  }
+  for (auto it = m_watchers.begin(); it != m_watchers.end();) {
+    Watcher& w = *it->second;
+    if (w.touched && !w.sink->closed()) w.sink->flush();
+    w.touched = false;
+    it = w.sink->closed() ? m_watchers.erase(it) : std::next(it);
+  }
+  m_advanced.notify_all();
+}
+
+EventPtr WatchCache::event_for_locked(Entry& entry, const Watcher& watcher) {
+  if (entry.revision <= watcher.start_after) return nullptr;
+  const WatchFilter& filter = watcher.request.filter;
+  const bool was = entry.prev && filter.passes(*entry.prev);
+  const bool is = entry.type != EventType::deleted && filter.passes(*entry.object);
+  auto make = [&](EventPtr& slot, EventType type, ObjectPtr object) {
+    if (!slot) slot = std::make_shared<WatchEvent>(type, std::move(object), entry.revision);
+    return slot;
+  };
+  switch (entry.type) {
+    case EventType::added:
+      return is ? make(entry.as_is, EventType::added, entry.object) : nullptr;
+    case EventType::deleted:
+      return was ? make(entry.as_is, EventType::deleted, entry.object) : nullptr;
+    default:
+      if (is && was) return make(entry.as_is, EventType::modified, entry.object);
+      if (is) return make(entry.as_added, EventType::added, entry.object);
+      if (was) return make(entry.as_deleted, EventType::deleted, with_revision(entry.prev, entry.revision));
+      return nullptr;
+  }
+}
+
+void WatchCache::trim_history_locked() {
+  const auto cutoff = now() - m_options.history_window;
+  while (m_window.size() > m_options.max_history ||
+         (m_window.size() > m_options.min_history && m_window.front()->at < cutoff)) {
+    m_window_start = m_window.front()->revision;
+    m_window.pop_front();
+  }
+}
+
+void WatchCache::close_all_locked(const std::string& reason) {
+  for (auto& [id, watcher] : m_watchers) watcher->sink->close(reason);
+  m_watchers.clear();
+}
+
+EventPtr WatchCache::bookmark_locked(bool initial_events_end) const {
+  auto object = std::make_shared<StoredObject>();
+  object->revision = m_revision;
+  object->object = {{"kind", m_options.kind},
+                    {"apiVersion", m_options.api_version},
+                    {"metadata", {{"resourceVersion", std::to_string(m_revision)}}}};
+  if (initial_events_end)
+    object->object["metadata"]["annotations"] = {{"k8s.io/initial-events-end", "true"}};
+  return std::make_shared<WatchEvent>(EventType::bookmark, std::move(object), m_revision);
+}
+
+storage::Result<void> WatchCache::wait_fresh(std::unique_lock<std::mutex>& lock) {
+  lock.unlock();
+  auto target = m_backend.current_revision();
+  lock.lock();
+  if (!target) return std::unexpected(target.error());
+  const auto deadline = std::chrono::steady_clock::now() + m_options.consistent_read_timeout;
+  while (m_revision < *target && !m_stopping) {
+    if (m_backend_watch) m_backend_watch->request_progress();
+    if (std::chrono::steady_clock::now() >= deadline)
+      return std::unexpected(cache_error(storage::ErrorCode::timeout,
+                                         "the watch cache did not catch up with revision " +
+                                             std::to_string(*target) + " in time; retry",
+                                         m_revision));
+    m_advanced.wait_for(lock, std::chrono::milliseconds(100));
+  }
+  return {};
+}
+
+storage::Result<Snapshot> WatchCache::list(const WatchFilter& filter, bool consistent) {
+  std::unique_lock lock(m_mutex);
+  if (!m_ready) return std::unexpected(cache_error(storage::ErrorCode::unavailable, "the watch cache is not ready"));
+  if (consistent)
+    if (auto fresh = wait_fresh(lock); !fresh) return std::unexpected(fresh.error());
+  Snapshot out;
+  out.revision = m_revision;
+  auto begin = m_store.begin();
+  if (!filter.namespace_.empty()) begin = m_store.lower_bound(m_options.prefix + filter.namespace_ + "/");
+  for (auto it = begin; it != m_store.end(); ++it) {
+    const StoredObject& o = *it->second;
+    if (!filter.namespace_.empty() && o.namespace_ != filter.namespace_) break;
+    if (filter.passes(o)) out.items.push_back(it->second);
+  }
+  return out;
+}
+
+storage::Result<ObjectPtr> WatchCache::get(const std::string& key, bool consistent) {
+  std::unique_lock lock(m_mutex);
+  if (!m_ready) return std::unexpected(cache_error(storage::ErrorCode::unavailable, "the watch cache is not ready"));
+  if (consistent)
+    if (auto fresh = wait_fresh(lock); !fresh) return std::unexpected(fresh.error());
+  auto found = m_store.find(key);
+  if (found == m_store.end())
+    return std::unexpected(storage::Error{storage::ErrorCode::not_found, key, m_revision, "not found"});
+  return found->second;
+}
+
+storage::Result<WatcherId> WatchCache::watch(const WatchRequest& request, std::shared_ptr<WatchSink> sink) {
+  std::unique_lock lock(m_mutex);
+  if (!m_ready) return std::unexpected(cache_error(storage::ErrorCode::unavailable, "the watch cache is not ready"));
+  auto watcher = std::make_unique<Watcher>();
+  watcher->request = request;
+  watcher->sink = std::move(sink);
+  if (request.mode == StartMode::current_state) {
+    for (const auto& [key, object] : m_store)
+      if (request.filter.passes(*object))
+        watcher->sink->send(std::make_shared<WatchEvent>(EventType::added, object, object->revision));
+    watcher->start_after = m_revision;
+    if (request.initial_events_end) watcher->sink->send(bookmark_locked(true));
+  } else if (request.revision < m_window_start) {
+    return std::unexpected(cache_error(storage::ErrorCode::compacted,
+                                       "too old resource version: " + std::to_string(request.revision) + " (" +
+                                           std::to_string(m_window_start + 1) + ")",
+                                       m_window_start + 1));
+  } else {
+    watcher->start_after = request.revision;
+    for (auto& entry : m_window)
+      if (EventPtr out = event_for_locked(*entry, *watcher)) watcher->sink->send(out);
+    watcher->start_after = std::max(request.revision, m_revision);
+  }
+  watcher->sink->flush();
+  const auto start = now();
+  watcher->next_bookmark = std::min(start + m_options.bookmark_interval,
+                                    request.deadline - k_bookmark_before_deadline);
+  const WatcherId id = m_next_id++;
+  m_watchers.emplace(id, std::move(watcher));
+  return id;
+}
+
+void WatchCache::stop_watch(WatcherId id) {
+  std::lock_guard lock(m_mutex);
+  auto found = m_watchers.find(id);
+  if (found == m_watchers.end()) return;
+  found->second->sink->close("");
+  m_watchers.erase(found);
+}
+
+void WatchCache::tick() {
+  std::lock_guard lock(m_mutex);
+  const auto at = now();
+  EventPtr bookmark;
+  for (auto it = m_watchers.begin(); it != m_watchers.end();) {
+    Watcher& w = *it->second;
+    if (w.sink->closed()) {
+      it = m_watchers.erase(it);
+      continue;
+    }
+    if (at >= w.request.deadline) {
+      w.sink->close("");
+      it = m_watchers.erase(it);
+      continue;
+    }
+    if (w.request.allow_bookmarks && at >= w.next_bookmark && w.pending.empty()) {
+      if (!bookmark) bookmark = bookmark_locked(false);
+      if (w.sink->try_send(bookmark)) w.sink->flush();
+      const auto final_bookmark = w.request.deadline - k_bookmark_before_deadline;
+      w.next_bookmark = at + m_options.bookmark_interval;
+      if (at < final_bookmark && w.next_bookmark > final_bookmark) w.next_bookmark = final_bookmark;
+      if (at >= final_bookmark) w.next_bookmark = w.request.deadline;
+    }
+    ++it;
+  }
+}
+
+}  // namespace kw::cache

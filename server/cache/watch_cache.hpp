@@ -1,0 +1,128 @@
+#pragma once
+// A watch cache for one resource: the current objects plus a window of recent events, fed
+// by one backend watch, fanning each event out to many watchers without blocking on any.
+//
+// Life cycle: construct, start() (lists, then watches from the list's revision; returns
+// once synced), use from any thread, destroy (stops the feed and closes every watcher).
+// When the backend reports `compacted` or loses the watch, the cache closes its watchers
+// (their clients relist), relists and resumes; it never serves a gap.
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "server/cache/watcher.hpp"
+#include "server/storage/backend.hpp"
+
+namespace kw::cache {
+
+using SteadyClock = std::function<std::chrono::steady_clock::time_point()>;
+
+struct CacheOptions {
+  std::string prefix;  // backend key prefix, e.g. "/registry/pods/"
+  // Builds the cached form of a stored value (parse, set resourceVersion, index fields).
+  std::function<storage::Result<ObjectPtr>(const storage::KeyValue&)> decode;
+  std::string api_version;  // of bookmark objects, e.g. "v1"
+  std::string kind;         // of bookmark objects, e.g. "Pod"
+  SteadyClock clock;        // defaults to std::chrono::steady_clock::now
+  std::chrono::seconds history_window{75};     // keep at least this much history...
+  std::size_t min_history = 100;               // ...and at least this many events,
+  std::size_t max_history = 100 * 1024;        // but never more than this many.
+  std::chrono::milliseconds slow_budget_cap{100};  // time a dispatch may wait for slow watchers
+  std::chrono::milliseconds consistent_read_timeout{3000};
+  std::chrono::seconds bookmark_interval{60};
+  bool start_ticker = true;  // tests drive tick() themselves
+};
+
+using WatcherId = std::uint64_t;
+
+struct Snapshot {
+  std::vector<ObjectPtr> items;  // sorted by key
+  Revision revision = 0;
+};
+
+struct CacheMetrics {
+  std::uint64_t events = 0;              // backend events processed
+  std::uint64_t watchers = 0;            // open watchers
+  std::uint64_t terminated_watchers = 0; // closed for being too slow
+  std::uint64_t relists = 0;
+};
+
+class WatchCache {
+ public:
+  WatchCache(storage::Backend& backend, CacheOptions options);
+  ~WatchCache();
+  WatchCache(const WatchCache&) = delete;
+  WatchCache& operator=(const WatchCache&) = delete;
+
+  storage::Result<void> start();
+  bool ready() const;
+  Revision revision() const;
+
+  // Objects passing `filter`. consistent: first catch up with the backend's current revision
+  // (a `timeout` error when that takes longer than consistent_read_timeout).
+  storage::Result<Snapshot> list(const WatchFilter& filter, bool consistent);
+  storage::Result<ObjectPtr> get(const std::string& key, bool consistent);
+
+  // Starts a watcher. An exact revision older than the window gives `compacted` (the
+  // handler answers 410 inside the stream); initial events are queued before it returns.
+  storage::Result<WatcherId> watch(const WatchRequest& request, std::shared_ptr<WatchSink> sink);
+  void stop_watch(WatcherId id);
+
+  // Bookmarks, timeouts and closed sinks; runs every 250 ms on the ticker thread.
+  void tick();
+  CacheMetrics metrics() const;
+
+ private:
+  struct Entry;    // one event of the window, with its per-watcher variants
+  struct Watcher;
+  struct Feed;     // queued backend callbacks
+
+  storage::Result<void> relist_locked(std::unique_lock<std::mutex>& lock);
+  void start_backend_watch_locked(Revision after);
+  void feed_loop();
+  void apply_events(std::vector<storage::Event> events);
+  void dispatch_locked(Entry& entry, std::vector<std::pair<Watcher*, EventPtr>>& slow);
+  void wait_for_slow(std::vector<std::pair<Watcher*, EventPtr>>& slow);
+  EventPtr event_for_locked(Entry& entry, const Watcher& watcher);
+  void trim_history_locked();
+  void close_all_locked(const std::string& reason);
+  EventPtr bookmark_locked(bool initial_events_end) const;
+  storage::Result<void> wait_fresh(std::unique_lock<std::mutex>& lock);
+  std::chrono::steady_clock::time_point now() const;
+
+  storage::Backend& m_backend;
+  CacheOptions m_options;
+
+  // Lock order: m_mutex, then a sink's own lock. m_mutex guards everything below it.
+  mutable std::mutex m_mutex;
+  std::condition_variable m_advanced;  // m_revision moved or readiness changed
+  bool m_ready = false;
+  bool m_stopping = false;
+  Revision m_revision = 0;       // everything up to here is applied
+  Revision m_window_start = 0;   // the window holds events with revision > m_window_start
+  std::map<std::string, ObjectPtr> m_store;
+  std::deque<std::unique_ptr<Entry>> m_window;
+  std::map<WatcherId, std::unique_ptr<Watcher>> m_watchers;
+  WatcherId m_next_id = 1;
+  CacheMetrics m_metrics;
+  std::chrono::milliseconds m_budget{100};
+  std::chrono::steady_clock::time_point m_budget_refilled;
+  std::unique_ptr<storage::WatchHandle> m_backend_watch;
+  std::uint64_t m_feed_generation = 0;  // bumped per backend watch; stale callbacks are dropped
+
+  std::mutex m_feed_mutex;  // guards m_feed (taken without m_mutex held)
+  std::condition_variable m_feed_ready;
+  std::deque<std::unique_ptr<Feed>> m_feed;
+
+  std::thread m_feed_thread;
+  std::thread m_ticker_thread;
+};
+
+}  // namespace kw::cache

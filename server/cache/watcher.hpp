@@ -1,0 +1,98 @@
+#pragma once
+// The watch cache seam: what a watch handler sees. Events are immutable and shared by every
+// watcher; each carries a memo so an event is encoded once per wire format, however many
+// watchers send it.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace kw::cache {
+
+using Revision = std::int64_t;
+
+// One stored object as the cache holds it: parsed once, never mutated after publication.
+struct StoredObject {
+  std::string key;
+  std::string namespace_;
+  std::string name;
+  Revision revision = 0;                        // mod revision (metadata.resourceVersion)
+  nlohmann::json object;                        // metadata.resourceVersion already set
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> fields;    // the selectable fields of the kind
+};
+using ObjectPtr = std::shared_ptr<const StoredObject>;
+
+enum class EventType { added, modified, deleted, bookmark, error };
+const char* to_string(EventType type);  // "ADDED", ...
+
+// An event as one watcher receives it. `encoded(format, make)` memoises the encoding.
+class WatchEvent {
+ public:
+  WatchEvent(EventType type, ObjectPtr object, Revision revision)
+      : m_type(type), m_object(std::move(object)), m_revision(revision) {}
+  EventType type() const { return m_type; }
+  const ObjectPtr& object() const { return m_object; }  // null for error events
+  Revision revision() const { return m_revision; }
+  nlohmann::json error_status;  // the Status carried by an error event
+
+  // The bytes for `format`, made by `make` on first use (thread-safe, made once).
+  std::shared_ptr<const std::string> encoded(const std::string& format,
+                                             const std::function<std::string()>& make) const;
+
+ private:
+  EventType m_type;
+  ObjectPtr m_object;
+  Revision m_revision;
+  mutable std::mutex m_memo_mutex;  // guards m_memo
+  mutable std::map<std::string, std::shared_ptr<const std::string>> m_memo;
+};
+using EventPtr = std::shared_ptr<const WatchEvent>;
+
+// Where a watcher's events go (the HTTP watch handler implements it). Called from the
+// cache's dispatch thread; must not block.
+class WatchSink {
+ public:
+  virtual ~WatchSink() = default;
+  // Queues the event; false when the sink's bounded queue is full (the watcher is slow).
+  virtual bool try_send(const EventPtr& event) = 0;
+  // Queues an event whatever the queue holds: the initial state and replayed history of a
+  // new watcher, which the client asked for and must get whole.
+  virtual void send(const EventPtr& event) = 0;
+  // True once the queue has room again (polled while a slow watcher's budget lasts).
+  virtual bool writable() const = 0;
+  // Pushes what was queued to the peer.
+  virtual void flush() = 0;
+  // Ends the stream cleanly. `reason` is logged / counted; empty for a normal end.
+  virtual void close(const std::string& reason) = 0;
+  virtual bool closed() const = 0;
+};
+
+struct WatchFilter {
+  std::string namespace_;  // empty = all namespaces
+  std::string name;        // empty = all names (single-object watches set it)
+  std::function<bool(const StoredObject&)> matches;  // label + field selectors; null = all
+  bool passes(const StoredObject& o) const {
+    return (namespace_.empty() || o.namespace_ == namespace_) && (name.empty() || o.name == name) &&
+           (!matches || matches(o));
+  }
+};
+
+enum class StartMode { current_state, exact };  // RV unset/"0": ADDED for current state first
+
+struct WatchRequest {
+  WatchFilter filter;
+  StartMode mode = StartMode::current_state;
+  Revision revision = 0;               // for exact: events after it
+  bool allow_bookmarks = false;
+  bool initial_events_end = false;     // sendInitialEvents: bookmark after the initial ADDED
+  std::chrono::steady_clock::time_point deadline;  // the stream ends here
+};
+
+}  // namespace kw::cache

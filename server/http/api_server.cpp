@@ -1,0 +1,348 @@
+#include "server/http/api_server.hpp"
+
+#include <random>
+#include <sstream>
+
+#include "core/codec/media_type.hpp"
+#include "core/codec/yaml.hpp"
+#include "server/http/discovery.hpp"
+#include "server/http/patch.hpp"
+#include "server/http/request_info.hpp"
+#include "server/http/respond.hpp"
+#include "server/http/watch_stream.hpp"
+
+namespace kw::http {
+namespace {
+
+std::string query_value(const std::map<std::string, std::string>& query, const char* key) {
+  auto found = query.find(key);
+  return found == query.end() ? "" : found->second;
+}
+
+bool query_true(const std::map<std::string, std::string>& query, const char* key) {
+  const auto value = query_value(query, key);
+  return value == "true" || value == "1";
+}
+
+// The request body as JSON (JSON or YAML Content-Type).
+registry::ApiResult<nlohmann::json> read_body(const net::Request& request) {
+  std::string essence = "application/json";
+  if (const auto* type = request.header("content-type"); type && !type->empty()) {
+    auto parsed = codec::parse_media_type(*type);
+    if (!parsed) return std::unexpected(registry::bad_request("bad Content-Type: " + parsed.error().message));
+    essence = parsed->essence();
+  }
+  if (essence == "application/yaml") {
+    auto docs = codec::yaml_to_json(request.body);
+    if (!docs) return std::unexpected(registry::bad_request("the request body is not valid YAML: " + docs.error().message));
+    if (docs->size() != 1) return std::unexpected(registry::bad_request("the request body must hold exactly one object"));
+    return std::move((*docs)[0]);
+  }
+  if (essence != "application/json")
+    return std::unexpected(registry::ApiError{415, "UnsupportedMediaType",
+                                              "the body of the request was in an unknown format - accepted media "
+                                              "types include: application/json, application/yaml",
+                                              {}});
+  auto parsed = nlohmann::json::parse(request.body, nullptr, false);
+  if (parsed.is_discarded())
+    return std::unexpected(registry::bad_request("the request body is not valid JSON"));
+  return parsed;
+}
+
+registry::ApiError not_acceptable() {
+  return registry::ApiError{406, "NotAcceptable",
+                            "the server was unable to respond with a content type that the client supports "
+                            "(application/json, application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io)",
+                            {}};
+}
+
+std::string kind_list_json_kind(const api::ResourceInfo& info) { return info.list_kind; }
+
+}  // namespace
+
+ApiServer::ApiServer(registry::Registry& registry, ApiServerOptions options)
+    : m_registry(registry), m_options(options) {}
+
+void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream> stream) {
+  ++m_requests;
+  const auto query = parse_query(request.query);
+  const RequestInfo info = parse_request_info(request.method, request.path, query);
+  const std::string& path = request.path;
+  if (path == "/healthz" || path == "/livez" || path == "/readyz" || path.starts_with("/healthz/") ||
+      path.starts_with("/livez/") || path.starts_with("/readyz/")) {
+    const bool ok = !path.starts_with("/readyz") || m_registry.ready();
+    std::string body = ok ? "ok" : "[-]informer-sync failed: the watch caches are not synced yet\nreadyz check failed";
+    stream->begin({ok ? 200 : 503,
+                   {{"content-type", "text/plain; charset=utf-8"}, {"content-length", std::to_string(body.size())}},
+                   false});
+    stream->write(std::move(body));
+    stream->finish();
+    return;
+  }
+  if (path == "/version") return send_json(*stream, 200, version_info());
+  if (path == "/metrics") return handle_metrics(*stream);
+  if (info.is_resource_request) return handle_resource(request, info, query, stream);
+  if (request.method == "GET" && handle_discovery(request, info, *stream)) return;
+  send_error(*stream, registry::ApiError{404, "NotFound", "the server could not find the requested resource", {}});
+}
+
+bool ApiServer::handle_discovery(const net::Request& request, const RequestInfo& info, net::ResponseStream& stream) {
+  const auto& parts = info.parts;
+  const auto& table = m_registry.resources();
+  nlohmann::json body;
+  if (parts.size() == 1 && parts[0] == "api") {
+    const auto* host = request.header("host");
+    body = api_versions(host ? *host : "127.0.0.1");
+  } else if (parts.size() == 2 && parts[0] == "api") {
+    body = api_resource_list(table, "", parts[1]);
+  } else if (parts.size() == 1 && parts[0] == "apis") {
+    body = api_group_list(table);
+  } else if (parts.size() == 2 && parts[0] == "apis") {
+    body = api_group(table, parts[1]);
+  } else if (parts.size() == 3 && parts[0] == "apis") {
+    body = api_resource_list(table, parts[1], parts[2]);
+  } else {
+    return false;
+  }
+  if (body.is_null()) return false;
+  auto format = negotiate_response(request.header("accept"), false, false);
+  if (!format) format = Negotiated{};
+  send_object(stream, 200, body, *format);
+  return true;
+}
+
+void ApiServer::handle_metrics(net::ResponseStream& stream) {
+  std::ostringstream out;
+  out << "# HELP apiserver_request_total Requests served.\n# TYPE apiserver_request_total counter\n"
+      << "apiserver_request_total " << m_requests.load() << "\n"
+      << "# HELP kw_watches_started_total Watches started.\n# TYPE kw_watches_started_total counter\n"
+      << "kw_watches_started_total " << m_watches_started.load() << "\n";
+  out << "# HELP apiserver_terminated_watchers_total Watchers closed for being too slow.\n"
+      << "# TYPE apiserver_terminated_watchers_total counter\n";
+  const auto metrics = m_registry.cache_metrics();
+  for (const auto& [prefix, m] : metrics)
+    out << "apiserver_terminated_watchers_total{prefix=\"" << prefix << "\"} " << m.terminated_watchers << "\n";
+  out << "# HELP kw_watch_cache_watchers Open watchers per cache.\n# TYPE kw_watch_cache_watchers gauge\n";
+  for (const auto& [prefix, m] : metrics) out << "kw_watch_cache_watchers{prefix=\"" << prefix << "\"} " << m.watchers << "\n";
+  out << "# HELP kw_watch_cache_events_total Events processed per cache.\n# TYPE kw_watch_cache_events_total counter\n";
+  for (const auto& [prefix, m] : metrics) out << "kw_watch_cache_events_total{prefix=\"" << prefix << "\"} " << m.events << "\n";
+  std::string body = out.str();
+  stream.begin({200, {{"content-type", "text/plain; version=0.0.4"}, {"content-length", std::to_string(body.size())}}, false});
+  stream.write(std::move(body));
+  stream.finish();
+}
+
+void ApiServer::handle_resource(const net::Request& request, const RequestInfo& info,
+                                const std::map<std::string, std::string>& query,
+                                const std::shared_ptr<net::ResponseStream>& stream) {
+  const auto* resource = m_registry.resources().find_plural(info.group, info.version, info.resource);
+  if (!resource || (!info.subresource.empty() && !resource->has_subresource(info.subresource)))
+    return send_error(*stream, registry::ApiError{404, "NotFound", "the server could not find the requested resource", {}});
+  if (!resource->namespaced && !info.namespace_.empty() && info.resource != "namespaces")
+    return send_error(*stream, registry::ApiError{404, "NotFound", "the server could not find the requested resource", {}});
+  if (info.verb.empty())
+    return send_error(*stream, registry::ApiError{405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}});
+  if (resource->namespaced && info.namespace_.empty() && info.verb != "list" && info.verb != "watch")
+    return send_error(*stream, registry::bad_request("the resource " + resource->plural + " is namespaced: a namespace is required"));
+  if (info.verb == "watch") return handle_watch(request, *resource, info, query, stream);
+
+  const bool table_ok = info.subresource.empty() && (info.verb == "get" || info.verb == "list");
+  auto format = negotiate_response(request.header("accept"), false, table_ok);
+  if (!format) return send_error(*stream, not_acceptable());
+  const auto include = query_value(query, "includeObject");
+  if (!include.empty()) format->include_object = include;
+
+  registry::WriteOptions write;
+  write.subresource = info.subresource;
+  const auto dry_run = query_value(query, "dryRun");
+  if (!dry_run.empty() && dry_run != "All")
+    return send_error(*stream, registry::bad_request("dryRun: Unsupported value: \"" + dry_run + "\": supported values: \"All\""));
+  write.dry_run = dry_run == "All";
+  const auto now = std::chrono::system_clock::now();
+  auto reply = [&](int status, const registry::ApiResult<nlohmann::json>& result) {
+    if (!result) return send_error(*stream, result.error());
+    if (format->format == Format::table) {
+      nlohmann::json table = {{"kind", "Table"},
+                              {"apiVersion", "meta.k8s.io/v1"},
+                              {"metadata", {{"resourceVersion", result->value("metadata", nlohmann::json::object())
+                                                                    .value("resourceVersion", "")}}},
+                              {"columnDefinitions", table_columns(*resource)},
+                              {"rows", {table_row(*resource, *result, format->include_object, now)}}};
+      return send_object(*stream, status, table, *format);
+    }
+    send_object(*stream, status, *result, *format);
+  };
+
+  if (info.verb == "get") return reply(200, m_registry.get(*resource, info.namespace_, info.name, query_value(query, "resourceVersion")));
+  if (info.verb == "list") {
+    registry::ListRequest list;
+    list.namespace_ = info.namespace_;
+    list.label_selector = query_value(query, "labelSelector");
+    list.field_selector = query_value(query, "fieldSelector");
+    list.resource_version = query_value(query, "resourceVersion");
+    list.resource_version_match = query_value(query, "resourceVersionMatch");
+    list.continue_token = query_value(query, "continue");
+    if (const auto limit = query_value(query, "limit"); !limit.empty()) {
+      try {
+        list.limit = std::stoll(limit);
+      } catch (const std::exception&) {
+        return send_error(*stream, registry::bad_request("limit: Invalid value: \"" + limit + "\": must be an integer"));
+      }
+    }
+    if (query_true(query, "sendInitialEvents"))
+      return send_error(*stream, registry::ApiError{422, "Invalid", "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list", {}});
+    auto listed = m_registry.list(*resource, list);
+    if (!listed) return send_error(*stream, listed.error());
+    nlohmann::json meta = {{"resourceVersion", listed->resource_version}};
+    if (!listed->continue_token.empty()) meta["continue"] = listed->continue_token;
+    if (listed->remaining) meta["remainingItemCount"] = *listed->remaining;
+    if (format->format == Format::table) {
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& item : listed->items) rows.push_back(table_row(*resource, item->object, format->include_object, now));
+      return send_object(*stream, 200,
+                         {{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", meta},
+                          {"columnDefinitions", table_columns(*resource)}, {"rows", rows}},
+                         *format);
+    }
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& item : listed->items) items.push_back(item->object);
+    return send_object(*stream, 200,
+                       {{"kind", kind_list_json_kind(*resource)}, {"apiVersion", resource->api_version()},
+                        {"metadata", meta}, {"items", std::move(items)}},
+                       *format);
+  }
+  if (info.verb == "delete" || info.verb == "deletecollection") {
+    nlohmann::json options;
+    if (!request.body.empty()) {
+      auto body = read_body(request);
+      if (!body) return send_error(*stream, body.error());
+      options = std::move(*body);
+    }
+    if (info.verb == "delete") return reply(200, m_registry.remove(*resource, info.namespace_, info.name, options, write));
+    registry::ListRequest list;
+    list.namespace_ = info.namespace_;
+    list.label_selector = query_value(query, "labelSelector");
+    list.field_selector = query_value(query, "fieldSelector");
+    auto listed = m_registry.list(*resource, list);
+    if (!listed) return send_error(*stream, listed.error());
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& item : listed->items) {
+      auto removed = m_registry.remove(*resource, item->namespace_, item->name, options, write);
+      if (removed) items.push_back(*removed);
+      else if (removed.error().code != 404) return send_error(*stream, removed.error());
+    }
+    return send_object(*stream, 200,
+                       {{"kind", resource->list_kind}, {"apiVersion", resource->api_version()},
+                        {"metadata", {{"resourceVersion", listed->resource_version}}}, {"items", items}},
+                       *format);
+  }
+  if (info.verb == "create" || info.verb == "update") {
+    auto body = read_body(request);
+    if (!body) return send_error(*stream, body.error());
+    if (info.verb == "create") {
+      if (!info.name.empty() || !info.subresource.empty())
+        return send_error(*stream, registry::ApiError{405, "MethodNotAllowed", "POST is not supported on a named object", {}});
+      return reply(201, m_registry.create(*resource, info.namespace_, std::move(*body), write));
+    }
+    return reply(200, m_registry.update(*resource, info.namespace_, info.name, std::move(*body), write));
+  }
+  if (info.verb == "patch") {
+    const auto* type_header = request.header("content-type");
+    auto media = type_header ? codec::parse_media_type(*type_header) : kw::fail("missing");
+    auto type = media ? patch_type(media->essence()) : std::nullopt;
+    if (!type)
+      return send_error(*stream, registry::ApiError{415, "UnsupportedMediaType",
+                                                    "the body of the request was in an unknown format - accepted media types include: "
+                                                    "application/json-patch+json, application/merge-patch+json, "
+                                                    "application/strategic-merge-patch+json",
+                                                    {}});
+    return reply(200, m_registry.update_with(
+                          *resource, info.namespace_, info.name,
+                          [&](const nlohmann::json& current) { return apply_patch(current, request.body, *type); }, write));
+  }
+  send_error(*stream, registry::ApiError{405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}});
+}
+
+void ApiServer::handle_watch(const net::Request& request, const api::ResourceInfo& resource, const RequestInfo& info,
+                             const std::map<std::string, std::string>& query,
+                             const std::shared_ptr<net::ResponseStream>& stream) {
+  auto format = negotiate_response(request.header("accept"), true, true);
+  if (!format) return send_error(*stream, not_acceptable());
+  if (const auto include = query_value(query, "includeObject"); !include.empty()) format->include_object = include;
+  auto filter = m_registry.make_filter(resource, info.namespace_, query_value(query, "labelSelector"),
+                                       query_value(query, "fieldSelector"));
+  if (!filter) return send_error(*stream, filter.error());
+  filter->name = info.name;
+
+  cache::WatchRequest watch;
+  watch.filter = std::move(*filter);
+  watch.allow_bookmarks = query_true(query, "allowWatchBookmarks");
+  const auto rv = query_value(query, "resourceVersion");
+  const auto rv_match = query_value(query, "resourceVersionMatch");
+  const bool initial = query_true(query, "sendInitialEvents");
+  if (query.contains("sendInitialEvents") && rv_match != "NotOlderThan")
+    return send_error(*stream, registry::ApiError{422, "Invalid",
+                                                  "resourceVersionMatch: Forbidden: sendInitialEvents requires setting "
+                                                  "resourceVersionMatch to NotOlderThan", {}});
+  if (!rv_match.empty() && !query.contains("sendInitialEvents"))
+    return send_error(*stream, registry::ApiError{422, "Invalid",
+                                                  "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden "
+                                                  "for watch unless sendInitialEvents is provided", {}});
+  if (rv.empty() || rv == "0" || initial) {
+    watch.mode = cache::StartMode::current_state;
+    if (!initial && query.contains("sendInitialEvents")) {
+      watch.mode = cache::StartMode::exact;  // sendInitialEvents=false: changes only
+    }
+    watch.initial_events_end = initial && watch.allow_bookmarks;
+  } else {
+    watch.mode = cache::StartMode::exact;
+  }
+  if (!rv.empty()) {
+    try {
+      std::size_t used = 0;
+      watch.revision = std::stoll(rv, &used);
+      if (used != rv.size() || watch.revision < 0) throw std::invalid_argument("rv");
+    } catch (const std::exception&) {
+      return send_error(*stream, registry::bad_request("invalid resource version: " + rv));
+    }
+  }
+  if (watch.mode == cache::StartMode::exact && rv.empty()) watch.revision = 0;
+  std::chrono::seconds timeout{0};
+  if (const auto t = query_value(query, "timeoutSeconds"); !t.empty()) {
+    try {
+      timeout = std::chrono::seconds(std::stoll(t));
+    } catch (const std::exception&) {
+      return send_error(*stream, registry::bad_request("timeoutSeconds: Invalid value: \"" + t + "\""));
+    }
+  }
+  if (timeout.count() <= 0) {
+    std::mt19937_64 engine{std::random_device{}()};
+    const auto base = m_options.min_request_timeout.count();
+    timeout = std::chrono::seconds(base + static_cast<std::int64_t>(engine() % static_cast<std::uint64_t>(base)));
+  }
+  watch.deadline = std::chrono::steady_clock::now() + timeout;
+
+  auto* cache = m_registry.cache_for(resource);
+  if (!cache || !cache->ready()) {
+    stream->begin({429, {{"content-type", "application/json"}, {"retry-after", "1"}}, false});
+    stream->write(registry::ApiError{429, "TooManyRequests", "the watch cache is not ready yet; retry", {}}.status().dump());
+    stream->finish();
+    return;
+  }
+  net::ResponseHead head{200, {{"content-type", format->content_type}, {"cache-control", "no-cache, private"}}, false};
+  stream->begin(head);
+  auto sink = std::make_shared<WatchStream>(stream, resource, *format, m_options.max_watch_queue_bytes);
+  ++m_watches_started;
+  auto started = cache->watch(watch, sink);
+  if (!started) {
+    // After the request was accepted, errors travel inside the stream (HTTP 200 + ERROR).
+    auto status = registry::from_storage(started.error(), resource.group, resource.plural, "");
+    if (started.error().code == storage::ErrorCode::compacted) status.message = started.error().message;
+    stream->write(error_event_json(status.status()));
+    stream->finish();
+    return;
+  }
+  stream->flush();
+}
+
+}  // namespace kw::http

@@ -1,0 +1,41 @@
+#pragma once
+// The Kubernetes REST API as a transport Handler: discovery, health, version, metrics, and
+// the verbs on every resource of the registry, watches included.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/net/server/http_server.hpp"
+#include "server/registry/registry.hpp"
+
+namespace kw::http {
+
+struct ApiServerOptions {
+  std::size_t max_watch_queue_bytes = 8 * 1024 * 1024;  // a watcher queuing more is slow
+  std::chrono::seconds min_request_timeout{1800};       // watches end after 1-2x this
+};
+
+class ApiServer {
+ public:
+  ApiServer(registry::Registry& registry, ApiServerOptions options);
+  void handle(net::Request request, std::shared_ptr<net::ResponseStream> stream);
+
+ private:
+  void handle_resource(const net::Request& request, const struct RequestInfo& info,
+                       const std::map<std::string, std::string>& query,
+                       const std::shared_ptr<net::ResponseStream>& stream);
+  void handle_watch(const net::Request& request, const api::ResourceInfo& resource, const struct RequestInfo& info,
+                    const std::map<std::string, std::string>& query,
+                    const std::shared_ptr<net::ResponseStream>& stream);
+  bool handle_discovery(const net::Request& request, const struct RequestInfo& info, net::ResponseStream& stream);
+  void handle_metrics(net::ResponseStream& stream);
+
+  registry::Registry& m_registry;
+  ApiServerOptions m_options;
+  std::atomic<std::uint64_t> m_requests{0};
+  std::atomic<std::uint64_t> m_watches_started{0};
+};
+
+}  // namespace kw::http

@@ -1,0 +1,92 @@
+#include "server/http/respond.hpp"
+
+#include "core/api/table.hpp"
+#include "core/codec/media_type.hpp"
+#include "core/codec/yaml.hpp"
+
+namespace kw::http {
+namespace {
+
+codec::MediaType media(std::string type, std::string subtype,
+                       std::vector<std::pair<std::string, std::string>> params = {}) {
+  codec::MediaType out;
+  out.type = std::move(type);
+  out.subtype = std::move(subtype);
+  out.params = std::move(params);
+  return out;
+}
+
+}  // namespace
+
+std::optional<Negotiated> negotiate_response(const std::string* accept, bool watch, bool table_allowed) {
+  std::vector<codec::MediaType> accepted;
+  if (accept && !accept->empty()) {
+    auto parsed = codec::parse_accept(*accept);
+    if (!parsed) return std::nullopt;
+    accepted = std::move(*parsed);
+  }
+  std::vector<codec::MediaType> offered;
+  std::vector<Negotiated> results;
+  auto offer = [&](codec::MediaType type, Negotiated result) {
+    offered.push_back(std::move(type));
+    results.push_back(std::move(result));
+  };
+  const std::string yaml_type = watch ? "application/yaml;stream=watch" : "application/yaml";
+  offer(media("application", "json"), {Format::json, "application/json", "Metadata"});
+  if (watch) offer(media("application", "json", {{"stream", "watch"}}), {Format::json, "application/json", "Metadata"});
+  offer(media("application", "yaml"), {Format::yaml, yaml_type, "Metadata"});
+  if (watch) offer(media("application", "yaml", {{"stream", "watch"}}), {Format::yaml, yaml_type, "Metadata"});
+  if (table_allowed)
+    for (const char* version : {"v1", "v1beta1"})
+      offer(media("application", "json", {{"as", "Table"}, {"v", version}, {"g", "meta.k8s.io"}}),
+            {Format::table, std::string("application/json;as=Table;v=") + version + ";g=meta.k8s.io", "Metadata"});
+  auto chosen = codec::negotiate(accepted, offered);
+  if (!chosen) return std::nullopt;
+  return results[*chosen];
+}
+
+void send_json(net::ResponseStream& stream, int status, const nlohmann::json& body, const std::string& content_type) {
+  std::string bytes = body.dump();
+  bytes += '\n';
+  stream.begin({status, {{"content-type", content_type}, {"content-length", std::to_string(bytes.size())}}, false});
+  stream.write(std::move(bytes));
+  stream.finish();
+}
+
+void send_error(net::ResponseStream& stream, const registry::ApiError& error) {
+  send_json(stream, error.code, error.status());
+}
+
+void send_object(net::ResponseStream& stream, int status, const nlohmann::json& body, const Negotiated& format) {
+  if (format.format != Format::yaml) return send_json(stream, status, body, format.content_type);
+  std::string bytes = codec::json_to_yaml(body);
+  stream.begin({status, {{"content-type", format.content_type}, {"content-length", std::to_string(bytes.size())}}, false});
+  stream.write(std::move(bytes));
+  stream.finish();
+}
+
+nlohmann::json table_columns(const api::ResourceInfo& info) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : info.columns)
+    out.push_back({{"name", c.name},
+                   {"type", c.type},
+                   {"format", c.format},
+                   {"description", c.description},
+                   {"priority", c.priority}});
+  return out;
+}
+
+nlohmann::json table_row(const api::ResourceInfo& info, const nlohmann::json& object,
+                         const std::string& include_object, std::chrono::system_clock::time_point now) {
+  nlohmann::json row = {{"cells", api::table_cells(info, object, now)}};
+  if (include_object == "Object") {
+    row["object"] = object;
+  } else if (include_object != "None") {
+    row["object"] = {{"kind", "PartialObjectMetadata"},
+                     {"apiVersion", "meta.k8s.io/v1"},
+                     {"metadata", object.value("metadata", nlohmann::json::object())}};
+  }
+  return row;
+}
+
+}  // namespace kw::http

@@ -1,0 +1,39 @@
+#pragma once
+// Content negotiation and response encoding: objects, lists and Status errors as JSON or
+// YAML, and server-side Tables, written to a transport ResponseStream.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/api/resource.hpp"
+#include "core/net/server/http_server.hpp"
+#include "server/registry/api_error.hpp"
+
+namespace kw::http {
+
+enum class Format { json, yaml, table };
+
+struct Negotiated {
+  Format format = Format::json;
+  std::string content_type;             // the Content-Type to answer with
+  std::string include_object = "Metadata";  // Table rows: None | Metadata | Object
+};
+
+// The response format for `accept` (watch: the stream media types). nullopt = 406.
+std::optional<Negotiated> negotiate_response(const std::string* accept, bool watch, bool table_allowed);
+
+void send_json(net::ResponseStream& stream, int status, const nlohmann::json& body,
+               const std::string& content_type = "application/json");
+void send_error(net::ResponseStream& stream, const registry::ApiError& error);
+// An object or list in the negotiated format (tables are built by the caller).
+void send_object(net::ResponseStream& stream, int status, const nlohmann::json& body, const Negotiated& format);
+
+// One Table row for `object` (cells, conditions, and the object per include_object).
+nlohmann::json table_row(const api::ResourceInfo& info, const nlohmann::json& object,
+                         const std::string& include_object, std::chrono::system_clock::time_point now);
+nlohmann::json table_columns(const api::ResourceInfo& info);
+
+}  // namespace kw::http

@@ -1,0 +1,44 @@
+#pragma once
+// A watch served over a transport stream: the cache's WatchSink writing framed events to a
+// ResponseStream (HTTP/1.1 chunks, HTTP/2 DATA, WebSocket messages). Each event is encoded
+// once per format through the event's memo; only a Table watch's first event is its own.
+#include <atomic>
+#include <memory>
+
+#include "core/api/resource.hpp"
+#include "core/net/server/http_server.hpp"
+#include "server/cache/watcher.hpp"
+#include "server/http/respond.hpp"
+
+namespace kw::http {
+
+class WatchStream : public cache::WatchSink {
+ public:
+  WatchStream(std::shared_ptr<net::ResponseStream> stream, const api::ResourceInfo& info, Negotiated format,
+              std::size_t max_queued_bytes);
+
+  bool try_send(const cache::EventPtr& event) override;
+  void send(const cache::EventPtr& event) override;
+  bool writable() const override;
+  void flush() override;
+  void close(const std::string& reason) override;
+  bool closed() const override;
+
+  // The bytes of an event for this stream's format (framing included).
+  std::shared_ptr<const std::string> frame(const cache::WatchEvent& event);
+
+ private:
+  std::shared_ptr<net::ResponseStream> m_stream;
+  api::ResourceInfo m_info;
+  Negotiated m_format;
+  std::size_t m_max_queued;
+  bool m_first = true;           // a Table watch sends column definitions once
+  std::atomic<bool> m_closed{false};
+};
+
+// One JSON watch event line.
+std::string event_json(std::string_view type, const nlohmann::json& object);
+// The single ERROR event a watch gets when it cannot start (410 Expired etc.).
+std::string error_event_json(const nlohmann::json& status);
+
+}  // namespace kw::http

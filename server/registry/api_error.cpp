@@ -1,0 +1,68 @@
+#include "server/registry/api_error.hpp"
+
+namespace kw::registry {
+namespace {
+
+std::string qualified(const std::string& group, const std::string& plural) {
+  return group.empty() ? plural : plural + "." + group;
+}
+
+nlohmann::json details_for(const std::string& group, const std::string& plural, const std::string& name) {
+  nlohmann::json details = {{"name", name}, {"kind", plural}};
+  if (!group.empty()) details["group"] = group;
+  return details;
+}
+
+}  // namespace
+
+nlohmann::json ApiError::status() const {
+  nlohmann::json out = {{"kind", "Status"},   {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
+                        {"status", "Failure"}, {"message", message}, {"reason", reason},
+                        {"code", code}};
+  if (!details.empty()) out["details"] = details;
+  return out;
+}
+
+ApiError bad_request(std::string message) { return ApiError{400, "BadRequest", std::move(message), {}}; }
+
+ApiError not_found(const std::string& group, const std::string& plural, const std::string& name) {
+  return ApiError{404, "NotFound", qualified(group, plural) + " \"" + name + "\" not found",
+                  details_for(group, plural, name)};
+}
+
+ApiError invalid(const std::string& group, const std::string& kind, const std::string& name,
+                 nlohmann::json causes, const std::string& summary) {
+  nlohmann::json details = {{"name", name}, {"kind", kind}, {"causes", std::move(causes)}};
+  if (!group.empty()) details["group"] = group;
+  const std::string what = group.empty() ? kind : kind + "." + group;
+  return ApiError{422, "Invalid", what + " \"" + name + "\" is invalid: " + summary, std::move(details)};
+}
+
+ApiError from_storage(const storage::Error& error, const std::string& group, const std::string& plural,
+                      const std::string& name) {
+  const std::string what = qualified(group, plural) + " \"" + name + "\"";
+  switch (error.code) {
+    case storage::ErrorCode::not_found: return not_found(group, plural, name);
+    case storage::ErrorCode::exists:
+      return ApiError{409, "AlreadyExists", what + " already exists", details_for(group, plural, name)};
+    case storage::ErrorCode::conflict:
+      return ApiError{409, "Conflict",
+                      "Operation cannot be fulfilled on " + what +
+                          ": the object has been modified; please apply your changes to the latest version and try again",
+                      details_for(group, plural, name)};
+    case storage::ErrorCode::compacted:
+      return ApiError{410, "Expired", "The resourceVersion for the provided list is too old.", {}};
+    case storage::ErrorCode::too_large:
+      return ApiError{413, "RequestEntityTooLarge", "Request entity too large: " + error.message, {}};
+    case storage::ErrorCode::timeout:
+      return ApiError{504, "Timeout", "storage timed out: " + error.message + "; retry", {}};
+    case storage::ErrorCode::unavailable:
+      return ApiError{503, "ServiceUnavailable", "storage is unavailable: " + error.message, {}};
+    case storage::ErrorCode::invalid: return bad_request(error.message);
+    case storage::ErrorCode::corrupt:
+      return ApiError{500, "InternalError", "stored data of " + what + " is unreadable: " + error.message, {}};
+  }
+  return ApiError{500, "InternalError", error.message, {}};
+}
+
+}  // namespace kw::registry

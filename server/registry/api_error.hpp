@@ -1,0 +1,32 @@
+#pragma once
+// An API error as the REST layer answers it: HTTP code, Kubernetes reason and message, turned
+// into a meta/v1 Status by the HTTP layer. Storage errors map here in one place.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "server/storage/backend.hpp"
+
+namespace kw::registry {
+
+struct ApiError {
+  int code = 500;
+  std::string reason;   // "NotFound", "AlreadyExists", "Conflict", "Invalid", ...
+  std::string message;
+  nlohmann::json details = nlohmann::json::object();  // {name, group, kind, causes}
+
+  nlohmann::json status() const;  // the meta/v1 Status object
+};
+
+ApiError bad_request(std::string message);
+ApiError not_found(const std::string& group, const std::string& plural, const std::string& name);
+ApiError invalid(const std::string& group, const std::string& kind, const std::string& name,
+                 nlohmann::json causes, const std::string& summary);
+// storage error about object `name` of `plural` in `group`
+ApiError from_storage(const storage::Error& error, const std::string& group, const std::string& plural,
+                      const std::string& name);
+
+template <class T>
+using ApiResult = std::expected<T, ApiError>;
+
+}  // namespace kw::registry

@@ -1,0 +1,547 @@
+#include "server/registry/registry.hpp"
+
+#include <ctime>
+#include <iostream>
+#include <random>
+
+#include "core/api/selector.hpp"
+#include "server/registry/fields.hpp"
+#include "server/registry/validation.hpp"
+
+namespace kw::registry {
+namespace {
+
+constexpr int k_update_retries = 5;
+const char* const k_default_namespaces[] = {"default", "kube-system", "kube-public", "kube-node-lease"};
+
+std::string random_string(std::size_t length, std::string_view alphabet) {
+  static thread_local std::mt19937_64 engine{std::random_device{}()};
+  std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1);
+  std::string out;
+  for (std::size_t i = 0; i < length; ++i) out += alphabet[pick(engine)];
+  return out;
+}
+
+std::string new_uid() {
+  std::string hex = random_string(32, "0123456789abcdef");
+  hex[12] = '4';
+  hex[16] = "89ab"[hex[16] % 4];
+  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4) + "-" +
+         hex.substr(20);
+}
+
+std::optional<storage::Revision> parse_revision(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  storage::Revision value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9' || value > (std::numeric_limits<storage::Revision>::max() - 9) / 10) return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+nlohmann::json& metadata(nlohmann::json& object) {
+  if (!object.contains("metadata") || !object["metadata"].is_object()) object["metadata"] = nlohmann::json::object();
+  return object["metadata"];
+}
+
+std::string base64_encode(std::string_view in) {
+  static constexpr char k_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8 | (unsigned char)in[i + 2];
+    for (int s : {18, 12, 6, 0}) out += k_alphabet[(v >> s) & 63];
+  }
+  if (i < in.size()) {
+    unsigned v = (unsigned char)in[i] << 16;
+    if (i + 1 < in.size()) v |= (unsigned char)in[i + 1] << 8;
+    out += k_alphabet[(v >> 18) & 63];
+    out += k_alphabet[(v >> 12) & 63];
+    out += i + 1 < in.size() ? k_alphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::optional<std::string> base64_decode(std::string_view in) {
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (char c : in) {
+    int v;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+' || c == '-') v = 62;
+    else if (c == '/' || c == '_') v = 63;
+    else if (c == '=') break;
+    else return std::nullopt;
+    buffer = buffer << 6 | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+// Continue tokens carry the list revision and the next key, like kube-apiserver's.
+std::string encode_continue(storage::Revision revision, const std::string& start) {
+  return base64_encode(nlohmann::json{{"v", "meta.k8s.io/v1"}, {"rv", revision}, {"start", start}}.dump());
+}
+
+ApiResult<std::pair<storage::Revision, std::string>> decode_continue(const std::string& token) {
+  auto raw = base64_decode(token);
+  auto parsed = raw ? nlohmann::json::parse(*raw, nullptr, false) : nlohmann::json();
+  if (!parsed.is_object() || !parsed.contains("rv") || !parsed["rv"].is_number_integer() ||
+      !parsed.contains("start") || !parsed["start"].is_string())
+    return std::unexpected(bad_request("continue key is not valid: " + token));
+  return std::pair{parsed["rv"].get<storage::Revision>(), parsed["start"].get<std::string>()};
+}
+
+}  // namespace
+
+Registry::Registry(storage::Backend& backend, api::ResourceTable resources, RegistryOptions options)
+    : m_backend(backend), m_resources(std::move(resources)), m_options(std::move(options)) {
+  if (!m_options.clock) m_options.clock = [] { return std::chrono::system_clock::now(); };
+}
+
+Registry::~Registry() = default;
+
+std::string Registry::key_prefix(const api::ResourceInfo& info, const std::string& ns) const {
+  std::string out = m_options.prefix + "/";
+  if (!info.group.empty() && info.group != "apps") out += info.group + "/";
+  out += info.plural + "/";
+  if (info.namespaced && !ns.empty()) out += ns + "/";
+  return out;
+}
+
+std::string Registry::key(const api::ResourceInfo& info, const std::string& ns, const std::string& name) const {
+  return key_prefix(info, ns) + name;
+}
+
+std::string Registry::now_rfc3339() const {
+  const std::time_t t = std::chrono::system_clock::to_time_t(m_options.clock());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+storage::Result<cache::ObjectPtr> Registry::decode(const api::ResourceInfo& info, const storage::KeyValue& kv) const {
+  auto parsed = nlohmann::json::parse(kv.value, nullptr, false);
+  if (!parsed.is_object())
+    return std::unexpected(storage::Error{storage::ErrorCode::corrupt, kv.key, kv.mod_revision, "not a JSON object"});
+  auto object = std::make_shared<cache::StoredObject>();
+  object->key = kv.key;
+  object->revision = kv.mod_revision;
+  metadata(parsed)["resourceVersion"] = std::to_string(kv.mod_revision);
+  const auto& meta = parsed["metadata"];
+  object->name = meta.value("name", std::string());
+  object->namespace_ = meta.value("namespace", std::string());
+  object->labels = api::labels_of(parsed);
+  object->fields = selectable_fields(info, parsed);
+  object->object = std::move(parsed);
+  return object;
+}
+
+storage::Result<void> Registry::start() {
+  for (const auto& info : m_resources.all()) {
+    cache::CacheOptions options;
+    options.prefix = key_prefix(info, "");
+    options.api_version = info.api_version();
+    options.kind = info.kind;
+    options.decode = [this, info](const storage::KeyValue& kv) { return decode(info, kv); };
+    auto cache = std::make_unique<cache::WatchCache>(m_backend, std::move(options));
+    if (auto started = cache->start(); !started) return started;
+    std::lock_guard lock(m_caches_mutex);
+    m_caches[key_prefix(info, "")] = std::move(cache);
+  }
+  const auto* namespaces = m_resources.find_plural("", "v1", "namespaces");
+  for (const char* name : k_default_namespaces) {
+    nlohmann::json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
+    auto created = create(*namespaces, "", std::move(ns), {});
+    if (!created && created.error().code != 409) {
+      return std::unexpected(storage::Error{storage::ErrorCode::unavailable, name, 0,
+                                            "cannot create namespace " + std::string(name) + ": " +
+                                                created.error().message});
+    }
+  }
+  return {};
+}
+
+bool Registry::ready() const {
+  std::lock_guard lock(m_caches_mutex);
+  if (m_caches.empty()) return false;
+  for (const auto& [prefix, cache] : m_caches)
+    if (!cache->ready()) return false;
+  return true;
+}
+
+cache::WatchCache* Registry::cache_for(const api::ResourceInfo& info) {
+  std::lock_guard lock(m_caches_mutex);
+  auto found = m_caches.find(key_prefix(info, ""));
+  return found == m_caches.end() ? nullptr : found->second.get();
+}
+
+std::vector<std::pair<std::string, cache::CacheMetrics>> Registry::cache_metrics() const {
+  std::lock_guard lock(m_caches_mutex);
+  std::vector<std::pair<std::string, cache::CacheMetrics>> out;
+  for (const auto& [prefix, cache] : m_caches) out.emplace_back(prefix, cache->metrics());
+  return out;
+}
+
+ApiResult<cache::WatchFilter> Registry::make_filter(const api::ResourceInfo& info, const std::string& ns,
+                                                    const std::string& label_selector,
+                                                    const std::string& field_selector) const {
+  auto labels = api::LabelSelector::parse(label_selector);
+  if (!labels) return std::unexpected(bad_request("unable to parse labelSelector: " + labels.error().message));
+  auto fields = api::FieldSelector::parse(field_selector);
+  if (!fields) return std::unexpected(bad_request("unable to parse fieldSelector: " + fields.error().message));
+  const auto supported = selectable_fields(info, nlohmann::json::object());
+  for (const auto& requirement : fields->requirements())
+    if (!supported.contains(requirement.field))
+      return std::unexpected(bad_request("field label not supported: " + requirement.field));
+  cache::WatchFilter filter;
+  filter.namespace_ = info.namespaced ? ns : "";
+  if (!labels->empty() || !fields->empty())
+    filter.matches = [labels = *labels, fields = *fields](const cache::StoredObject& o) {
+      return labels.matches(o.labels) && fields.matches(o.fields);
+    };
+  return filter;
+}
+
+ApiResult<void> Registry::check_namespace(const api::ResourceInfo& info, const std::string& ns) {
+  if (!info.namespaced) return {};
+  const auto* namespaces = m_resources.find_plural("", "v1", "namespaces");
+  auto found = m_backend.get(key(*namespaces, "", ns));
+  if (!found) {
+    if (found.error().code == storage::ErrorCode::not_found) return std::unexpected(not_found("", "namespaces", ns));
+    return std::unexpected(from_storage(found.error(), "", "namespaces", ns));
+  }
+  auto object = nlohmann::json::parse(found->value, nullptr, false);
+  if (object.is_object() && object.value("status", nlohmann::json::object()).value("phase", "") == "Terminating")
+    return std::unexpected(ApiError{403, "Forbidden",
+                                    info.plural + " is forbidden: unable to create new content in namespace " + ns +
+                                        " because it is being terminated",
+                                    {}});
+  return {};
+}
+
+ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const std::string& ns, nlohmann::json object,
+                                           const WriteOptions& options) {
+  if (!object.is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
+  if (object.value("kind", info.kind) != info.kind || object.value("apiVersion", info.api_version()) != info.api_version())
+    return std::unexpected(bad_request("the API version in the data (" + object.value("apiVersion", std::string()) +
+                                       ") and kind (" + object.value("kind", std::string()) +
+                                       ") do not match the resource " + info.plural + " (" + info.api_version() +
+                                       ", " + info.kind + ")"));
+  object["kind"] = info.kind;
+  object["apiVersion"] = info.api_version();
+  auto& meta = metadata(object);
+  if (info.namespaced) {
+    const auto body_ns = meta.value("namespace", std::string());
+    if (!body_ns.empty() && body_ns != ns)
+      return std::unexpected(bad_request("the namespace of the provided object does not match the namespace sent on the request"));
+    meta["namespace"] = ns;
+  } else {
+    meta.erase("namespace");
+  }
+  if (meta.value("name", std::string()).empty() && !meta.value("generateName", std::string()).empty())
+    meta["name"] = meta["generateName"].get<std::string>() + random_string(5, "bcdfghjklmnpqrstvwxz2456789");
+  const std::string name = meta.value("name", std::string());
+  if (auto causes = validate_object(info, object); !causes.empty())
+    return std::unexpected(invalid(info.group, info.kind, name, causes,
+                                   causes[0].value("field", "") + ": " + causes[0].value("message", "")));
+  if (auto ok = check_namespace(info, ns); !ok) return std::unexpected(ok.error());
+  for (const char* server_set : {"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"})
+    meta.erase(server_set);
+  meta["uid"] = new_uid();
+  meta["creationTimestamp"] = now_rfc3339();
+  if (object.contains("spec")) meta["generation"] = 1;
+  if (info.group.empty() && info.kind == "Namespace") {
+    object["spec"]["finalizers"] = {"kubernetes"};
+    object["status"] = {{"phase", "Active"}};
+  } else if (info.group.empty() && info.kind == "Pod") {
+    if (!object.contains("status") || !object["status"].is_object()) object["status"] = nlohmann::json::object();
+    if (!object["status"].contains("phase")) object["status"]["phase"] = "Pending";
+  }
+  if (options.dry_run) return object;
+  const std::string value = object.dump();
+  const auto ttl = info.group.empty() && info.kind == "Event" ? m_options.event_ttl : std::chrono::seconds{0};
+  auto written = m_backend.create(key(info, ns, name), value, ttl);
+  if (!written) return std::unexpected(from_storage(written.error(), info.group, info.plural, name));
+  meta["resourceVersion"] = std::to_string(written->revision);
+  return object;
+}
+
+ApiResult<nlohmann::json> Registry::update_with(
+    const api::ResourceInfo& info, const std::string& ns, const std::string& name,
+    const std::function<ApiResult<nlohmann::json>(const nlohmann::json&)>& mutate, const WriteOptions& options) {
+  const std::string k = key(info, ns, name);
+  for (int attempt = 0;; ++attempt) {
+    auto current = m_backend.get(k);
+    if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));
+    auto existing = nlohmann::json::parse(current->value, nullptr, false);
+    if (!existing.is_object())
+      return std::unexpected(from_storage(storage::Error{storage::ErrorCode::corrupt, k, 0, "not JSON"}, info.group,
+                                          info.plural, name));
+    metadata(existing)["resourceVersion"] = std::to_string(current->mod_revision);
+    auto wanted = mutate(existing);
+    if (!wanted) return wanted;
+    nlohmann::json object = std::move(*wanted);
+    if (!object.is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
+    auto& meta = metadata(object);
+    if (meta.value("name", name) != name)
+      return std::unexpected(bad_request("the name of the object (" + meta.value("name", std::string()) +
+                                         ") does not match the name on the URL (" + name + ")"));
+    if (info.namespaced && meta.value("namespace", ns) != ns)
+      return std::unexpected(bad_request("the namespace of the provided object does not match the namespace sent on the request"));
+    // The revision the client read: a stale one is a conflict. None means "whatever is current".
+    storage::Revision expected = current->mod_revision;
+    if (meta.contains("resourceVersion") && meta["resourceVersion"].is_string() &&
+        !meta["resourceVersion"].get<std::string>().empty()) {
+      auto parsed = parse_revision(meta["resourceVersion"].get<std::string>());
+      if (!parsed)
+        return std::unexpected(invalid(info.group, info.kind, name,
+                                       nlohmann::json::array({{{"reason", "FieldValueInvalid"},
+                                                               {"message", "Invalid value: must be an integer"},
+                                                               {"field", "metadata.resourceVersion"}}}),
+                                       "metadata.resourceVersion: Invalid value: must be an integer"));
+      expected = *parsed;
+    }
+    if (expected != current->mod_revision)
+      return std::unexpected(from_storage(storage::Error{storage::ErrorCode::conflict, k, 0, ""}, info.group,
+                                          info.plural, name));
+    object["kind"] = info.kind;
+    object["apiVersion"] = info.api_version();
+    const auto& old_meta = existing["metadata"];
+    for (const char* kept : {"uid", "creationTimestamp", "generation", "deletionTimestamp", "namespace", "name"})
+      if (old_meta.contains(kept)) meta[kept] = old_meta[kept];
+      else meta.erase(kept);
+    if (options.subresource == "status") {
+      nlohmann::json status = object.value("status", nlohmann::json());
+      object = existing;
+      if (status.is_null()) object.erase("status");
+      else object["status"] = std::move(status);
+    } else {
+      if (info.has_subresource("status")) {
+        if (existing.contains("status")) object["status"] = existing["status"];
+        else object.erase("status");
+      }
+      if (object.value("spec", nlohmann::json()) != existing.value("spec", nlohmann::json()))
+        meta["generation"] = old_meta.value("generation", 0) + 1;
+    }
+    if (auto causes = validate_object(info, object); !causes.empty())
+      return std::unexpected(invalid(info.group, info.kind, name, causes,
+                                     causes[0].value("field", "") + ": " + causes[0].value("message", "")));
+    metadata(object).erase("resourceVersion");
+    if (options.dry_run) {
+      metadata(object)["resourceVersion"] = std::to_string(current->mod_revision);
+      return object;
+    }
+    auto written = m_backend.update(k, object.dump(), current->mod_revision);
+    if (written) {
+      metadata(object)["resourceVersion"] = std::to_string(written->revision);
+      return object;
+    }
+    // A write raced ours: retry only when the client did not pin a revision.
+    const bool pinned = expected != current->mod_revision || meta.contains("resourceVersion");
+    if (written.error().code != storage::ErrorCode::conflict || attempt >= k_update_retries || pinned)
+      return std::unexpected(from_storage(written.error(), info.group, info.plural, name));
+  }
+}
+
+ApiResult<nlohmann::json> Registry::update(const api::ResourceInfo& info, const std::string& ns,
+                                           const std::string& name, nlohmann::json object,
+                                           const WriteOptions& options) {
+  return update_with(info, ns, name, [&](const nlohmann::json&) -> ApiResult<nlohmann::json> { return object; },
+                     options);
+}
+
+ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const std::string& ns,
+                                           const std::string& name, const nlohmann::json& delete_options,
+                                           const WriteOptions& options) {
+  if (info.group.empty() && info.kind == "Namespace") return remove_namespace(info, name, delete_options, options);
+  const std::string k = key(info, ns, name);
+  auto current = m_backend.get(k);
+  if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));
+  auto existing = nlohmann::json::parse(current->value, nullptr, false);
+  if (!existing.is_object())
+    return std::unexpected(from_storage(storage::Error{storage::ErrorCode::corrupt, k, 0, "not JSON"}, info.group,
+                                        info.plural, name));
+  const auto preconditions = delete_options.is_object() ? delete_options.value("preconditions", nlohmann::json::object())
+                                                        : nlohmann::json::object();
+  const auto& meta = existing["metadata"];
+  if (preconditions.contains("uid") && preconditions["uid"] != meta.value("uid", nlohmann::json()))
+    return std::unexpected(ApiError{409, "Conflict",
+                                    "Precondition failed: UID in precondition: " + preconditions["uid"].dump() +
+                                        ", UID in object meta: " + meta.value("uid", std::string()),
+                                    {}});
+  if (preconditions.contains("resourceVersion") &&
+      preconditions["resourceVersion"] != std::to_string(current->mod_revision))
+    return std::unexpected(ApiError{409, "Conflict",
+                                    "Precondition failed: ResourceVersion in precondition: " +
+                                        preconditions["resourceVersion"].dump() +
+                                        ", ResourceVersion in object meta: " + std::to_string(current->mod_revision),
+                                    {}});
+  metadata(existing)["resourceVersion"] = std::to_string(current->mod_revision);
+  const auto finalizers = meta.value("finalizers", nlohmann::json::array());
+  if (finalizers.is_array() && !finalizers.empty()) {
+    // Finalizers hold the object: mark it deleted and let the finalizers' owners clear them.
+    return update_with(info, ns, name,
+                       [&](const nlohmann::json& now) -> ApiResult<nlohmann::json> {
+                         nlohmann::json out = now;
+                         if (!out["metadata"].contains("deletionTimestamp")) {
+                           out["metadata"]["deletionTimestamp"] = now_rfc3339();
+                           out["metadata"]["deletionGracePeriodSeconds"] = 0;
+                         }
+                         return out;
+                       },
+                       options);
+  }
+  if (options.dry_run) return existing;
+  auto removed = m_backend.remove(k, current->mod_revision);
+  if (!removed) return std::unexpected(from_storage(removed.error(), info.group, info.plural, name));
+  metadata(existing)["resourceVersion"] = std::to_string(removed->revision);
+  return existing;
+}
+
+ApiResult<nlohmann::json> Registry::remove_namespace(const api::ResourceInfo& info, const std::string& name,
+                                                     const nlohmann::json& delete_options,
+                                                     const WriteOptions& options) {
+  (void)delete_options;
+  // Mark it Terminating (no new content), remove its contents, then the namespace itself.
+  auto terminating = update_with(info, "", name,
+                                 [&](const nlohmann::json& now) -> ApiResult<nlohmann::json> {
+                                   nlohmann::json out = now;
+                                   if (!out["metadata"].contains("deletionTimestamp"))
+                                     out["metadata"]["deletionTimestamp"] = now_rfc3339();
+                                   out["status"] = {{"phase", "Terminating"}};
+                                   return out;
+                                 },
+                                 {.dry_run = options.dry_run, .subresource = "status"});
+  if (!terminating || options.dry_run) return terminating;
+  for (const auto& resource : m_resources.all()) {
+    if (!resource.namespaced) continue;
+    for (;;) {
+      auto page = m_backend.list(key_prefix(resource, name), storage::ListOptions{0, 500, ""});
+      if (!page) return std::unexpected(from_storage(page.error(), resource.group, resource.plural, ""));
+      for (const auto& kv : page->items) {
+        auto removed = m_backend.remove(kv.key);
+        if (!removed && removed.error().code != storage::ErrorCode::not_found)
+          return std::unexpected(from_storage(removed.error(), resource.group, resource.plural, kv.key));
+      }
+      if (!page->more) break;
+    }
+  }
+  auto removed = m_backend.remove(key(info, "", name));
+  if (!removed) return std::unexpected(from_storage(removed.error(), info.group, info.plural, name));
+  return terminating;
+}
+
+ApiResult<nlohmann::json> Registry::get(const api::ResourceInfo& info, const std::string& ns,
+                                        const std::string& name, const std::string& resource_version) {
+  if (resource_version == "0")
+    if (auto* cache = cache_for(info)) {
+      auto found = cache->get(key(info, ns, name), false);
+      if (found) return (*found)->object;
+      if (found.error().code != storage::ErrorCode::unavailable)
+        return std::unexpected(from_storage(found.error(), info.group, info.plural, name));
+    }
+  auto found = m_backend.get(key(info, ns, name));
+  if (!found) return std::unexpected(from_storage(found.error(), info.group, info.plural, name));
+  auto object = decode(info, *found);
+  if (!object) return std::unexpected(from_storage(object.error(), info.group, info.plural, name));
+  return (*object)->object;
+}
+
+ApiResult<ListResult> Registry::list(const api::ResourceInfo& info, const ListRequest& request) {
+  auto filter = make_filter(info, request.namespace_, request.label_selector, request.field_selector);
+  if (!filter) return std::unexpected(filter.error());
+  const bool exact = request.resource_version_match == "Exact";
+  if (!request.resource_version_match.empty() && request.resource_version_match != "NotOlderThan" && !exact)
+    return std::unexpected(bad_request("resourceVersionMatch: Unsupported value: \"" +
+                                       request.resource_version_match + "\": supported values: \"Exact\", \"NotOlderThan\""));
+  std::optional<storage::Revision> revision;
+  if (!request.resource_version.empty()) {
+    revision = parse_revision(request.resource_version);
+    if (!revision) return std::unexpected(bad_request("invalid resource version: " + request.resource_version));
+  }
+  if (!request.resource_version_match.empty() && request.resource_version.empty())
+    return std::unexpected(bad_request("resourceVersionMatch is forbidden unless resourceVersion is provided"));
+  // Served from the watch cache: no pagination asked for (or RV=0, where limit is a hint).
+  const bool paged = request.limit > 0 || !request.continue_token.empty();
+  if (!exact && (!paged || revision == 0))
+    if (auto* cache = cache_for(info)) {
+      if (revision && *revision > 0 && cache->revision() < *revision) {
+        // NotOlderThan a revision the cache has not seen yet: catch up first.
+        auto fresh = cache->list(*filter, true);
+        if (fresh && fresh->revision < *revision)
+          return std::unexpected(ApiError{504, "Timeout",
+                                          "Too large resource version: " + std::to_string(*revision) +
+                                              ", current: " + std::to_string(fresh->revision),
+                                          {{"retryAfterSeconds", 1}}});
+      }
+      auto snapshot = cache->list(*filter, !revision.has_value());
+      if (snapshot) {
+        ListResult out;
+        out.items = std::move(snapshot->items);
+        out.resource_version = std::to_string(snapshot->revision);
+        return out;
+      }
+      if (snapshot.error().code != storage::ErrorCode::unavailable &&
+          snapshot.error().code != storage::ErrorCode::timeout)
+        return std::unexpected(from_storage(snapshot.error(), info.group, info.plural, ""));
+    }
+  // Straight from storage, page by page, filtering as it goes.
+  const std::string prefix = key_prefix(info, request.namespace_);
+  storage::ListOptions options;
+  options.limit = request.limit;
+  if (exact) options.revision = *revision;
+  if (!request.continue_token.empty()) {
+    auto token = decode_continue(request.continue_token);
+    if (!token) return std::unexpected(token.error());
+    options.revision = token->first;
+    options.continue_key = prefix + token->second;
+  }
+  ListResult out;
+  const bool filtered = static_cast<bool>(filter->matches);
+  for (;;) {
+    auto page = m_backend.list(prefix, options);
+    if (!page) {
+      if (page.error().code == storage::ErrorCode::compacted && !request.continue_token.empty())
+        return std::unexpected(ApiError{410, "Expired",
+                                        "The provided continue parameter is too old to display a consistent list "
+                                        "result. You can start a new list without the continue parameter.",
+                                        {}});
+      return std::unexpected(from_storage(page.error(), info.group, info.plural, ""));
+    }
+    out.resource_version = std::to_string(page->revision);
+    std::string last_key;
+    for (const auto& kv : page->items) {
+      last_key = kv.key;
+      auto object = decode(info, kv);
+      if (!object) continue;
+      if (filter->passes(**object)) out.items.push_back(*object);
+      if (request.limit > 0 && static_cast<std::int64_t>(out.items.size()) >= request.limit) break;
+    }
+    const bool full = request.limit > 0 && static_cast<std::int64_t>(out.items.size()) >= request.limit;
+    const bool more_here = !page->items.empty() && last_key != page->items.back().key;
+    if (full || !page->more) {
+      if (more_here || page->more) {
+        out.continue_token = encode_continue(page->revision, last_key.substr(prefix.size()) + '\0');
+        if (!filtered && !more_here) out.remaining = page->remaining;
+      }
+      break;
+    }
+    options.revision = page->revision;
+    options.continue_key = page->items.back().key + '\0';
+  }
+  return out;
+}
+
+}  // namespace kw::registry

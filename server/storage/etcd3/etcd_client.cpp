@@ -1,0 +1,107 @@
+#include "server/storage/etcd3/etcd_client.hpp"
+
+#include <fstream>
+#include <sstream>
+
+namespace kw::storage::etcd3 {
+namespace {
+
+Result<std::string> read_pem(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return std::unexpected(Error{ErrorCode::invalid, "", 0, std::string("cannot read the etcd ") + what + " " + path});
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Result<std::shared_ptr<grpc::ChannelCredentials>> credentials(const Etcd3Options& options, bool tls) {
+  if (!tls) return grpc::InsecureChannelCredentials();
+  grpc::SslCredentialsOptions ssl;
+  if (!options.ca_file.empty()) {
+    auto ca = read_pem(options.ca_file, "CA file");
+    if (!ca) return std::unexpected(ca.error());
+    ssl.pem_root_certs = *ca;
+  }
+  if (!options.cert_file.empty() || !options.key_file.empty()) {
+    auto cert = read_pem(options.cert_file, "client certificate");
+    if (!cert) return std::unexpected(cert.error());
+    auto key = read_pem(options.key_file, "client key");
+    if (!key) return std::unexpected(key.error());
+    ssl.pem_cert_chain = *cert;
+    ssl.pem_private_key = *key;
+  }
+  return grpc::SslCredentials(ssl);
+}
+
+}  // namespace
+
+Error error_from_status(const grpc::Status& status, const std::string& what, const std::string& key) {
+  const std::string& detail = status.error_message();
+  auto has = [&](const char* text) { return detail.find(text) != std::string::npos; };
+  const std::string prefix = "etcd " + what + ": ";
+  if (has("required revision has been compacted")) {
+    return Error{ErrorCode::compacted, key, 0, prefix + detail + "; read or watch from a newer revision"};
+  }
+  if (has("future revision")) return Error{ErrorCode::invalid, key, 0, prefix + detail};
+  if (has("request is too large") || status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+    return Error{ErrorCode::too_large, key, 0, prefix + detail + "; store a smaller object"};
+  }
+  switch (status.error_code()) {
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return Error{ErrorCode::timeout, key, 0, prefix + "no answer before the deadline (" + detail +
+                                                   "); check that a quorum of etcd members is up"};
+    case grpc::StatusCode::UNAVAILABLE:
+      return Error{ErrorCode::unavailable, key, 0,
+                   prefix + "etcd is unreachable (" + detail + "); check that etcd is running and reachable"};
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return Error{ErrorCode::invalid, key, 0, prefix + detail};
+    default:
+      return Error{ErrorCode::unavailable, key, 0, prefix + detail};
+  }
+}
+
+bool Client::retryable(const grpc::Status& status) { return status.error_code() == grpc::StatusCode::UNAVAILABLE; }
+
+Result<std::shared_ptr<Client>> Client::connect(const Etcd3Options& options) {
+  if (options.endpoints.empty()) {
+    return std::unexpected(Error{ErrorCode::invalid, "", 0, "no etcd endpoint given; pass at least one"});
+  }
+  auto client = std::make_shared<Client>();
+  client->m_options = options;
+  for (const std::string& url : options.endpoints) {
+    std::string address = url;
+    bool tls = !options.ca_file.empty();
+    if (address.starts_with("https://")) {
+      tls = true;
+      address.erase(0, 8);
+    } else if (address.starts_with("http://")) {
+      address.erase(0, 7);
+    }
+    while (!address.empty() && address.back() == '/') address.pop_back();
+    if (address.empty()) return std::unexpected(Error{ErrorCode::invalid, "", 0, "empty etcd endpoint in " + url});
+    auto creds = credentials(options, tls);
+    if (!creds) return std::unexpected(creds.error());
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(-1);
+    args.SetMaxSendMessageSize(-1);
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+    auto endpoint = std::make_unique<Endpoint>();
+    endpoint->address = address;
+    endpoint->channel = grpc::CreateCustomChannel(address, *creds, args);
+    endpoint->kv = etcdserverpb::KV::NewStub(endpoint->channel);
+    endpoint->watch = etcdserverpb::Watch::NewStub(endpoint->channel);
+    endpoint->lease = etcdserverpb::Lease::NewStub(endpoint->channel);
+    endpoint->maintenance = etcdserverpb::Maintenance::NewStub(endpoint->channel);
+    client->m_endpoints.push_back(std::move(endpoint));
+  }
+  return client;
+}
+
+}  // namespace kw::storage::etcd3

@@ -1,0 +1,79 @@
+#pragma once
+// The embedded backend's implementation class (private to this folder).
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "server/storage/sqlite/database.hpp"
+#include "server/storage/sqlite/dir_lock.hpp"
+#include "server/storage/sqlite/sqlite_backend.hpp"
+#include "server/storage/sqlite/watch_hub.hpp"
+
+namespace kw::storage::sqlite {
+
+struct Row {
+  Revision rev = 0;
+  std::string key;
+  std::string value;
+  Revision create_rev = 0;
+  Revision prev_rev = 0;
+  bool deleted = false;
+  std::int64_t expires_at = 0;  // unix ms, 0 = none
+
+  KeyValue to_kv() const { return KeyValue{key, value, create_rev, rev}; }
+};
+
+class SqliteStore final : public Backend {
+ public:
+  SqliteStore(SqliteOptions options, DirLock lock, std::unique_ptr<Database> writer, Revision revision);
+  ~SqliteStore() override;
+
+  Result<KeyValue> get(const std::string& key, Revision revision) override;
+  Result<ListResult> list(const std::string& prefix, const ListOptions& options) override;
+  Result<WriteResult> create(const std::string& key, const std::string& value, std::chrono::seconds ttl) override;
+  Result<WriteResult> update(const std::string& key, const std::string& value, Revision expected_mod_revision) override;
+  Result<WriteResult> remove(const std::string& key, std::optional<Revision> expected_mod_revision) override;
+  Result<std::unique_ptr<WatchHandle>> watch(const std::string& prefix, Revision after_revision,
+                                             WatchCallbacks callbacks) override;
+  Result<Revision> current_revision() override;
+  Result<void> compact(Revision revision) override;
+  Result<Revision> compacted_revision() override;
+  Result<void> health() override;
+
+ private:
+  // A read connection from the pool, returned when the lease ends.
+  class ReaderLease;
+  Result<ReaderLease> lease_reader();
+  // Opens a read transaction and checks revision against the current and compacted ones.
+  Result<Revision> begin_read_locked(Database& db, Revision revision);
+  Result<std::vector<Event>> replay(const std::string& prefix, Revision after, Revision upto);
+
+  // Appends one row at the next revision and publishes its event; the caller holds m_write_mutex
+  // and an open transaction it commits through this call.
+  Result<WriteResult> commit_write_locked(Transaction& txn, Row row, std::optional<Row> previous);
+  Result<std::optional<Row>> latest_row_locked(Database& db, const std::string& key, Revision at);
+  Result<WriteResult> remove_locked(const std::string& key, std::optional<Revision> expected_mod_revision);
+  void expiry_loop();
+  Result<void> expire_due();
+
+  SqliteOptions m_options;
+  DirLock m_lock;
+  // Lock order: m_write_mutex, then m_readers_mutex, then the watch hub's queue lock.
+  std::mutex m_write_mutex;  // guards m_writer and the order of revisions
+  std::unique_ptr<Database> m_writer;
+  std::atomic<Revision> m_revision;  // last committed revision; written under m_write_mutex
+  std::mutex m_readers_mutex;        // guards m_readers (idle read connections)
+  std::vector<std::unique_ptr<Database>> m_readers;
+  std::unique_ptr<WatchHub> m_hub;
+
+  std::mutex m_expiry_mutex;  // guards m_stopping
+  std::condition_variable m_expiry_wake;
+  bool m_stopping = false;
+  std::thread m_expiry_thread;
+};
+
+}  // namespace kw::storage::sqlite

@@ -1,0 +1,133 @@
+"""Test harness: starts a real `kw serve` on free 127.0.0.1 ports with a temp data dir and
+stops it after (also on failure). Every wait is bounded."""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+KW_BIN = os.environ.get("KW_BIN", os.path.join(os.path.dirname(__file__), "../../../build/cli/kw"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class KwServer:
+    """A kw serve process; use as a context manager."""
+
+    def __init__(self, extra_args=(), data_dir=None, port=None):
+        self.own_dir = data_dir is None
+        self.data_dir = data_dir or tempfile.mkdtemp(prefix="kw-it-")
+        self.port = port or free_port()
+        self.extra_args = list(extra_args)
+        self.proc = None
+        self.log_path = os.path.join(self.data_dir, "serve.log")
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout=20):
+        self.log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [KW_BIN, "serve", "--data-dir", self.data_dir, "--insecure-port", str(self.port), "--secure-port", "0"]
+            + self.extra_args,
+            stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"kw serve exited with {self.proc.returncode}: {self.read_log()}")
+            try:
+                with urllib.request.urlopen(self.url + "/readyz", timeout=1) as r:
+                    if r.status == 200:
+                        return self
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("kw serve did not become ready: " + self.read_log())
+
+    def read_log(self):
+        try:
+            with open(self.log_path, "rb") as f:
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def stop(self, sig=signal.SIGTERM, timeout=15):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if getattr(self, "log", None):
+            self.log.close()
+        return self.proc.returncode if self.proc else None
+
+    def cleanup(self):
+        self.stop(signal.SIGKILL)
+        if self.own_dir:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
+    # --- helpers -----------------------------------------------------------------------------
+    def request(self, method, path, body=None, headers=None, timeout=10):
+        data = None
+        headers = dict(headers or {})
+        if body is not None:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            headers.setdefault("Content-Type", "application/json")
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                return r.status, dict(r.headers), r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, dict(e.headers), e.read()
+
+    def json(self, method, path, body=None, headers=None):
+        status, _, raw = self.request(method, path, body, headers)
+        return status, json.loads(raw) if raw else None
+
+    def kubectl(self, *args, timeout=30, check=True):
+        cmd = ["timeout", str(timeout), "kubectl", f"--server={self.url}", *args]
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        if check and out.returncode != 0:
+            raise AssertionError(f"{' '.join(cmd)} failed ({out.returncode}): {out.stderr}")
+        return out
+
+
+class ServerTestCase(unittest.TestCase):
+    """One kw serve for the whole test class."""
+
+    server_args = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = KwServer(cls.server_args)
+        cls.server.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.cleanup()
+
+
+def pod(name, labels=None, node=None, image="nginx"):
+    spec = {"containers": [{"name": "c", "image": image}]}
+    if node:
+        spec["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels or {}}, "spec": spec}

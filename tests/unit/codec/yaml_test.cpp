@@ -1,0 +1,175 @@
+#include <doctest/doctest.h>
+
+#include "core/codec/yaml.hpp"
+
+using kw::codec::json_to_yaml;
+using kw::codec::yaml_to_json;
+using nlohmann::json;
+
+namespace {
+
+json one(std::string_view yaml) {
+  auto docs = yaml_to_json(yaml);
+  REQUIRE_MESSAGE(docs, (docs ? "" : docs.error().message));
+  REQUIRE(docs->size() == 1);
+  return docs->front();
+}
+
+void check_round_trip(const json& value) {
+  std::string yaml = json_to_yaml(value);
+  CAPTURE(yaml);
+  auto back = yaml_to_json(yaml);
+  REQUIRE_MESSAGE(back, (back ? "" : back.error().message));
+  REQUIRE(back->size() == 1);
+  CHECK(back->front() == value);
+}
+
+}  // namespace
+
+TEST_CASE("yaml_to_json: scalar typing like Kubernetes") {
+  json j = one(R"(
+t: true
+f: False
+yes_: yes
+off_: off
+n1: null
+n2: ~
+n3:
+i: 42
+neg: -7
+hex: 0x1F
+oct: 0644
+oct2: 0o17
+under: 1_000
+big: 18446744073709551615
+fl: 1.5
+exp: 1e3
+dot: .5
+q1: "true"
+q2: '0123'
+q3: "null"
+s: hello world
+ver: 1.2.3
+ts: 2024-01-02T03:04:05Z
+lit: |
+  line1
+  line2
+folded: >-
+  a
+  b
+1: numeric key
+true: bool key
+)");
+  CHECK(j["t"] == true);
+  CHECK(j["f"] == false);
+  CHECK(j["yes_"] == true);
+  CHECK(j["off_"] == false);
+  CHECK(j["n1"].is_null());
+  CHECK(j["n2"].is_null());
+  CHECK(j["n3"].is_null());
+  CHECK(j["i"] == 42);
+  CHECK(j["i"].is_number_integer());
+  CHECK(j["neg"] == -7);
+  CHECK(j["hex"] == 31);
+  CHECK(j["oct"] == 420);
+  CHECK(j["oct2"] == 15);
+  CHECK(j["under"] == 1000);
+  CHECK(j["big"].get<std::uint64_t>() == 18446744073709551615ULL);
+  CHECK(j["fl"] == 1.5);
+  CHECK(j["exp"].is_number_float());
+  CHECK(j["exp"] == 1000.0);
+  CHECK(j["dot"] == 0.5);
+  CHECK(j["q1"] == "true");
+  CHECK(j["q2"] == "0123");
+  CHECK(j["q3"] == "null");
+  CHECK(j["s"] == "hello world");
+  CHECK(j["ver"] == "1.2.3");
+  CHECK(j["ts"] == "2024-01-02T03:04:05Z");
+  CHECK(j["lit"] == "line1\nline2\n");
+  CHECK(j["folded"] == "a b");
+  CHECK(j["1"] == "numeric key");
+  CHECK(j["true"] == "bool key");
+}
+
+TEST_CASE("yaml_to_json: multiple documents, empty ones skipped") {
+  auto docs = yaml_to_json("---\na: 1\n---\n---\n# only a comment\n---\n- x\n- 2\n...\n");
+  REQUIRE(docs);
+  REQUIRE(docs->size() == 2);
+  CHECK((*docs)[0] == json{{"a", 1}});
+  CHECK((*docs)[1] == json::array({"x", 2}));
+  auto none = yaml_to_json("");
+  REQUIRE(none);
+  CHECK(none->empty());
+}
+
+TEST_CASE("yaml_to_json: errors are values with positions") {
+  auto bad = yaml_to_json("a: [1, 2\nb: 3\n");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("invalid YAML at line") != std::string::npos);
+  auto inf = yaml_to_json("x: .inf\n");
+  REQUIRE_FALSE(inf);
+  CHECK(inf.error().message.find("cannot be represented in JSON") != std::string::npos);
+  CHECK_FALSE(yaml_to_json("? [a, b]\n: c\n"));
+  std::string deep(2000, '[');
+  CHECK_FALSE(yaml_to_json(deep));
+  // Alias expansion is bounded.
+  std::string laughs = "a: &a [x,x,x,x,x,x,x,x,x,x]\n";
+  for (char c = 'b'; c <= 'j'; ++c)
+    laughs += std::string(1, c) + ": &" + c + " [*" + char(c - 1) + ",*" + char(c - 1) + ",*" + char(c - 1) + ",*" +
+              char(c - 1) + ",*" + char(c - 1) + ",*" + char(c - 1) + ",*" + char(c - 1) + ",*" + char(c - 1) + "]\n";
+  auto boom = yaml_to_json(laughs);
+  REQUIRE_FALSE(boom);
+  CHECK(boom.error().message.find("aliases") != std::string::npos);
+}
+
+TEST_CASE("json_to_yaml: kubectl-like block style") {
+  json pod = json::parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"app":"web"}},
+    "spec":{"containers":[{"name":"c","image":"nginx:1.25","args":["--port=80","-v"],"ports":[{"containerPort":80}]}],
+    "tolerations":[],"nodeSelector":{}}})");
+  CHECK(json_to_yaml(pod) ==
+        "apiVersion: v1\n"
+        "kind: Pod\n"
+        "metadata:\n"
+        "  labels:\n"
+        "    app: web\n"
+        "  name: web\n"
+        "spec:\n"
+        "  containers:\n"
+        "  - args:\n"
+        "    - --port=80\n"
+        "    - -v\n"
+        "    image: nginx:1.25\n"
+        "    name: c\n"
+        "    ports:\n"
+        "    - containerPort: 80\n"
+        "  nodeSelector: {}\n"
+        "  tolerations: []\n");
+  CHECK(json_to_yaml(json::array({json::array({1, 2}), "x"})) == "- - 1\n  - 2\n- x\n");
+  CHECK(json_to_yaml(json("text")) == "text\n");
+  CHECK(json_to_yaml(json::object()) == "{}\n");
+}
+
+TEST_CASE("json_to_yaml: quoting of ambiguous strings") {
+  json data = {{"a", "true"}, {"b", "0123"}, {"c", "1e3"}, {"d", "null"}, {"e", ""}, {"f", ": "},
+               {"g", "- x"}, {"h", "yes"}, {"i", "~"}, {"j", "2024-01-02T03:04:05Z"}, {"k", "#x"},
+               {"l", "a #b"}, {"m", " lead"}, {"n", "trail "}, {"o", "tab\there"}, {"p", "12"}};
+  std::string yaml = json_to_yaml(data);
+  CHECK(yaml.find("a: \"true\"\n") != std::string::npos);
+  CHECK(yaml.find("b: \"0123\"\n") != std::string::npos);
+  CHECK(yaml.find("e: \"\"\n") != std::string::npos);
+  CHECK(yaml.find("j: \"2024-01-02T03:04:05Z\"\n") != std::string::npos);
+  CHECK(yaml.find("o: \"tab\\there\"\n") != std::string::npos);
+  check_round_trip(data);
+}
+
+TEST_CASE("json_to_yaml: multi-line strings as literal blocks") {
+  json j = {{"script", "#!/bin/sh\necho hi\n"}, {"nochomp", "a\nb"}, {"keep", "a\n\n"},
+            {"indented", "  x\ny\n"}, {"trailing", "a \nb\n"}, {"cr", "a\r\nb\n"}};
+  std::string yaml = json_to_yaml(j);
+  CHECK(yaml.find("script: |\n  #!/bin/sh\n  echo hi\n") != std::string::npos);
+  CHECK(yaml.find("nochomp: |-\n  a\n  b\n") != std::string::npos);
+  CHECK(yaml.find("indented: \"  x\\ny\\n\"\n") != std::string::npos);
+  CHECK(yaml.find("trailing: \"a \\nb\\n\"\n") != std::string::npos);
+  check_round_trip(j);
+  check_round_trip(json::array({"x\ny", json{{"k", "multi\nline\n"}}}));
+}

@@ -1,0 +1,129 @@
+// Unknown fields under each validation mode, and malformed input of every kind.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "corpus.hpp"
+#include "test_support.hpp"
+
+using nlohmann::json;
+using kw::codec::FieldValidation;
+
+namespace {
+
+const json k_typo_pod = json::parse(R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "colour": "red"},
+  "spec": {"containers": [{"name": "c", "image": "i", "imagePullPolicyy": "Always"}]}})");
+
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+std::string error_of(const json& object, std::string_view message) {
+  auto encoded = kw::codec::json_to_protobuf(object, message);
+  return encoded ? std::string("<no error>") : encoded.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("unknown fields: Ignore drops them silently") {
+  auto encoded = kw::codec::encode_object_protobuf(k_typo_pod, kw::test::k_builtin_lookup, FieldValidation::Ignore);
+  REQUIRE(encoded);
+  CHECK(encoded->warnings.empty());
+  auto decoded = kw::codec::decode_object_protobuf(encoded->bytes, kw::test::k_builtin_lookup);
+  REQUIRE(decoded);
+  CHECK_FALSE((*decoded)["spec"]["containers"][0].contains("imagePullPolicyy"));
+}
+
+TEST_CASE("unknown fields: Warn drops them and names each path") {
+  auto encoded = kw::codec::encode_object_protobuf(k_typo_pod, kw::test::k_builtin_lookup, FieldValidation::Warn);
+  REQUIRE(encoded);
+  REQUIRE(encoded->warnings.size() == 2);
+  CHECK(encoded->warnings[0] == "unknown field \"metadata.colour\"");
+  CHECK(encoded->warnings[1] == "unknown field \"spec.containers[0].imagePullPolicyy\"");
+}
+
+TEST_CASE("unknown fields: Strict fails naming the field") {
+  auto encoded = kw::codec::encode_object_protobuf(k_typo_pod, kw::test::k_builtin_lookup, FieldValidation::Strict);
+  REQUIRE_FALSE(encoded);
+  CHECK(contains(encoded.error().message, "unknown field \"metadata.colour\""));
+}
+
+TEST_CASE("wrong JSON types name the field path") {
+  const std::string pod = "k8s.io.api.core.v1.Pod";
+  CHECK(error_of(json::parse(R"({"spec": {"containers": [{"ports": [{"containerPort": "80"}]}]}})"), pod) ==
+        "spec.containers[0].ports[0].containerPort: expected an integer, got string");
+  CHECK(contains(error_of(json::parse(R"({"spec": {"containers": [{"ports": [{"containerPort": 80.5}]}]}})"), pod),
+                 "spec.containers[0].ports[0].containerPort: expected an integer"));
+  CHECK(contains(error_of(json::parse(R"({"spec": {"containers": {"name": "c"}}})"), pod), "spec.containers: expected an array, got object"));
+  CHECK(contains(error_of(json::parse(R"({"spec": {"hostNetwork": "yes"}})"), pod), "spec.hostNetwork: expected a boolean"));
+  CHECK(contains(error_of(json::parse(R"({"metadata": {"labels": {"a": 1}}})"), pod), "metadata.labels[a]: expected a string, got integer"));
+  CHECK(contains(error_of(json::parse(R"({"spec": {"containers": [{"livenessProbe": {"httpGet": {"port": true}}}]}})"), pod),
+                 "spec.containers[0].livenessProbe.httpGet.port: expected an int32 or a string"));
+  CHECK(contains(error_of(json::parse(R"({"spec": {"priority": 4294967296}})"), pod), "spec.priority: 4294967296 is out of range for int32"));
+  CHECK(contains(error_of(json::parse(R"({"spec": "x"})"), pod), "spec: expected an object, got string"));
+  CHECK(contains(error_of(json::parse(R"([1, 2])"), pod), "expected an object, got array"));
+  CHECK(contains(error_of(json::parse(R"({"spec": {"containers": [{"resources": {"limits": {"cpu": {}}}}]}})"), pod),
+                 "spec.containers[0].resources.limits[cpu]: expected a quantity string"));
+}
+
+TEST_CASE("bad base64, bad times and bad durations are errors") {
+  CHECK(contains(error_of(json::parse(R"({"data": {"k": "not base64!"}})"), "k8s.io.api.core.v1.Secret"), "data[k]: invalid base64"));
+  CHECK(contains(error_of(json::parse(R"({"data": {"k": "YWJj="}})"), "k8s.io.api.core.v1.Secret"), "data[k]: invalid base64"));
+  CHECK(contains(error_of(json::parse(R"({"binaryData": {"k": "QQ=A"}})"), "k8s.io.api.core.v1.ConfigMap"), "binaryData[k]: invalid base64"));
+  for (const char* time : {"yesterday", "2024-13-01T00:00:00Z", "2024-02-30T00:00:00Z", "2024-01-02 03:04:05Z", "2024-01-02T03:04:05",
+                           "2024-01-02T03:04:05.Z", "2024-01-02T03:04:05+0200"}) {
+    CAPTURE(time);
+    CHECK(contains(error_of(json{{"metadata", {{"creationTimestamp", time}}}}, "k8s.io.api.core.v1.Pod"),
+                   "metadata.creationTimestamp: invalid RFC 3339 time"));
+  }
+  CHECK(contains(error_of(json{{"metadata", {{"creationTimestamp", 17}}}}, "k8s.io.api.core.v1.Pod"), "expected an RFC 3339 time string"));
+  for (const char* duration : {"", "5", "1x", "h", "1..5s"}) {
+    CAPTURE(duration);
+    CHECK(contains(error_of(json(duration), "k8s.io.apimachinery.pkg.apis.meta.v1.Duration"), "invalid duration"));
+  }
+  CHECK(contains(error_of(json::parse(R"({"metadata": {"managedFields": [{"fieldsV1": [1]}]}})"), "k8s.io.api.core.v1.Pod"),
+                 "metadata.managedFields[0].fieldsV1: expected an object"));
+}
+
+TEST_CASE("unknown messages and kinds are reported, not guessed") {
+  CHECK(contains(error_of(json::object(), "k8s.io.api.core.v1.Nope"), "no protobuf message \"k8s.io.api.core.v1.Nope\""));
+  auto encoded = kw::codec::encode_object_protobuf(json::parse(R"({"apiVersion": "example.com/v1", "kind": "Widget"})"), kw::test::k_builtin_lookup);
+  REQUIRE_FALSE(encoded);
+  CHECK(contains(encoded.error().message, "Widget"));
+  CHECK_FALSE(kw::codec::encode_object_protobuf(json::parse(R"({"kind": "Pod"})"), kw::test::k_builtin_lookup));
+  CHECK_FALSE(kw::codec::encode_object_protobuf(json::parse(R"({"apiVersion": "v1"})"), kw::test::k_builtin_lookup));
+  CHECK(kw::codec::builtin_message_for("v1", "PodList") == "k8s.io.api.core.v1.PodList");
+  CHECK(kw::codec::builtin_message_for("apps/v1", "DeploymentList") == "k8s.io.api.apps.v1.DeploymentList");
+  CHECK_FALSE(kw::codec::builtin_message_for("apps/v1", "Pod"));
+}
+
+TEST_CASE("malformed protobuf bytes give errors") {
+  const std::string pod = "k8s.io.api.core.v1.Pod";
+  CHECK_FALSE(kw::codec::protobuf_to_json(std::string("\xff\xff\xff", 3), pod));
+  CHECK_FALSE(kw::codec::protobuf_to_json(std::string("\x0a\x20\x0a", 3), pod));  // truncated metadata
+  auto invalid_utf8 = kw::codec::protobuf_to_json(kw::test::ld(0x0a, kw::test::ld(0x0a, "\xc3\x28")), pod);
+  REQUIRE_FALSE(invalid_utf8);
+  CHECK(contains(invalid_utf8.error().message, "metadata.name: string is not valid UTF-8"));
+  // RawExtension whose raw bytes are not JSON.
+  auto raw = kw::codec::protobuf_to_json(kw::test::ld(0x12, kw::test::ld(0x0a, "\x01\x02not json")),
+                                         "k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent");
+  REQUIRE_FALSE(raw);
+  CHECK(contains(raw.error().message, "object: embedded object is not JSON"));
+}
+
+TEST_CASE("random corruption of valid encodings never crashes the decoders") {
+  std::mt19937 random(12345);
+  for (std::string_view text : kw::test::k_corpus) {
+    const std::string good = *kw::codec::encode_object_protobuf(json::parse(text), kw::test::k_builtin_lookup);
+    const std::string event = kw::codec::encode_watch_event_protobuf("MODIFIED", good);
+    for (int round = 0; round < 200; ++round) {
+      std::string bad = round % 2 == 0 ? good : event;
+      const int flips = 1 + static_cast<int>(random() % 4);
+      for (int i = 0; i < flips; ++i) bad[random() % bad.size()] = static_cast<char>(random() & 0xff);
+      if (round % 7 == 0) bad.resize(random() % bad.size());
+      auto object = kw::codec::decode_object_protobuf(bad, kw::test::k_builtin_lookup);
+      if (object) (void)object->dump(-1, ' ', false, json::error_handler_t::strict);
+      auto watch = kw::codec::decode_watch_event_protobuf(bad);
+      if (watch) (void)kw::codec::decode_object_protobuf(watch->object, kw::test::k_builtin_lookup);
+    }
+  }
+  CHECK(true);
+}
