@@ -445,6 +445,9 @@ Result<FieldRequirement> parse_field_term(std::string_view term) {
     if (field.empty()) return fail("invalid field selector term " + in_quotes(term) + ": missing field name before the operator");
     if (std::any_of(field.begin(), field.end(), [](char c) { return is_space(c) || c == '\\'; }))
       return fail("invalid field selector term " + in_quotes(term) + ": field name " + in_quotes(field) + " contains spaces or '\\'");
+    if (field.back() == '!')
+      return fail("invalid field selector term " + in_quotes(term) + ": field name " + in_quotes(field) +
+                  " may not end in '!' (did you mean '!='?)");
     auto value = unescape_field_value(term, term.substr(i + op_len));
     if (!value) return std::unexpected(value.error());
     req.field = std::string(field);

@@ -19,11 +19,6 @@ std::string query_value(const std::map<std::string, std::string>& query, const c
   return found == query.end() ? "" : found->second;
 }
 
-bool query_true(const std::map<std::string, std::string>& query, const char* key) {
-  const auto value = query_value(query, key);
-  return value == "true" || value == "1";
-}
-
 // The request body as JSON (JSON or YAML Content-Type).
 registry::ApiResult<nlohmann::json> read_body(const net::Request& request) {
   std::string essence = "application/json";
@@ -189,7 +184,7 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
         return send_error(*stream, registry::bad_request("limit: Invalid value: \"" + limit + "\": must be an integer"));
       }
     }
-    if (query_true(query, "sendInitialEvents"))
+    if (query_bool(query, "sendInitialEvents"))
       return send_error(*stream, registry::ApiError{422, "Invalid", "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list", {}});
     auto listed = m_registry.list(*resource, list);
     if (!listed) return send_error(*stream, listed.error());
@@ -276,10 +271,10 @@ void ApiServer::handle_watch(const net::Request& request, const api::ResourceInf
 
   cache::WatchRequest watch;
   watch.filter = std::move(*filter);
-  watch.allow_bookmarks = query_true(query, "allowWatchBookmarks");
+  watch.allow_bookmarks = query_bool(query, "allowWatchBookmarks");
   const auto rv = query_value(query, "resourceVersion");
   const auto rv_match = query_value(query, "resourceVersionMatch");
-  const bool initial = query_true(query, "sendInitialEvents");
+  const bool initial = query_bool(query, "sendInitialEvents");
   if (query.contains("sendInitialEvents") && rv_match != "NotOlderThan")
     return send_error(*stream, registry::ApiError{422, "Invalid",
                                                   "resourceVersionMatch: Forbidden: sendInitialEvents requires setting "

@@ -25,12 +25,14 @@ std::string decode(std::string_view text, bool plus_is_space) {
   return out;
 }
 
-bool is_true(const std::map<std::string, std::string>& query, const char* key) {
-  auto found = query.find(key);
-  return found != query.end() && (found->second == "true" || found->second == "1");
-}
-
 }  // namespace
+
+bool query_bool(const std::map<std::string, std::string>& query, const char* key) {
+  auto found = query.find(key);
+  if (found == query.end()) return false;
+  const std::string& v = found->second;
+  return v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True";
+}
 
 std::string percent_decode(std::string_view text) { return decode(text, false); }
 
@@ -72,7 +74,7 @@ RequestInfo parse_request_info(const std::string& method, std::string_view path,
   std::vector<std::string> rest(parts.begin() + static_cast<std::ptrdiff_t>(at), parts.end());
   if (rest.empty()) return info;
   info.is_resource_request = true;
-  bool watch = is_true(query, "watch");
+  bool watch = query_bool(query, "watch");
   if (rest[0] == "watch") {  // the deprecated /watch/ paths
     watch = true;
     rest.erase(rest.begin());

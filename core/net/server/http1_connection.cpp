@@ -6,7 +6,9 @@
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 
+#include <array>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 
 #include "core/net/server/http_text.hpp"
@@ -180,7 +182,9 @@ class Http1Connection final : public Connection,
     // While a response is in flight only a small backlog is kept (no pipelining).
     if (m_active && m_input.size() > m_state.config.max_header_bytes) return;
     m_reading = true;
-    m_stream.async_read_some(m_input.prepare(k_read_chunk), [self = shared_from_this()](ErrorCode ec, std::size_t n) {
+    // Reads land in their own buffer: m_input is parsed (and consumed) while a read is
+    // outstanding, which would move the area a read into m_input.prepare() writes to.
+    m_stream.async_read_some(asio::buffer(m_read_buffer), [self = shared_from_this()](ErrorCode ec, std::size_t n) {
       self->on_read(ec, n);
     });
   }
@@ -196,6 +200,8 @@ class Http1Connection final : public Connection,
       close_now();
       return;
     }
+    const auto area = m_input.prepare(n);
+    std::memcpy(area.data(), m_read_buffer.data(), n);
     m_input.commit(n);
     touch();
     process_input();
@@ -355,7 +361,7 @@ class Http1Connection final : public Connection,
   void read_next_discarding() {
     m_reading = true;
     m_input.clear();
-    m_stream.async_read_some(m_input.prepare(k_read_chunk), [self = shared_from_this()](ErrorCode ec, std::size_t n) {
+    m_stream.async_read_some(asio::buffer(m_read_buffer), [self = shared_from_this()](ErrorCode ec, std::size_t n) {
       self->on_read(ec, n);
     });
   }
@@ -382,7 +388,8 @@ class Http1Connection final : public Connection,
   ServerState& m_state;
   ByteStream m_stream;
   asio::steady_timer m_timer;
-  boost::beast::flat_buffer m_input;
+  boost::beast::flat_buffer m_input;  // bytes read and not yet parsed
+  std::array<char, k_read_chunk> m_read_buffer;  // the target of the outstanding read
   std::optional<Parser> m_parser;
   Clock::time_point m_last_activity;
 

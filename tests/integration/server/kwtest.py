@@ -6,6 +6,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -75,6 +76,10 @@ class KwServer:
         return self.proc.returncode if self.proc else None
 
     def cleanup(self):
+        if self.proc and self.proc.poll() is not None and self.proc.returncode not in (0, -signal.SIGKILL):
+            print(f"\nkw serve had exited with {self.proc.returncode}; its log:\n{self.read_log()}", file=sys.stderr)
+        elif os.environ.get("KW_IT_SHOW_LOG"):
+            print(f"\nkw serve log:\n{self.read_log()}", file=sys.stderr)
         self.stop(signal.SIGKILL)
         if self.own_dir:
             shutil.rmtree(self.data_dir, ignore_errors=True)

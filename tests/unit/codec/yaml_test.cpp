@@ -173,3 +173,22 @@ TEST_CASE("json_to_yaml: multi-line strings as literal blocks") {
   check_round_trip(j);
   check_round_trip(json::array({"x\ny", json{{"k", "multi\nline\n"}}}));
 }
+
+TEST_CASE("yaml_to_json: a top-level ',' is an error, not a hang (yaml-cpp 0.7 loops on it)") {
+  for (const char* text : {",", ", a: 1\n", "--- ,", "!t ,", "\"a\" ,", "[a] ,", "a: 1\n...\n,",
+                           ", maxUnavailable: 1=}/}\n  1: es=\n"}) {
+    CAPTURE(text);
+    auto r = yaml_to_json(text);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("invalid YAML") != std::string::npos);
+  }
+}
+
+TEST_CASE("yaml: invalid UTF-8 is rejected on read and quoted on write") {
+  auto r = yaml_to_json("a: \xf8\x09\n");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("UTF-8") != std::string::npos);
+  // Bytes that would read as a UTF-16 byte order mark at the start of a stream.
+  std::string yaml = json_to_yaml(json("\xfe\xff- a"));
+  CHECK(yaml.front() == '"');
+}

@@ -1,0 +1,152 @@
+#include "server/auth/authenticator.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+
+#include "server/auth/secure_file.hpp"
+#include "server/auth/token_file.hpp"
+
+namespace kw::auth {
+
+namespace {
+
+std::array<unsigned char, 32> sha256(const std::string& text) {
+  std::array<unsigned char, 32> digest{};
+  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest.data());
+  return digest;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::ranges::equal(a, b, [](unsigned char x, unsigned char y) { return std::tolower(x) == std::tolower(y); });
+}
+
+UserInfo with_authenticated_group(UserInfo user) {
+  if (!user.in_group(k_group_authenticated) && !user.in_group(k_group_unauthenticated)) {
+    user.groups.emplace_back(k_group_authenticated);
+  }
+  return user;
+}
+
+std::string_view trim_spaces(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
+
+// RFC 4648 section 5 without padding; nullopt on any other character or a dangling bit group.
+std::optional<std::string> base64url_decode(std::string_view text) {
+  std::string out;
+  unsigned value = 0;
+  int bits = 0;
+  for (const char c : text) {
+    int digit = -1;
+    if (c >= 'A' && c <= 'Z')
+      digit = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      digit = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      digit = c - '0' + 52;
+    else if (c == '-')
+      digit = 62;
+    else if (c == '_')
+      digit = 63;
+    if (digit < 0) return std::nullopt;
+    value = (value << 6) | static_cast<unsigned>(digit);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((value >> bits) & 0xFF));
+    }
+  }
+  if (bits >= 6) return std::nullopt;
+  return out;
+}
+
+constexpr std::string_view k_websocket_token_prefix = "base64url.bearer.authorization.k8s.io.";
+
+}  // namespace
+
+std::optional<std::string> websocket_protocol_token(const std::string& protocols) {
+  std::string_view rest = protocols;
+  while (!rest.empty()) {
+    const std::size_t comma = std::min(rest.find(','), rest.size());
+    const std::string_view entry = trim_spaces(rest.substr(0, comma));
+    rest.remove_prefix(std::min(comma + 1, rest.size()));
+    if (!entry.starts_with(k_websocket_token_prefix)) continue;
+    auto token = base64url_decode(entry.substr(k_websocket_token_prefix.size()));
+    if (!token || token->empty() || token->find_first_of(" \t\r\n") != std::string::npos) return std::string();
+    return token;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> bearer_token(const std::string& authorization) {
+  const std::string_view value = trim_spaces(authorization);
+  const std::size_t space = value.find(' ');
+  if (space == std::string_view::npos || !iequals(value.substr(0, space), "bearer")) return std::nullopt;
+  std::string_view token = value.substr(space + 1);
+  // Like kube: the token is the second space-separated word.
+  token = token.substr(0, token.find(' '));
+  if (token.empty()) return std::nullopt;
+  return std::string(token);
+}
+
+Result<Authenticator> Authenticator::load(const AuthnConfig& config) {
+  Authenticator authenticator;
+  authenticator.m_config = config;
+  if (config.token_auth_file.empty()) return authenticator;
+  auto text = read_file(config.token_auth_file);
+  if (!text) return std::unexpected(text.error());
+  auto entries = parse_token_file(*text, config.token_auth_file);
+  if (!entries) return std::unexpected(entries.error());
+  for (auto& entry : *entries) authenticator.m_tokens.push_back(Token{sha256(entry.token), std::move(entry.user)});
+  return authenticator;
+}
+
+std::optional<UserInfo> Authenticator::from_token(const std::string& token) const {
+  // Every entry is compared (no early exit) so the time taken does not tell which matched.
+  const auto digest = sha256(token);
+  const Token* found = nullptr;
+  for (const auto& entry : m_tokens) {
+    if (CRYPTO_memcmp(entry.digest.data(), digest.data(), digest.size()) == 0) found = &entry;
+  }
+  if (found == nullptr) return std::nullopt;
+  return found->user;
+}
+
+std::optional<std::string> Authenticator::presented_token(const net::Request& request) {
+  if (const std::string* header = request.header("authorization")) {
+    if (auto token = bearer_token(*header)) return token;
+  }
+  if (request.protocol == net::Protocol::websocket) {
+    if (const std::string* protocols = request.header("sec-websocket-protocol")) {
+      return websocket_protocol_token(*protocols);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<UserInfo> Authenticator::authenticate(const net::Request& request) const {
+  if (m_config.client_certs && request.peer && !request.peer->common_name.empty()) {
+    return with_authenticated_group(
+        UserInfo{.name = request.peer->common_name, .groups = request.peer->organizations, .uid = {}});
+  }
+  // Without a token file no authenticator claims bearer tokens, so (as in kube) they are ignored.
+  if (!m_config.token_auth_file.empty()) {
+    if (auto token = presented_token(request)) {
+      auto user = token->empty() ? std::nullopt : from_token(*token);
+      if (!user) return std::nullopt;
+      return with_authenticated_group(std::move(*user));
+    }
+  }
+  if (m_config.anonymous) {
+    return UserInfo{.name = k_user_anonymous, .groups = {k_group_unauthenticated}, .uid = {}};
+  }
+  return std::nullopt;
+}
+
+}  // namespace kw::auth

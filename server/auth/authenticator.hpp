@@ -1,0 +1,63 @@
+#pragma once
+// Request authentication, in kube-apiserver's order: a verified client certificate (CN is
+// the user, O the groups), then `Authorization: Bearer <token>` from the token file (for a
+// WebSocket request without that header: the subprotocol
+// `base64url.bearer.authorization.k8s.io.<base64url token>`, as browsers must send it), then
+// anonymous. Every authenticated user also gets the group system:authenticated.
+//
+//   auto authn = kw::auth::Authenticator::load({.token_auth_file = path, .client_certs = true});
+//   std::optional<UserInfo> user = authn->authenticate(request);  // nullopt: answer 401
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/net/server/http_server.hpp"
+#include "core/util/error.hpp"
+#include "server/auth/user_info.hpp"
+
+namespace kw::auth {
+
+struct AuthnConfig {
+  std::string token_auth_file;  // empty: no bearer tokens are accepted
+  bool client_certs = false;    // trust Request::peer (the transport verified it against the client CA)
+  bool anonymous = false;       // requests with no credentials become system:anonymous
+};
+
+class Authenticator {
+ public:
+  // Reads the token file (errors name the file and line). Called at start-up.
+  static Result<Authenticator> load(const AuthnConfig& config);
+
+  // The user, or nullopt when the request must get 401: credentials were presented and are
+  // wrong (an unknown bearer token fails even with anonymous enabled), or none were and
+  // anonymous is off. A malformed Authorization header (not "Bearer <token>") counts as none.
+  // Thread-safe (const, no state changes).
+  std::optional<UserInfo> authenticate(const net::Request& request) const;
+
+  std::size_t token_count() const { return m_tokens.size(); }
+
+ private:
+  struct Token {
+    std::array<unsigned char, 32> digest;  // SHA-256 of the token: compared in constant time
+    UserInfo user;
+  };
+
+  // The bearer token of the request: nullopt = none presented, "" = presented but malformed.
+  static std::optional<std::string> presented_token(const net::Request& request);
+  std::optional<UserInfo> from_token(const std::string& token) const;
+
+  AuthnConfig m_config;
+  std::vector<Token> m_tokens;
+};
+
+// The token of an `Authorization: Bearer <token>` header value (scheme case-insensitive),
+// or nullopt when the value is not of that form.
+std::optional<std::string> bearer_token(const std::string& authorization);
+
+// The token carried in a Sec-WebSocket-Protocol value (a comma-separated list): nullopt when no
+// `base64url.bearer.authorization.k8s.io.` entry is there, "" when one is but does not decode
+// to a token.
+std::optional<std::string> websocket_protocol_token(const std::string& protocols);
+
+}  // namespace kw::auth

@@ -1,0 +1,144 @@
+#include "server/auth/authorizer.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "server/auth/abac_policy.hpp"
+#include "server/auth/secure_file.hpp"
+
+namespace kw::auth {
+
+namespace {
+
+using Verdict = AuthorizerMode::Verdict;
+
+class AlwaysAllow final : public AuthorizerMode {
+ public:
+  Verdict authorize(const Attributes&, std::string&) const override { return Verdict::allow; }
+};
+
+// Like kube's AlwaysDeny: no opinion, so a later mode may still allow, and the union denies.
+class AlwaysDeny final : public AuthorizerMode {
+ public:
+  Verdict authorize(const Attributes&, std::string& reason) const override {
+    reason = "Everything is forbidden.";
+    return Verdict::no_opinion;
+  }
+};
+
+class Abac final : public AuthorizerMode {
+ public:
+  explicit Abac(std::vector<AbacPolicy> policies) : m_policies(std::move(policies)) {}
+  Verdict authorize(const Attributes& attributes, std::string& reason) const override {
+    for (const auto& policy : m_policies) {
+      if (abac_matches(policy, attributes)) return Verdict::allow;
+    }
+    reason = "no ABAC policy matched";
+    return Verdict::no_opinion;
+  }
+
+ private:
+  std::vector<AbacPolicy> m_policies;
+};
+
+std::vector<std::string> split_modes(const std::string& mode) {
+  std::vector<std::string> modes;
+  std::size_t start = 0;
+  while (start <= mode.size()) {
+    const std::size_t comma = std::min(mode.find(',', start), mode.size());
+    std::string one = mode.substr(start, comma - start);
+    std::erase_if(one, [](unsigned char c) { return std::isspace(c); });
+    modes.push_back(one);
+    start = comma + 1;
+  }
+  return modes;
+}
+
+Result<std::shared_ptr<const AuthorizerMode>> load_abac(const std::string& policy_file) {
+  if (policy_file.empty()) return fail("authorization mode ABAC needs a policy file (--authorization-policy-file)");
+  auto text = read_file(policy_file);
+  if (!text) return std::unexpected(text.error());
+  auto policies = parse_abac_policies(*text, policy_file);
+  if (!policies) return std::unexpected(policies.error());
+  return std::make_shared<const Abac>(std::move(*policies));
+}
+
+}  // namespace
+
+bool read_only_verb(std::string_view verb) { return verb == "get" || verb == "list" || verb == "watch"; }
+
+Attributes resource_attributes(UserInfo user, std::string verb, std::string namespace_, std::string api_group,
+                               std::string resource, std::string subresource, std::string name, std::string path) {
+  const bool read_only = read_only_verb(verb);
+  return Attributes{.user = std::move(user),
+                    .verb = std::move(verb),
+                    .namespace_ = std::move(namespace_),
+                    .api_group = std::move(api_group),
+                    .resource = std::move(resource),
+                    .subresource = std::move(subresource),
+                    .name = std::move(name),
+                    .resource_request = true,
+                    .path = std::move(path),
+                    .read_only = read_only};
+}
+
+Attributes non_resource_attributes(UserInfo user, std::string_view http_method, std::string path) {
+  std::string verb(http_method);
+  std::ranges::transform(verb, verb.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const bool read_only = read_only_verb(verb);
+  return Attributes{.user = std::move(user),
+                    .verb = std::move(verb),
+                    .namespace_ = {},
+                    .api_group = {},
+                    .resource = {},
+                    .subresource = {},
+                    .name = {},
+                    .resource_request = false,
+                    .path = std::move(path),
+                    .read_only = read_only};
+}
+
+Result<Authorizer> Authorizer::load(const std::string& mode, const std::string& policy_file) {
+  Authorizer authorizer;
+  bool abac = false;
+  std::vector<std::string> seen;
+  for (const auto& name : split_modes(mode)) {
+    const bool repeated = std::ranges::find(seen, name) != seen.end();
+    seen.push_back(name);
+    if (repeated) {
+      return fail("authorization mode \"" + name + "\" is given twice in \"" + mode + "\"");
+    } else if (name == "AlwaysAllow") {
+      authorizer.m_modes.push_back(std::make_shared<const AlwaysAllow>());
+    } else if (name == "AlwaysDeny") {
+      authorizer.m_modes.push_back(std::make_shared<const AlwaysDeny>());
+    } else if (name == "ABAC") {
+      auto loaded = load_abac(policy_file);
+      if (!loaded) return std::unexpected(loaded.error());
+      authorizer.m_modes.push_back(std::move(*loaded));
+      abac = true;
+    } else {
+      return fail("unknown authorization mode \"" + name + "\" in \"" + mode +
+                  "\": use a comma-separated list of AlwaysAllow, AlwaysDeny, ABAC");
+    }
+  }
+  if (!abac && !policy_file.empty()) {
+    return fail("an authorization policy file was given but the authorization mode \"" + mode +
+                "\" does not include ABAC");
+  }
+  return authorizer;
+}
+
+Decision Authorizer::authorize(const Attributes& attributes) const {
+  if (attributes.user.in_group(k_group_masters)) return Decision{true, ""};
+  std::string reasons;
+  for (const auto& mode : m_modes) {
+    std::string reason;
+    const Verdict verdict = mode->authorize(attributes, reason);
+    if (verdict == Verdict::allow) return Decision{true, reason};
+    if (!reason.empty()) reasons += (reasons.empty() ? "" : "\n") + reason;
+    if (verdict == Verdict::deny) break;
+  }
+  return Decision{false, reasons};
+}
+
+}  // namespace kw::auth

@@ -1,0 +1,202 @@
+"""Watch streams of kw serve over every transport and encoding, with real clients:
+HTTP/1.1 chunked (http.client), h2c (curl --http2-prior-knowledge, nghttp), WebSocket
+(python3-websocket); JSON, YAML and Table; resume, 410, bookmarks, selectors."""
+import http.client
+import json
+import subprocess
+import threading
+import time
+import unittest
+
+import websocket
+
+from kwtest import KwServer, ServerTestCase, pod
+
+NS = "/api/v1/namespaces/default"
+
+
+def read_events(resp, count, timeout=10):
+    """Reads `count` newline-delimited JSON events from a streaming http.client response."""
+    events = []
+    deadline = time.monotonic() + timeout
+    while len(events) < count and time.monotonic() < deadline:
+        line = resp.readline()
+        if not line:
+            break
+        events.append(json.loads(line))
+    return events
+
+
+class WatchTest(ServerTestCase):
+    def open_watch(self, query, headers=None):
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=15)
+        conn.request("GET", query, headers=headers or {})
+        return conn, conn.getresponse()
+
+    def create(self, obj, ns="default"):
+        status, body = self.server.json("POST", f"/api/v1/namespaces/{ns}/pods", obj)
+        self.assertEqual(status, 201, body)
+        return body
+
+    def test_http1_chunked_json_events_in_order(self):
+        conn, resp = self.open_watch(NS + "/pods?watch=1&labelSelector=t%3Dh1")
+        self.assertEqual(resp.status, 200)
+        self.assertEqual(resp.getheader("Content-Type"), "application/json")
+        self.assertEqual(resp.getheader("Transfer-Encoding"), "chunked")
+        created = self.create(pod("h1", labels={"t": "h1"}))
+        self.server.json("PATCH", NS + "/pods/h1", {"metadata": {"annotations": {"x": "y"}}},
+                         {"Content-Type": "application/merge-patch+json"})
+        self.server.json("DELETE", NS + "/pods/h1")
+        events = read_events(resp, 3)
+        conn.close()
+        self.assertEqual([e["type"] for e in events], ["ADDED", "MODIFIED", "DELETED"])
+        self.assertEqual(events[0]["object"]["metadata"]["uid"], created["metadata"]["uid"])
+        rvs = [int(e["object"]["metadata"]["resourceVersion"]) for e in events]
+        self.assertEqual(rvs, sorted(rvs))
+        self.assertTrue(len(set(rvs)) == 3)
+
+    def test_initial_state_then_resume_from_resource_version(self):
+        self.create(pod("r1", labels={"t": "resume"}))
+        conn, resp = self.open_watch(NS + "/pods?watch=1&labelSelector=t%3Dresume")
+        first = read_events(resp, 1)
+        conn.close()
+        self.assertEqual(first[0]["type"], "ADDED")
+        rv = first[0]["object"]["metadata"]["resourceVersion"]
+        self.create(pod("r2", labels={"t": "resume"}))
+        conn, resp = self.open_watch(NS + f"/pods?watch=1&labelSelector=t%3Dresume&resourceVersion={rv}")
+        events = read_events(resp, 1)
+        conn.close()
+        self.assertEqual([(e["type"], e["object"]["metadata"]["name"]) for e in events], [("ADDED", "r2")])
+
+    def test_h2c_with_curl_streams_and_ends_cleanly(self):
+        out = {}
+
+        def run():
+            out["p"] = subprocess.run(
+                ["timeout", "20", "curl", "-sS", "-N", "--http2-prior-knowledge", "-w", "\n%{http_version}",
+                 f"{self.server.url}{NS}/pods?watch=1&timeoutSeconds=3&labelSelector=t%3Dh2"],
+                capture_output=True, text=True)
+
+        t = threading.Thread(target=run)
+        t.start()
+        time.sleep(0.7)
+        self.create(pod("h2a", labels={"t": "h2"}))
+        t.join(20)
+        p = out["p"]
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.strip().splitlines()
+        self.assertEqual(lines[-1], "2")
+        self.assertEqual(json.loads(lines[0])["object"]["metadata"]["name"], "h2a")
+
+    def test_nghttp_multiplexes_watches_on_one_connection(self):
+        self.create(pod("mux", labels={"t": "mux"}))
+        urls = [f"{self.server.url}{NS}/pods?watch=1&timeoutSeconds=2&labelSelector=t%3Dmux&n={i}" for i in range(4)]
+        p = subprocess.run(["timeout", "20", "nghttp", "-n", "-s"] + urls, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        stats = [l for l in p.stdout.splitlines() if "/api/v1" in l]
+        self.assertEqual(len(stats), 4, p.stdout)
+        self.assertTrue(all(" 200 " in l for l in stats), p.stdout)
+
+    def test_websocket_one_message_per_event(self):
+        ws = websocket.create_connection(
+            f"ws://127.0.0.1:{self.server.port}{NS}/pods?watch=1&labelSelector=t%3Dws", timeout=10,
+            origin=self.server.url)
+        try:
+            self.create(pod("ws1", labels={"t": "ws"}))
+            self.create(pod("ws2", labels={"t": "ws"}))
+            messages = [json.loads(ws.recv()) for _ in range(2)]
+        finally:
+            ws.close()
+        self.assertEqual([(m["type"], m["object"]["metadata"]["name"]) for m in messages],
+                         [("ADDED", "ws1"), ("ADDED", "ws2")])
+
+    def test_yaml_watch_stream(self):
+        conn, resp = self.open_watch(NS + "/pods?watch=1&labelSelector=t%3Dyaml",
+                                     {"Accept": "application/yaml;stream=watch"})
+        self.assertEqual(resp.status, 200)
+        self.assertEqual(resp.getheader("Content-Type"), "application/yaml;stream=watch")
+        self.create(pod("y1", labels={"t": "yaml"}))
+        lines = [resp.readline().decode() for _ in range(3)]
+        conn.close()
+        self.assertEqual(lines[:2], ["---\n", "type: ADDED\n"])
+        self.assertEqual(lines[2], "object:\n")
+
+    def test_table_watch_has_columns_on_first_event_only(self):
+        conn, resp = self.open_watch(NS + "/pods?watch=1&labelSelector=t%3Dtable",
+                                     {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+        self.create(pod("t1", labels={"t": "table"}))
+        self.create(pod("t2", labels={"t": "table"}))
+        events = read_events(resp, 2)
+        conn.close()
+        self.assertEqual(events[0]["object"]["kind"], "Table")
+        self.assertEqual(events[0]["object"]["columnDefinitions"][0]["name"], "Name")
+        self.assertIsNone(events[1]["object"]["columnDefinitions"])
+        self.assertEqual(events[1]["object"]["rows"][0]["cells"][0], "t2")
+
+    def test_selector_enter_and_leave(self):
+        self.create(pod("mover", labels={"stage": "a"}))
+        conn, resp = self.open_watch(NS + "/pods?watch=1&labelSelector=stage%3Db")
+        for stage in ["b", "b2", "b"]:
+            self.server.json("PATCH", NS + "/pods/mover", {"metadata": {"labels": {"stage": stage}}},
+                             {"Content-Type": "application/merge-patch+json"})
+        events = read_events(resp, 3)
+        conn.close()
+        self.assertEqual([e["type"] for e in events], ["ADDED", "DELETED", "ADDED"])
+
+    def test_send_initial_events_ends_with_bookmark(self):
+        self.create(pod("wl", labels={"t": "wl"}))
+        conn, resp = self.open_watch(NS + "/pods?watch=1&labelSelector=t%3Dwl&sendInitialEvents=true"
+                                     "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+        events = read_events(resp, 2)
+        conn.close()
+        self.assertEqual([e["type"] for e in events], ["ADDED", "BOOKMARK"])
+        annotations = events[1]["object"]["metadata"]["annotations"]
+        self.assertEqual(annotations, {"k8s.io/initial-events-end": "true"})
+        status, body = self.server.json("GET", NS + "/pods?watch=1&sendInitialEvents=true")
+        self.assertEqual(status, 422)
+
+    def test_timeout_ends_stream(self):
+        start = time.monotonic()
+        conn, resp = self.open_watch(NS + "/pods?watch=1&timeoutSeconds=1&labelSelector=t%3Dnone")
+        self.assertEqual(resp.read(), b"")
+        conn.close()
+        self.assertLess(time.monotonic() - start, 5)
+
+    def test_legacy_watch_path_and_single_object(self):
+        self.create(pod("solo", labels={"t": "solo"}))
+        self.create(pod("other", labels={"t": "solo"}))
+        conn, resp = self.open_watch("/api/v1/watch/namespaces/default/pods/solo")
+        events = read_events(resp, 1)
+        conn.close()
+        self.assertEqual(events[0]["object"]["metadata"]["name"], "solo")
+        conn, resp = self.open_watch(NS + "/pods?watch=1&fieldSelector=metadata.name%3Dother")
+        events = read_events(resp, 1)
+        conn.close()
+        self.assertEqual(events[0]["object"]["metadata"]["name"], "other")
+
+
+class ExpiredWatchTest(unittest.TestCase):
+    def test_too_old_resource_version_is_200_with_410_error_event(self):
+        server = KwServer()
+        try:
+            server.start()
+            status, _ = server.json("POST", NS + "/configmaps", {"metadata": {"name": "old"}})
+            self.assertEqual(status, 201)
+            server.stop()
+            server.start()  # a fresh cache: its window starts at the current revision
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+            conn.request("GET", NS + "/configmaps?watch=1&resourceVersion=1")
+            resp = conn.getresponse()
+            self.assertEqual(resp.status, 200)
+            event = json.loads(resp.readline())
+            self.assertEqual(resp.read(), b"")  # and the stream ends
+            conn.close()
+            self.assertEqual(event["type"], "ERROR")
+            self.assertEqual((event["object"]["code"], event["object"]["reason"]), (410, "Expired"))
+            self.assertIn("too old resource version", event["object"]["message"])
+        finally:
+            server.cleanup()
+
+
+if __name__ == "__main__":
+    unittest.main()

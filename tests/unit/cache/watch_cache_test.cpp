@@ -1,0 +1,312 @@
+// The watch cache against the real embedded store, with an injected clock.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "core/api/selector.hpp"
+#include "server/cache/watch_cache.hpp"
+#include "server/storage/sqlite/sqlite_backend.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+
+using namespace kw;
+using namespace std::chrono_literals;
+
+struct Received {
+  std::string type;
+  std::string name;
+  cache::Revision revision;
+};
+
+// A sink that records what it gets; `full` makes try_send refuse (a slow client).
+class RecordingSink : public cache::WatchSink {
+ public:
+  bool try_send(const cache::EventPtr& event) override {
+    if (m_full) return false;
+    send(event);
+    return true;
+  }
+  void send(const cache::EventPtr& event) override {
+    std::lock_guard lock(m_mutex);
+    m_events.push_back({cache::to_string(event->type()), event->object()->name, event->revision()});
+    if (event->type() == cache::EventType::bookmark) m_bookmark_object = event->object()->object;
+  }
+  bool writable() const override { return !m_full; }
+  void flush() override {}
+  void close(const std::string& reason) override {
+    std::lock_guard lock(m_mutex);
+    m_closed = true;
+    m_reason = reason;
+  }
+  bool closed() const override {
+    std::lock_guard lock(m_mutex);
+    return m_closed;
+  }
+  std::vector<Received> events() const {
+    std::lock_guard lock(m_mutex);
+    return m_events;
+  }
+  std::string reason() const {
+    std::lock_guard lock(m_mutex);
+    return m_reason;
+  }
+  nlohmann::json bookmark_object() const {
+    std::lock_guard lock(m_mutex);
+    return m_bookmark_object;
+  }
+  // Waits (bounded) until `count` events arrived.
+  std::vector<Received> wait_for(std::size_t count) const {
+    for (int i = 0; i < 500 && events().size() < count; ++i) std::this_thread::sleep_for(10ms);
+    return events();
+  }
+  std::atomic<bool> m_full{false};
+
+ private:
+  mutable std::mutex m_mutex;
+  std::vector<Received> m_events;
+  bool m_closed = false;
+  std::string m_reason;
+  nlohmann::json m_bookmark_object;
+};
+
+struct Fixture {
+  kw::testing::TempDir dir;
+  std::unique_ptr<storage::Backend> backend;
+  std::atomic<std::int64_t> clock_ms{0};
+  std::unique_ptr<cache::WatchCache> cache;
+
+  explicit Fixture(std::size_t min_history = 100) {
+    storage::SqliteOptions store;
+    store.data_dir = dir.path();
+    backend = std::move(*storage::open_sqlite_backend(store));
+    cache::CacheOptions options;
+    options.prefix = "/registry/pods/";
+    options.api_version = "v1";
+    options.kind = "Pod";
+    options.min_history = min_history;
+    options.start_ticker = false;
+    options.clock = [this] { return std::chrono::steady_clock::time_point(std::chrono::milliseconds(clock_ms.load())); };
+    options.decode = [](const storage::KeyValue& kv) -> storage::Result<cache::ObjectPtr> {
+      auto object = std::make_shared<cache::StoredObject>();
+      object->key = kv.key;
+      object->revision = kv.mod_revision;
+      object->object = nlohmann::json::parse(kv.value);
+      object->object["metadata"]["resourceVersion"] = std::to_string(kv.mod_revision);
+      object->name = object->object["metadata"]["name"];
+      object->namespace_ = object->object["metadata"]["namespace"];
+      object->labels = api::labels_of(object->object);
+      return object;
+    };
+    cache = std::make_unique<cache::WatchCache>(*backend, std::move(options));
+    REQUIRE(cache->start());
+  }
+  ~Fixture() {
+    cache.reset();
+    backend.reset();
+  }
+
+  static std::string pod(const std::string& name, const std::string& app) {
+    return nlohmann::json{{"metadata", {{"name", name}, {"namespace", "ns"}, {"labels", {{"app", app}}}}}}.dump();
+  }
+  cache::Revision put(const std::string& name, const std::string& app) {
+    const std::string key = "/registry/pods/ns/" + name;
+    auto current = backend->get(key);
+    auto written = current ? backend->update(key, pod(name, app), current->mod_revision) : backend->create(key, pod(name, app));
+    REQUIRE(written);
+    return written->revision;
+  }
+  cache::Revision remove(const std::string& name) {
+    auto removed = backend->remove("/registry/pods/ns/" + name);
+    REQUIRE(removed);
+    return removed->revision;
+  }
+  cache::WatchRequest request(cache::StartMode mode, cache::Revision revision = 0) {
+    cache::WatchRequest r;
+    r.mode = mode;
+    r.revision = revision;
+    r.deadline = cache_now() + 3600s;
+    return r;
+  }
+  std::chrono::steady_clock::time_point cache_now() const {
+    return std::chrono::steady_clock::time_point(std::chrono::milliseconds(clock_ms.load()));
+  }
+  void wait_revision(cache::Revision revision) {
+    for (int i = 0; i < 500 && cache->revision() < revision; ++i) std::this_thread::sleep_for(10ms);
+    REQUIRE(cache->revision() >= revision);
+  }
+};
+
+cache::WatchFilter app_filter(const std::string& app) {
+  cache::WatchFilter filter;
+  filter.matches = [app](const cache::StoredObject& o) {
+    auto found = o.labels.find("app");
+    return found != o.labels.end() && found->second == app;
+  };
+  return filter;
+}
+
+}  // namespace
+
+TEST_CASE("a watch from the current state gets ADDED for what exists, then the changes in order") {
+  Fixture f;
+  f.put("a", "web");
+  f.put("b", "web");
+  f.wait_revision(2);
+  auto sink = std::make_shared<RecordingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::current_state), sink));
+  const auto r3 = f.put("a", "db");
+  const auto r4 = f.remove("b");
+  auto got = sink->wait_for(4);
+  REQUIRE(got.size() == 4);
+  CHECK(got[0].type == "ADDED");
+  CHECK(got[0].name == "a");
+  CHECK(got[1].type == "ADDED");
+  CHECK(got[1].name == "b");
+  CHECK(got[2].type == "MODIFIED");
+  CHECK(got[2].revision == r3);
+  CHECK(got[3].type == "DELETED");
+  CHECK(got[3].name == "b");
+  CHECK(got[3].revision == r4);  // a deletion carries the deletion's revision
+}
+
+TEST_CASE("a watch from an exact revision replays only what came after it") {
+  Fixture f;
+  const auto r1 = f.put("a", "web");
+  f.put("b", "web");
+  f.put("a", "db");
+  f.wait_revision(3);
+  auto sink = std::make_shared<RecordingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::exact, r1), sink));
+  auto got = sink->events();
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].name == "b");
+  CHECK(got[0].type == "ADDED");
+  CHECK(got[1].type == "MODIFIED");
+  f.put("c", "web");
+  CHECK(sink->wait_for(3).size() == 3);
+}
+
+TEST_CASE("a revision older than the window is refused as compacted (410), a future one waits") {
+  Fixture f(2);
+  for (int i = 0; i < 6; ++i) f.put("p" + std::to_string(i), "web");
+  f.clock_ms += 120'000;  // older than the 75 s history window
+  const auto last = f.put("late", "web");
+  f.wait_revision(last);
+  auto sink = std::make_shared<RecordingSink>();
+  auto old = f.cache->watch(f.request(cache::StartMode::exact, 1), sink);
+  REQUIRE_FALSE(old);
+  CHECK(old.error().code == storage::ErrorCode::compacted);
+  CHECK(old.error().message.find("too old resource version: 1") != std::string::npos);
+
+  auto future = std::make_shared<RecordingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::exact, last + 1), future));
+  f.put("x", "web");                     // revision last+1: not after the asked one
+  const auto after = f.put("y", "web");  // last+2: delivered
+  auto got = future->wait_for(1);
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].revision == after);
+}
+
+TEST_CASE("objects entering a selector arrive as ADDED, leaving it as DELETED") {
+  Fixture f;
+  f.put("a", "db");
+  f.wait_revision(1);
+  auto sink = std::make_shared<RecordingSink>();
+  auto request = f.request(cache::StartMode::current_state);
+  request.filter = app_filter("web");
+  REQUIRE(f.cache->watch(request, sink));
+  CHECK(sink->events().empty());
+  f.put("a", "web");    // enters
+  f.put("a", "web");    // stays
+  const auto left = f.put("a", "cache");  // leaves
+  f.put("a", "db");     // stays out
+  auto got = sink->wait_for(3);
+  f.wait_revision(left + 1);
+  got = sink->events();
+  REQUIRE(got.size() == 3);
+  CHECK(got[0].type == "ADDED");
+  CHECK(got[1].type == "MODIFIED");
+  CHECK(got[2].type == "DELETED");
+  CHECK(got[2].revision == left);
+}
+
+TEST_CASE("bookmarks are sent when asked, at the interval and before the deadline") {
+  Fixture f;
+  f.put("a", "web");
+  f.wait_revision(1);
+  auto with = std::make_shared<RecordingSink>();
+  auto without = std::make_shared<RecordingSink>();
+  auto request = f.request(cache::StartMode::exact, 1);
+  request.deadline = f.cache_now() + 100s;
+  request.allow_bookmarks = true;
+  REQUIRE(f.cache->watch(request, with));
+  request.allow_bookmarks = false;
+  REQUIRE(f.cache->watch(request, without));
+  f.cache->tick();
+  CHECK(with->events().empty());
+  f.clock_ms += 61'000;
+  f.cache->tick();
+  auto got = with->events();
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].type == "BOOKMARK");
+  CHECK(with->bookmark_object()["metadata"]["resourceVersion"] == "1");
+  CHECK(with->bookmark_object()["kind"] == "Pod");
+  f.clock_ms += 37'000;  // 98 s: 2 s before the deadline
+  f.cache->tick();
+  CHECK(with->events().size() == 2);
+  CHECK(without->events().empty());
+  f.clock_ms += 3'000;  // past the deadline: the stream ends
+  f.cache->tick();
+  CHECK(with->closed());
+  CHECK(without->closed());
+  CHECK(with->reason().empty());
+}
+
+TEST_CASE("sendInitialEvents ends the initial state with the initial-events-end bookmark") {
+  Fixture f;
+  f.put("a", "web");
+  f.wait_revision(1);
+  auto sink = std::make_shared<RecordingSink>();
+  auto request = f.request(cache::StartMode::current_state);
+  request.allow_bookmarks = true;
+  request.initial_events_end = true;
+  REQUIRE(f.cache->watch(request, sink));
+  auto got = sink->events();
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].type == "ADDED");
+  CHECK(got[1].type == "BOOKMARK");
+  CHECK(sink->bookmark_object()["metadata"]["annotations"]["k8s.io/initial-events-end"] == "true");
+}
+
+TEST_CASE("a watcher that stays full is closed while the others keep receiving") {
+  Fixture f;
+  auto slow = std::make_shared<RecordingSink>();
+  auto fast = std::make_shared<RecordingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::current_state), slow));
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::current_state), fast));
+  slow->m_full = true;
+  f.put("a", "web");
+  f.put("b", "web");
+  CHECK(fast->wait_for(2).size() == 2);
+  for (int i = 0; i < 300 && !slow->closed(); ++i) std::this_thread::sleep_for(10ms);
+  CHECK(slow->closed());
+  CHECK(slow->reason().find("too slow") != std::string::npos);
+  CHECK(f.cache->metrics().terminated_watchers == 1);
+  CHECK(f.cache->metrics().watchers == 1);
+}
+
+TEST_CASE("a consistent list catches up with the store's revision, even through unrelated writes") {
+  Fixture f;
+  f.put("a", "web");
+  REQUIRE(f.backend->create("/registry/configmaps/ns/x", "{}"));  // outside the cache's prefix
+  auto current = f.backend->current_revision();
+  REQUIRE(current);
+  auto listed = f.cache->list({}, true);
+  REQUIRE(listed);
+  CHECK(listed->revision >= *current);
+  REQUIRE(listed->items.size() == 1);
+  CHECK(listed->items[0]->name == "a");
+}
