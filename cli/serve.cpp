@@ -10,6 +10,10 @@
 
 #include "cli/commands.hpp"
 #include "core/net/server/http_server.hpp"
+#include "server/auth/authenticator.hpp"
+#include "server/auth/authorizer.hpp"
+#include "server/auth/kubeconfig_writer.hpp"
+#include "server/auth/pki.hpp"
 #include "server/http/api_server.hpp"
 #include "server/registry/registry.hpp"
 #include "server/storage/etcd3/etcd3_backend.hpp"
@@ -27,6 +31,12 @@ struct ServeOptions {
   int secure_port = 6443;
   int insecure_port = 0;
   int compaction_interval_seconds = 300;
+  std::string tls_cert_file, tls_private_key_file, client_ca_file;
+  std::vector<std::string> tls_sans;
+  std::string token_auth_file;
+  std::string authorization_mode = "AlwaysAllow";
+  std::string authorization_policy_file;
+  bool anonymous_auth = false;
   int io_threads = 2;
   int worker_threads = 16;
 };
@@ -70,6 +80,39 @@ int wait_for_signal() {
   return signal;
 }
 
+// The TLS listener: the given serving certificate, or one from a CA generated in the data
+// dir on first start; writes DIR/admin.kubeconfig for the generated admin credential.
+Result<std::unique_ptr<net::HttpServer>> serve_secure(const ServeOptions& o, net::Handler handler) {
+  net::ServerConfig config;
+  config.address = o.bind_address;
+  config.port = static_cast<std::uint16_t>(o.secure_port);
+  config.io_threads = o.io_threads;
+  config.worker_threads = o.worker_threads;
+  std::vector<std::string> sans = o.tls_sans;
+  if (o.bind_address != "0.0.0.0" && o.bind_address != "::") sans.push_back(o.bind_address);
+  auto pki = auth::ensure_pki(o.data_dir + "/pki", sans);
+  if (!pki) return std::unexpected(pki.error());
+  net::TlsConfig tls;
+  tls.cert_file = o.tls_cert_file.empty() ? pki->serving_cert : o.tls_cert_file;
+  tls.key_file = o.tls_private_key_file.empty() ? pki->serving_key : o.tls_private_key_file;
+  tls.client_ca_file = o.client_ca_file.empty() ? pki->ca_cert : o.client_ca_file;
+  config.tls = tls;
+  auto server = net::start_http_server(config, std::move(handler));
+  if (!server) return fail("cannot listen on " + o.bind_address + ":" + std::to_string(o.secure_port) + ": " +
+                           server.error().message);
+  const std::string host = o.bind_address == "0.0.0.0" || o.bind_address == "::" ? "127.0.0.1" : o.bind_address;
+  const std::string url = "https://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+                          std::to_string((*server)->port());
+  const std::string kubeconfig = o.data_dir + "/admin.kubeconfig";
+  if (auto written = auth::write_admin_kubeconfig(kubeconfig, url, *pki); !written)
+    return std::unexpected(written.error());
+  std::cout << "kw serve: serving h2 and HTTP/1.1 (TLS) on " << url << "\n"
+            << "  admin kubeconfig: " << kubeconfig << "\n"
+            << "  try: kubectl --kubeconfig=" << kubeconfig << " get pods -w\n"
+            << "   or: kw get pods -w --kubeconfig=" << kubeconfig << "\n";
+  return server;
+}
+
 int run_serve(const ServeOptions& o) {
   // Signals are taken by sigwait on the main thread only.
   sigset_t set;
@@ -79,7 +122,18 @@ int run_serve(const ServeOptions& o) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
-  // 1. Storage: etcd when --etcd is given, else the embedded store in the data dir.
+  // 1. Who may do what: client certificates and tokens, then the authorization mode.
+  auto authenticator = auth::Authenticator::load({o.token_auth_file, true, o.anonymous_auth});
+  if (!authenticator) {
+    std::cerr << "kw serve: " << authenticator.error().message << "\n";
+    return 1;
+  }
+  auto authorizer = auth::Authorizer::load(o.authorization_mode, o.authorization_policy_file);
+  if (!authorizer) {
+    std::cerr << "kw serve: " << authorizer.error().message << "\n";
+    return 1;
+  }
+  // 2. Storage: etcd when --etcd is given, else the embedded store in the data dir.
   auto backend = open_backend(o);
   if (!backend) {
     std::cerr << "kw serve: cannot open storage: " << backend.error().message << "\n";
@@ -89,7 +143,7 @@ int run_serve(const ServeOptions& o) {
     std::cerr << "kw serve: storage is not healthy: " << healthy.error().message << "\n";
     return 1;
   }
-  // 2. Registry and watch caches (one per resource), default namespaces.
+  // 3. Registry and watch caches (one per resource), default namespaces.
   registry::RegistryOptions registry_options;
   registry_options.prefix = o.etcd_servers.empty() ? "/registry" : o.etcd_prefix;
   registry::Registry registry(**backend, api::ResourceTable::builtin(), registry_options);
@@ -97,19 +151,30 @@ int run_serve(const ServeOptions& o) {
     std::cerr << "kw serve: cannot start the watch caches: " << started.error().message << "\n";
     return 1;
   }
-  // 3. The API handler and its listeners.
-  http::ApiServer api(registry, {});
-  auto handler = [&api](net::Request request, std::shared_ptr<net::ResponseStream> stream) {
-    api.handle(std::move(request), std::move(stream));
-  };
+  // 4. The listeners: TLS on the secure port (authenticated), cleartext on loopback (trusted).
   std::vector<std::unique_ptr<net::HttpServer>> servers;
+  http::ApiServer secure_api(registry, {.authenticator = &*authenticator, .authorizer = &*authorizer});
+  http::ApiServer local_api(registry, {});
+  auto handler_for = [](http::ApiServer& api) {
+    return [&api](net::Request request, std::shared_ptr<net::ResponseStream> stream) {
+      api.handle(std::move(request), std::move(stream));
+    };
+  };
+  if (o.secure_port > 0) {
+    auto served = serve_secure(o, handler_for(secure_api));
+    if (!served) {
+      std::cerr << "kw serve: " << served.error().message << "\n";
+      return 1;
+    }
+    servers.push_back(std::move(*served));
+  }
   if (o.insecure_port > 0) {
     net::ServerConfig config;
     config.address = "127.0.0.1";  // cleartext never leaves the machine
     config.port = static_cast<std::uint16_t>(o.insecure_port);
     config.io_threads = o.io_threads;
     config.worker_threads = o.worker_threads;
-    auto server = net::start_http_server(config, handler);
+    auto server = net::start_http_server(config, handler_for(local_api));
     if (!server) {
       std::cerr << "kw serve: cannot listen on 127.0.0.1:" << o.insecure_port << ": " << server.error().message << "\n";
       return 1;
@@ -119,11 +184,10 @@ int run_serve(const ServeOptions& o) {
     servers.push_back(std::move(*server));
   }
   if (servers.empty()) {
-    std::cerr << "kw serve: nothing to serve: pass --insecure-port\n";
+    std::cerr << "kw serve: nothing to serve: --secure-port and --insecure-port are both 0\n";
     return 1;
   }
   std::cout.flush();
-  // 4. Periodic compaction of storage history.
   // 5. Wait for SIGINT/SIGTERM, then drain: stop accepting, finish in-flight, close watches.
   const int signal = wait_for_signal();
   std::cerr << "kw serve: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << " received, shutting down\n";
@@ -147,6 +211,16 @@ void add_serve_command(CLI::App& app, int* exit_code) {
   serve->add_option("--secure-port", options->secure_port, "TLS port (0 = off)")->capture_default_str();
   serve->add_option("--insecure-port", options->insecure_port,
                     "cleartext HTTP/1.1 + h2c port on 127.0.0.1 (0 = off)")->capture_default_str();
+  serve->add_option("--tls-cert-file", options->tls_cert_file, "serving certificate (default: generated in the data dir)");
+  serve->add_option("--tls-private-key-file", options->tls_private_key_file, "key of --tls-cert-file");
+  serve->add_option("--tls-san", options->tls_sans, "extra subject alternative names of the generated certificate");
+  serve->add_option("--client-ca-file", options->client_ca_file,
+                    "CA that signs client certificates (CN = user, O = groups); default: the generated CA");
+  serve->add_option("--token-auth-file", options->token_auth_file, "bearer tokens, kube-apiserver's CSV format");
+  serve->add_option("--authorization-mode", options->authorization_mode,
+                    "AlwaysAllow, AlwaysDeny or ABAC (comma-separated)")->capture_default_str();
+  serve->add_option("--authorization-policy-file", options->authorization_policy_file, "ABAC policy (JSON lines)");
+  serve->add_flag("--anonymous-auth", options->anonymous_auth, "serve requests without credentials as system:anonymous");
   serve->add_option("--etcd-compaction-interval", options->compaction_interval_seconds,
                     "seconds between storage compactions (0 = never)")->capture_default_str();
   serve->add_option("--io-threads", options->io_threads, "network threads")->capture_default_str();

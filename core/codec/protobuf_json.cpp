@@ -2,12 +2,12 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
 
-#include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
 
 #include "core/codec/protobuf.hpp"
+#include "core/codec/protobuf_mapping.hpp"
 #include "core/codec/protobuf_scalars.hpp"
 #include "core/proto/registry.hpp"
 
@@ -18,21 +18,10 @@ namespace pb = google::protobuf;
 using nlohmann::json;
 using Status = kw::Result<void>;
 
-// Messages whose JSON form is not an object of their fields.
-enum class Special { None, Time, MicroTime, Duration, Quantity, IntOrString, RawExtension, FieldsV1, Verbs };
+// Messages whose JSON form is not an object of their fields (protobuf_mapping.hpp).
+using Special = SpecialMessage;
 
-Special special_kind(const pb::Descriptor* descriptor) {
-  const std::string& name = descriptor->full_name();
-  if (name == "k8s.io.apimachinery.pkg.apis.meta.v1.Time") return Special::Time;
-  if (name == "k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime") return Special::MicroTime;
-  if (name == "k8s.io.apimachinery.pkg.apis.meta.v1.Duration") return Special::Duration;
-  if (name == "k8s.io.apimachinery.pkg.api.resource.Quantity") return Special::Quantity;
-  if (name == "k8s.io.apimachinery.pkg.util.intstr.IntOrString") return Special::IntOrString;
-  if (name == "k8s.io.apimachinery.pkg.runtime.RawExtension") return Special::RawExtension;
-  if (name == "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1") return Special::FieldsV1;
-  if (name == "k8s.io.apimachinery.pkg.apis.meta.v1.Verbs") return Special::Verbs;
-  return Special::None;
-}
+Special special_kind(const pb::Descriptor* descriptor) { return special_message(*descriptor); }
 
 std::string json_type_name(const json& value) {
   if (value.is_number_integer()) return "integer";
@@ -51,28 +40,7 @@ std::string child_path(const std::string& path, std::string_view key) {
 // Minimum Go zero time (0001-01-01T00:00:00Z): Go writes it for unset non-pointer Time fields.
 constexpr std::int64_t k_go_zero_time_seconds = -62135596800;
 
-// Go structs embedded with `json:",inline"`: on the wire they are a field of
-// their own, in JSON their fields sit directly in the enclosing object.
-constexpr std::array<std::string_view, 11> k_inline_fields{
-    "k8s.io.api.core.v1.Probe.handler",
-    "k8s.io.api.core.v1.Volume.volumeSource",
-    "k8s.io.api.core.v1.VolumeMountStatus.volumeStatus",
-    "k8s.io.api.core.v1.EphemeralContainer.ephemeralContainerCommon",
-    "k8s.io.api.core.v1.ConfigMapEnvSource.localObjectReference",
-    "k8s.io.api.core.v1.ConfigMapKeySelector.localObjectReference",
-    "k8s.io.api.core.v1.ConfigMapProjection.localObjectReference",
-    "k8s.io.api.core.v1.ConfigMapVolumeSource.localObjectReference",
-    "k8s.io.api.core.v1.SecretEnvSource.localObjectReference",
-    "k8s.io.api.core.v1.SecretKeySelector.localObjectReference",
-    "k8s.io.api.core.v1.SecretProjection.localObjectReference",
-};
-
-bool is_inline(const pb::FieldDescriptor& field) {
-  for (std::string_view name : k_inline_fields) {
-    if (field.full_name() == name) return true;
-  }
-  return false;
-}
+bool is_inline(const pb::FieldDescriptor& field) { return is_inline_field(field); }
 
 // The chain of fields a JSON key of `descriptor` maps to: one field, or
 // inline fields followed by the field inside them. Empty when unknown.

@@ -4,8 +4,11 @@
 #include <sstream>
 
 #include "core/codec/media_type.hpp"
+#include "core/codec/protobuf.hpp"
 #include "core/codec/yaml.hpp"
+#include "server/auth/status.hpp"
 #include "server/http/discovery.hpp"
+#include "server/http/openapi.hpp"
 #include "server/http/patch.hpp"
 #include "server/http/request_info.hpp"
 #include "server/http/respond.hpp"
@@ -27,6 +30,11 @@ registry::ApiResult<nlohmann::json> read_body(const net::Request& request) {
     if (!parsed) return std::unexpected(registry::bad_request("bad Content-Type: " + parsed.error().message));
     essence = parsed->essence();
   }
+  if (essence == "application/vnd.kubernetes.protobuf") {
+    auto decoded = codec::decode_object_protobuf(request.body, codec::builtin_message_for);
+    if (!decoded) return std::unexpected(registry::bad_request("the request body is not valid protobuf: " + decoded.error().message));
+    return std::move(*decoded);
+  }
   if (essence == "application/yaml") {
     auto docs = codec::yaml_to_json(request.body);
     if (!docs) return std::unexpected(registry::bad_request("the request body is not valid YAML: " + docs.error().message));
@@ -36,7 +44,8 @@ registry::ApiResult<nlohmann::json> read_body(const net::Request& request) {
   if (essence != "application/json")
     return std::unexpected(registry::ApiError{415, "UnsupportedMediaType",
                                               "the body of the request was in an unknown format - accepted media "
-                                              "types include: application/json, application/yaml",
+                                              "types include: application/json, application/yaml, "
+                                              "application/vnd.kubernetes.protobuf",
                                               {}});
   auto parsed = nlohmann::json::parse(request.body, nullptr, false);
   if (parsed.is_discarded())
@@ -62,6 +71,7 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
   ++m_requests;
   const auto query = parse_query(request.query);
   const RequestInfo info = parse_request_info(request.method, request.path, query);
+  if (refuse_unauthorized(request, info, *stream)) return;
   const std::string& path = request.path;
   if (path == "/healthz" || path == "/livez" || path == "/readyz" || path.starts_with("/healthz/") ||
       path.starts_with("/livez/") || path.starts_with("/readyz/")) {
@@ -77,8 +87,29 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
   if (path == "/version") return send_json(*stream, 200, version_info());
   if (path == "/metrics") return handle_metrics(*stream);
   if (info.is_resource_request) return handle_resource(request, info, query, stream);
+  if (request.method == "GET" && handle_openapi(request, *stream, m_registry.resources())) return;
   if (request.method == "GET" && handle_discovery(request, info, *stream)) return;
   send_error(*stream, registry::ApiError{404, "NotFound", "the server could not find the requested resource", {}});
+}
+
+bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestInfo& info,
+                                    net::ResponseStream& stream) {
+  if (!m_options.authenticator) return false;
+  auto user = m_options.authenticator->authenticate(request);
+  if (!user) {
+    send_json(stream, 401, auth::unauthorized_status());
+    return true;
+  }
+  if (!m_options.authorizer) return false;
+  const auto attributes =
+      info.is_resource_request
+          ? auth::resource_attributes(*user, info.verb, info.namespace_, info.group, info.resource, info.subresource,
+                                      info.name, request.path)
+          : auth::non_resource_attributes(*user, request.method, request.path);
+  const auto decision = m_options.authorizer->authorize(attributes);
+  if (decision.allowed) return false;
+  send_json(stream, 403, auth::forbidden_status(attributes, decision.reason));
+  return true;
 }
 
 bool ApiServer::handle_discovery(const net::Request& request, const RequestInfo& info, net::ResponseStream& stream) {
@@ -100,7 +131,7 @@ bool ApiServer::handle_discovery(const net::Request& request, const RequestInfo&
     return false;
   }
   if (body.is_null()) return false;
-  auto format = negotiate_response(request.header("accept"), false, false);
+  auto format = negotiate_response(request.header("accept"), {.watch = false, .table = false, .protobuf = true});
   if (!format) format = Negotiated{};
   send_object(stream, 200, body, *format);
   return true;
@@ -142,7 +173,8 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
   if (info.verb == "watch") return handle_watch(request, *resource, info, query, stream);
 
   const bool table_ok = info.subresource.empty() && (info.verb == "get" || info.verb == "list");
-  auto format = negotiate_response(request.header("accept"), false, table_ok);
+  const bool has_protobuf = !resource->proto_message.empty();
+  auto format = negotiate_response(request.header("accept"), {.watch = false, .table = table_ok, .protobuf = has_protobuf});
   if (!format) return send_error(*stream, not_acceptable());
   const auto include = query_value(query, "includeObject");
   if (!include.empty()) format->include_object = include;
@@ -153,6 +185,14 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
   if (!dry_run.empty() && dry_run != "All")
     return send_error(*stream, registry::bad_request("dryRun: Unsupported value: \"" + dry_run + "\": supported values: \"All\""));
   write.dry_run = dry_run == "All";
+  const auto validation = query_value(query, "fieldValidation");
+  if (validation == "Strict") write.field_validation = codec::FieldValidation::Strict;
+  else if (validation == "Ignore") write.field_validation = codec::FieldValidation::Ignore;
+  else if (!validation.empty() && validation != "Warn")
+    return send_error(*stream, registry::bad_request("fieldValidation: Unsupported value: \"" + validation +
+                                                     "\": supported values: \"Ignore\", \"Strict\", \"Warn\""));
+  std::vector<std::string> warnings;
+  write.warnings = &warnings;
   const auto now = std::chrono::system_clock::now();
   auto reply = [&](int status, const registry::ApiResult<nlohmann::json>& result) {
     if (!result) return send_error(*stream, result.error());
@@ -163,9 +203,9 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
                                                                     .value("resourceVersion", "")}}},
                               {"columnDefinitions", table_columns(*resource)},
                               {"rows", {table_row(*resource, *result, format->include_object, now)}}};
-      return send_object(*stream, status, table, *format);
+      return send_object(*stream, status, table, *format, warnings);
     }
-    send_object(*stream, status, *result, *format);
+    send_object(*stream, status, *result, *format, warnings);
   };
 
   if (info.verb == "get") return reply(200, m_registry.get(*resource, info.namespace_, info.name, query_value(query, "resourceVersion")));
@@ -261,7 +301,8 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
 void ApiServer::handle_watch(const net::Request& request, const api::ResourceInfo& resource, const RequestInfo& info,
                              const std::map<std::string, std::string>& query,
                              const std::shared_ptr<net::ResponseStream>& stream) {
-  auto format = negotiate_response(request.header("accept"), true, true);
+  auto format = negotiate_response(request.header("accept"),
+                                   {.watch = true, .table = true, .protobuf = !resource.proto_message.empty()});
   if (!format) return send_error(*stream, not_acceptable());
   if (const auto include = query_value(query, "includeObject"); !include.empty()) format->include_object = include;
   auto filter = m_registry.make_filter(resource, info.namespace_, query_value(query, "labelSelector"),
@@ -333,7 +374,7 @@ void ApiServer::handle_watch(const net::Request& request, const api::ResourceInf
     // After the request was accepted, errors travel inside the stream (HTTP 200 + ERROR).
     auto status = registry::from_storage(started.error(), resource.group, resource.plural, "");
     if (started.error().code == storage::ErrorCode::compacted) status.message = started.error().message;
-    stream->write(error_event_json(status.status()));
+    stream->write(sink->error_frame(status.status()));
     stream->finish();
     return;
   }

@@ -8,11 +8,17 @@
 #include <string>
 
 #include "core/net/server/http_server.hpp"
+#include "server/auth/authenticator.hpp"
+#include "server/auth/authorizer.hpp"
 #include "server/registry/registry.hpp"
 
 namespace kw::http {
 
 struct ApiServerOptions {
+  // Who may do what. Null authenticator: every request is trusted (the loopback
+  // insecure port); null authorizer: every authenticated request is allowed.
+  const auth::Authenticator* authenticator = nullptr;
+  const auth::Authorizer* authorizer = nullptr;
   std::size_t max_watch_queue_bytes = 8 * 1024 * 1024;  // a watcher queuing more is slow
   std::chrono::seconds min_request_timeout{1800};       // watches end after 1-2x this
 };
@@ -31,6 +37,8 @@ class ApiServer {
                     const std::shared_ptr<net::ResponseStream>& stream);
   bool handle_discovery(const net::Request& request, const struct RequestInfo& info, net::ResponseStream& stream);
   void handle_metrics(net::ResponseStream& stream);
+  // 401/403 answered (true) or the request may go on.
+  bool refuse_unauthorized(const net::Request& request, const struct RequestInfo& info, net::ResponseStream& stream);
 
   registry::Registry& m_registry;
   ApiServerOptions m_options;

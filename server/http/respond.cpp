@@ -2,6 +2,7 @@
 
 #include "core/api/table.hpp"
 #include "core/codec/media_type.hpp"
+#include "core/codec/protobuf.hpp"
 #include "core/codec/yaml.hpp"
 
 namespace kw::http {
@@ -18,7 +19,8 @@ codec::MediaType media(std::string type, std::string subtype,
 
 }  // namespace
 
-std::optional<Negotiated> negotiate_response(const std::string* accept, bool watch, bool table_allowed) {
+std::optional<Negotiated> negotiate_response(const std::string* accept, const Offers& offers) {
+  const bool watch = offers.watch;
   std::vector<codec::MediaType> accepted;
   if (accept && !accept->empty()) {
     auto parsed = codec::parse_accept(*accept);
@@ -36,7 +38,15 @@ std::optional<Negotiated> negotiate_response(const std::string* accept, bool wat
   if (watch) offer(media("application", "json", {{"stream", "watch"}}), {Format::json, "application/json", "Metadata"});
   offer(media("application", "yaml"), {Format::yaml, yaml_type, "Metadata"});
   if (watch) offer(media("application", "yaml", {{"stream", "watch"}}), {Format::yaml, yaml_type, "Metadata"});
-  if (table_allowed)
+  if (offers.protobuf) {
+    const std::string protobuf_type =
+        watch ? "application/vnd.kubernetes.protobuf;stream=watch" : "application/vnd.kubernetes.protobuf";
+    offer(media("application", "vnd.kubernetes.protobuf"), {Format::protobuf, protobuf_type, "Metadata"});
+    if (watch)
+      offer(media("application", "vnd.kubernetes.protobuf", {{"stream", "watch"}}),
+            {Format::protobuf, protobuf_type, "Metadata"});
+  }
+  if (offers.table)
     for (const char* version : {"v1", "v1beta1"})
       offer(media("application", "json", {{"as", "Table"}, {"v", version}, {"g", "meta.k8s.io"}}),
             {Format::table, std::string("application/json;as=Table;v=") + version + ";g=meta.k8s.io", "Metadata"});
@@ -57,10 +67,26 @@ void send_error(net::ResponseStream& stream, const registry::ApiError& error) {
   send_json(stream, error.code, error.status());
 }
 
-void send_object(net::ResponseStream& stream, int status, const nlohmann::json& body, const Negotiated& format) {
-  if (format.format != Format::yaml) return send_json(stream, status, body, format.content_type);
-  std::string bytes = codec::json_to_yaml(body);
-  stream.begin({status, {{"content-type", format.content_type}, {"content-length", std::to_string(bytes.size())}}, false});
+void send_object(net::ResponseStream& stream, int status, const nlohmann::json& body, const Negotiated& format,
+                 const std::vector<std::string>& warnings) {
+  std::string bytes;
+  if (format.format == Format::yaml) {
+    bytes = codec::json_to_yaml(body);
+  } else if (format.format == Format::protobuf) {
+    auto encoded = codec::encode_object_protobuf(body, codec::builtin_message_for);
+    if (!encoded)
+      return send_error(stream, registry::ApiError{500, "InternalError",
+                                                   "cannot encode the response as protobuf: " + encoded.error().message,
+                                                   {}});
+    bytes = std::move(*encoded);
+  } else {
+    bytes = body.dump();
+    bytes += '\n';
+  }
+  net::ResponseHead head{status, {{"content-type", format.content_type}, {"content-length", std::to_string(bytes.size())}},
+                         false};
+  for (const auto& warning : warnings) head.headers.push_back({"warning", "299 - " + nlohmann::json(warning).dump()});
+  stream.begin(std::move(head));
   stream.write(std::move(bytes));
   stream.finish();
 }

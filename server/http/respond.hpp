@@ -14,7 +14,7 @@
 
 namespace kw::http {
 
-enum class Format { json, yaml, table };
+enum class Format { json, yaml, table, protobuf };
 
 struct Negotiated {
   Format format = Format::json;
@@ -22,14 +22,22 @@ struct Negotiated {
   std::string include_object = "Metadata";  // Table rows: None | Metadata | Object
 };
 
-// The response format for `accept` (watch: the stream media types). nullopt = 406.
-std::optional<Negotiated> negotiate_response(const std::string* accept, bool watch, bool table_allowed);
+struct Offers {
+  bool watch = false;     // the stream media types (;stream=watch)
+  bool table = false;     // as=Table
+  bool protobuf = false;  // the kind has a protobuf form
+};
+
+// The response format for `accept`. nullopt = 406.
+std::optional<Negotiated> negotiate_response(const std::string* accept, const Offers& offers);
 
 void send_json(net::ResponseStream& stream, int status, const nlohmann::json& body,
                const std::string& content_type = "application/json");
 void send_error(net::ResponseStream& stream, const registry::ApiError& error);
 // An object or list in the negotiated format (tables are built by the caller).
-void send_object(net::ResponseStream& stream, int status, const nlohmann::json& body, const Negotiated& format);
+// `warnings` go out as `Warning: 299 - "..."` headers.
+void send_object(net::ResponseStream& stream, int status, const nlohmann::json& body, const Negotiated& format,
+                 const std::vector<std::string>& warnings = {});
 
 // One Table row for `object` (cells, conditions, and the object per include_object).
 nlohmann::json table_row(const api::ResourceInfo& info, const nlohmann::json& object,

@@ -1,5 +1,7 @@
 #include "server/http/watch_stream.hpp"
 
+#include "core/codec/frame.hpp"
+#include "core/codec/protobuf.hpp"
 #include "core/codec/yaml.hpp"
 
 namespace kw::http {
@@ -18,7 +20,24 @@ std::string event_json(std::string_view type, const nlohmann::json& object) {
   return out;
 }
 
-std::string error_event_json(const nlohmann::json& status) { return event_json("ERROR", status); }
+// A length-prefixed protobuf WatchEvent; a Status ERROR event if the object has no protobuf form.
+std::string event_protobuf(std::string_view type, const nlohmann::json& object) {
+  auto enveloped = codec::encode_object_protobuf(object, codec::builtin_message_for);
+  if (enveloped) return codec::frame_length_prefixed(codec::encode_watch_event_protobuf(type, *enveloped));
+  const nlohmann::json status = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
+                                 {"status", "Failure"}, {"reason", "InternalError"}, {"code", 500},
+                                 {"message", "cannot encode the event as protobuf: " + enveloped.error().message}};
+  auto error = codec::encode_object_protobuf(status, codec::builtin_message_for);
+  return codec::frame_length_prefixed(codec::encode_watch_event_protobuf("ERROR", error ? *error : std::string()));
+}
+
+std::string WatchStream::error_frame(const nlohmann::json& status) const {
+  switch (m_format.format) {
+    case Format::protobuf: return event_protobuf("ERROR", status);
+    case Format::yaml: return "---\n" + codec::json_to_yaml(nlohmann::json{{"type", "ERROR"}, {"object", status}});
+    default: return event_json("ERROR", status);
+  }
+}
 
 std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& event) {
   const char* type = cache::to_string(event.type());
@@ -39,6 +58,8 @@ std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& e
         }
         return out;
       });
+    case Format::protobuf:
+      return event.encoded("protobuf", [&] { return event_protobuf(type, object); });
     case Format::table: {
       auto make = [&](bool with_columns) {
         nlohmann::json table = {{"kind", "Table"},

@@ -26,6 +26,8 @@ class WatchStream : public cache::WatchSink {
 
   // The bytes of an event for this stream's format (framing included).
   std::shared_ptr<const std::string> frame(const cache::WatchEvent& event);
+  // The single ERROR event a watch gets when it cannot start (410 Expired etc.).
+  std::string error_frame(const nlohmann::json& status) const;
 
  private:
   std::shared_ptr<net::ResponseStream> m_stream;
@@ -38,7 +40,5 @@ class WatchStream : public cache::WatchSink {
 
 // One JSON watch event line.
 std::string event_json(std::string_view type, const nlohmann::json& object);
-// The single ERROR event a watch gets when it cannot start (410 Expired etc.).
-std::string error_event_json(const nlohmann::json& status);
 
 }  // namespace kw::http

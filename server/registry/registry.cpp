@@ -148,6 +148,21 @@ storage::Result<cache::ObjectPtr> Registry::decode(const api::ResourceInfo& info
   return object;
 }
 
+ApiResult<nlohmann::json> Registry::normalize(const api::ResourceInfo& info, const nlohmann::json& object,
+                                              const WriteOptions& options) const {
+  if (info.proto_message.empty() || !object.is_object()) return object;
+  auto encoded = codec::json_to_protobuf(object, info.proto_message, options.field_validation);
+  if (!encoded) return std::unexpected(bad_request(encoded.error().message));
+  if (options.warnings)
+    options.warnings->insert(options.warnings->end(), encoded->warnings.begin(), encoded->warnings.end());
+  if (encoded->warnings.empty() && options.field_validation != codec::FieldValidation::Ignore) return object;
+  auto decoded = codec::protobuf_to_json(encoded->bytes, info.proto_message);
+  if (!decoded) return std::unexpected(bad_request(decoded.error().message));
+  (*decoded)["apiVersion"] = object.value("apiVersion", info.api_version());
+  (*decoded)["kind"] = object.value("kind", info.kind);
+  return std::move(*decoded);
+}
+
 storage::Result<void> Registry::start() {
   for (const auto& info : m_resources.all()) {
     cache::CacheOptions options;
@@ -241,6 +256,9 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
                                        ", " + info.kind + ")"));
   object["kind"] = info.kind;
   object["apiVersion"] = info.api_version();
+  auto normalized = normalize(info, object, options);
+  if (!normalized) return std::unexpected(normalized.error());
+  object = std::move(*normalized);
   auto& meta = metadata(object);
   if (info.namespaced) {
     const auto body_ns = meta.value("namespace", std::string());
@@ -292,8 +310,10 @@ ApiResult<nlohmann::json> Registry::update_with(
     metadata(existing)["resourceVersion"] = std::to_string(current->mod_revision);
     auto wanted = mutate(existing);
     if (!wanted) return wanted;
-    nlohmann::json object = std::move(*wanted);
-    if (!object.is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
+    if (!wanted->is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
+    auto normalized = normalize(info, *wanted, options);
+    if (!normalized) return std::unexpected(normalized.error());
+    nlohmann::json object = std::move(*normalized);
     auto& meta = metadata(object);
     if (meta.value("name", name) != name)
       return std::unexpected(bad_request("the name of the object (" + meta.value("name", std::string()) +

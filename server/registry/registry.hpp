@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/api/resource.hpp"
+#include "core/codec/protobuf.hpp"
 #include "server/cache/watch_cache.hpp"
 #include "server/registry/api_error.hpp"
 #include "server/storage/backend.hpp"
@@ -48,6 +49,9 @@ struct ListResult {
 struct WriteOptions {
   bool dry_run = false;
   std::string subresource;  // "" or "status"
+  // Unknown fields of typed kinds: dropped silently, dropped with a warning, or refused.
+  codec::FieldValidation field_validation = codec::FieldValidation::Warn;
+  std::vector<std::string>* warnings = nullptr;  // where Warn's messages go (may be null)
 };
 
 class Registry {
@@ -92,6 +96,10 @@ class Registry {
   ApiResult<nlohmann::json> remove_namespace(const api::ResourceInfo& info, const std::string& name,
                                              const nlohmann::json& delete_options, const WriteOptions& options);
   std::string now_rfc3339() const;
+  // A typed object as its kind defines it: unknown fields dropped (with warnings) or
+  // refused per options.field_validation; known fields kept exactly.
+  ApiResult<nlohmann::json> normalize(const api::ResourceInfo& info, const nlohmann::json& object,
+                                      const WriteOptions& options) const;
 
   storage::Backend& m_backend;
   api::ResourceTable m_resources;

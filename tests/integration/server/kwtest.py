@@ -25,10 +25,11 @@ def free_port():
 class KwServer:
     """A kw serve process; use as a context manager."""
 
-    def __init__(self, extra_args=(), data_dir=None, port=None):
+    def __init__(self, extra_args=(), data_dir=None, port=None, secure_port=None):
         self.own_dir = data_dir is None
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="kw-it-")
         self.port = port or free_port()
+        self.secure_port = secure_port or 0
         self.extra_args = list(extra_args)
         self.proc = None
         self.log_path = os.path.join(self.data_dir, "serve.log")
@@ -37,10 +38,22 @@ class KwServer:
     def url(self):
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def secure_url(self):
+        return f"https://127.0.0.1:{self.secure_port}"
+
+    @property
+    def kubeconfig(self):
+        return os.path.join(self.data_dir, "admin.kubeconfig")
+
+    @property
+    def ca_file(self):
+        return os.path.join(self.data_dir, "pki", "ca.crt")
+
     def start(self, timeout=20):
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [KW_BIN, "serve", "--data-dir", self.data_dir, "--insecure-port", str(self.port), "--secure-port", "0"]
+            [KW_BIN, "serve", "--data-dir", self.data_dir, "--insecure-port", str(self.port), "--secure-port", str(self.secure_port)]
             + self.extra_args,
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
@@ -114,6 +127,25 @@ class KwServer:
         if check and out.returncode != 0:
             raise AssertionError(f"{' '.join(cmd)} failed ({out.returncode}): {out.stderr}")
         return out
+
+
+class Background:
+    """A command running in its own process group, killed (the whole group) on exit, and
+    bounded by `timeout` seconds even if the test forgets it."""
+
+    def __init__(self, args, timeout=30):
+        self.proc = subprocess.Popen(["timeout", str(timeout), *args], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+    def __enter__(self):
+        return self.proc
+
+    def __exit__(self, *exc):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.communicate()
 
 
 class ServerTestCase(unittest.TestCase):

@@ -3,7 +3,7 @@ import json
 import subprocess
 import time
 
-from kwtest import ServerTestCase
+from kwtest import Background, ServerTestCase
 
 
 class KubectlTest(ServerTestCase):
@@ -43,27 +43,21 @@ class KubectlTest(ServerTestCase):
         self.server.kubectl("delete", "pod", "web")
 
     def test_get_watch_sees_changes_in_order(self):
-        watch = subprocess.Popen(
-            ["timeout", "20", "kubectl", f"--server={self.server.url}", "get", "pods", "-w",
-             "--output-watch-events", "-l", "app=watched"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
+        lines = []
+        with Background(["kubectl", f"--server={self.server.url}", "get", "pods", "-w",
+                         "--output-watch-events", "-l", "app=watched"]) as watch:
             time.sleep(1.0)
             self.server.kubectl("run", "w1", "--image=nginx", "--labels=app=watched")
             self.server.kubectl("run", "other", "--image=nginx", "--labels=app=ignored")
             self.server.kubectl("annotate", "pod", "w1", "note=x")
             self.server.kubectl("delete", "pod", "w1", "--wait=false")
-            lines = []
             deadline = time.monotonic() + 15
             while time.monotonic() < deadline and len(lines) < 4:
                 line = watch.stdout.readline()
                 if not line:
                     break
                 lines.append(line.split())
-        finally:
-            watch.kill()
-            watch.communicate()
-            self.server.kubectl("delete", "pod", "other", "--wait=false", check=False)
+        self.server.kubectl("delete", "pod", "other", "--wait=false", check=False)
         self.assertEqual(lines[0][:2], ["EVENT", "NAME"])
         self.assertEqual([l[:2] for l in lines[1:]], [["ADDED", "w1"], ["MODIFIED", "w1"], ["DELETED", "w1"]])
 

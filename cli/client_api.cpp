@@ -1,0 +1,135 @@
+#include "cli/client_api.hpp"
+
+#include <fstream>
+#include <sstream>
+
+namespace kw::cli {
+
+void add_connection_flags(CLI::App& command, ConnectionFlags& flags) {
+  auto& o = flags.overrides;
+  command.add_option("--kubeconfig", o.kubeconfig, "Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)");
+  command.add_option("--context", o.context, "The kubeconfig context to use");
+  command.add_option("--cluster", o.cluster, "The kubeconfig cluster to use");
+  command.add_option("--user", o.user, "The kubeconfig user to use");
+  command.add_option("-n,--namespace", o.namespace_name, "The namespace scope for this request");
+  command.add_option("-s,--server", o.server, "The address and port of the Kubernetes API server");
+  command.add_option("--token", o.token, "Bearer token for authentication to the API server");
+  command.add_option("--certificate-authority", o.certificate_authority, "Path to a cert file for the certificate authority");
+  command.add_option("--client-certificate", o.client_certificate, "Path to a client certificate file for TLS");
+  command.add_option("--client-key", o.client_key, "Path to a client key file for TLS");
+  command.add_option("--tls-server-name", o.tls_server_name, "Server name to use for server certificate validation");
+  command.add_flag("--insecure-skip-tls-verify", o.insecure_skip_tls_verify,
+                   "Do not check the server's certificate (insecure)");
+  command.add_option("--transport", flags.transport, "auto|h2|http1|websocket (websocket applies to watches)")
+      ->check(CLI::IsMember({"auto", "h2", "http1", "websocket"}));
+  command.add_option("--encoding", flags.encoding, "Wire encoding: auto|json|yaml|protobuf (auto = json)")
+      ->check(CLI::IsMember({"auto", "json", "yaml", "protobuf"}));
+  command.add_option("--request-timeout", flags.request_timeout_seconds,
+                     "Seconds to wait for a single (non-watch) request; 0 = no limit");
+}
+
+Result<std::unique_ptr<ApiClient>> ApiClient::create(const ConnectionFlags& flags) {
+  auto config = kubeconfig::load(flags.overrides, kubeconfig::Environment::from_process());
+  if (!config) return std::unexpected(config.error());
+  std::unique_ptr<ApiClient> api(new ApiClient());
+  api->m_config = std::move(*config);
+  const auto& c = api->m_config;
+  net::client::ClientConfig& cc = api->m_client_config;
+  cc.url = c.server;
+  cc.ca_file = c.ca_file;
+  cc.ca_data = c.ca_data;
+  cc.cert_file = c.cert_file;
+  cc.cert_data = c.cert_data;
+  cc.key_file = c.key_file;
+  cc.key_data = c.key_data;
+  cc.tls_server_name = c.tls_server_name;
+  cc.insecure_skip_tls_verify = c.insecure_skip_tls_verify;
+  cc.transport = net::client::parse_transport(flags.transport).value_or(net::client::Transport::Auto);
+  cc.request_timeout = std::chrono::seconds(flags.request_timeout_seconds);
+  cc.user_agent = "kw/0.1";
+  if (c.exec) {
+    auto credential = kubeconfig::run_exec_plugin(*c.exec, c);
+    if (!credential) return std::unexpected(credential.error());
+    api->m_exec_token = credential->token;
+    if (!credential->client_certificate_data.empty()) {
+      cc.cert_data = credential->client_certificate_data;
+      cc.key_data = credential->client_key_data;
+      cc.cert_file.clear();
+      cc.key_file.clear();
+    }
+  }
+  auto client = net::client::Client::create(cc);
+  if (!client) return std::unexpected(client.error());
+  api->m_client = std::move(*client);
+  return api;
+}
+
+Result<std::unique_ptr<ApiClient>> ApiClient::clone() const {
+  std::unique_ptr<ApiClient> api(new ApiClient());
+  api->m_config = m_config;
+  api->m_client_config = m_client_config;
+  api->m_exec_token = m_exec_token;
+  auto client = net::client::Client::create(m_client_config);
+  if (!client) return std::unexpected(client.error());
+  api->m_client = std::move(*client);
+  return api;
+}
+
+net::client::Headers ApiClient::headers(const std::string& accept) const {
+  net::client::Headers out{{"Accept", accept}};
+  std::string token = !m_exec_token.empty() ? m_exec_token : m_config.token;
+  if (token.empty() && !m_config.token_file.empty()) {
+    std::ifstream in(m_config.token_file);
+    std::ostringstream text;
+    text << in.rdbuf();
+    token = text.str();
+    while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();
+  }
+  if (!token.empty()) out.emplace_back("Authorization", "Bearer " + token);
+  else if (!m_config.username.empty())
+    out.emplace_back("Authorization", "Basic " + kubeconfig::base64_encode(m_config.username + ":" + m_config.password));
+  return out;
+}
+
+Result<net::client::Response> ApiClient::get(const std::string& target, const std::string& accept) {
+  net::client::Request request{.method = "GET", .target = target, .headers = headers(accept), .body = {}, .streaming = false};
+  return m_client->request(request);
+}
+
+Result<net::client::StreamEnd> ApiClient::stream(const std::string& target, const std::string& accept,
+                                                 net::client::StreamHandler& handler) {
+  net::client::Request request{.method = "GET", .target = target, .headers = headers(accept), .body = {}, .streaming = true};
+  return m_client->stream(request, handler);
+}
+
+std::string url_escape(std::string_view text) {
+  static constexpr char k_hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(k_hex[c >> 4]);
+      out.push_back(k_hex[c & 15]);
+    }
+  }
+  return out;
+}
+
+std::string collection_path(const KindInfo& kind, bool namespaced, const std::string& namespace_name) {
+  std::string path = kind.group.empty() ? "/api/" + kind.api_version : "/apis/" + kind.api_version;
+  if (namespaced && !namespace_name.empty()) path += "/namespaces/" + url_escape(namespace_name);
+  return path + "/" + (kind.info ? kind.info->plural : std::string());
+}
+
+std::string error_message(const net::client::Response& response) {
+  auto body = nlohmann::json::parse(response.body, nullptr, false);
+  if (body.is_object() && body.value("kind", "") == "Status" && body.contains("message"))
+    return body.value("message", "");
+  std::string text = response.body.substr(0, 200);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return "the server returned HTTP " + std::to_string(response.head.status) + (text.empty() ? "" : ": " + text);
+}
+
+}  // namespace kw::cli

@@ -1,0 +1,80 @@
+#pragma once
+// Listing and decoding for kw get / kw watch: paginated LISTs (server Table or plain list,
+// JSON, YAML or protobuf bodies), watch event decoding by the response's Content-Type,
+// and the exit codes the client commands return.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/client_api.hpp"
+#include "cli/printers.hpp"
+#include "core/codec/frame.hpp"
+
+namespace kw::cli {
+
+// Exit codes of kw get / kw watch (documented in --help).
+inline constexpr int k_exit_ok = 0;
+inline constexpr int k_exit_usage = 1;        // bad flags, kubeconfig or resource type
+inline constexpr int k_exit_server = 2;       // the server answered with an error
+inline constexpr int k_exit_unreachable = 3;  // the server could not be reached
+
+struct ApiError {
+  int http_status = 0;  // 0: the request did not get an answer
+  std::string message;
+  int exit_code() const { return http_status == 0 ? k_exit_unreachable : k_exit_server; }
+};
+template <class T>
+using ApiResult = std::expected<T, ApiError>;
+
+struct Query {
+  std::string namespace_name;  // "" = all namespaces (or a cluster-scoped kind)
+  std::string label_selector;
+  std::string field_selector;
+  int chunk_size = 500;
+  bool want_table = true;
+  bool include_object = false;  // includeObject=Object (for --sort-by)
+  std::string encoding = "json";  // json | yaml | protobuf
+};
+
+struct Listing {
+  std::vector<Item> items;
+  std::string resource_version;
+};
+
+std::string accept_for(const Query& query, bool watch);
+std::string query_string(const Query& query, bool watch, const std::string& resource_version,
+                         const std::string& continue_token);
+
+// A LIST of the collection (all pages), or a GET of one named object.
+ApiResult<Listing> list_objects(ApiClient& api, KindInfo& kind, const Query& query);
+ApiResult<Listing> get_object(ApiClient& api, KindInfo& kind, const Query& query, const std::string& name);
+
+// Turns a decoded body (Table, list or single object) into items; updates kind.columns from
+// a Table's columnDefinitions.
+void collect_items(const nlohmann::json& body, KindInfo& kind, const std::string& type, std::vector<Item>& out);
+Result<nlohmann::json> decode_body(const std::string& content_type, std::string_view body);
+
+struct RawEvent {
+  std::string type;
+  nlohmann::json object;
+};
+
+// Watch frames -> events, chosen by the response Content-Type. With message framing (a
+// WebSocket), each fed chunk is one whole event.
+class EventDecoder {
+ public:
+  static Result<EventDecoder> create(const std::string& content_type, bool message_framed);
+  Result<void> feed(std::string_view bytes, std::vector<RawEvent>& out);
+  Result<void> finish(std::vector<RawEvent>& out);
+
+ private:
+  enum class Format { Json, Yaml, Protobuf };
+  Result<void> drain(std::vector<RawEvent>& out);
+  Result<RawEvent> decode_frame(std::string_view frame) const;
+
+  Format m_format = Format::Json;
+  bool m_message_framed = false;
+  std::unique_ptr<codec::FrameDecoder> m_frames;
+};
+
+}  // namespace kw::cli

@@ -1,0 +1,345 @@
+// kw get / kw watch: options, validation, and the run that lists or watches and prints.
+#include "cli/get.hpp"
+
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "cli/client_api.hpp"
+#include "cli/client_list.hpp"
+#include "cli/print_jsonpath.hpp"
+#include "cli/printers.hpp"
+#include "cli/watch_client.hpp"
+
+namespace kw::cli {
+
+namespace {
+
+constexpr std::string_view k_exit_codes =
+    "Exit status: 0 success (also when stdout closes or on Ctrl-C during a watch), 1 usage, kubeconfig or "
+    "resource-type error, 2 the server answered with an error, 3 the server could not be reached.";
+
+struct GetOptions {
+  ConnectionFlags connection;
+  std::vector<std::string> args;
+  bool all_namespaces = false;
+  std::string label_selector;
+  std::string field_selector;
+  std::string output;
+  bool no_headers = false;
+  bool show_labels = false;
+  std::vector<std::string> label_columns;
+  int chunk_size = 500;
+  std::string sort_by;
+  bool watch = false;
+  bool watch_only = false;
+  bool output_watch_events = false;
+  std::string resume_file;
+};
+
+struct Target {
+  KindInfo kind;
+  std::vector<std::string> names;
+};
+
+std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto end = text.find(separator, start);
+    if (end == std::string_view::npos) end = text.size();
+    if (end > start) out.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+Result<KindInfo> resolve_kind(const api::ResourceTable& table, const std::string& name) {
+  const api::ResourceInfo* info = table.resolve(name);
+  if (info == nullptr) return fail("the server doesn't have a resource type \"" + name + "\"");
+  return KindInfo{info, info->kind, info->group, info->api_version(), info->columns};
+}
+
+// TYPE[,TYPE] [NAME...] or TYPE/NAME...
+Result<std::vector<Target>> parse_targets(const api::ResourceTable& table, const std::vector<std::string>& args) {
+  std::vector<Target> targets;
+  if (args.empty())
+    return fail("you must specify the type of resource to get, e.g. 'kw get pods' (types: pods, services, "
+                "deployments, configmaps, namespaces, nodes, ...)");
+  if (args.front().find('/') != std::string::npos) {
+    for (const auto& arg : args) {
+      const auto slash = arg.find('/');
+      if (slash == std::string::npos) return fail("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form");
+      auto kind = resolve_kind(table, arg.substr(0, slash));
+      if (!kind) return std::unexpected(kind.error());
+      targets.push_back(Target{*kind, {arg.substr(slash + 1)}});
+    }
+    return targets;
+  }
+  for (const auto& type : split(args.front(), ',')) {
+    auto kind = resolve_kind(table, type);
+    if (!kind) return std::unexpected(kind.error());
+    targets.push_back(Target{*kind, {args.begin() + 1, args.end()}});
+  }
+  return targets;
+}
+
+// Whether stdout is a pipe whose reader has gone (`kw get -w | head -1`), noticed without
+// waiting for the next write.
+bool stdout_closed() {
+  struct stat info {};
+  if (fstat(STDOUT_FILENO, &info) != 0 || !S_ISFIFO(info.st_mode)) return false;
+  pollfd fd{STDOUT_FILENO, 0, 0};
+  return poll(&fd, 1, 0) > 0 && (fd.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+// SIGINT/SIGTERM (or a closed stdout pipe) -> stop.request_stop(), from a thread of its own
+// while the run lasts.
+class SignalWatcher {
+ public:
+  explicit SignalWatcher(StopState& stop) : m_stop(stop) {
+    sigemptyset(&m_set);
+    sigaddset(&m_set, SIGINT);
+    sigaddset(&m_set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &m_set, &m_old);
+    m_thread = std::thread([this] {
+      timespec tick{0, 200'000'000};
+      while (!m_done) {
+        if (sigtimedwait(&m_set, nullptr, &tick) > 0 || stdout_closed()) m_stop.request_stop();
+      }
+    });
+  }
+  ~SignalWatcher() {
+    m_done = true;
+    m_thread.join();
+    pthread_sigmask(SIG_SETMASK, &m_old, nullptr);
+  }
+
+ private:
+  StopState& m_stop;
+  sigset_t m_set{};
+  sigset_t m_old{};
+  std::atomic<bool> m_done{false};
+  std::thread m_thread;
+};
+
+std::string encoding_of(const GetOptions& options) {
+  return options.connection.encoding == "auto" ? std::string("json") : options.connection.encoding;
+}
+
+Query make_query(const GetOptions& options, const KindInfo& kind, const kubeconfig::RestConfig& config,
+                 bool want_table) {
+  Query query;
+  const bool namespaced = kind.info == nullptr || kind.info->namespaced;
+  query.namespace_name = namespaced && !options.all_namespaces ? config.namespace_name : std::string();
+  query.label_selector = options.label_selector;
+  query.field_selector = options.field_selector;
+  query.chunk_size = options.chunk_size;
+  query.encoding = encoding_of(options);
+  query.want_table = want_table && query.encoding == "json";
+  query.include_object = !options.sort_by.empty();
+  return query;
+}
+
+Result<void> sort_items(std::vector<Item>& items, const std::string& sort_by) {
+  std::string path = sort_by;
+  if (path.find('{') == std::string::npos && !path.starts_with(".")) path = "." + path;
+  auto parsed = JsonPathTemplate::parse(path);
+  if (!parsed) return fail("couldn't parse --sort-by '" + sort_by + "': " + parsed.error().message);
+  auto key = [&](const Item& item) {
+    auto values = parsed->values(item.object);
+    return values.empty() ? nlohmann::json() : values.front();
+  };
+  std::stable_sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
+    const auto ka = key(a), kb = key(b);
+    if (ka.is_number() && kb.is_number()) return ka.get<double>() < kb.get<double>();
+    if (ka.is_string() && kb.is_string()) return ka.get<std::string>() < kb.get<std::string>();
+    return ka.is_null() && !kb.is_null();
+  });
+  return {};
+}
+
+int run_watch(GetOptions& options, ApiClient& api, std::vector<Target>& targets, Printer& printer) {
+  std::signal(SIGPIPE, SIG_IGN);
+  StopState stop;
+  SignalWatcher signals(stop);
+  SharedOutput output{printer, std::cout, {}, false};
+  std::vector<std::unique_ptr<ApiClient>> clients;
+  std::vector<int> codes(targets.size(), k_exit_ok);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    ApiClient* client = &api;
+    if (i > 0) {
+      auto extra = api.clone();
+      if (!extra) {
+        std::cerr << "error: " << extra.error().message << '\n';
+        return k_exit_usage;
+      }
+      clients.push_back(std::move(*extra));
+      client = clients.back().get();
+    }
+    WatchOptions watch;
+    watch.print_initial = !options.watch_only;
+    watch.resume_file = targets.size() == 1 ? options.resume_file
+                                            : (options.resume_file.empty() ? std::string()
+                                                                           : options.resume_file + "." + targets[i].kind.prefix());
+    if (targets[i].names.size() == 1) watch.single_name = targets[i].names.front();
+    Query query = make_query(options, targets[i].kind, api.config(), printer.wants_table());
+    threads.emplace_back([&, i, client, query, watch] {
+      WatchSession session(*client, targets[i].kind, query, watch, output, stop);
+      codes[i] = session.run();
+      if (codes[i] != k_exit_ok) stop.request_stop();
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int code : codes)
+    if (code != k_exit_ok) return code;
+  return k_exit_ok;
+}
+
+int run_get(GetOptions& options) {
+  PrintOptions print{.output = options.output,
+                     .no_headers = options.no_headers,
+                     .show_labels = options.show_labels,
+                     .with_namespace = options.all_namespaces,
+                     .with_kind = false,
+                     .watch_events = options.output_watch_events,
+                     .label_columns = {}};
+  for (const auto& column : options.label_columns)
+    for (auto& key : split(column, ',')) print.label_columns.push_back(key);
+  const api::ResourceTable table = api::ResourceTable::builtin();
+  auto targets = parse_targets(table, options.args);
+  if (!targets) {
+    std::cerr << "error: " << targets.error().message << '\n';
+    return k_exit_usage;
+  }
+  if (options.watch_only) options.watch = true;
+  print.with_kind = targets->size() > 1;
+  auto printer = make_printer(print);
+  if (!printer) {
+    std::cerr << "error: " << printer.error().message << '\n';
+    return k_exit_usage;
+  }
+  if (!options.sort_by.empty() && options.watch) {
+    std::cerr << "error: --sort-by cannot be used with --watch\n";
+    return k_exit_usage;
+  }
+  auto api = ApiClient::create(options.connection);
+  if (!api) {
+    std::cerr << "error: " << api.error().message << '\n';
+    return k_exit_usage;
+  }
+  if (options.watch) {
+    for (const auto& target : *targets)
+      if (target.names.size() > 1) {
+        std::cerr << "error: watch is only supported on individual resources and resource collections, but "
+                  << target.names.size() << " resources were found\n";
+        return k_exit_usage;
+      }
+    return run_watch(options, **api, *targets, **printer);
+  }
+  int code = k_exit_ok;
+  bool printed_any = false;
+  const bool single = targets->size() == 1 && targets->front().names.size() == 1;
+  for (auto& target : *targets) {
+    Query query = make_query(options, target.kind, (*api)->config(), (*printer)->wants_table());
+    std::vector<Item> items;
+    if (target.names.empty()) {
+      auto listing = list_objects(**api, target.kind, query);
+      if (!listing) {
+        std::cerr << (listing.error().http_status ? "Error from server: " : "error: ") << listing.error().message << '\n';
+        code = listing.error().exit_code();
+        continue;
+      }
+      items = std::move(listing->items);
+    } else {
+      for (const auto& name : target.names) {
+        auto listing = get_object(**api, target.kind, query, name);
+        if (!listing) {
+          std::cerr << (listing.error().http_status ? "Error from server: " : "error: ") << listing.error().message << '\n';
+          code = listing.error().exit_code();
+          continue;
+        }
+        items.insert(items.end(), listing->items.begin(), listing->items.end());
+      }
+    }
+    if (!options.sort_by.empty()) {
+      if (auto sorted = sort_items(items, options.sort_by); !sorted) {
+        std::cerr << "error: " << sorted.error().message << '\n';
+        return k_exit_usage;
+      }
+    }
+    if (!items.empty()) printed_any = true;
+    if (auto printed = (*printer)->print_list(target.kind, items, single, std::cout); !printed) {
+      std::cerr << "error: " << printed.error().message << '\n';
+      return k_exit_usage;
+    }
+  }
+  if (auto finished = (*printer)->finish(std::cout); !finished) {
+    std::cerr << "error: " << finished.error().message << '\n';
+    return k_exit_usage;
+  }
+  if (!printed_any && code == k_exit_ok && (*printer)->wants_table()) {
+    const bool namespaced = targets->front().kind.info && targets->front().kind.info->namespaced;
+    if (options.all_namespaces || !namespaced) std::cerr << "No resources found\n";
+    else std::cerr << "No resources found in " << (*api)->config().namespace_name << " namespace.\n";
+  }
+  std::cout.flush();
+  return code;
+}
+
+void add_common(CLI::App* command, GetOptions& options) {
+  add_connection_flags(*command, options.connection);
+  command->add_flag("-A,--all-namespaces", options.all_namespaces, "List the requested objects across all namespaces");
+  command->add_option("-l,--selector", options.label_selector, "Label selector to filter on (e.g. -l key1=value1,key2)");
+  command->add_option("--field-selector", options.field_selector, "Field selector to filter on (e.g. status.phase=Running)");
+  command->add_option("-o,--output", options.output,
+                      "Output format: " + std::string(k_output_formats) + " (jsonpath=TEMPLATE, custom-columns=SPEC)");
+  command->add_flag("--no-headers", options.no_headers, "Do not print headers");
+  command->add_flag("--show-labels", options.show_labels, "Show all labels as the last column");
+  command->add_option("-L,--label-columns", options.label_columns, "Labels to show as columns (comma-separated)");
+  command->add_option("--chunk-size", options.chunk_size, "Return large lists in chunks of this size (0 = no chunks)");
+  command->add_flag("--output-watch-events", options.output_watch_events, "Print the event type with each watched object");
+  command->add_option("--resume-file", options.resume_file,
+                      "Store the last seen resourceVersion in this file and resume the watch from it on start");
+}
+
+}  // namespace
+
+void add_get_command(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<GetOptions>();
+  CLI::App* command = app.add_subcommand("get", "Display one or many resources (kubectl get)");
+  command->footer(std::string(k_exit_codes));
+  command->add_option("args", options->args, "TYPE[,TYPE...] [NAME...] or TYPE/NAME...")->required();
+  add_common(command, *options);
+  command->add_option("--sort-by", options->sort_by, "Sort by a JSONPath expression (e.g. .metadata.name)");
+  command->add_flag("-w,--watch", options->watch, "After listing, watch for changes (reconnects and resumes)");
+  command->add_flag("--watch-only", options->watch_only, "Watch for changes without printing the current state");
+  command->callback([options, exit_code] { *exit_code = run_get(*options); });
+}
+
+void add_watch_command(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<GetOptions>();
+  CLI::App* command =
+      app.add_subcommand("watch", "Watch one or several kinds in one stream (list, then changes; survives restarts)");
+  command->footer(std::string(k_exit_codes));
+  command->add_option("types", options->args, "TYPE[,TYPE...]")->required();
+  add_common(command, *options);
+  command->add_flag("--watch-only", options->watch_only, "Do not print the current state first");
+  command->callback([options, exit_code] {
+    options->watch = true;
+    if (options->args.size() > 1) {
+      std::cerr << "error: kw watch takes TYPE[,TYPE...]; to watch one object use 'kw get TYPE NAME -w'\n";
+      *exit_code = k_exit_usage;
+      return;
+    }
+    *exit_code = run_get(*options);
+  });
+}
+
+}  // namespace kw::cli

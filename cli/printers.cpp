@@ -1,0 +1,403 @@
+#include "cli/printers.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "cli/print_jsonpath.hpp"
+#include "core/api/table.hpp"
+#include "core/codec/yaml.hpp"
+
+namespace kw::cli {
+
+using nlohmann::json;
+
+namespace {
+
+std::size_t rune_count(std::string_view text) {
+  std::size_t n = 0;
+  for (unsigned char c : text)
+    if ((c & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+std::string upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+const json& meta(const json& object, std::string_view key) {
+  static const json k_null;
+  if (!object.is_object()) return k_null;
+  auto m = object.find("metadata");
+  if (m == object.end() || !m->is_object()) return k_null;
+  auto it = m->find(key);
+  return it == m->end() ? k_null : *it;
+}
+
+std::string meta_string(const json& object, std::string_view key) {
+  const json& value = meta(object, key);
+  return value.is_string() ? value.get<std::string>() : std::string();
+}
+
+std::string format_labels(const json& labels) {
+  std::vector<std::string> parts;
+  if (labels.is_object())
+    for (const auto& [k, v] : labels.items()) parts.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+  std::sort(parts.begin(), parts.end());
+  if (parts.empty()) return "<none>";
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "," : "") + parts[i];
+  return out;
+}
+
+std::string label_header(const std::string& key) {
+  const auto slash = key.rfind('/');
+  return upper(slash == std::string::npos ? key : key.substr(slash + 1));
+}
+
+// ---- table printer ----------------------------------------------------------------------
+
+class TablePrinter final : public Printer {
+ public:
+  explicit TablePrinter(PrintOptions options) : m_options(std::move(options)) {}
+  bool wants_table() const override { return true; }
+
+  Result<void> print_list(const KindInfo& kind, const std::vector<Item>& items, bool, std::ostream& out) override {
+    if (items.empty()) return {};
+    std::vector<std::vector<std::string>> rows;
+    if (header_needed(kind)) {
+      if (m_printed_any && !m_options.watch_events) out << '\n';
+      rows.push_back(header(kind, !items.front().type.empty() && m_options.watch_events));
+    }
+    for (const auto& item : items) rows.push_back(row(kind, item, m_options.watch_events && !item.type.empty()));
+    out << tabulate(rows);
+    m_printed_any = true;
+    return {};
+  }
+
+  Result<void> print_event(const KindInfo& kind, const Item& item, std::ostream& out) override {
+    std::vector<std::vector<std::string>> rows;
+    if (header_needed(kind)) rows.push_back(header(kind, m_options.watch_events));
+    rows.push_back(row(kind, item, m_options.watch_events));
+    out << tabulate(rows);
+    m_printed_any = true;
+    return {};
+  }
+
+ private:
+  bool header_needed(const KindInfo& kind) {
+    const std::string key = kind.group + "/" + kind.kind;
+    const bool changed = key != m_last_kind;
+    m_last_kind = key;
+    return changed && !m_options.no_headers;
+  }
+
+  bool shown(const api::ColumnDefinition& column) const {
+    return column.priority == 0 || m_options.output == "wide";
+  }
+
+  std::vector<std::string> header(const KindInfo& kind, bool with_event) const {
+    std::vector<std::string> cells;
+    if (with_event) cells.push_back("EVENT");
+    if (m_options.with_namespace) cells.push_back("NAMESPACE");
+    for (const auto& column : kind.columns)
+      if (shown(column)) cells.push_back(upper(column.name));
+    for (const auto& key : m_options.label_columns) cells.push_back(label_header(key));
+    if (m_options.show_labels) cells.push_back("LABELS");
+    return cells;
+  }
+
+  std::vector<std::string> row(const KindInfo& kind, const Item& item, bool with_event) const {
+    std::vector<std::string> cells;
+    if (with_event) cells.push_back(item.type);
+    if (m_options.with_namespace) cells.push_back(escape_terminal(meta_string(item.object, "namespace")));
+    json computed;
+    const json* source = &item.cells;
+    if (!item.cells.is_array()) {
+      computed = client_cells(kind, item.object, std::chrono::system_clock::now());
+      source = &computed;
+    }
+    for (std::size_t i = 0; i < kind.columns.size(); ++i) {
+      if (!shown(kind.columns[i])) continue;
+      std::string text = i < source->size() ? cell_text((*source)[i]) : std::string();
+      if (i == 0 && m_options.with_kind) text = kind.prefix() + "/" + text;
+      cells.push_back(std::move(text));
+    }
+    const json& labels = meta(item.object, "labels");
+    for (const auto& key : m_options.label_columns) {
+      std::string value;
+      if (labels.is_object())
+        if (auto it = labels.find(key); it != labels.end() && it->is_string()) value = it->get<std::string>();
+      cells.push_back(escape_terminal(value));
+    }
+    if (m_options.show_labels) cells.push_back(escape_terminal(format_labels(labels)));
+    return cells;
+  }
+
+  PrintOptions m_options;
+  std::string m_last_kind;
+  bool m_printed_any = false;
+};
+
+// ---- object printers (json, yaml, name, jsonpath) -------------------------------------------
+
+enum class ObjectFormat { Json, Yaml, Name, JsonPath };
+
+class ObjectPrinter final : public Printer {
+ public:
+  ObjectPrinter(PrintOptions options, ObjectFormat format, JsonPathTemplate path = {})
+      : m_options(std::move(options)), m_format(format), m_path(std::move(path)) {}
+
+  Result<void> print_list(const KindInfo& kind, const std::vector<Item>& items, bool single_object,
+                          std::ostream& out) override {
+    if (m_format == ObjectFormat::Name) {
+      for (const auto& item : items) out << name_line(kind, item) << '\n';
+      return {};
+    }
+    for (const auto& item : items) m_collected.push_back(with_type_meta(kind, item.object));
+    m_single = single_object && m_lists == 0 && items.size() == 1;
+    ++m_lists;
+    (void)out;
+    return {};
+  }
+
+  Result<void> finish(std::ostream& out) override {
+    if (m_format == ObjectFormat::Name) return {};
+    json document;
+    if (m_single && m_collected.size() == 1) {
+      document = m_collected.front();
+    } else {
+      document = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", m_collected},
+                  {"metadata", {{"resourceVersion", ""}}}};
+    }
+    return emit_document(document, out, false);
+  }
+
+  Result<void> print_event(const KindInfo& kind, const Item& item, std::ostream& out) override {
+    if (m_format == ObjectFormat::Name) {
+      out << name_line(kind, item) << '\n';
+      return {};
+    }
+    json object = with_type_meta(kind, item.object);
+    if (m_options.watch_events) object = json{{"type", item.type}, {"object", std::move(object)}};
+    return emit_document(object, out, true);
+  }
+
+ private:
+  static json with_type_meta(const KindInfo& kind, json object) {
+    if (object.is_object()) {
+      if (!object.contains("kind") && !kind.kind.empty()) object["kind"] = kind.kind;
+      if (!object.contains("apiVersion") && !kind.api_version.empty()) object["apiVersion"] = kind.api_version;
+    }
+    return object;
+  }
+
+  std::string name_line(const KindInfo& kind, const Item& item) const {
+    std::string line = kind.prefix() + "/" + escape_terminal(meta_string(item.object, "name"));
+    return line;
+  }
+
+  Result<void> emit_document(const json& document, std::ostream& out, bool streaming) {
+    switch (m_format) {
+      case ObjectFormat::Json:
+        if (streaming) out << to_kubectl_json_compact(document) << '\n';
+        else out << to_kubectl_json(document) << '\n';
+        return {};
+      case ObjectFormat::Yaml:
+        if (streaming && m_documents++ > 0) out << "---\n";
+        out << codec::json_to_yaml(document);
+        return {};
+      case ObjectFormat::JsonPath: {
+        auto text = m_path.render(document);
+        if (!text) return fail("error executing jsonpath: " + text.error().message);
+        out << *text;
+        if (streaming && !text->empty() && text->back() != '\n') out << '\n';
+        return {};
+      }
+      case ObjectFormat::Name:
+        return {};
+    }
+    return {};
+  }
+
+  static std::string to_kubectl_json_compact(const json& value) {
+    std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::string out;
+    for (char c : text) {
+      if (c == '<') out += "\\u003c";
+      else if (c == '>') out += "\\u003e";
+      else if (c == '&') out += "\\u0026";
+      else out.push_back(c);
+    }
+    return out;
+  }
+
+  PrintOptions m_options;
+  ObjectFormat m_format;
+  JsonPathTemplate m_path;
+  std::vector<json> m_collected;
+  bool m_single = false;
+  int m_lists = 0;
+  int m_documents = 0;
+};
+
+// ---- custom columns ---------------------------------------------------------------------
+
+class CustomColumnsPrinter final : public Printer {
+ public:
+  struct Column {
+    std::string header;
+    JsonPathTemplate path;
+  };
+  CustomColumnsPrinter(PrintOptions options, std::vector<Column> columns)
+      : m_options(std::move(options)), m_columns(std::move(columns)) {}
+
+  Result<void> print_list(const KindInfo&, const std::vector<Item>& items, bool, std::ostream& out) override {
+    std::vector<std::vector<std::string>> rows;
+    if (!m_header_done && !m_options.no_headers) rows.push_back(header());
+    m_header_done = true;
+    for (const auto& item : items) rows.push_back(row(item));
+    if (!rows.empty()) out << tabulate(rows);
+    return {};
+  }
+
+  Result<void> print_event(const KindInfo& kind, const Item& item, std::ostream& out) override {
+    return print_list(kind, {item}, false, out);
+  }
+
+ private:
+  std::vector<std::string> header() const {
+    std::vector<std::string> cells;
+    for (const auto& column : m_columns) cells.push_back(column.header);
+    return cells;
+  }
+  std::vector<std::string> row(const Item& item) const {
+    std::vector<std::string> cells;
+    for (const auto& column : m_columns) {
+      auto values = column.path.values(item.object);
+      std::string text;
+      for (std::size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + jsonpath_text(values[i]);
+      cells.push_back(values.empty() ? "<none>" : escape_terminal(text));
+    }
+    return cells;
+  }
+
+  PrintOptions m_options;
+  std::vector<Column> m_columns;
+  bool m_header_done = false;
+};
+
+}  // namespace
+
+std::string KindInfo::prefix() const {
+  std::string lower = kind;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return group.empty() ? lower : lower + "." + group;
+}
+
+std::string tabulate(const std::vector<std::vector<std::string>>& rows) {
+  constexpr std::size_t k_min_width = 6, k_padding = 3;
+  std::size_t columns = 0;
+  for (const auto& row : rows) columns = std::max(columns, row.size());
+  std::vector<std::size_t> widths(columns, 0);
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i + 1 < row.size(); ++i)
+      widths[i] = std::max(widths[i], std::max(rune_count(row[i]) + k_padding, k_min_width));
+  std::string out;
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      out += row[i];
+      if (i + 1 < row.size()) out.append(widths[i] - rune_count(row[i]), ' ');
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string escape_terminal(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == 0x1b) out += "^[";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) {
+      out += '^';
+      out.push_back(static_cast<char>(c == 0x7f ? '?' : c + 64));
+    } else {
+      out.push_back(ch);
+    }
+  }
+  return out;
+}
+
+std::string cell_text(const json& cell) {
+  if (cell.is_null()) return {};
+  if (cell.is_string()) {
+    std::string text = cell.get<std::string>();
+    const auto cut = text.find_first_of("\f\n\r");
+    if (cut != std::string::npos) return escape_terminal(text.substr(0, cut)) + "...";
+    return escape_terminal(text);
+  }
+  if (cell.is_number_float()) {
+    const double value = cell.get<double>();
+    if (value == static_cast<double>(static_cast<long long>(value))) return std::to_string(static_cast<long long>(value));
+  }
+  return escape_terminal(cell.dump());
+}
+
+std::string to_kubectl_json(const json& value) {
+  std::string text = value.dump(4, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '<') out += "\\u003c";
+    else if (c == '>') out += "\\u003e";
+    else if (c == '&') out += "\\u0026";
+    else out.push_back(c);
+  }
+  return out;
+}
+
+json client_cells(const KindInfo& kind, const json& object, std::chrono::system_clock::time_point now) {
+  if (kind.info != nullptr) return api::table_cells(*kind.info, object, now);
+  api::ResourceInfo generic;
+  generic.kind = kind.kind;
+  generic.group = kind.group;
+  generic.columns = kind.columns;
+  return api::table_cells(generic, object, now);
+}
+
+Result<std::unique_ptr<Printer>> make_printer(const PrintOptions& options) {
+  const std::string& output = options.output;
+  if (output.empty() || output == "wide") return std::make_unique<TablePrinter>(options);
+  if (output == "json") return std::make_unique<ObjectPrinter>(options, ObjectFormat::Json);
+  if (output == "yaml") return std::make_unique<ObjectPrinter>(options, ObjectFormat::Yaml);
+  if (output == "name") return std::make_unique<ObjectPrinter>(options, ObjectFormat::Name);
+  if (output.starts_with("jsonpath=")) {
+    auto path = JsonPathTemplate::parse(std::string_view(output).substr(9));
+    if (!path) return fail("error parsing jsonpath " + output.substr(9) + ": " + path.error().message);
+    return std::make_unique<ObjectPrinter>(options, ObjectFormat::JsonPath, std::move(*path));
+  }
+  if (output.starts_with("custom-columns=")) {
+    std::vector<CustomColumnsPrinter::Column> columns;
+    std::string_view spec = std::string_view(output).substr(15);
+    while (!spec.empty()) {
+      const auto comma = spec.find(',');
+      std::string_view part = spec.substr(0, comma);
+      spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
+      const auto colon = part.find(':');
+      if (colon == std::string_view::npos)
+        return fail("custom-columns format: expected <header>:<json-path-expr>, got '" + std::string(part) + "'");
+      auto path = JsonPathTemplate::parse(part.substr(colon + 1));
+      if (!path) return fail("custom-columns: " + path.error().message);
+      columns.push_back({std::string(part.substr(0, colon)), std::move(*path)});
+    }
+    if (columns.empty()) return fail("custom-columns format specified but no custom columns given");
+    return std::make_unique<CustomColumnsPrinter>(options, std::move(columns));
+  }
+  return fail("unable to match a printer suitable for the output format \"" + output +
+              "\", allowed formats are: " + std::string(k_output_formats));
+}
+
+}  // namespace kw::cli

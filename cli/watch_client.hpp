@@ -1,0 +1,110 @@
+#pragma once
+// The watch loop of kw get -w / kw watch: list, watch from the list's resourceVersion,
+// reconnect with exponential backoff and jitter from the last seen resourceVersion, and on
+// 410 Expired relist and print only the differences, so each change is printed once.
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/client_list.hpp"
+
+namespace kw::cli {
+
+// What the consumer has been shown, keyed by namespace/name.
+class SeenSet {
+ public:
+  // Replaces the contents with a full listing (nothing printed).
+  void reset(const std::vector<Item>& listed);
+  // An event from the stream; false when the consumer has already seen it (a duplicate).
+  bool apply(const Item& item);
+  // After a relist: the synthesized ADDED / MODIFIED / DELETED events that bring the
+  // consumer from what it saw to `listed`; the set then equals `listed`.
+  std::vector<Item> diff(const std::vector<Item>& listed);
+  // Whether the set holds a full listing (else a DELETED of an unknown object is printed).
+  bool complete() const { return m_complete; }
+  std::size_t size() const { return m_entries.size(); }
+
+  static std::string key_of(const nlohmann::json& object);
+  static std::string resource_version_of(const nlohmann::json& object);
+
+ private:
+  struct Entry {
+    std::string resource_version;
+    std::string uid;
+    Item item;
+  };
+  std::map<std::string, Entry> m_entries;
+  bool m_complete = false;
+};
+
+// Shared stop switch: SIGINT, a closed stdout or a fatal error in one stream ends them all.
+class StopState {
+ public:
+  void request_stop();
+  bool stopped() const { return m_stopped.load(); }
+  // Sleeps up to `duration`; false when stopped meanwhile.
+  bool sleep_for(std::chrono::milliseconds duration);
+  void add_client(ApiClient* client);
+  void remove_client(ApiClient* client);
+
+ private:
+  std::atomic<bool> m_stopped{false};
+  std::mutex m_mutex;  // guards m_clients and the sleep condition
+  std::condition_variable m_cv;
+  std::vector<ApiClient*> m_clients;
+};
+
+// Output shared by several watch streams: printing is serialized and flushed per event.
+struct SharedOutput {
+  Printer& printer;
+  std::ostream& out;
+  std::mutex mutex;  // guards printer and out
+  bool closed = false;  // stdout went away: end quietly
+};
+
+struct WatchOptions {
+  bool list_first = true;      // list, then watch from its resourceVersion
+  bool print_initial = true;   // print the listed objects (false with --watch-only)
+  std::string resume_file;     // stores the last resourceVersion; resumed from on start
+  std::string single_name;     // watch one object (fieldSelector metadata.name)
+  std::chrono::milliseconds initial_backoff{500};
+  std::chrono::milliseconds max_backoff{30'000};
+};
+
+class WatchSession {
+ public:
+  WatchSession(ApiClient& api, KindInfo kind, Query query, WatchOptions options, SharedOutput& output,
+               StopState& stop);
+  // Runs until stopped or a fatal error; returns the exit code.
+  int run();
+
+ private:
+  enum class StreamOutcome { Ended, Expired, Failed, Fatal, Stopped };
+  ApiResult<Listing> list();
+  bool relist(bool initial);
+  StreamOutcome watch_once();
+  bool handle_event(const RawEvent& event);
+  bool emit(const Item& item);
+  bool emit_initial(const std::vector<Item>& items);
+  void save_resume();
+  std::chrono::milliseconds next_backoff();
+
+  ApiClient& m_api;
+  KindInfo m_kind;
+  Query m_query;
+  WatchOptions m_options;
+  SharedOutput& m_output;
+  StopState& m_stop;
+  SeenSet m_seen;
+  std::string m_resource_version;
+  std::string m_error;
+  int m_fatal_code = k_exit_ok;
+  int m_failures = 0;
+  bool m_expired = false;
+};
+
+}  // namespace kw::cli

@@ -1,0 +1,56 @@
+#include "core/codec/protobuf_mapping.hpp"
+
+#include <google/protobuf/descriptor.h>
+
+#include <array>
+#include <string_view>
+#include <utility>
+
+namespace kw::codec {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, SpecialMessage>, 8> k_special_messages{{
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.Time", SpecialMessage::Time},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime", SpecialMessage::MicroTime},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.Duration", SpecialMessage::Duration},
+    {"k8s.io.apimachinery.pkg.api.resource.Quantity", SpecialMessage::Quantity},
+    {"k8s.io.apimachinery.pkg.util.intstr.IntOrString", SpecialMessage::IntOrString},
+    {"k8s.io.apimachinery.pkg.runtime.RawExtension", SpecialMessage::RawExtension},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1", SpecialMessage::FieldsV1},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.Verbs", SpecialMessage::Verbs},
+}};
+
+// Go structs embedded with `json:",inline"`: on the wire they are a field of
+// their own, in JSON their fields sit directly in the enclosing object.
+constexpr std::array<std::string_view, 11> k_inline_fields{
+    "k8s.io.api.core.v1.Probe.handler",
+    "k8s.io.api.core.v1.Volume.volumeSource",
+    "k8s.io.api.core.v1.VolumeMountStatus.volumeStatus",
+    "k8s.io.api.core.v1.EphemeralContainer.ephemeralContainerCommon",
+    "k8s.io.api.core.v1.ConfigMapEnvSource.localObjectReference",
+    "k8s.io.api.core.v1.ConfigMapKeySelector.localObjectReference",
+    "k8s.io.api.core.v1.ConfigMapProjection.localObjectReference",
+    "k8s.io.api.core.v1.ConfigMapVolumeSource.localObjectReference",
+    "k8s.io.api.core.v1.SecretEnvSource.localObjectReference",
+    "k8s.io.api.core.v1.SecretKeySelector.localObjectReference",
+    "k8s.io.api.core.v1.SecretProjection.localObjectReference",
+};
+
+}  // namespace
+
+SpecialMessage special_message(const google::protobuf::Descriptor& descriptor) {
+  const std::string& name = descriptor.full_name();
+  for (const auto& [special_name, kind] : k_special_messages) {
+    if (name == special_name) return kind;
+  }
+  return SpecialMessage::None;
+}
+
+bool is_inline_field(const google::protobuf::FieldDescriptor& field) {
+  for (std::string_view name : k_inline_fields) {
+    if (field.full_name() == name) return true;
+  }
+  return false;
+}
+
+}  // namespace kw::codec

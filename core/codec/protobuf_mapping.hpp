@@ -1,0 +1,32 @@
+#pragma once
+// Where Kubernetes' JSON form of a wire message departs from "an object of its
+// fields": the few meta/v1, resource, intstr and runtime messages with a JSON
+// form of their own, and the Go structs embedded with `json:",inline"` whose
+// fields sit directly in the enclosing JSON object. The transcoder
+// (protobuf.hpp) and the OpenAPI schemas (server/http/openapi.hpp) both follow
+// these rules, so they are stated once, here.
+namespace google::protobuf {
+class Descriptor;
+class FieldDescriptor;
+}  // namespace google::protobuf
+
+namespace kw::codec {
+
+enum class SpecialMessage {
+  None,          // an object of its fields
+  Time,          // RFC 3339 string, second precision
+  MicroTime,     // RFC 3339 string, microsecond precision
+  Duration,      // Go duration string ("1h2m3s")
+  Quantity,      // string ("500m", "1Gi"); numbers are accepted on input
+  IntOrString,   // JSON integer or string
+  RawExtension,  // any embedded JSON value
+  FieldsV1,      // embedded JSON object (managedFields)
+  Verbs,         // JSON array of strings
+};
+
+SpecialMessage special_message(const google::protobuf::Descriptor& descriptor);
+
+// True for a field whose message's fields appear inline in the parent's JSON object.
+bool is_inline_field(const google::protobuf::FieldDescriptor& field);
+
+}  // namespace kw::codec

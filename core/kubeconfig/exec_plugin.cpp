@@ -1,0 +1,96 @@
+// Exec credential plugins: the command runs with the configured env plus KUBERNETES_EXEC_INFO,
+// its stdout is an ExecCredential whose status holds a token or a client certificate.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/kubeconfig/kubeconfig.hpp"
+
+namespace kw::kubeconfig {
+
+namespace {
+
+using nlohmann::json;
+
+std::string exec_info(const ExecConfig& exec, const RestConfig& cluster) {
+  json info = {{"apiVersion", exec.api_version}, {"kind", "ExecCredential"}, {"spec", {{"interactive", false}}}};
+  if (exec.provide_cluster_info) {
+    json c = {{"server", cluster.server}};
+    if (!cluster.tls_server_name.empty()) c["tls-server-name"] = cluster.tls_server_name;
+    if (cluster.insecure_skip_tls_verify) c["insecure-skip-tls-verify"] = true;
+    if (!cluster.ca_data.empty()) c["certificate-authority-data"] = base64_encode(cluster.ca_data);
+    info["spec"]["cluster"] = c;
+  }
+  return info.dump();
+}
+
+}  // namespace
+
+Result<ExecCredential> parse_exec_output(std::string_view output, const ExecConfig& exec) {
+  json document = json::parse(output, nullptr, false);
+  if (document.is_discarded() || !document.is_object())
+    return fail("exec plugin '" + exec.command + "' did not print an ExecCredential JSON object");
+  const std::string kind = document.value("kind", "");
+  const std::string api_version = document.value("apiVersion", "");
+  if (kind != "ExecCredential")
+    return fail("exec plugin '" + exec.command + "' printed kind '" + kind + "', want ExecCredential");
+  if (api_version != exec.api_version)
+    return fail("exec plugin '" + exec.command + "' printed apiVersion '" + api_version + "', want " + exec.api_version);
+  const json status = document.value("status", json::object());
+  ExecCredential out;
+  out.token = status.value("token", "");
+  out.client_certificate_data = status.value("clientCertificateData", "");
+  out.client_key_data = status.value("clientKeyData", "");
+  if (out.token.empty() && (out.client_certificate_data.empty() || out.client_key_data.empty()))
+    return fail("exec plugin '" + exec.command +
+                "' returned neither status.token nor status.clientCertificateData and clientKeyData");
+  return out;
+}
+
+Result<ExecCredential> run_exec_plugin(const ExecConfig& exec, const RestConfig& cluster) {
+  int out_pipe[2];
+  if (::pipe(out_pipe) != 0) return fail(std::string("cannot create a pipe: ") + std::strerror(errno));
+  const std::string info = exec_info(exec, cluster);
+  std::vector<std::string> argv_storage{exec.command};
+  argv_storage.insert(argv_storage.end(), exec.args.begin(), exec.args.end());
+  std::vector<char*> argv;
+  for (auto& arg : argv_storage) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return fail(std::string("cannot start exec plugin: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::dup2(out_pipe[1], STDOUT_FILENO);
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    for (const auto& [name, value] : exec.env) ::setenv(name.c_str(), value.c_str(), 1);
+    ::setenv("KUBERNETES_EXEC_INFO", info.c_str(), 1);
+    ::execvp(argv[0], argv.data());
+    std::fprintf(stderr, "cannot run exec plugin '%s': %s\n", argv[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  ::close(out_pipe[1]);
+  std::string output;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(out_pipe[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    output.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(out_pipe[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string message = "exec plugin '" + exec.command + "' failed";
+    if (WIFEXITED(status)) message += " with exit status " + std::to_string(WEXITSTATUS(status));
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !exec.install_hint.empty())
+      message += "; " + exec.install_hint;
+    return fail(message);
+  }
+  return parse_exec_output(output, exec);
+}
+
+}  // namespace kw::kubeconfig

@@ -1,0 +1,104 @@
+#pragma once
+// kubeconfig loading as kubectl does it: the files (--kubeconfig, else KUBECONFIG's
+// colon-separated list merged with the first file winning, else ~/.kube/config), the
+// context/cluster/user chosen by flags or current-context, command-line overrides on top,
+// relative paths resolved against the file that named them, inline *-data decoded, and
+// exec credential plugins (client.authentication.k8s.io v1 and v1beta1).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/util/error.hpp"
+
+namespace kw::kubeconfig {
+
+struct ExecConfig {
+  std::string api_version;  // client.authentication.k8s.io/v1 or /v1beta1
+  std::string command;
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string install_hint;
+  bool provide_cluster_info = false;
+};
+
+// Command-line flags; an unset optional leaves the kubeconfig value alone.
+struct Overrides {
+  std::optional<std::string> kubeconfig;
+  std::optional<std::string> context;
+  std::optional<std::string> cluster;
+  std::optional<std::string> user;
+  std::optional<std::string> namespace_name;
+  std::optional<std::string> server;
+  std::optional<std::string> token;
+  std::optional<std::string> certificate_authority;
+  std::optional<std::string> client_certificate;
+  std::optional<std::string> client_key;
+  std::optional<std::string> tls_server_name;
+  std::optional<bool> insecure_skip_tls_verify;
+};
+
+// The parts of the process environment loading depends on (injected for tests).
+struct Environment {
+  std::optional<std::string> kubeconfig;  // $KUBECONFIG
+  std::string home;                       // $HOME
+  static Environment from_process();
+};
+
+// Everything needed to talk to one API server.
+struct RestConfig {
+  std::string server;
+  std::string ca_file;
+  std::string ca_data;  // PEM, decoded
+  std::string cert_file;
+  std::string cert_data;
+  std::string key_file;
+  std::string key_data;
+  std::string tls_server_name;
+  bool insecure_skip_tls_verify = false;
+  std::string token;
+  std::string token_file;
+  std::string username;
+  std::string password;
+  std::optional<ExecConfig> exec;
+  std::string namespace_name = "default";
+  bool namespace_from_flag = false;
+  std::string context_name;
+  std::vector<std::string> files;  // the kubeconfig files read
+};
+
+// A merged kubeconfig document (clusters/users/contexts as JSON, names unique).
+struct Merged {
+  nlohmann::json clusters = nlohmann::json::object();  // name -> cluster (paths made absolute)
+  nlohmann::json users = nlohmann::json::object();
+  nlohmann::json contexts = nlohmann::json::object();
+  std::string current_context;
+  std::vector<std::string> files;
+};
+
+// Parses one kubeconfig text; relative paths are resolved against base_dir.
+Result<Merged> parse(std::string_view yaml, const std::string& base_dir, const std::string& file_name);
+// Adds `next` under `into`: names already present and a set current-context win.
+void merge(Merged& into, const Merged& next);
+
+Result<Merged> load_files(const Overrides& overrides, const Environment& env);
+Result<RestConfig> resolve(const Merged& merged, const Overrides& overrides);
+Result<RestConfig> load(const Overrides& overrides, const Environment& env);
+
+// Runs the exec plugin and returns the credential it printed.
+struct ExecCredential {
+  std::string token;
+  std::string client_certificate_data;
+  std::string client_key_data;
+};
+Result<ExecCredential> run_exec_plugin(const ExecConfig& exec, const RestConfig& cluster);
+// Parses the ExecCredential JSON a plugin printed (checked against the requested apiVersion).
+Result<ExecCredential> parse_exec_output(std::string_view output, const ExecConfig& exec);
+
+Result<std::string> base64_decode(std::string_view text);
+std::string base64_encode(std::string_view bytes);
+
+}  // namespace kw::kubeconfig

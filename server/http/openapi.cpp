@@ -1,0 +1,240 @@
+#include "server/http/openapi.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+
+#include "core/codec/media_type.hpp"
+#include "server/http/openapi_build.hpp"
+#include "server/http/request_info.hpp"
+
+namespace kw::http {
+namespace {
+
+using nlohmann::json;
+using openapi::Dialect;
+
+constexpr std::string_view k_v2_path = "/openapi/v2";
+constexpr std::string_view k_v3_path = "/openapi/v3";
+
+std::string group_version_path(const api::ResourceInfo& resource) {
+  return resource.group.empty() ? "api/" + resource.version : "apis/" + resource.group + "/" + resource.version;
+}
+
+json info_object() { return {{"title", "Kubernetes"}, {"version", "unversioned"}}; }
+
+// Two FNV-1a 64-bit digests with different offset bases: a stable content hash.
+std::string content_hash(std::string_view bytes) {
+  std::uint64_t first = 14695981039346656037ull;
+  std::uint64_t second = 0x6c62272e07bb0142ull;
+  for (unsigned char c : bytes) {
+    first = (first ^ c) * 1099511628211ull;
+    second = (second ^ c) * 1099511628211ull;
+  }
+  char text[33];
+  std::snprintf(text, sizeof text, "%016llX%016llX", static_cast<unsigned long long>(first),
+                static_cast<unsigned long long>(second));
+  return text;
+}
+
+OpenApiDocument serialize(const json& document) {
+  OpenApiDocument out;
+  out.body = document.dump(-1, ' ', false, json::error_handler_t::replace);
+  out.hash = content_hash(out.body);
+  return out;
+}
+
+std::string fingerprint(const api::ResourceTable& table) {
+  std::string out;
+  for (const auto& r : table.all()) {
+    out += r.group + "/" + r.version + "/" + r.plural + "/" + r.kind + "/" + r.list_kind + "/" + r.proto_message +
+           (r.namespaced ? "/ns" : "/cluster");
+    for (const auto& verb : r.verbs) out += "," + verb;
+    for (const auto& sub : r.subresources) out += ";" + sub;
+    out += "\n";
+  }
+  return out;
+}
+
+std::string http_date(std::chrono::system_clock::time_point when) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(when);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[64];
+  std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return text;
+}
+
+void send_bytes(net::ResponseStream& stream, int status, net::Headers headers, std::string body) {
+  headers.push_back({"content-length", std::to_string(body.size())});
+  stream.begin({status, std::move(headers), false});
+  if (!body.empty()) stream.write(std::move(body));
+  stream.finish();
+}
+
+void send_status(net::ResponseStream& stream, int code, std::string_view reason, std::string_view message) {
+  const json status = {{"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", json::object()},
+                       {"status", "Failure"}, {"message", message}, {"reason", reason},
+                       {"code", code}};
+  send_bytes(stream, code, {{"content-type", "application/json"}}, status.dump());
+}
+
+// True when the Accept header allows application/json (no header: anything goes).
+bool accepts_json(const net::Request& request) {
+  const std::string* accept = request.header("accept");
+  if (accept == nullptr || accept->empty()) return true;
+  auto accepted = codec::parse_accept(*accept);
+  if (!accepted) return false;
+  codec::MediaType json_type;
+  json_type.type = "application";
+  json_type.subtype = "json";
+  return codec::negotiate(*accepted, {json_type}).has_value();
+}
+
+// If-None-Match: "*" or a comma list of entity tags (weak ones compare equal too).
+bool etag_matches(const std::string* header, std::string_view etag) {
+  if (header == nullptr) return false;
+  std::string_view rest = *header;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    std::string_view tag = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    while (!tag.empty() && tag.front() == ' ') tag.remove_prefix(1);
+    while (!tag.empty() && tag.back() == ' ') tag.remove_suffix(1);
+    if (tag.starts_with("W/")) tag.remove_prefix(2);
+    if (tag == "*" || tag == etag) return true;
+  }
+  return false;
+}
+
+void send_document(const net::Request& request, net::ResponseStream& stream, const OpenApiDocument& document,
+                   std::string cache_control, bool immutable) {
+  const std::string etag = "\"" + document.hash + "\"";
+  net::Headers headers = {{"etag", etag}, {"cache-control", std::move(cache_control)}, {"vary", "Accept"}};
+  if (immutable)
+    headers.push_back({"expires", http_date(std::chrono::system_clock::now() + std::chrono::hours(24 * 365))});
+  if (etag_matches(request.header("if-none-match"), etag)) return send_bytes(stream, 304, std::move(headers), "");
+  headers.push_back({"content-type", "application/json"});
+  send_bytes(stream, 200, std::move(headers), document.body);
+}
+
+void serve_v3_group_version(const net::Request& request, net::ResponseStream& stream, const std::string& path,
+                            const OpenApiDocument& document) {
+  const auto query = parse_query(request.query);
+  const auto hash = query.find("hash");
+  if (hash == query.end()) return send_document(request, stream, document, "no-cache, private", false);
+  if (hash->second == document.hash) return send_document(request, stream, document, "public, immutable", true);
+  // An outdated hash: point the client at the current document, never cached.
+  const std::string location = std::string(k_v3_path) + "/" + path + "?hash=" + document.hash;
+  send_bytes(stream, 301, {{"location", location}, {"cache-control", "no-cache, no-store"}}, "");
+}
+
+}  // namespace
+
+json swagger_v2_document(const api::ResourceTable& table) {
+  json definitions = json::object();
+  json paths = json::object();
+  openapi::add_meta_schemas(Dialect::swagger_v2, definitions);
+  for (const auto& resource : table.all()) {
+    openapi::add_resource_schemas(resource, Dialect::swagger_v2, definitions);
+    openapi::add_resource_paths(resource, Dialect::swagger_v2, paths);
+  }
+  return {{"swagger", "2.0"},
+          {"info", info_object()},
+          {"paths", std::move(paths)},
+          {"definitions", std::move(definitions)},
+          {"securityDefinitions",
+           {{"BearerToken",
+             {{"type", "apiKey"},
+              {"name", "authorization"},
+              {"in", "header"},
+              {"description", "Bearer Token authentication"}}}}},
+          {"security", json::array({{{"BearerToken", json::array()}}})}};
+}
+
+std::vector<std::string> openapi_v3_group_versions(const api::ResourceTable& table) {
+  std::vector<std::string> out;
+  for (const auto& resource : table.all()) {
+    std::string path = group_version_path(resource);
+    if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(std::move(path));
+  }
+  return out;
+}
+
+json openapi_v3_document(const api::ResourceTable& table, std::string_view path) {
+  json schemas = json::object();
+  json paths = json::object();
+  bool found = false;
+  for (const auto& resource : table.all()) {
+    if (group_version_path(resource) != path) continue;
+    found = true;
+    openapi::add_resource_schemas(resource, Dialect::openapi_v3, schemas);
+    openapi::add_resource_paths(resource, Dialect::openapi_v3, paths);
+  }
+  if (!found) return nullptr;
+  openapi::add_meta_schemas(Dialect::openapi_v3, schemas);
+  return {{"openapi", "3.0.0"},
+          {"info", info_object()},
+          {"paths", std::move(paths)},
+          {"components",
+           {{"schemas", std::move(schemas)},
+            {"securitySchemes",
+             {{"BearerToken",
+               {{"type", "apiKey"},
+                {"name", "authorization"},
+                {"in", "header"},
+                {"description", "Bearer Token authentication"}}}}}}},
+          {"security", json::array({{{"BearerToken", json::array()}}})}};
+}
+
+std::shared_ptr<const OpenApiDocumentSet> OpenApiDocuments::documents(const api::ResourceTable& table) {
+  std::string current = fingerprint(table);
+  std::lock_guard lock(m_mutex);
+  if (m_documents && current == m_fingerprint) return m_documents;
+  auto set = std::make_shared<OpenApiDocumentSet>();
+  set->v2 = serialize(swagger_v2_document(table));
+  json discovery = {{"paths", json::object()}};
+  for (const auto& path : openapi_v3_group_versions(table)) {
+    OpenApiDocument document = serialize(openapi_v3_document(table, path));
+    discovery["paths"][path] = {{"serverRelativeURL", std::string(k_v3_path) + "/" + path + "?hash=" + document.hash}};
+    set->v3.emplace(path, std::move(document));
+  }
+  set->v3_discovery = serialize(discovery);
+  m_fingerprint = std::move(current);
+  m_documents = std::move(set);
+  return m_documents;
+}
+
+bool handle_openapi(const net::Request& request, net::ResponseStream& stream, const api::ResourceTable& table,
+                    OpenApiDocuments& documents) {
+  const std::string_view path = request.path;
+  const bool v2 = path == k_v2_path;
+  const bool v3 = path == k_v3_path || path.starts_with(std::string(k_v3_path) + "/");
+  if (!v2 && !v3) return false;
+  const auto set = documents.documents(table);
+  std::string_view group_version = path.size() > k_v3_path.size() ? path.substr(k_v3_path.size() + 1) : "";
+  while (group_version.ends_with('/')) group_version.remove_suffix(1);
+  const auto found = set->v3.find(std::string(group_version));
+  if (v3 && !group_version.empty() && found == set->v3.end()) return false;
+  if (!accepts_json(request)) {
+    send_status(stream, 406, "NotAcceptable",
+                "kw serves the OpenAPI documents as application/json only; ask for that media type");
+    return true;
+  }
+  if (v2)
+    send_document(request, stream, set->v2, "no-cache, private", false);
+  else if (group_version.empty())
+    send_document(request, stream, set->v3_discovery, "no-cache, private", false);
+  else
+    serve_v3_group_version(request, stream, found->first, found->second);
+  return true;
+}
+
+bool handle_openapi(const net::Request& request, net::ResponseStream& stream, const api::ResourceTable& table) {
+  static OpenApiDocuments documents;
+  return handle_openapi(request, stream, table, documents);
+}
+
+}  // namespace kw::http

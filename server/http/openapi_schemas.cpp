@@ -1,0 +1,378 @@
+// OpenAPI schemas from the protobuf descriptors, with Kubernetes' JSON mapping
+// (core/codec/protobuf_mapping.hpp) and the patch and required-field markers
+// Kubernetes puts on its types.
+#include <google/protobuf/descriptor.h>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+#include <vector>
+
+#include "core/codec/protobuf_mapping.hpp"
+#include "core/proto/registry.hpp"
+#include "server/http/openapi_build.hpp"
+
+namespace kw::http::openapi {
+namespace {
+
+namespace pb = google::protobuf;
+using nlohmann::json;
+
+constexpr std::string_view k_meta = "k8s.io.apimachinery.pkg.apis.meta.v1.";
+
+struct PatchMeta {
+  std::string_view field;  // full protobuf field name
+  std::string_view merge_key;
+  std::string_view strategy;
+};
+
+// The lists strategic merge patch merges instead of replacing (Go `patchMergeKey` /
+// `patchStrategy` tags of k8s.io/api).
+constexpr std::array<PatchMeta, 30> k_patch_meta{{
+    {"k8s.io.api.core.v1.PodSpec.volumes", "name", "merge,retainKeys"},
+    {"k8s.io.api.core.v1.PodSpec.initContainers", "name", "merge"},
+    {"k8s.io.api.core.v1.PodSpec.containers", "name", "merge"},
+    {"k8s.io.api.core.v1.PodSpec.ephemeralContainers", "name", "merge"},
+    {"k8s.io.api.core.v1.PodSpec.imagePullSecrets", "name", "merge"},
+    {"k8s.io.api.core.v1.PodSpec.hostAliases", "ip", "merge"},
+    {"k8s.io.api.core.v1.PodSpec.topologySpreadConstraints", "topologyKey", "merge"},
+    {"k8s.io.api.core.v1.PodSpec.schedulingGates", "name", "merge"},
+    {"k8s.io.api.core.v1.PodSpec.resourceClaims", "name", "merge,retainKeys"},
+    {"k8s.io.api.core.v1.Container.ports", "containerPort", "merge"},
+    {"k8s.io.api.core.v1.Container.env", "name", "merge"},
+    {"k8s.io.api.core.v1.Container.volumeMounts", "mountPath", "merge"},
+    {"k8s.io.api.core.v1.Container.volumeDevices", "devicePath", "merge"},
+    {"k8s.io.api.core.v1.EphemeralContainerCommon.ports", "containerPort", "merge"},
+    {"k8s.io.api.core.v1.EphemeralContainerCommon.env", "name", "merge"},
+    {"k8s.io.api.core.v1.EphemeralContainerCommon.volumeMounts", "mountPath", "merge"},
+    {"k8s.io.api.core.v1.EphemeralContainerCommon.volumeDevices", "devicePath", "merge"},
+    {"k8s.io.api.core.v1.PodStatus.conditions", "type", "merge"},
+    {"k8s.io.api.core.v1.PodStatus.podIPs", "ip", "merge"},
+    {"k8s.io.api.core.v1.PodStatus.hostIPs", "ip", "merge"},
+    {"k8s.io.api.core.v1.ServiceSpec.ports", "port", "merge"},
+    {"k8s.io.api.core.v1.ServiceStatus.conditions", "type", "merge"},
+    {"k8s.io.api.core.v1.NodeStatus.conditions", "type", "merge"},
+    {"k8s.io.api.core.v1.NodeStatus.addresses", "type", "merge"},
+    {"k8s.io.api.core.v1.NamespaceStatus.conditions", "type", "merge"},
+    {"k8s.io.api.apps.v1.DeploymentStatus.conditions", "type", "merge"},
+    {"k8s.io.api.apps.v1.ReplicaSetStatus.conditions", "type", "merge"},
+    {"k8s.io.api.apps.v1.StatefulSetStatus.conditions", "type", "merge"},
+    {"k8s.io.api.apps.v1.DaemonSetStatus.conditions", "type", "merge"},
+    {"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.ownerReferences", "uid", "merge"},
+}};
+
+// ObjectMeta.finalizers merges as a set (strategy without a key).
+constexpr std::string_view k_finalizers = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.finalizers";
+
+struct Required {
+  std::string_view message;  // full protobuf message name
+  std::vector<std::string_view> fields;
+};
+
+// Fields Kubernetes' schemas mark as required (no `omitempty`, validated as required).
+const std::vector<Required>& required_fields() {
+  static const std::vector<Required> table = {
+      {"k8s.io.api.core.v1.Container", {"name"}},
+      {"k8s.io.api.core.v1.EphemeralContainer", {"name"}},
+      {"k8s.io.api.core.v1.PodSpec", {"containers"}},
+      {"k8s.io.api.core.v1.ContainerPort", {"containerPort"}},
+      {"k8s.io.api.core.v1.EnvVar", {"name"}},
+      {"k8s.io.api.core.v1.VolumeMount", {"name", "mountPath"}},
+      {"k8s.io.api.core.v1.VolumeDevice", {"name", "devicePath"}},
+      {"k8s.io.api.core.v1.Volume", {"name"}},
+      {"k8s.io.api.core.v1.KeyToPath", {"key", "path"}},
+      {"k8s.io.api.core.v1.ConfigMapKeySelector", {"key"}},
+      {"k8s.io.api.core.v1.SecretKeySelector", {"key"}},
+      {"k8s.io.api.core.v1.ObjectFieldSelector", {"fieldPath"}},
+      {"k8s.io.api.core.v1.ResourceFieldSelector", {"resource"}},
+      {"k8s.io.api.core.v1.HTTPGetAction", {"port"}},
+      {"k8s.io.api.core.v1.HTTPHeader", {"name", "value"}},
+      {"k8s.io.api.core.v1.TCPSocketAction", {"port"}},
+      {"k8s.io.api.core.v1.GRPCAction", {"port"}},
+      {"k8s.io.api.core.v1.ServicePort", {"port"}},
+      {"k8s.io.api.core.v1.HostAlias", {"ip"}},
+      {"k8s.io.api.core.v1.NodeSelector", {"nodeSelectorTerms"}},
+      {"k8s.io.api.core.v1.NodeSelectorRequirement", {"key", "operator"}},
+      {"k8s.io.api.core.v1.PreferredSchedulingTerm", {"weight", "preference"}},
+      {"k8s.io.api.core.v1.PodAffinityTerm", {"topologyKey"}},
+      {"k8s.io.api.core.v1.WeightedPodAffinityTerm", {"weight", "podAffinityTerm"}},
+      {"k8s.io.api.core.v1.TopologySpreadConstraint", {"maxSkew", "topologyKey", "whenUnsatisfiable"}},
+      {"k8s.io.api.core.v1.PodCondition", {"type", "status"}},
+      {"k8s.io.api.core.v1.NodeCondition", {"type", "status"}},
+      {"k8s.io.api.core.v1.NamespaceCondition", {"type", "status"}},
+      {"k8s.io.api.core.v1.NodeAddress", {"type", "address"}},
+      {"k8s.io.api.core.v1.Taint", {"key", "effect"}},
+      {"k8s.io.api.core.v1.ContainerStatus", {"name", "ready", "restartCount", "image", "imageID"}},
+      {"k8s.io.api.core.v1.EndpointAddress", {"ip"}},
+      {"k8s.io.api.core.v1.EndpointPort", {"port"}},
+      {"k8s.io.api.core.v1.Event", {"metadata", "involvedObject"}},
+      {"k8s.io.api.core.v1.PodReadinessGate", {"conditionType"}},
+      {"k8s.io.api.core.v1.PodSchedulingGate", {"name"}},
+      {"k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource", {"claimName"}},
+      {"k8s.io.api.core.v1.HostPathVolumeSource", {"path"}},
+      {"k8s.io.api.core.v1.NFSVolumeSource", {"server", "path"}},
+      {"k8s.io.api.core.v1.ExecAction", {}},
+      {"k8s.io.api.apps.v1.DeploymentSpec", {"selector", "template"}},
+      {"k8s.io.api.apps.v1.ReplicaSetSpec", {"selector"}},
+      {"k8s.io.api.apps.v1.StatefulSetSpec", {"selector", "template"}},
+      {"k8s.io.api.apps.v1.DaemonSetSpec", {"selector", "template"}},
+      {"k8s.io.api.apps.v1.DeploymentCondition", {"type", "status"}},
+      {"k8s.io.api.apps.v1.ReplicaSetCondition", {"type", "status"}},
+      {"k8s.io.api.apps.v1.StatefulSetCondition", {"type", "status"}},
+      {"k8s.io.api.apps.v1.DaemonSetCondition", {"type", "status"}},
+      {"k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference", {"apiVersion", "kind", "name", "uid"}},
+      {"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement", {"key", "operator"}},
+      {"k8s.io.apimachinery.pkg.apis.meta.v1.Condition", {"type", "status", "lastTransitionTime", "reason", "message"}},
+      {"k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent", {"type", "object"}},
+  };
+  return table;
+}
+
+json gvk_extension(std::string_view group, std::string_view version, std::string_view kind) {
+  return json::array({{{"group", group}, {"kind", kind}, {"version", version}}});
+}
+
+json string_property(std::string_view description) { return {{"type", "string"}, {"description", description}}; }
+
+json type_meta_properties() {
+  return {
+      {"apiVersion", string_property("APIVersion defines the versioned schema of this representation of an object.")},
+      {"kind", string_property("Kind is a string value representing the REST resource this object represents.")},
+  };
+}
+
+bool has_meta_field(const pb::Descriptor& descriptor) {
+  const pb::FieldDescriptor* metadata = descriptor.FindFieldByName("metadata");
+  if (metadata == nullptr || metadata->message_type() == nullptr) return false;
+  const std::string& type = metadata->message_type()->full_name();
+  return type == std::string(k_meta) + "ObjectMeta" || type == std::string(k_meta) + "ListMeta";
+}
+
+// Objects that travel with apiVersion/kind in JSON: those carrying object or list
+// metadata (except templates, which Kubernetes embeds without TypeMeta), and the
+// meta/v1 option and status kinds.
+bool carries_type_meta(const pb::Descriptor& descriptor) {
+  const std::string& name = descriptor.full_name();
+  if (name.ends_with("TemplateSpec")) return false;
+  if (name.starts_with(k_meta)) {
+    return name.ends_with("Options") || name.ends_with(".Status") || name.ends_with(".List") ||
+           name.ends_with("PartialObjectMetadata") || name.ends_with("PartialObjectMetadataList");
+  }
+  return has_meta_field(descriptor);
+}
+
+class SchemaBuilder {
+ public:
+  SchemaBuilder(Dialect dialect, json& schemas) : m_dialect(dialect), m_schemas(schemas) {}
+
+  // A reference to the schema of `descriptor`, adding it (and what it reaches) first.
+  json reference_to(const pb::Descriptor& descriptor) {
+    const std::string name = definition_name(descriptor.full_name());
+    if (!m_schemas.contains(name)) {
+      m_schemas[name] = json::object();  // placeholder: recursive types stop here
+      m_schemas[name] = message_schema(descriptor);
+    }
+    return reference(name, m_dialect);
+  }
+
+ private:
+  json message_schema(const pb::Descriptor& descriptor) {
+    if (const auto special = codec::special_message(descriptor); special != codec::SpecialMessage::None)
+      return special_schema(special);
+    json properties = json::object();
+    if (carries_type_meta(descriptor)) properties = type_meta_properties();
+    add_properties(descriptor, properties);
+    json schema = {{"type", "object"}, {"properties", std::move(properties)}};
+    const auto& table = required_fields();
+    const auto found = std::find_if(table.begin(), table.end(),
+                                    [&](const Required& r) { return r.message == descriptor.full_name(); });
+    if (found != table.end() && !found->fields.empty()) schema["required"] = found->fields;
+    return schema;
+  }
+
+  void add_properties(const pb::Descriptor& descriptor, json& properties) {
+    for (int i = 0; i < descriptor.field_count(); ++i) {
+      const pb::FieldDescriptor& field = *descriptor.field(i);
+      if (codec::is_inline_field(field)) {
+        add_properties(*field.message_type(), properties);
+        continue;
+      }
+      properties[field.name()] = field_schema(field);
+    }
+  }
+
+  json field_schema(const pb::FieldDescriptor& field) {
+    if (field.is_map())
+      return {{"type", "object"}, {"additionalProperties", value_schema(*field.message_type()->map_value())}};
+    if (!field.is_repeated()) return value_schema(field);
+    json schema = {{"type", "array"}, {"items", value_schema(field)}};
+    if (field.full_name() == k_finalizers) schema["x-kubernetes-patch-strategy"] = "merge";
+    for (const PatchMeta& meta : k_patch_meta) {
+      if (field.full_name() != meta.field) continue;
+      schema["x-kubernetes-patch-merge-key"] = meta.merge_key;
+      schema["x-kubernetes-patch-strategy"] = meta.strategy;
+    }
+    return schema;
+  }
+
+  json value_schema(const pb::FieldDescriptor& field) {
+    using Type = pb::FieldDescriptor::Type;
+    switch (field.type()) {
+      case Type::TYPE_MESSAGE:
+      case Type::TYPE_GROUP:
+        return reference_to(*field.message_type());
+      case Type::TYPE_STRING:
+        return {{"type", "string"}};
+      case Type::TYPE_BYTES:
+        return {{"type", "string"}, {"format", "byte"}};
+      case Type::TYPE_BOOL:
+        return {{"type", "boolean"}};
+      case Type::TYPE_DOUBLE:
+        return {{"type", "number"}, {"format", "double"}};
+      case Type::TYPE_FLOAT:
+        return {{"type", "number"}, {"format", "float"}};
+      case Type::TYPE_INT64:
+      case Type::TYPE_SINT64:
+      case Type::TYPE_SFIXED64:
+      case Type::TYPE_UINT64:
+      case Type::TYPE_FIXED64:
+        return {{"type", "integer"}, {"format", "int64"}};
+      case Type::TYPE_INT32:
+      case Type::TYPE_SINT32:
+      case Type::TYPE_SFIXED32:
+      case Type::TYPE_UINT32:
+      case Type::TYPE_FIXED32:
+        return {{"type", "integer"}, {"format", "int32"}};
+      case Type::TYPE_ENUM:
+        break;
+    }
+    return {{"type", "string"}};
+  }
+
+  json special_schema(codec::SpecialMessage special) const {
+    const bool v3 = m_dialect == Dialect::openapi_v3;
+    switch (special) {
+      case codec::SpecialMessage::Time:
+      case codec::SpecialMessage::MicroTime:
+        return {{"type", "string"}, {"format", "date-time"}};
+      case codec::SpecialMessage::Duration:
+        return {{"type", "string"}};
+      case codec::SpecialMessage::Quantity:
+        if (v3) return {{"oneOf", json::array({{{"type", "string"}}, {{"type", "number"}}})}};
+        return {{"type", "string"}};
+      case codec::SpecialMessage::IntOrString: {
+        json schema = {{"format", "int-or-string"}, {"x-kubernetes-int-or-string", true}};
+        if (v3)
+          schema["oneOf"] = json::array({{{"type", "integer"}}, {{"type", "string"}}});
+        else
+          schema["type"] = "string";
+        return schema;
+      }
+      case codec::SpecialMessage::RawExtension:
+      case codec::SpecialMessage::FieldsV1:
+        return {{"type", "object"}};
+      case codec::SpecialMessage::Verbs:
+        return {{"type", "array"}, {"items", {{"type", "string"}}}};
+      case codec::SpecialMessage::None:
+        break;
+    }
+    return {{"type", "object"}};
+  }
+
+  Dialect m_dialect;
+  json& m_schemas;
+};
+
+// kw_proto always carries the meta/v1 messages (core/proto/registry.hpp).
+const pb::Descriptor& meta_message(std::string_view name) {
+  return *proto::find_message(std::string(k_meta) + std::string(name));
+}
+
+std::string reversed_group(std::string_view group) {
+  std::vector<std::string_view> parts;
+  while (!group.empty()) {
+    const auto dot = group.find('.');
+    parts.push_back(group.substr(0, dot));
+    group = dot == std::string_view::npos ? std::string_view{} : group.substr(dot + 1);
+  }
+  std::string out;
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) out += std::string(*it) + ".";
+  return out;
+}
+
+// Custom resources have no protobuf form: their schema keeps whatever fields they carry.
+void add_custom_resource_schemas(const api::ResourceInfo& resource, Dialect dialect, json& schemas) {
+  SchemaBuilder builder(dialect, schemas);
+  json properties = type_meta_properties();
+  properties["metadata"] = builder.reference_to(meta_message("ObjectMeta"));
+  schemas[kind_definition(resource)] = {
+      {"type", "object"},
+      {"properties", properties},
+      {"x-kubernetes-preserve-unknown-fields", true},
+      {"x-kubernetes-group-version-kind", gvk_extension(resource.group, resource.version, resource.kind)}};
+  json list_properties = type_meta_properties();
+  list_properties["metadata"] = builder.reference_to(meta_message("ListMeta"));
+  list_properties["items"] = {{"type", "array"}, {"items", reference(kind_definition(resource), dialect)}};
+  schemas[list_definition(resource)] = {
+      {"type", "object"},
+      {"properties", list_properties},
+      {"required", {"items"}},
+      {"x-kubernetes-group-version-kind", gvk_extension(resource.group, resource.version, resource.list_kind)}};
+}
+
+}  // namespace
+
+std::string definition_name(std::string_view proto_full_name) {
+  constexpr std::string_view k_proto_prefix = "k8s.io.";
+  if (proto_full_name.starts_with(k_proto_prefix))
+    return "io.k8s." + std::string(proto_full_name.substr(k_proto_prefix.size()));
+  return std::string(proto_full_name);
+}
+
+json reference(std::string_view definition, Dialect dialect) {
+  const std::string prefix = dialect == Dialect::swagger_v2 ? "#/definitions/" : "#/components/schemas/";
+  return {{"$ref", prefix + std::string(definition)}};
+}
+
+std::string kind_definition(const api::ResourceInfo& resource) {
+  if (!resource.proto_message.empty()) return definition_name(resource.proto_message);
+  return reversed_group(resource.group) + resource.version + "." + resource.kind;
+}
+
+std::string list_definition(const api::ResourceInfo& resource) {
+  if (!resource.proto_message.empty()) {
+    const auto dot = resource.proto_message.rfind('.');
+    return definition_name(resource.proto_message.substr(0, dot + 1) + resource.list_kind);
+  }
+  return reversed_group(resource.group) + resource.version + "." + resource.list_kind;
+}
+
+void add_resource_schemas(const api::ResourceInfo& resource, Dialect dialect, json& schemas) {
+  const pb::Descriptor* kind = proto::find_message(resource.proto_message);
+  const auto dot = resource.proto_message.rfind('.');
+  const pb::Descriptor* list =
+      kind == nullptr ? nullptr : proto::find_message(resource.proto_message.substr(0, dot + 1) + resource.list_kind);
+  if (kind == nullptr || list == nullptr) return add_custom_resource_schemas(resource, dialect, schemas);
+  SchemaBuilder builder(dialect, schemas);
+  builder.reference_to(*kind);
+  builder.reference_to(*list);
+  schemas[kind_definition(resource)]["x-kubernetes-group-version-kind"] =
+      gvk_extension(resource.group, resource.version, resource.kind);
+  schemas[list_definition(resource)]["x-kubernetes-group-version-kind"] =
+      gvk_extension(resource.group, resource.version, resource.list_kind);
+  schemas[list_definition(resource)]["required"] = {"items"};
+}
+
+void add_meta_schemas(Dialect dialect, json& schemas) {
+  SchemaBuilder builder(dialect, schemas);
+  for (std::string_view name : {"Status", "DeleteOptions", "WatchEvent"}) builder.reference_to(meta_message(name));
+  schemas[definition_name(std::string(k_meta) + "Status")]["x-kubernetes-group-version-kind"] =
+      gvk_extension("", "v1", "Status");
+  schemas[definition_name(std::string(k_meta) + "Patch")] = {
+      {"type", "object"},
+      {"description",
+       "The body of a PATCH request: a JSON patch, a JSON merge patch, a strategic merge patch or "
+       "an apply configuration, as its Content-Type says."}};
+}
+
+}  // namespace kw::http::openapi

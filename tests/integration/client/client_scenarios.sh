@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Usage: client_scenarios.sh SCENARIO /path/to/kw [/path/to/client]
+# Starts `kw serve` on a free port with a temp data dir and checks kw get / kw get -w
+# (run by the client binary, kw itself by default).
+set -euo pipefail
+scenario=$1
+SERVER=$2
+KW=${3:-$2}
+work=$(mktemp -d "${TMPDIR:-/tmp}/kw-client-XXXXXX")
+server_pid=""
+watch_pid=""
+cleanup() {
+  [[ -n "$watch_pid" ]] && kill "$watch_pid" 2>/dev/null || true
+  [[ -n "$server_pid" ]] && kill -9 "$server_pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+url="http://127.0.0.1:$port"
+
+start_server() {
+  timeout 100 "$SERVER" serve --data-dir "$work/data" --insecure-port "$port" --secure-port 0 >>"$work/server.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 100); do
+    curl -sf "$url/readyz" >/dev/null 2>&1 && return 0
+    curl -sf "$url/api/v1/namespaces/default/pods" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "server did not start"; cat "$work/server.log"; exit 1
+}
+
+pod() {  # pod NAME [PHASE]
+  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","namespace":"default","labels":{"app":"%s"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}' "$1" "$1"
+}
+create() { curl -sf -X POST -H 'Content-Type: application/json' --data "$(pod "$1")" "$url/api/v1/namespaces/default/pods" >/dev/null; }
+label() {
+  curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' --data "{\"metadata\":{\"labels\":{\"step\":\"$2\"}}}" \
+    "$url/api/v1/namespaces/default/pods/$1" >/dev/null
+}
+delete() { curl -sf -X DELETE "$url/api/v1/namespaces/default/pods/$1" >/dev/null; }
+
+wait_for_lines() {  # FILE PATTERN COUNT
+  for _ in $(seq 100); do
+    [[ $(grep -c "$2" "$1" 2>/dev/null || true) -ge $3 ]] && return 0
+    sleep 0.1
+  done
+  echo "timed out waiting for $3 x '$2' in $1:"; cat "$1"; return 1
+}
+
+events_of() {  # FILE -> "TYPE name" lines
+  /usr/bin/python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    print(e["type"], e["object"]["metadata"]["name"], e["object"]["metadata"].get("labels", {}).get("step", "-"))
+' "$1"
+}
+
+start_server
+mkdir -p "$work/home"
+export HOME="$work/home" KUBECONFIG=""
+
+case "$scenario" in
+  get_vs_kubectl)
+    create web-1; create web-2
+    timeout 20 "$KW" get pods --server "$url" >"$work/kw.txt"
+    timeout 20 kubectl --server="$url" get pods >"$work/kubectl.txt"
+    # AGE may tick between the two calls: compare all but the last column.
+    diff <(awk '{NF--; print}' "$work/kw.txt") <(awk '{NF--; print}' "$work/kubectl.txt")
+    grep -q '^NAME ' "$work/kw.txt"
+    timeout 20 "$KW" get pods --server "$url" -o name >"$work/names.txt"
+    diff "$work/names.txt" <(timeout 20 kubectl --server="$url" get pods -o name)
+    timeout 20 "$KW" get pods --server "$url" -A --no-headers -o wide | grep -q '^default  *web-1 '
+    timeout 20 "$KW" get pod web-1 --server "$url" -o jsonpath='{.metadata.name}' | grep -qx web-1
+    timeout 20 "$KW" get pods --server "$url" --chunk-size 1 -o name | wc -l | grep -qx 2
+    if timeout 20 "$KW" get pods --server "$url" -o bogus 2>"$work/err.txt"; then exit 1; fi
+    grep -q 'allowed formats are' "$work/err.txt"
+    set +e; timeout 20 "$KW" get pod missing --server "$url" 2>/dev/null; code=$?; set -e
+    [[ $code -eq 2 ]]
+    ;;
+  watch_h2|watch_http1|watch_websocket)
+    transport=${scenario#watch_}
+    create w-0
+    timeout 60 "$KW" get pods --server "$url" -w -o json --output-watch-events --transport "$transport" \
+      >"$work/events.jsonl" 2>"$work/watch.err" &
+    watch_pid=$!
+    wait_for_lines "$work/events.jsonl" '"ADDED"' 1
+    create w-1; label w-1 one; delete w-1
+    wait_for_lines "$work/events.jsonl" '"DELETED"' 1
+    diff <(events_of "$work/events.jsonl") <(printf 'ADDED w-0 -\nADDED w-1 -\nMODIFIED w-1 one\nDELETED w-1 one\n')
+    # A closed stdout ends the watch quietly with status 0.
+    set +e
+    timeout 20 "$KW" get pods --server "$url" -w -o name --transport "$transport" | head -1 >/dev/null
+    codes=("${PIPESTATUS[@]}")
+    set -e
+    [[ ${codes[0]} -eq 0 ]] || { echo "kw exit ${codes[0]} on a closed pipe"; exit 1; }
+    ;;
+  watch_restart)
+    create r-0
+    timeout 90 "$KW" get pods --server "$url" -w -o json --output-watch-events \
+      >"$work/events.jsonl" 2>"$work/watch.err" &
+    watch_pid=$!
+    wait_for_lines "$work/events.jsonl" '"ADDED"' 1
+    create r-1
+    wait_for_lines "$work/events.jsonl" '"ADDED"' 2
+    kill -9 "$server_pid"; wait "$server_pid" 2>/dev/null || true
+    sleep 1
+    start_server
+    label r-1 two; create r-2; delete r-0
+    wait_for_lines "$work/events.jsonl" '"DELETED"' 1
+    sleep 1
+    diff <(events_of "$work/events.jsonl") \
+      <(printf 'ADDED r-0 -\nADDED r-1 -\nMODIFIED r-1 two\nADDED r-2 -\nDELETED r-0 -\n')
+    kill -INT "$watch_pid"
+    set +e; wait "$watch_pid"; code=$?; set -e
+    watch_pid=""
+    [[ $code -eq 0 ]] || { echo "kw exit $code after SIGINT"; cat "$work/watch.err"; exit 1; }
+    ;;
+  *) echo "unknown scenario $scenario"; exit 2 ;;
+esac
+echo "client_$scenario: ok"

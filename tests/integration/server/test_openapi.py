@@ -1,0 +1,182 @@
+"""The OpenAPI documents against the real kubectl: apply/create with client validation on
+(no --validate=false), explain, strategic merge patches computed from the v3 merge keys,
+and unknown fields rejected through fieldValidation=Strict."""
+import json
+import os
+import re
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+
+from kwtest import ServerTestCase
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: web
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 25%
+      maxUnavailable: 1
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: web
+        image: IMAGE
+        ports:
+        - containerPort: 80
+        env:
+        - name: MODE
+          value: prod
+      - name: sidecar
+        image: busybox
+"""
+
+CONFIGMAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  greeting: hello
+  mode: MODE
+"""
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: NAME
+spec:
+  containers:
+  - name: main
+    IMAGE_KEY: nginx
+"""
+
+
+class OpenApiTest(ServerTestCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.work = tempfile.mkdtemp(prefix="kw-openapi-")
+        cls.cache = os.path.join(cls.work, "kube-cache")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.work, ignore_errors=True)
+        super().tearDownClass()
+
+    def kubectl(self, *args, check=True):
+        # A private cache dir: nothing from other servers (or earlier runs) is reused.
+        return self.server.kubectl(f"--cache-dir={self.cache}", *args, check=check)
+
+    def write(self, name, text):
+        path = os.path.join(self.work, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_v3_discovery_and_hashed_documents(self):
+        status, discovery = self.server.json("GET", "/openapi/v3")
+        self.assertEqual(status, 200)
+        self.assertIn("api/v1", discovery["paths"])
+        url = discovery["paths"]["apis/apps/v1"]["serverRelativeURL"]
+        self.assertRegex(url, r"^/openapi/v3/apis/apps/v1\?hash=[0-9A-F]+$")
+        status, headers, body = self.server.request("GET", url, headers={"Accept": "application/json"})
+        self.assertEqual(status, 200)
+        headers = {k.lower(): v for k, v in headers.items()}
+        self.assertEqual(headers["cache-control"], "public, immutable")
+        self.assertEqual(headers["content-type"], "application/json")
+        doc = json.loads(body)
+        self.assertEqual(doc["openapi"], "3.0.0")
+        deployment = doc["components"]["schemas"]["io.k8s.api.apps.v1.Deployment"]
+        self.assertEqual(deployment["x-kubernetes-group-version-kind"],
+                         [{"group": "apps", "kind": "Deployment", "version": "v1"}])
+        # A revalidation with the ETag is answered without a body.
+        req = urllib.request.Request(self.server.url + url, headers={"If-None-Match": headers["etag"]})
+        with self.assertRaises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(req, timeout=10)
+        self.assertEqual(caught.exception.code, 304)
+
+    def test_v2_is_served_as_json(self):
+        status, doc = self.server.json("GET", "/openapi/v2", headers={"Accept": "application/json"})
+        self.assertEqual(status, 200)
+        self.assertEqual(doc["swagger"], "2.0")
+        pod = doc["definitions"]["io.k8s.api.core.v1.Pod"]
+        self.assertEqual(pod["x-kubernetes-group-version-kind"], [{"group": "", "kind": "Pod", "version": "v1"}])
+        post = doc["paths"]["/api/v1/namespaces/{namespace}/pods"]["post"]
+        self.assertIn("fieldValidation", [p.get("name") for p in post["parameters"]])
+
+    def test_apply_deployment_and_configmap_twice_with_validation(self):
+        dep = self.write("deploy.yaml", DEPLOYMENT.replace("IMAGE", "nginx:1.25"))
+        cm = self.write("cm.yaml", CONFIGMAP.replace("MODE", "one"))
+        for path, name in [(dep, "deployment.apps/web"), (cm, "configmap/settings")]:
+            out = self.kubectl("apply", "-f", path)
+            self.assertIn(f"{name} created", out.stdout)
+            out = self.kubectl("apply", "-f", path)
+            self.assertRegex(out.stdout, rf"{re.escape(name)} (unchanged|configured)")
+        # A change goes through the strategic merge patch built from the v3 merge keys.
+        self.write("deploy.yaml", DEPLOYMENT.replace("IMAGE", "nginx:1.26"))
+        out = self.kubectl("apply", "-f", dep, "-v=6")
+        self.assertIn("deployment.apps/web configured", out.stdout)
+        self.assertRegex(out.stderr, r"PATCH http://\S+/apis/apps/v1/namespaces/default/deployments/web\?\S*fieldValidation=Strict")
+        got = json.loads(self.kubectl("get", "deployment", "web", "-o", "json").stdout)
+        containers = got["spec"]["template"]["spec"]["containers"]
+        self.assertEqual([c["name"] for c in containers], ["web", "sidecar"])
+        self.assertEqual(containers[0]["image"], "nginx:1.26")
+        self.assertEqual(containers[0]["env"], [{"name": "MODE", "value": "prod"}])
+        self.assertEqual(got["spec"]["strategy"]["rollingUpdate"], {"maxSurge": "25%", "maxUnavailable": 1})
+        self.write("cm.yaml", CONFIGMAP.replace("MODE", "two"))
+        self.assertIn("configmap/settings configured", self.kubectl("apply", "-f", cm).stdout)
+        got = json.loads(self.kubectl("get", "configmap", "settings", "-o", "json").stdout)
+        self.assertEqual(got["data"], {"greeting": "hello", "mode": "two"})
+
+    def test_create_pod_from_file(self):
+        path = self.write("pod.yaml", POD.replace("NAME", "created").replace("IMAGE_KEY", "image"))
+        out = self.kubectl("create", "-f", path, "-v=6")
+        self.assertIn("pod/created created", out.stdout)
+        self.assertRegex(out.stderr, r"POST http://\S+/api/v1/namespaces/default/pods\?\S*fieldValidation=Strict")
+        got = json.loads(self.kubectl("get", "pod", "created", "-o", "json").stdout)
+        self.assertEqual(got["spec"]["containers"][0]["image"], "nginx")
+
+    def test_explain_field_of_pod(self):
+        out = self.kubectl("explain", "pods.spec.containers.image").stdout
+        self.assertIn("KIND:       Pod", out)
+        self.assertIn("VERSION:    v1", out)
+        self.assertIn("FIELD: image <string>", out)
+        self.assertIn("DESCRIPTION:", out)
+
+    def test_explain_lists_fields(self):
+        out = self.kubectl("explain", "pods.spec.containers").stdout
+        self.assertIn("FIELD: containers <[]Container>", out)
+        self.assertRegex(out, r"\n  name\t<string> -required-")
+        self.assertRegex(out, r"\n  ports\t<\[\]ContainerPort>")
+        out = self.kubectl("explain", "deployment.spec.strategy").stdout
+        self.assertIn("GROUP:      apps", out)
+        self.assertIn("FIELD: strategy <DeploymentStrategy>", out)
+        self.assertRegex(out, r"\n  rollingUpdate\t<RollingUpdateDeployment>")
+        self.assertRegex(out, r"\n  type\t<string>")
+        out = self.kubectl("explain", "deployment.spec.strategy.rollingUpdate.maxSurge").stdout
+        self.assertIn("FIELD: maxSurge <IntOrString>", out)
+
+    def test_unknown_field_is_rejected(self):
+        path = self.write("typo.yaml", POD.replace("NAME", "typo").replace("IMAGE_KEY", "imagee"))
+        out = self.kubectl("create", "-f", path, "-v=6", check=False)
+        self.assertRegex(out.stderr, r"POST http://\S+/api/v1/namespaces/default/pods\?\S*fieldValidation=Strict")
+        self.assertNotEqual(out.returncode, 0, out.stdout)
+        self.assertIn('unknown field "spec.containers[0].imagee"', out.stderr)
+        missing = self.kubectl("get", "pod", "typo", check=False)
+        self.assertNotEqual(missing.returncode, 0)

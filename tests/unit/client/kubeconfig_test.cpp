@@ -1,0 +1,180 @@
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "core/kubeconfig/kubeconfig.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace kw::kubeconfig;
+
+namespace {
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+const char* k_first = R"(apiVersion: v1
+kind: Config
+current-context: dev
+clusters:
+- name: dev
+  cluster:
+    server: https://dev.example:6443
+    certificate-authority: ca/dev.crt
+- name: shared
+  cluster:
+    server: https://first.example
+contexts:
+- name: dev
+  context: {cluster: dev, user: alice, namespace: team-a}
+users:
+- name: alice
+  user:
+    token: alice-token
+)";
+
+const char* k_second = R"(apiVersion: v1
+kind: Config
+current-context: prod
+clusters:
+- name: shared
+  cluster:
+    server: https://second.example
+- name: prod
+  cluster:
+    server: https://prod.example
+    certificate-authority-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==
+    insecure-skip-tls-verify: false
+contexts:
+- name: prod
+  context: {cluster: prod, user: bob}
+- name: dev
+  context: {cluster: shared, user: bob}
+users:
+- name: bob
+  user:
+    client-certificate-data: Y2VydA==
+    client-key-data: a2V5
+)";
+
+}  // namespace
+
+TEST_CASE("KUBECONFIG merges files, first file wins for names and current-context") {
+  kw::testing::TempDir dir;
+  write(dir.path() + "/a", k_first);
+  write(dir.path() + "/b", k_second);
+  Environment env{dir.path() + "/a:" + dir.path() + "/missing:" + dir.path() + "/b", "/nonexistent"};
+  auto config = load({}, env);
+  REQUIRE(config.has_value());
+  CHECK(config->context_name == "dev");
+  CHECK(config->server == "https://dev.example:6443");
+  CHECK(config->ca_file == dir.path() + "/ca/dev.crt");  // relative to the file
+  CHECK(config->token == "alice-token");
+  CHECK(config->namespace_name == "team-a");
+
+  Overrides prod;
+  prod.context = "prod";
+  auto other = load(prod, env);
+  REQUIRE(other.has_value());
+  CHECK(other->server == "https://prod.example");
+  CHECK(other->ca_data == "-----BEGIN CERTIFICATE-----\n");
+  CHECK(other->cert_data == "cert");
+  CHECK(other->key_data == "key");
+  CHECK(other->namespace_name == "default");
+}
+
+TEST_CASE("flags override the kubeconfig") {
+  kw::testing::TempDir dir;
+  write(dir.path() + "/a", k_first);
+  Overrides flags;
+  flags.kubeconfig = dir.path() + "/a";
+  flags.server = "http://127.0.0.1:1234";
+  flags.namespace_name = "other";
+  flags.token = "flag-token";
+  flags.insecure_skip_tls_verify = true;
+  auto config = load(flags, Environment{std::nullopt, ""});
+  REQUIRE(config.has_value());
+  CHECK(config->server == "http://127.0.0.1:1234");
+  CHECK(config->namespace_name == "other");
+  CHECK(config->namespace_from_flag);
+  CHECK(config->token == "flag-token");
+  CHECK(config->insecure_skip_tls_verify);
+  CHECK(config->ca_file.empty());
+}
+
+TEST_CASE("clear errors for missing pieces") {
+  kw::testing::TempDir dir;
+  write(dir.path() + "/a", k_first);
+  Overrides missing_file;
+  missing_file.kubeconfig = dir.path() + "/nope";
+  auto a = load(missing_file, Environment{});
+  REQUIRE_FALSE(a.has_value());
+  CHECK(a.error().message.find("does not exist") != std::string::npos);
+
+  Overrides bad_context;
+  bad_context.kubeconfig = dir.path() + "/a";
+  bad_context.context = "ghost";
+  auto b = load(bad_context, Environment{});
+  REQUIRE_FALSE(b.has_value());
+  CHECK(b.error().message == "context 'ghost' not found in kubeconfig");
+
+  auto c = load({}, Environment{std::nullopt, dir.path() + "/nohome"});
+  REQUIRE_FALSE(c.has_value());
+  CHECK(c.error().message.find("--server") != std::string::npos);
+
+  Overrides only_server;
+  only_server.server = "http://127.0.0.1:9";
+  auto d = load(only_server, Environment{std::nullopt, dir.path() + "/nohome"});
+  REQUIRE(d.has_value());
+  CHECK(d->namespace_name == "default");
+}
+
+TEST_CASE("exec credential plugin v1 runs with env and returns a token") {
+  kw::testing::TempDir dir;
+  const std::string script = dir.path() + "/plugin.sh";
+  write(script,
+        "#!/bin/sh\n"
+        "case \"$KUBERNETES_EXEC_INFO\" in *ExecCredential*) ;; *) exit 3;; esac\n"
+        "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",'\n"
+        "echo \"\\\"status\\\":{\\\"token\\\":\\\"$PLUGIN_TOKEN-$1\\\"}}\"\n");
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  write(dir.path() + "/config", R"(apiVersion: v1
+current-context: c
+clusters: [{name: k, cluster: {server: "http://127.0.0.1:1"}}]
+contexts: [{name: c, context: {cluster: k, user: u}}]
+users:
+- name: u
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      command: ./plugin.sh
+      args: [arg1]
+      env: [{name: PLUGIN_TOKEN, value: secret}]
+      interactiveMode: Never
+)");
+  Overrides flags;
+  flags.kubeconfig = dir.path() + "/config";
+  auto config = load(flags, Environment{});
+  REQUIRE(config.has_value());
+  REQUIRE(config->exec.has_value());
+  CHECK(config->exec->command == script);
+  auto credential = run_exec_plugin(*config->exec, *config);
+  REQUIRE(credential.has_value());
+  CHECK(credential->token == "secret-arg1");
+
+  ExecConfig beta{.api_version = "client.authentication.k8s.io/v1beta1", .command = "x"};
+  CHECK_FALSE(parse_exec_output(R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t"}})", beta).has_value());
+  auto cert = parse_exec_output(R"({"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"clientCertificateData":"C","clientKeyData":"K"}})", beta);
+  REQUIRE(cert.has_value());
+  CHECK(cert->client_key_data == "K");
+}
+
+TEST_CASE("base64 round trip") {
+  for (std::string text : {"", "a", "ab", "abc", "abcd", "hello world!"}) {
+    auto decoded = base64_decode(base64_encode(text));
+    REQUIRE(decoded.has_value());
+    CHECK(*decoded == text);
+  }
+  CHECK_FALSE(base64_decode("@@").has_value());
+}

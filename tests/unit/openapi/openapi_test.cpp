@@ -1,0 +1,361 @@
+// The OpenAPI documents: schemas derived from the descriptors, Kubernetes' extensions,
+// the paths kubectl inspects, and how they are served (ETag, ?hash=, Accept).
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/codec/protobuf.hpp"
+#include "server/http/openapi.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+// Collects what a handler writes.
+class RecordingStream : public kw::net::ResponseStream {
+ public:
+  void begin(kw::net::ResponseHead head) override { m_head = std::move(head); }
+  bool write(std::shared_ptr<const std::string> bytes) override {
+    m_body += *bytes;
+    return true;
+  }
+  void flush() override {}
+  void finish() override { m_finished = true; }
+  std::size_t queued_bytes() const override { return 0; }
+  bool closed() const override { return false; }
+  void on_close(std::function<void()>) override {}
+  kw::net::Protocol protocol() const override { return kw::net::Protocol::http1; }
+
+  int status() const { return m_head.status; }
+  std::string header(std::string_view name) const {
+    for (const auto& h : m_head.headers) {
+      if (h.name == name) return h.value;
+    }
+    return "";
+  }
+  const std::string& body() const { return m_body; }
+  bool finished() const { return m_finished; }
+
+ private:
+  kw::net::ResponseHead m_head;
+  std::string m_body;
+  bool m_finished = false;
+};
+
+kw::net::Request get(std::string path, std::string query = "", kw::net::Headers headers = {}) {
+  kw::net::Request request;
+  request.method = "GET";
+  request.path = std::move(path);
+  request.query = std::move(query);
+  request.headers = std::move(headers);
+  return request;
+}
+
+const kw::api::ResourceTable& table() {
+  static const kw::api::ResourceTable builtin = kw::api::ResourceTable::builtin();
+  return builtin;
+}
+
+const json& core_v3() {
+  static const json doc = kw::http::openapi_v3_document(table(), "api/v1");
+  return doc;
+}
+const json& apps_v3() {
+  static const json doc = kw::http::openapi_v3_document(table(), "apis/apps/v1");
+  return doc;
+}
+const json& v2() {
+  static const json doc = kw::http::swagger_v2_document(table());
+  return doc;
+}
+
+const json& schema(const json& doc, const std::string& name) {
+  const json& schemas = doc.contains("definitions") ? doc["definitions"] : doc["components"]["schemas"];
+  REQUIRE_MESSAGE(schemas.contains(name), name << " is missing");
+  return schemas[name];
+}
+
+bool has_query_param(const json& operation, std::string_view name) {
+  for (const auto& p : operation.value("parameters", json::array())) {
+    if (p.value("name", "") == name && p.value("in", "") == "query") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("key schemas are present under Kubernetes' definition names") {
+  for (const auto* doc : {&v2(), &core_v3()}) {
+    for (const char* name :
+         {"io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.PodList", "io.k8s.api.core.v1.PodSpec",
+          "io.k8s.api.core.v1.Container", "io.k8s.api.core.v1.ConfigMap",
+          "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "io.k8s.apimachinery.pkg.apis.meta.v1.Status",
+          "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions", "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
+          "io.k8s.apimachinery.pkg.apis.meta.v1.Patch", "io.k8s.apimachinery.pkg.api.resource.Quantity"}) {
+      CHECK_MESSAGE(schema(*doc, name).is_object(), name);
+    }
+  }
+  CHECK(schema(apps_v3(), "io.k8s.api.apps.v1.Deployment").is_object());
+  CHECK(schema(v2(), "io.k8s.api.apps.v1.DeploymentStrategy").is_object());
+  // A group version's document carries only its own kinds.
+  CHECK_FALSE(core_v3()["components"]["schemas"].contains("io.k8s.api.apps.v1.Deployment"));
+  CHECK(kw::http::openapi_v3_document(table(), "apis/batch/v1").is_null());
+}
+
+TEST_CASE("kinds carry x-kubernetes-group-version-kind, apiVersion and kind") {
+  const json& pod = schema(core_v3(), "io.k8s.api.core.v1.Pod");
+  CHECK(pod["x-kubernetes-group-version-kind"] == json::parse(R"([{"group":"","kind":"Pod","version":"v1"}])"));
+  CHECK(pod["properties"]["apiVersion"]["type"] == "string");
+  CHECK(pod["properties"]["kind"]["type"] == "string");
+  CHECK(pod["properties"]["metadata"]["$ref"] ==
+        "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+  CHECK(pod["properties"]["spec"]["$ref"] == "#/components/schemas/io.k8s.api.core.v1.PodSpec");
+  CHECK(schema(v2(), "io.k8s.api.core.v1.Pod")["properties"]["spec"]["$ref"] ==
+        "#/definitions/io.k8s.api.core.v1.PodSpec");
+  const json& deployment = schema(apps_v3(), "io.k8s.api.apps.v1.Deployment");
+  CHECK(deployment["x-kubernetes-group-version-kind"][0] ==
+        json{{"group", "apps"}, {"kind", "Deployment"}, {"version", "v1"}});
+  CHECK(schema(apps_v3(), "io.k8s.api.apps.v1.DeploymentList")["x-kubernetes-group-version-kind"][0]["kind"] ==
+        "DeploymentList");
+  // Templates are embedded without TypeMeta.
+  CHECK_FALSE(schema(apps_v3(), "io.k8s.api.core.v1.PodTemplateSpec")["properties"].contains("kind"));
+}
+
+TEST_CASE("lists strategic merge patch merges carry merge key and strategy") {
+  const json& spec = schema(core_v3(), "io.k8s.api.core.v1.PodSpec")["properties"];
+  CHECK(spec["containers"]["type"] == "array");
+  CHECK(spec["containers"]["items"]["$ref"] == "#/components/schemas/io.k8s.api.core.v1.Container");
+  CHECK(spec["containers"]["x-kubernetes-patch-merge-key"] == "name");
+  CHECK(spec["containers"]["x-kubernetes-patch-strategy"] == "merge");
+  CHECK(spec["initContainers"]["x-kubernetes-patch-merge-key"] == "name");
+  CHECK(spec["volumes"]["x-kubernetes-patch-strategy"] == "merge,retainKeys");
+  CHECK_FALSE(spec["tolerations"].contains("x-kubernetes-patch-merge-key"));
+  const json& container = schema(core_v3(), "io.k8s.api.core.v1.Container")["properties"];
+  CHECK(container["volumeMounts"]["x-kubernetes-patch-merge-key"] == "mountPath");
+  CHECK(container["ports"]["x-kubernetes-patch-merge-key"] == "containerPort");
+  CHECK(container["env"]["x-kubernetes-patch-merge-key"] == "name");
+  CHECK(schema(core_v3(), "io.k8s.api.core.v1.ServiceSpec")["properties"]["ports"]["x-kubernetes-patch-merge-key"] ==
+        "port");
+  CHECK(schema(apps_v3(),
+               "io.k8s.api.apps.v1.DeploymentStatus")["properties"]["conditions"]["x-kubernetes-patch-merge-key"] ==
+        "type");
+  // Inline structs: EphemeralContainer shows EphemeralContainerCommon's fields, with their markers.
+  const json& ephemeral = schema(core_v3(), "io.k8s.api.core.v1.EphemeralContainer")["properties"];
+  CHECK(ephemeral.contains("image"));
+  CHECK_FALSE(ephemeral.contains("ephemeralContainerCommon"));
+  CHECK(ephemeral["env"]["x-kubernetes-patch-merge-key"] == "name");
+  CHECK(schema(core_v3(), "io.k8s.api.core.v1.Volume")["properties"].contains("configMap"));
+  CHECK(schema(core_v3(), "io.k8s.api.core.v1.Probe")["properties"].contains("httpGet"));
+}
+
+TEST_CASE("special types follow Kubernetes' JSON mapping") {
+  const json& strategy = schema(apps_v3(), "io.k8s.api.apps.v1.RollingUpdateDeployment")["properties"];
+  CHECK(strategy["maxSurge"]["$ref"] == "#/components/schemas/io.k8s.apimachinery.pkg.util.intstr.IntOrString");
+  const json& int_or_string = schema(apps_v3(), "io.k8s.apimachinery.pkg.util.intstr.IntOrString");
+  CHECK(int_or_string["x-kubernetes-int-or-string"] == true);
+  CHECK(int_or_string["format"] == "int-or-string");
+  CHECK(schema(v2(), "io.k8s.apimachinery.pkg.util.intstr.IntOrString")["type"] == "string");
+  const json& time = schema(core_v3(), "io.k8s.apimachinery.pkg.apis.meta.v1.Time");
+  CHECK(time == json{{"type", "string"}, {"format", "date-time"}});
+  CHECK(
+      schema(core_v3(), "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")["properties"]["creationTimestamp"]["$ref"] ==
+      "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time");
+  CHECK(schema(core_v3(), "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime")["format"] == "date-time");
+  CHECK(
+      schema(core_v3(), "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry")["properties"]["fieldsV1"]["$ref"] ==
+      "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1");
+  CHECK(schema(core_v3(), "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1")["type"] == "object");
+  const json& limits = schema(core_v3(), "io.k8s.api.core.v1.ResourceRequirements")["properties"]["limits"];
+  CHECK(limits["type"] == "object");
+  CHECK(limits["additionalProperties"]["$ref"] == "#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity");
+  const json& secret = schema(core_v3(), "io.k8s.api.core.v1.Secret")["properties"];
+  CHECK(secret["data"]["additionalProperties"] == json{{"type", "string"}, {"format", "byte"}});
+  CHECK(secret["stringData"]["additionalProperties"] == json{{"type", "string"}});
+  CHECK(schema(core_v3(),
+               "io.k8s.api.core.v1.ConfigMap")["properties"]["binaryData"]["additionalProperties"]["format"] == "byte");
+}
+
+TEST_CASE("scalar types and required fields") {
+  const json& container = schema(core_v3(), "io.k8s.api.core.v1.Container");
+  CHECK(container["required"] == json{"name"});
+  CHECK(container["properties"]["image"] == json{{"type", "string"}});
+  CHECK(container["properties"]["stdin"] == json{{"type", "boolean"}});
+  CHECK(container["properties"]["command"] == json{{"type", "array"}, {"items", {{"type", "string"}}}});
+  CHECK(schema(core_v3(), "io.k8s.api.core.v1.ContainerPort")["properties"]["containerPort"] ==
+        json{{"type", "integer"}, {"format", "int32"}});
+  CHECK(schema(core_v3(), "io.k8s.api.core.v1.PodSpec")["properties"]["activeDeadlineSeconds"]["format"] == "int64");
+  CHECK(schema(apps_v3(), "io.k8s.api.apps.v1.DeploymentSpec")["required"] == json{"selector", "template"});
+  CHECK(schema(core_v3(), "io.k8s.api.core.v1.PodSpec")["required"] == json{"containers"});
+}
+
+TEST_CASE("every $ref resolves inside its own document") {
+  for (const auto* doc : {&v2(), &core_v3(), &apps_v3()}) {
+    const bool is_v2 = doc->contains("swagger");
+    const json& schemas = is_v2 ? (*doc)["definitions"] : (*doc)["components"]["schemas"];
+    const std::string prefix = is_v2 ? "#/definitions/" : "#/components/schemas/";
+    const json flat = doc->flatten();
+    int refs = 0;
+    for (const auto& [pointer, value] : flat.items()) {
+      if (!pointer.ends_with("/$ref")) continue;
+      ++refs;
+      const std::string ref = value.get<std::string>();
+      REQUIRE(ref.starts_with(prefix));
+      CHECK_MESSAGE(schemas.contains(ref.substr(prefix.size())), pointer << " -> " << ref);
+    }
+    CHECK(refs > 100);
+  }
+}
+
+TEST_CASE("paths: operations, GVK extension and query parameters kubectl looks for") {
+  const json& paths = core_v3()["paths"];
+  REQUIRE(paths.contains("/api/v1/namespaces/{namespace}/pods"));
+  const json& create = paths["/api/v1/namespaces/{namespace}/pods"]["post"];
+  CHECK(create["operationId"] == "createCoreV1NamespacedPod");
+  CHECK(create["x-kubernetes-action"] == "post");
+  CHECK(create["x-kubernetes-group-version-kind"] == json{{"group", ""}, {"kind", "Pod"}, {"version", "v1"}});
+  for (const char* name : {"fieldValidation", "dryRun", "fieldManager"})
+    CHECK_MESSAGE(has_query_param(create, name), name);
+  CHECK(create["requestBody"]["content"]["*/*"]["schema"]["$ref"] == "#/components/schemas/io.k8s.api.core.v1.Pod");
+  CHECK(create["responses"]["201"]["content"]["application/json"]["schema"]["$ref"] ==
+        "#/components/schemas/io.k8s.api.core.v1.Pod");
+
+  const json& item = paths["/api/v1/namespaces/{namespace}/pods/{name}"];
+  CHECK(item["get"]["operationId"] == "readCoreV1NamespacedPod");
+  CHECK(has_query_param(item["put"], "fieldValidation"));
+  CHECK(has_query_param(item["patch"], "fieldValidation"));
+  CHECK(item["patch"]["requestBody"]["content"].contains("application/strategic-merge-patch+json"));
+  CHECK(item["delete"]["operationId"] == "deleteCoreV1NamespacedPod");
+  CHECK(item["parameters"][0]["name"] == "name");
+  CHECK(item["parameters"][0]["in"] == "path");
+  CHECK(paths["/api/v1/namespaces/{namespace}/pods/{name}/status"]["patch"]["operationId"] ==
+        "patchCoreV1NamespacedPodStatus");
+  CHECK(paths["/api/v1/pods"]["get"]["operationId"] == "listCoreV1PodForAllNamespaces");
+  CHECK(has_query_param(paths["/api/v1/pods"]["get"], "labelSelector"));
+  CHECK(paths["/api/v1/watch/namespaces/{namespace}/pods/{name}"]["get"]["x-kubernetes-action"] == "watch");
+  CHECK(paths["/api/v1/namespaces/{namespace}/pods"]["delete"]["operationId"] == "deleteCoreV1CollectionNamespacedPod");
+  // Cluster-scoped kinds have no namespace segment.
+  CHECK(paths["/api/v1/nodes/{name}"]["get"]["operationId"] == "readCoreV1Node");
+  CHECK_FALSE(paths["/api/v1/namespaces"].contains("delete"));  // Namespace has no deletecollection
+  CHECK(apps_v3()["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"]["operationId"] ==
+        "patchAppsV1NamespacedDeployment");
+
+  const json& v2_create = v2()["paths"]["/api/v1/namespaces/{namespace}/pods"]["post"];
+  CHECK(has_query_param(v2_create, "fieldValidation"));
+  CHECK(v2_create["parameters"][0]["in"] == "body");
+  CHECK(v2_create["responses"]["200"]["schema"]["$ref"] == "#/definitions/io.k8s.api.core.v1.Pod");
+  CHECK(v2()["swagger"] == "2.0");
+  CHECK(core_v3()["openapi"] == "3.0.0");
+}
+
+TEST_CASE("a custom resource gets a permissive schema and merge-patch only") {
+  kw::api::ResourceTable crds = kw::api::ResourceTable::builtin();
+  kw::api::ResourceInfo info;
+  info.group = "stable.example.com";
+  info.version = "v1";
+  info.kind = "CronTab";
+  info.list_kind = "CronTabList";
+  info.plural = "crontabs";
+  info.verbs = {"get", "list", "create", "update", "patch", "delete", "watch"};
+  crds.add(info);
+  const json doc = kw::http::openapi_v3_document(crds, "apis/stable.example.com/v1");
+  const json& cron = schema(doc, "com.example.stable.v1.CronTab");
+  CHECK(cron["x-kubernetes-preserve-unknown-fields"] == true);
+  CHECK(cron["x-kubernetes-group-version-kind"][0]["kind"] == "CronTab");
+  const json& patch = doc["paths"]["/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}"]["patch"];
+  CHECK(patch["operationId"] == "patchStableExampleComV1NamespacedCronTab");
+  CHECK(has_query_param(patch, "fieldValidation"));
+  CHECK_FALSE(patch["requestBody"]["content"].contains("application/strategic-merge-patch+json"));
+}
+
+TEST_CASE("handle_openapi serves discovery, documents, ETag and ?hash=") {
+  kw::http::OpenApiDocuments documents;
+  RecordingStream other;
+  CHECK_FALSE(kw::http::handle_openapi(get("/api/v1"), other, table(), documents));
+  CHECK_FALSE(kw::http::handle_openapi(get("/openapi/v3/apis/batch/v1"), other, table(), documents));
+
+  RecordingStream discovery;
+  REQUIRE(kw::http::handle_openapi(get("/openapi/v3", "", {{"accept", "application/json"}}), discovery, table(),
+                                   documents));
+  CHECK(discovery.status() == 200);
+  CHECK(discovery.finished());
+  const json paths = json::parse(discovery.body())["paths"];
+  REQUIRE(paths.contains("api/v1"));
+  REQUIRE(paths.contains("apis/apps/v1"));
+  const std::string url = paths["apis/apps/v1"]["serverRelativeURL"];
+  REQUIRE(url.starts_with("/openapi/v3/apis/apps/v1?hash="));
+  const std::string hash = url.substr(url.find('=') + 1);
+
+  RecordingStream hashed;
+  REQUIRE(kw::http::handle_openapi(get("/openapi/v3/apis/apps/v1", "hash=" + hash), hashed, table(), documents));
+  CHECK(hashed.status() == 200);
+  CHECK(hashed.header("content-type") == "application/json");
+  CHECK(hashed.header("cache-control") == "public, immutable");
+  CHECK(hashed.header("etag") == "\"" + hash + "\"");
+  CHECK(json::parse(hashed.body()) == apps_v3());
+  CHECK(hashed.header("content-length") == std::to_string(hashed.body().size()));
+
+  RecordingStream stale;
+  REQUIRE(kw::http::handle_openapi(get("/openapi/v3/apis/apps/v1", "hash=0123"), stale, table(), documents));
+  CHECK(stale.status() == 301);
+  CHECK(stale.header("location") == url);
+
+  RecordingStream not_modified;
+  REQUIRE(kw::http::handle_openapi(get("/openapi/v3/apis/apps/v1", "", {{"if-none-match", "\"" + hash + "\""}}),
+                                   not_modified, table(), documents));
+  CHECK(not_modified.status() == 304);
+  CHECK(not_modified.body().empty());
+  RecordingStream listed;
+  REQUIRE(kw::http::handle_openapi(
+      get("/openapi/v3/apis/apps/v1", "", {{"if-none-match", "\"other\", W/\"" + hash + "\""}}), listed, table(),
+      documents));
+  CHECK(listed.status() == 304);
+  RecordingStream changed;
+  REQUIRE(kw::http::handle_openapi(get("/openapi/v3/apis/apps/v1", "", {{"if-none-match", "\"other\""}}), changed,
+                                   table(), documents));
+  CHECK(changed.status() == 200);
+
+  RecordingStream swagger;
+  REQUIRE(kw::http::handle_openapi(get("/openapi/v2", "", {{"accept", "application/json, */*"}}), swagger, table(),
+                                   documents));
+  CHECK(swagger.status() == 200);
+  CHECK(json::parse(swagger.body())["swagger"] == "2.0");
+
+  // kubectl asks for the gnostic protobuf form of v2 first; kw only has JSON.
+  RecordingStream protobuf;
+  REQUIRE(kw::http::handle_openapi(
+      get("/openapi/v2", "", {{"accept", "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"}}), protobuf,
+      table(), documents));
+  CHECK(protobuf.status() == 406);
+  CHECK(json::parse(protobuf.body())["kind"] == "Status");
+}
+
+TEST_CASE("documents are rebuilt when the resource table changes") {
+  kw::http::OpenApiDocuments documents;
+  kw::api::ResourceTable changing = kw::api::ResourceTable::builtin();
+  const auto first = documents.documents(changing);
+  CHECK(documents.documents(changing) == first);  // cached
+  changing.remove("apps", "v1", "daemonsets");
+  const auto second = documents.documents(changing);
+  CHECK(second != first);
+  CHECK(second->v3.at("apis/apps/v1").hash != first->v3.at("apis/apps/v1").hash);
+  CHECK(second->v3.at("api/v1").hash == first->v3.at("api/v1").hash);
+}
+
+TEST_CASE("every property of the Pod schema is a field the transcoder accepts") {
+  // The schema and the protobuf transcoder must agree on names (inline structs included):
+  // an object using every top-level PodSpec/Container property encodes under Strict validation.
+  const json& container = schema(core_v3(), "io.k8s.api.core.v1.Container")["properties"];
+  json sample = json::object();
+  for (const auto& [name, property] : container.items()) {
+    if (property.value("type", "") == "string") sample[name] = "x";
+  }
+  sample["name"] = "c";
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "p"}}},
+              {"spec", {{"containers", json::array({sample})}}}};
+  auto encoded = kw::codec::json_to_protobuf(pod, "k8s.io.api.core.v1.Pod", kw::codec::FieldValidation::Strict);
+  CHECK_MESSAGE(encoded.has_value(), (encoded ? "" : encoded.error().message));
+}
