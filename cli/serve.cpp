@@ -16,6 +16,7 @@
 #include "server/auth/pki.hpp"
 #include "server/http/api_server.hpp"
 #include "server/registry/registry.hpp"
+#include "server/storage/compactor.hpp"
 #include "server/storage/etcd3/etcd3_backend.hpp"
 #include "server/storage/sqlite/sqlite_backend.hpp"
 
@@ -188,7 +189,9 @@ int run_serve(const ServeOptions& o) {
     return 1;
   }
   std::cout.flush();
-  // 5. Wait for SIGINT/SIGTERM, then drain: stop accepting, finish in-flight, close watches.
+  // 5. Periodic compaction of storage history (coordinated between servers on one etcd).
+  storage::Compactor compactor(**backend, std::chrono::seconds(o.compaction_interval_seconds));
+  // 6. Wait for SIGINT/SIGTERM, then drain: stop accepting, finish in-flight, close watches.
   const int signal = wait_for_signal();
   std::cerr << "kw serve: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << " received, shutting down\n";
   for (auto& server : servers) server->shutdown(std::chrono::seconds(5));

@@ -157,6 +157,8 @@ storage::Result<void> WatchCache::relist_locked(std::unique_lock<std::mutex>& lo
     options.continue_key = page->items.back().key + '\0';
   }
   m_store = std::move(store);
+  m_index.clear();
+  for (const auto& [key, object] : m_store) index_locked(object, true);
   m_window.clear();
   m_revision = revision;
   m_window_start = revision;
@@ -258,20 +260,23 @@ void WatchCache::apply_events(std::vector<storage::Event> events) {
       }
       entry->type = entry->prev ? EventType::modified : EventType::added;
       entry->object = *object;
+      if (entry->prev) index_locked(entry->prev, false);
+      index_locked(*object, true);
       m_store[event.kv.key] = *object;
     } else {
       if (!entry->prev) continue;
       entry->type = EventType::deleted;
       entry->object = with_revision(entry->prev, revision);
+      index_locked(entry->prev, false);
       m_store.erase(found);
     }
     m_window.push_back(std::move(entry));
-    for (auto& [id, watcher] : m_watchers) {
+    for (Watcher* watcher : candidates_locked(*m_window.back())) {
       EventPtr out = event_for_locked(*m_window.back(), *watcher);
       if (!out) continue;
       watcher->touched = true;
       if (!watcher->pending.empty() || !watcher->sink->try_send(out)) {
-        if (watcher->pending.empty()) slow.push_back(watcher.get());
+        if (watcher->pending.empty()) slow.push_back(watcher);
         watcher->pending.push_back(std::move(out));
       }
     }
@@ -306,9 +311,61 @@ void WatchCache::apply_events(std::vector<storage::Event> events) {
     Watcher& w = *it->second;
     if (w.touched && !w.sink->closed()) w.sink->flush();
     w.touched = false;
-    it = w.sink->closed() ? m_watchers.erase(it) : std::next(it);
+    it = w.sink->closed() ? erase_watcher_locked(it) : std::next(it);
   }
   m_advanced.notify_all();
+}
+
+std::string WatchCache::index_value(const StoredObject& object) const {
+  auto found = object.fields.find(m_options.index_field);
+  return found == object.fields.end() ? std::string() : found->second;
+}
+
+void WatchCache::index_locked(const ObjectPtr& object, bool add) {
+  if (m_options.index_field.empty()) return;
+  const std::string value = index_value(*object);
+  if (add) {
+    m_index[value].insert(object->key);
+    return;
+  }
+  auto found = m_index.find(value);
+  if (found == m_index.end()) return;
+  found->second.erase(object->key);
+  if (found->second.empty()) m_index.erase(found);
+}
+
+void WatchCache::add_watcher_locked(WatcherId id, std::unique_ptr<Watcher> watcher) {
+  const auto& value = watcher->request.filter.index_value;
+  if (value && !m_options.index_field.empty()) m_indexed_watchers[*value].insert(watcher.get());
+  else m_unindexed_watchers.insert(watcher.get());
+  m_watchers.emplace(id, std::move(watcher));
+}
+
+std::map<WatcherId, std::unique_ptr<WatchCache::Watcher>>::iterator WatchCache::erase_watcher_locked(
+    std::map<WatcherId, std::unique_ptr<Watcher>>::iterator it) {
+  Watcher* watcher = it->second.get();
+  if (!m_unindexed_watchers.erase(watcher)) {
+    auto bucket = m_indexed_watchers.find(watcher->request.filter.index_value.value_or(""));
+    if (bucket != m_indexed_watchers.end()) {
+      bucket->second.erase(watcher);
+      if (bucket->second.empty()) m_indexed_watchers.erase(bucket);
+    }
+  }
+  return m_watchers.erase(it);
+}
+
+std::vector<WatchCache::Watcher*> WatchCache::candidates_locked(const Entry& entry) const {
+  std::vector<Watcher*> out(m_unindexed_watchers.begin(), m_unindexed_watchers.end());
+  if (m_indexed_watchers.empty()) return out;
+  auto add = [&](const std::string& value) {
+    auto bucket = m_indexed_watchers.find(value);
+    if (bucket != m_indexed_watchers.end()) out.insert(out.end(), bucket->second.begin(), bucket->second.end());
+  };
+  const std::string now = index_value(*entry.object);
+  add(now);
+  if (entry.prev)
+    if (const std::string before = index_value(*entry.prev); before != now) add(before);
+  return out;
 }
 
 EventPtr WatchCache::event_for_locked(Entry& entry, const Watcher& watcher) {
@@ -345,6 +402,8 @@ void WatchCache::trim_history_locked() {
 void WatchCache::close_all_locked(const std::string& reason) {
   for (auto& [id, watcher] : m_watchers) watcher->sink->close(reason);
   m_watchers.clear();
+  m_unindexed_watchers.clear();
+  m_indexed_watchers.clear();
 }
 
 EventPtr WatchCache::bookmark_locked(bool initial_events_end) const {
@@ -383,6 +442,13 @@ storage::Result<Snapshot> WatchCache::list(const WatchFilter& filter, bool consi
     if (auto fresh = wait_fresh(lock); !fresh) return std::unexpected(fresh.error());
   Snapshot out;
   out.revision = m_revision;
+  if (filter.index_value && !m_options.index_field.empty()) {
+    auto keys = m_index.find(*filter.index_value);
+    if (keys != m_index.end())
+      for (const auto& key : keys->second)
+        if (const auto& object = m_store.at(key); filter.passes(*object)) out.items.push_back(object);
+    return out;
+  }
   auto begin = m_store.begin();
   if (!filter.namespace_.empty()) begin = m_store.lower_bound(m_options.prefix + filter.namespace_ + "/");
   for (auto it = begin; it != m_store.end(); ++it) {
@@ -432,7 +498,7 @@ storage::Result<WatcherId> WatchCache::watch(const WatchRequest& request, std::s
   watcher->next_bookmark = std::min(start + m_options.bookmark_interval,
                                     request.deadline - k_bookmark_before_deadline);
   const WatcherId id = m_next_id++;
-  m_watchers.emplace(id, std::move(watcher));
+  add_watcher_locked(id, std::move(watcher));
   return id;
 }
 
@@ -441,7 +507,7 @@ void WatchCache::stop_watch(WatcherId id) {
   auto found = m_watchers.find(id);
   if (found == m_watchers.end()) return;
   found->second->sink->close("");
-  m_watchers.erase(found);
+  erase_watcher_locked(found);
 }
 
 void WatchCache::tick() {
@@ -451,12 +517,12 @@ void WatchCache::tick() {
   for (auto it = m_watchers.begin(); it != m_watchers.end();) {
     Watcher& w = *it->second;
     if (w.sink->closed()) {
-      it = m_watchers.erase(it);
+      it = erase_watcher_locked(it);
       continue;
     }
     if (at >= w.request.deadline) {
       w.sink->close("");
-      it = m_watchers.erase(it);
+      it = erase_watcher_locked(it);
       continue;
     }
     if (w.request.allow_bookmarks && at >= w.next_bookmark && w.pending.empty()) {

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct CacheOptions {
   std::string api_version;  // of bookmark objects, e.g. "v1"
   std::string kind;         // of bookmark objects, e.g. "Pod"
   SteadyClock clock;        // defaults to std::chrono::steady_clock::now
+  // A selectable field to index objects and watchers by (StoredObject::fields key), e.g.
+  // "spec.nodeName" for pods: lists and dispatch touch only the matching ones. Empty = none.
+  std::string index_field;
   std::chrono::seconds history_window{75};     // keep at least this much history...
   std::size_t min_history = 100;               // ...and at least this many events,
   std::size_t max_history = 100 * 1024;        // but never more than this many.
@@ -92,6 +96,14 @@ class WatchCache {
   void wait_for_slow(std::vector<std::pair<Watcher*, EventPtr>>& slow);
   EventPtr event_for_locked(Entry& entry, const Watcher& watcher);
   void trim_history_locked();
+  std::string index_value(const StoredObject& object) const;
+  void index_locked(const ObjectPtr& object, bool add);
+  void add_watcher_locked(WatcherId id, std::unique_ptr<Watcher> watcher);
+  std::map<WatcherId, std::unique_ptr<Watcher>>::iterator erase_watcher_locked(
+      std::map<WatcherId, std::unique_ptr<Watcher>>::iterator it);
+  // The watchers an entry can concern: the unindexed ones and those whose index value the
+  // object had before or has after.
+  std::vector<Watcher*> candidates_locked(const Entry& entry) const;
   void close_all_locked(const std::string& reason);
   EventPtr bookmark_locked(bool initial_events_end) const;
   storage::Result<void> wait_fresh(std::unique_lock<std::mutex>& lock);
@@ -110,6 +122,9 @@ class WatchCache {
   std::map<std::string, ObjectPtr> m_store;
   std::deque<std::unique_ptr<Entry>> m_window;
   std::map<WatcherId, std::unique_ptr<Watcher>> m_watchers;
+  std::map<std::string, std::set<std::string>> m_index;  // index value -> keys in m_store
+  std::set<Watcher*> m_unindexed_watchers;
+  std::map<std::string, std::set<Watcher*>> m_indexed_watchers;  // by filter.index_value
   WatcherId m_next_id = 1;
   CacheMetrics m_metrics;
   std::chrono::milliseconds m_budget{100};

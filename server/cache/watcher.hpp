@@ -78,6 +78,9 @@ struct WatchFilter {
   std::string namespace_;  // empty = all namespaces
   std::string name;        // empty = all names (single-object watches set it)
   std::function<bool(const StoredObject&)> matches;  // label + field selectors; null = all
+  // Set when the field selector pins the cache's index field (e.g. spec.nodeName=node-1):
+  // only objects with that value, before or after a change, can reach the watcher.
+  std::optional<std::string> index_value;
   bool passes(const StoredObject& o) const {
     return (namespace_.empty() || o.namespace_ == namespace_) && (name.empty() || o.name == name) &&
            (!matches || matches(o));

@@ -101,6 +101,12 @@ ApiResult<std::pair<storage::Revision, std::string>> decode_continue(const std::
   return std::pair{parsed["rv"].get<storage::Revision>(), parsed["start"].get<std::string>()};
 }
 
+// The field a resource's cache indexes objects and watchers by: what watchers filter on most
+// (kubelets watch their node's pods).
+std::string index_field_for(const api::ResourceInfo& info) {
+  return info.group.empty() && info.kind == "Pod" ? "spec.nodeName" : "";
+}
+
 }  // namespace
 
 Registry::Registry(storage::Backend& backend, api::ResourceTable resources, RegistryOptions options)
@@ -169,6 +175,7 @@ storage::Result<void> Registry::start() {
     options.prefix = key_prefix(info, "");
     options.api_version = info.api_version();
     options.kind = info.kind;
+    options.index_field = index_field_for(info);
     options.decode = [this, info](const storage::KeyValue& kv) { return decode(info, kv); };
     auto cache = std::make_unique<cache::WatchCache>(m_backend, std::move(options));
     if (auto started = cache->start(); !started) return started;
@@ -222,6 +229,10 @@ ApiResult<cache::WatchFilter> Registry::make_filter(const api::ResourceInfo& inf
       return std::unexpected(bad_request("field label not supported: " + requirement.field));
   cache::WatchFilter filter;
   filter.namespace_ = info.namespaced ? ns : "";
+  const std::string index_field = index_field_for(info);
+  for (const auto& requirement : fields->requirements())
+    if (!index_field.empty() && requirement.field == index_field && requirement.op == api::FieldOperator::equals)
+      filter.index_value = requirement.value;
   if (!labels->empty() || !fields->empty())
     filter.matches = [labels = *labels, fields = *fields](const cache::StoredObject& o) {
       return labels.matches(o.labels) && fields.matches(o.fields);

@@ -129,6 +129,56 @@ class KwServer:
         return out
 
 
+class EtcdServer:
+    """A real etcd (Debian etcd-server) on free 127.0.0.1 ports with its own data dir."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="kw-etcd-")
+        self.client_port, self.peer_port = free_port(), free_port()
+        self.proc = None
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.client_port}"
+
+    def start(self, timeout=30):
+        peer = f"http://127.0.0.1:{self.peer_port}"
+        self.log = open(os.path.join(self.dir, "etcd.log"), "ab")
+        self.proc = subprocess.Popen(
+            ["etcd", "--name", "kw", "--data-dir", os.path.join(self.dir, "data"),
+             "--listen-client-urls", self.url, "--advertise-client-urls", self.url,
+             "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+             "--initial-cluster", f"kw={peer}", "--experimental-watch-progress-notify-interval", "1s"],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(self.url + "/health", timeout=1) as r:
+                    if b"true" in r.read():
+                        return self
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("etcd did not become healthy")
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if getattr(self, "log", None):
+            self.log.close()
+
+    def cleanup(self):
+        self.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
+
 class Background:
     """A command running in its own process group, killed (the whole group) on exit, and
     bounded by `timeout` seconds even if the test forgets it."""

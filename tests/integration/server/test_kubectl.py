@@ -61,6 +61,31 @@ class KubectlTest(ServerTestCase):
         self.assertEqual(lines[0][:2], ["EVENT", "NAME"])
         self.assertEqual([l[:2] for l in lines[1:]], [["ADDED", "w1"], ["MODIFIED", "w1"], ["DELETED", "w1"]])
 
+    def test_get_watch_all_namespaces_as_json(self):
+        self.server.kubectl("create", "namespace", "wjson")
+        lines = []
+        with Background(["kubectl", f"--server={self.server.url}", "get", "configmaps", "-A", "-w",
+                         "--watch-only", "-o", "json", "--output-watch-events"]) as watch:
+            time.sleep(1.0)
+            self.server.kubectl("create", "configmap", "j1", "-n", "wjson")
+            self.server.kubectl("delete", "configmap", "j1", "-n", "wjson")
+            text = ""
+            deadline = time.monotonic() + 15
+            decoder = json.JSONDecoder()
+            while time.monotonic() < deadline and len(lines) < 2:
+                chunk = watch.stdout.readline()
+                if not chunk:
+                    break
+                text += chunk
+                try:
+                    event, end = decoder.raw_decode(text.strip())
+                    lines.append(event)
+                    text = text.strip()[end:]
+                except ValueError:
+                    continue
+        self.assertEqual([(e["type"], e["object"]["metadata"]["namespace"], e["object"]["metadata"]["name"])
+                          for e in lines], [("ADDED", "wjson", "j1"), ("DELETED", "wjson", "j1")])
+
     def test_apply_twice_is_idempotent(self):
         manifest = {
             "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api"},

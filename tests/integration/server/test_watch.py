@@ -3,6 +3,7 @@ HTTP/1.1 chunked (http.client), h2c (curl --http2-prior-knowledge, nghttp), WebS
 (python3-websocket); JSON, YAML and Table; resume, 410, bookmarks, selectors."""
 import http.client
 import json
+import socket
 import subprocess
 import threading
 import time
@@ -173,6 +174,38 @@ class WatchTest(ServerTestCase):
         events = read_events(resp, 1)
         conn.close()
         self.assertEqual(events[0]["object"]["metadata"]["name"], "other")
+
+
+class SlowWatcherTest(unittest.TestCase):
+    def test_a_watcher_that_does_not_read_is_closed_and_counted(self):
+        with KwServer() as server:
+            slow = socket.socket()
+            slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            slow.connect(("127.0.0.1", server.port))
+            slow.sendall(f"GET {NS}/configmaps?watch=1&labelSelector=t%3Dbig HTTP/1.1\r\n"
+                         f"Host: 127.0.0.1\r\n\r\n".encode())
+            conn, resp = None, None
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+                conn.request("GET", NS + "/configmaps?watch=1&labelSelector=t%3Dbig")
+                resp = conn.getresponse()
+                payload = "x" * (1000 * 1000)
+                terminated = False
+                for i in range(40):  # at most 40 MB for the slow watcher's queue and socket buffers
+                    status, _ = server.json("POST", NS + "/configmaps",
+                                            {"metadata": {"name": f"big{i}", "labels": {"t": "big"}},
+                                             "data": {"blob": payload}})
+                    self.assertEqual(status, 201)
+                    self.assertEqual(json.loads(resp.readline())["object"]["metadata"]["name"], f"big{i}")
+                    _, _, metrics = server.request("GET", "/metrics")
+                    if b'apiserver_terminated_watchers_total{prefix="/registry/configmaps/"} 1' in metrics:
+                        terminated = True
+                        break
+                self.assertTrue(terminated, "the slow watcher was never closed")
+            finally:
+                slow.close()
+                if conn:
+                    conn.close()
 
 
 class ExpiredWatchTest(unittest.TestCase):

@@ -78,7 +78,7 @@ struct Fixture {
   std::atomic<std::int64_t> clock_ms{0};
   std::unique_ptr<cache::WatchCache> cache;
 
-  explicit Fixture(std::size_t min_history = 100) {
+  explicit Fixture(std::size_t min_history = 100, std::string index_field = "") {
     storage::SqliteOptions store;
     store.data_dir = dir.path();
     backend = std::move(*storage::open_sqlite_backend(store));
@@ -88,6 +88,7 @@ struct Fixture {
     options.kind = "Pod";
     options.min_history = min_history;
     options.start_ticker = false;
+    options.index_field = index_field;
     options.clock = [this] { return std::chrono::steady_clock::time_point(std::chrono::milliseconds(clock_ms.load())); };
     options.decode = [](const storage::KeyValue& kv) -> storage::Result<cache::ObjectPtr> {
       auto object = std::make_shared<cache::StoredObject>();
@@ -98,6 +99,7 @@ struct Fixture {
       object->name = object->object["metadata"]["name"];
       object->namespace_ = object->object["metadata"]["namespace"];
       object->labels = api::labels_of(object->object);
+      object->fields["spec.nodeName"] = object->object["metadata"]["labels"].value("app", "");
       return object;
     };
     cache = std::make_unique<cache::WatchCache>(*backend, std::move(options));
@@ -309,4 +311,40 @@ TEST_CASE("a consistent list catches up with the store's revision, even through 
   CHECK(listed->revision >= *current);
   REQUIRE(listed->items.size() == 1);
   CHECK(listed->items[0]->name == "a");
+}
+
+TEST_CASE("an indexed field narrows lists and dispatch to the matching objects and watchers") {
+  Fixture f(100, "spec.nodeName");  // the fixture indexes each pod's app label as its node
+  f.put("a", "n1");
+  f.put("b", "n2");
+  f.wait_revision(2);
+  cache::WatchFilter on_n1;
+  on_n1.index_value = "n1";
+  on_n1.matches = [](const cache::StoredObject& o) { return o.fields.at("spec.nodeName") == "n1"; };
+  auto listed = f.cache->list(on_n1, false);
+  REQUIRE(listed);
+  REQUIRE(listed->items.size() == 1);
+  CHECK(listed->items[0]->name == "a");
+
+  auto n1 = std::make_shared<RecordingSink>();
+  auto all = std::make_shared<RecordingSink>();
+  auto request = f.request(cache::StartMode::exact, 2);
+  request.filter = on_n1;
+  REQUIRE(f.cache->watch(request, n1));
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::exact, 2), all));
+  f.put("b", "n2");                       // stays on n2: not for the n1 watcher
+  f.put("c", "n1");                       // new on n1
+  const auto moved = f.put("a", "n2");    // leaves n1: DELETED for the n1 watcher
+  CHECK(all->wait_for(3).size() == 3);
+  auto got = n1->wait_for(2);
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].type == "ADDED");
+  CHECK(got[0].name == "c");
+  CHECK(got[1].type == "DELETED");
+  CHECK(got[1].name == "a");
+  CHECK(got[1].revision == moved);
+  auto after = f.cache->list(on_n1, false);
+  REQUIRE(after);
+  REQUIRE(after->items.size() == 1);
+  CHECK(after->items[0]->name == "c");
 }
