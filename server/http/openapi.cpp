@@ -1,6 +1,7 @@
 #include "server/http/openapi.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +19,7 @@ using openapi::Dialect;
 
 constexpr std::string_view k_v2_path = "/openapi/v2";
 constexpr std::string_view k_v3_path = "/openapi/v3";
+constexpr std::string_view k_v2_protobuf_type = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
 
 std::string group_version_path(const api::ResourceInfo& resource) {
   return resource.group.empty() ? "api/" + resource.version : "apis/" + resource.group + "/" + resource.version;
@@ -81,6 +83,16 @@ void send_status(net::ResponseStream& stream, int code, std::string_view reason,
   send_bytes(stream, code, {{"content-type", "application/json"}}, status.dump());
 }
 
+// True when the client names the gnostic protobuf type and not JSON (client-go sends it alone).
+bool wants_v2_protobuf(const net::Request& request) {
+  const std::string* accept = request.header("accept");
+  if (accept == nullptr) return false;
+  std::string lower = *accept;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("application/com.github.proto-openapi.spec.v2") != std::string::npos &&
+         lower.find("application/json") == std::string::npos;
+}
+
 // True when the Accept header allows application/json (no header: anything goes).
 bool accepts_json(const net::Request& request) {
   const std::string* accept = request.header("accept");
@@ -110,13 +122,13 @@ bool etag_matches(const std::string* header, std::string_view etag) {
 }
 
 void send_document(const net::Request& request, net::ResponseStream& stream, const OpenApiDocument& document,
-                   std::string cache_control, bool immutable) {
+                   std::string cache_control, bool immutable, std::string_view content_type = "application/json") {
   const std::string etag = "\"" + document.hash + "\"";
   net::Headers headers = {{"etag", etag}, {"cache-control", std::move(cache_control)}, {"vary", "Accept"}};
   if (immutable)
     headers.push_back({"expires", http_date(std::chrono::system_clock::now() + std::chrono::hours(24 * 365))});
   if (etag_matches(request.header("if-none-match"), etag)) return send_bytes(stream, 304, std::move(headers), "");
-  headers.push_back({"content-type", "application/json"});
+  headers.push_back({"content-type", std::string(content_type)});
   send_bytes(stream, 200, std::move(headers), document.body);
 }
 
@@ -194,7 +206,10 @@ std::shared_ptr<const OpenApiDocumentSet> OpenApiDocuments::documents(const api:
   std::lock_guard lock(m_mutex);
   if (m_documents && current == m_fingerprint) return m_documents;
   auto set = std::make_shared<OpenApiDocumentSet>();
-  set->v2 = serialize(swagger_v2_document(table));
+  const json v2 = swagger_v2_document(table);
+  set->v2 = serialize(v2);
+  set->v2_protobuf.body = openapi::swagger_v2_protobuf(v2);
+  set->v2_protobuf.hash = content_hash(set->v2_protobuf.body);
   json discovery = {{"paths", json::object()}};
   for (const auto& path : openapi_v3_group_versions(table)) {
     OpenApiDocument document = serialize(openapi_v3_document(table, path));
@@ -218,9 +233,15 @@ bool handle_openapi(const net::Request& request, net::ResponseStream& stream, co
   while (group_version.ends_with('/')) group_version.remove_suffix(1);
   const auto found = set->v3.find(std::string(group_version));
   if (v3 && !group_version.empty() && found == set->v3.end()) return false;
+  if (v2 && wants_v2_protobuf(request)) {
+    // As kube-apiserver does: Go's mime parser (client-go) rejects the '@' of the asked-for type.
+    send_document(request, stream, set->v2_protobuf, "no-cache, private", false, "application/octet-stream");
+    return true;
+  }
   if (!accepts_json(request)) {
     send_status(stream, 406, "NotAcceptable",
-                "kw serves the OpenAPI documents as application/json only; ask for that media type");
+                "kw serves the OpenAPI documents as application/json (and /openapi/v2 also as " +
+                    std::string(k_v2_protobuf_type) + ")");
     return true;
   }
   if (v2)

@@ -1,9 +1,8 @@
 #pragma once
 // The OpenAPI documents kube-apiserver publishes, derived from kw's protobuf
 // descriptors and resource table:
-//   GET /openapi/v2            Swagger 2.0, JSON (kubectl asks for the gnostic protobuf
-//                              form first; kw answers that with 406 and kubectl moves on
-//                              to v3, which it prefers anyway)
+//   GET /openapi/v2            Swagger 2.0: JSON, or the gnostic protobuf form client-go
+//                              asks for (application/com.github.proto-openapi.spec.v2@v1.0+protobuf)
 //   GET /openapi/v3            {"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=..."}}}
 //   GET /openapi/v3/api/v1     OpenAPI 3.0, one document per group version
 //   GET /openapi/v3/apis/<group>/<version>
@@ -34,12 +33,13 @@ std::vector<std::string> openapi_v3_group_versions(const api::ResourceTable& tab
 nlohmann::json openapi_v3_document(const api::ResourceTable& table, std::string_view group_version_path);
 
 struct OpenApiDocument {
-  std::string body;  // serialized JSON
+  std::string body;  // serialized JSON (protobuf for OpenApiDocumentSet::v2_protobuf)
   std::string hash;  // hex digest of body: the ETag and the ?hash= of v3 URLs
 };
 
 struct OpenApiDocumentSet {
   OpenApiDocument v2;
+  OpenApiDocument v2_protobuf;
   OpenApiDocument v3_discovery;
   std::map<std::string, OpenApiDocument> v3;  // by group version path ("api/v1")
 };

@@ -37,4 +37,8 @@ void add_meta_schemas(Dialect dialect, nlohmann::json& schemas);
 // query parameters.
 void add_resource_paths(const api::ResourceInfo& resource, Dialect dialect, nlohmann::json& paths);
 
+// The Swagger 2.0 document (as built by swagger_v2_document) in the protobuf form of
+// package openapi.v2 (gnostic's Document), which client-go asks for.
+std::string swagger_v2_protobuf(const nlohmann::json& document);
+
 }  // namespace kw::http::openapi

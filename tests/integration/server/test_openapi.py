@@ -120,6 +120,14 @@ class OpenApiTest(ServerTestCase):
         post = doc["paths"]["/api/v1/namespaces/{namespace}/pods"]["post"]
         self.assertIn("fieldValidation", [p.get("name") for p in post["parameters"]])
 
+    def test_explain_through_v2_protobuf(self):
+        # client-go reads /openapi/v2 only in gnostic protobuf form.
+        out = self.kubectl("explain", "pods.spec.containers", "--output=plaintext-openapiv2").stdout
+        self.assertIn("KIND:     Pod", out)
+        self.assertIn("RESOURCE: containers <[]Object>", out)
+        self.assertRegex(out, r"\n   image\t<string>")
+        self.assertRegex(out, r"\n   name\t<string> -required-")
+
     def test_apply_deployment_and_configmap_twice_with_validation(self):
         dep = self.write("deploy.yaml", DEPLOYMENT.replace("IMAGE", "nginx:1.25"))
         cm = self.write("cm.yaml", CONFIGMAP.replace("MODE", "one"))

@@ -1,6 +1,7 @@
 // The OpenAPI documents: schemas derived from the descriptors, Kubernetes' extensions,
 // the paths kubectl inspects, and how they are served (ETag, ?hash=, Accept).
 #include <doctest/doctest.h>
+#include <google/protobuf/unknown_field_set.h>
 
 #include <memory>
 #include <mutex>
@@ -82,6 +83,29 @@ bool has_query_param(const json& operation, std::string_view name) {
     if (p.value("name", "") == name && p.value("in", "") == "query") return true;
   }
   return false;
+}
+
+// The length-delimited values of field `number` in protobuf `bytes`.
+std::vector<std::string> fields(const std::string& bytes, int number) {
+  google::protobuf::UnknownFieldSet set;
+  REQUIRE(set.ParseFromString(bytes));
+  std::vector<std::string> out;
+  for (int i = 0; i < set.field_count(); ++i) {
+    const auto& field = set.field(i);
+    if (field.number() == number && field.type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
+      out.push_back(field.length_delimited());
+  }
+  return out;
+}
+
+// The value of the (name = 1, value = 2) entry called `name` among `entries`.
+std::string named(const std::vector<std::string>& entries, std::string_view name) {
+  for (const auto& entry : entries) {
+    const auto names = fields(entry, 1);
+    if (!names.empty() && names[0] == name) return fields(entry, 2).at(0);
+  }
+  FAIL("no entry " << name);
+  return "";
 }
 
 }  // namespace
@@ -322,13 +346,13 @@ TEST_CASE("handle_openapi serves discovery, documents, ETag and ?hash=") {
   CHECK(swagger.status() == 200);
   CHECK(json::parse(swagger.body())["swagger"] == "2.0");
 
-  // kubectl asks for the gnostic protobuf form of v2 first; kw only has JSON.
-  RecordingStream protobuf;
+  // A media type kw does not have.
+  RecordingStream refused;
   REQUIRE(kw::http::handle_openapi(
-      get("/openapi/v2", "", {{"accept", "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"}}), protobuf,
-      table(), documents));
-  CHECK(protobuf.status() == 406);
-  CHECK(json::parse(protobuf.body())["kind"] == "Status");
+      get("/openapi/v3/api/v1", "", {{"accept", "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"}}),
+      refused, table(), documents));
+  CHECK(refused.status() == 406);
+  CHECK(json::parse(refused.body())["kind"] == "Status");
 }
 
 TEST_CASE("documents are rebuilt when the resource table changes") {
@@ -358,4 +382,41 @@ TEST_CASE("every property of the Pod schema is a field the transcoder accepts") 
               {"spec", {{"containers", json::array({sample})}}}};
   auto encoded = kw::codec::json_to_protobuf(pod, "k8s.io.api.core.v1.Pod", kw::codec::FieldValidation::Strict);
   CHECK_MESSAGE(encoded.has_value(), (encoded ? "" : encoded.error().message));
+}
+
+TEST_CASE("v2 in gnostic protobuf form, as client-go asks for it") {
+  kw::http::OpenApiDocuments documents;
+  RecordingStream stream;
+  REQUIRE(kw::http::handle_openapi(
+      get("/openapi/v2", "", {{"accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"}}), stream,
+      table(), documents));
+  CHECK(stream.status() == 200);
+  CHECK(stream.header("content-type") == "application/octet-stream");
+  const std::string& document = stream.body();
+  CHECK(fields(document, 1) == std::vector<std::string>{"2.0"});  // swagger
+  // definitions(9).additional_properties(1) -> NamedSchema "io.k8s.api.core.v1.Pod"
+  const std::string pod = named(fields(fields(document, 9).at(0), 1), "io.k8s.api.core.v1.Pod");
+  CHECK(fields(fields(pod, 22).at(0), 1) == std::vector<std::string>{"object"});      // type
+  const std::string gvk = named(fields(pod, 31), "x-kubernetes-group-version-kind");  // vendor_extension
+  CHECK(json::parse(fields(gvk, 2).at(0)) == json::parse(R"([{"group":"","kind":"Pod","version":"v1"}])"));
+  // properties(25) -> spec -> _ref(1)
+  const std::string spec = named(fields(fields(pod, 25).at(0), 1), "spec");
+  CHECK(fields(spec, 1) == std::vector<std::string>{"#/definitions/io.k8s.api.core.v1.PodSpec"});
+  const std::string pod_spec = named(fields(fields(document, 9).at(0), 1), "io.k8s.api.core.v1.PodSpec");
+  const std::string containers = named(fields(fields(pod_spec, 25).at(0), 1), "containers");
+  const std::string merge_key = named(fields(containers, 31), "x-kubernetes-patch-merge-key");
+  CHECK(json::parse(fields(merge_key, 2).at(0)) == "name");
+  // paths(8).path(2) -> "/api/v1/namespaces/{namespace}/pods" -> post(4) -> operation_id(5)
+  const std::string pods = named(fields(fields(document, 8).at(0), 2), "/api/v1/namespaces/{namespace}/pods");
+  const std::string post = fields(pods, 4).at(0);
+  CHECK(fields(post, 5) == std::vector<std::string>{"createCoreV1NamespacedPod"});
+  bool field_validation = false;
+  for (const auto& item : fields(post, 8)) {  // parameters: ParametersItem.parameter.non_body.query
+    for (const auto& param : fields(item, 1)) {
+      for (const auto& non_body : fields(param, 2)) {
+        for (const auto& query : fields(non_body, 3)) field_validation |= fields(query, 4).at(0) == "fieldValidation";
+      }
+    }
+  }
+  CHECK(field_validation);
 }

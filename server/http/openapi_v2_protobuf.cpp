@@ -1,0 +1,243 @@
+// Swagger 2.0 in the protobuf form client-go asks for first
+// (application/com.github.proto-openapi.spec.v2@v1.0+protobuf): the messages of
+// package openapi.v2 (gnostic), written field by field from the JSON document.
+// Vendor extensions travel as Any{yaml}; JSON text is valid YAML.
+#include <cstdint>
+#include <string>
+
+#include "server/http/openapi_build.hpp"
+
+namespace kw::http::openapi {
+namespace {
+
+using nlohmann::json;
+
+class Writer {
+ public:
+  void text(int field, std::string_view value) {
+    if (value.empty()) return;
+    bytes(field, value);
+  }
+  void flag(int field, bool value) {
+    if (!value) return;
+    key(field, 0);
+    varint(1);
+  }
+  // A nested message, written even when empty (its presence can matter: oneof members).
+  void message(int field, const Writer& nested) { bytes(field, nested.m_out); }
+  const std::string& bytes() const { return m_out; }
+
+ private:
+  void bytes(int field, std::string_view value) {
+    key(field, 2);
+    varint(value.size());
+    m_out.append(value);
+  }
+  void key(int field, int wire_type) {
+    varint(static_cast<std::uint64_t>(field) << 3 | static_cast<unsigned>(wire_type));
+  }
+  void varint(std::uint64_t value) {
+    while (value >= 0x80) {
+      m_out.push_back(static_cast<char>(value | 0x80));
+      value >>= 7;
+    }
+    m_out.push_back(static_cast<char>(value));
+  }
+
+  std::string m_out;
+};
+
+std::string text_of(const json& object, const char* key) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : "";
+}
+
+// The member `key` of `object`, or an empty JSON value (iterating it yields nothing).
+const json& member(const json& object, const char* key) {
+  static const json k_absent;
+  const auto found = object.find(key);
+  return found == object.end() ? k_absent : *found;
+}
+
+// NamedAny{name, Any{yaml}} for every "x-..." key of `object`.
+void vendor_extensions(const json& object, int field, Writer& out) {
+  for (const auto& [key, value] : object.items()) {
+    if (!key.starts_with("x-")) continue;
+    Writer any;
+    any.text(2, value.dump());
+    Writer named;
+    named.text(1, key);
+    named.message(2, any);
+    out.message(field, named);
+  }
+}
+
+Writer schema(const json& s) {
+  Writer out;
+  out.text(1, text_of(s, "$ref"));
+  out.text(2, text_of(s, "format"));
+  out.text(4, text_of(s, "description"));
+  for (const auto& name : member(s, "required")) out.text(19, name.get<std::string>());
+  if (const auto extra = s.find("additionalProperties"); extra != s.end()) {
+    Writer item;
+    if (extra->is_boolean())
+      item.flag(2, extra->get<bool>());
+    else
+      item.message(1, schema(*extra));
+    out.message(21, item);
+  }
+  if (const auto type = text_of(s, "type"); !type.empty()) {
+    Writer item;
+    item.text(1, type);
+    out.message(22, item);
+  }
+  if (const auto items = s.find("items"); items != s.end()) {
+    Writer item;
+    item.message(1, schema(*items));
+    out.message(23, item);
+  }
+  if (const auto properties = s.find("properties"); properties != s.end()) {
+    Writer list;
+    for (const auto& [name, property] : properties->items()) {
+      Writer named;
+      named.text(1, name);
+      named.message(2, schema(property));
+      list.message(1, named);
+    }
+    out.message(25, list);
+  }
+  vendor_extensions(s, 31, out);
+  return out;
+}
+
+// ParametersItem{Parameter{body | NonBodyParameter{query | path}}}.
+Writer parameter(const json& p) {
+  const std::string in = text_of(p, "in");
+  Writer param;
+  if (in == "body") {
+    Writer body;
+    body.text(1, text_of(p, "description"));
+    body.text(2, text_of(p, "name"));
+    body.text(3, in);
+    body.flag(4, p.value("required", false));
+    body.message(5, schema(member(p, "schema")));
+    param.message(1, body);
+  } else {
+    const bool path = in == "path";
+    Writer sub;
+    sub.flag(1, p.value("required", false));
+    sub.text(2, in);
+    sub.text(3, text_of(p, "description"));
+    sub.text(4, text_of(p, "name"));
+    sub.text(path ? 5 : 6, text_of(p, "type"));
+    sub.flag(path ? 19 : 20, p.value("uniqueItems", false));
+    Writer non_body;
+    non_body.message(path ? 4 : 3, sub);
+    param.message(2, non_body);
+  }
+  Writer item;
+  item.message(1, param);
+  return item;
+}
+
+Writer operation(const json& op) {
+  Writer out;
+  for (const auto& tag : member(op, "tags")) out.text(1, tag.get<std::string>());
+  out.text(3, text_of(op, "description"));
+  out.text(5, text_of(op, "operationId"));
+  for (const auto& type : member(op, "produces")) out.text(6, type.get<std::string>());
+  for (const auto& type : member(op, "consumes")) out.text(7, type.get<std::string>());
+  for (const auto& p : member(op, "parameters")) out.message(8, parameter(p));
+  Writer responses;
+  for (const auto& [code, response] : member(op, "responses").items()) {
+    Writer body;
+    body.text(1, text_of(response, "description"));
+    if (const auto s = response.find("schema"); s != response.end()) {
+      Writer item;
+      item.message(1, schema(*s));
+      body.message(2, item);
+    }
+    Writer value;
+    value.message(1, body);
+    Writer named;
+    named.text(1, code);
+    named.message(2, value);
+    responses.message(1, named);
+  }
+  out.message(9, responses);
+  for (const auto& scheme : member(op, "schemes")) out.text(10, scheme.get<std::string>());
+  vendor_extensions(op, 13, out);
+  return out;
+}
+
+Writer path_item(const json& item) {
+  constexpr std::pair<const char*, int> k_methods[] = {
+      {"get", 2}, {"put", 3}, {"post", 4}, {"delete", 5}, {"patch", 8}};
+  Writer out;
+  for (const auto& [method, field] : k_methods) {
+    if (const auto op = item.find(method); op != item.end()) out.message(field, operation(*op));
+  }
+  for (const auto& p : member(item, "parameters")) out.message(9, parameter(p));
+  return out;
+}
+
+Writer security_definitions(const json& definitions) {
+  Writer out;
+  for (const auto& [name, definition] : definitions.items()) {
+    Writer api_key;
+    api_key.text(1, text_of(definition, "type"));
+    api_key.text(2, text_of(definition, "name"));
+    api_key.text(3, text_of(definition, "in"));
+    api_key.text(4, text_of(definition, "description"));
+    Writer item;
+    item.message(2, api_key);
+    Writer named;
+    named.text(1, name);
+    named.message(2, item);
+    out.message(1, named);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string swagger_v2_protobuf(const json& document) {
+  Writer out;
+  out.text(1, text_of(document, "swagger"));
+  Writer info;
+  info.text(1, text_of(document["info"], "title"));
+  info.text(2, text_of(document["info"], "version"));
+  out.message(2, info);
+  Writer paths;
+  for (const auto& [path, item] : document["paths"].items()) {
+    Writer named;
+    named.text(1, path);
+    named.message(2, path_item(item));
+    paths.message(2, named);
+  }
+  out.message(8, paths);
+  Writer definitions;
+  for (const auto& [name, s] : document["definitions"].items()) {
+    Writer named;
+    named.text(1, name);
+    named.message(2, schema(s));
+    definitions.message(1, named);
+  }
+  out.message(9, definitions);
+  for (const auto& requirement : member(document, "security")) {
+    Writer entry;
+    for (const auto& [name, scopes] : requirement.items()) {
+      Writer values;
+      for (const auto& scope : scopes) values.text(1, scope.get<std::string>());
+      Writer named;
+      named.text(1, name);
+      named.message(2, values);
+      entry.message(1, named);
+    }
+    out.message(12, entry);
+  }
+  out.message(13, security_definitions(member(document, "securityDefinitions")));
+  return out.bytes();
+}
+
+}  // namespace kw::http::openapi
