@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Builds the benchmarks (build-bench, Release, KW_BENCH=ON) and kw, runs each benchmark K
+# times with its baselines in the same invocation, and prints a summary of medians and
+# ratios, also written to build-bench/bench-results.md.
+#
+#   scripts/bench.sh [-k K] [--quick] [--only codec,storage,fanout]
+#     -k K      runs per benchmark (default 3); the summary reports the median
+#     --quick   smaller counts (for a smoke run): fewer ops, events and watchers
+#     --only    a comma-separated subset of codec, storage, fanout
+# Every step is bounded by `timeout`; every process started here is stopped on exit.
+# KW_BIN=/path/to/kw uses that binary for the fan-out runs instead of building build-bench's kw.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+runs=3
+quick=0
+only=codec,storage,fanout
+while (($#)); do
+  case $1 in
+    -k|--runs) runs=${2:?-k needs a count}; shift 2 ;;
+    --quick) quick=1; shift ;;
+    --only) only=${2:?--only needs a list}; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ $runs =~ ^[1-9][0-9]?$ ]] || { echo "bench.sh: -k must be 1..99" >&2; exit 2; }
+wants() { [[ ,$only, == *,$1,* ]]; }
+
+build=$root/build-bench
+out=$build/bench-out
+python=/usr/bin/python3
+jobs=${KW_JOBS:-$(nproc)}
+
+# Processes and directories this script owns; all released on exit.
+pids=()
+tmp_dirs=()
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  done
+  local dir
+  for dir in "${tmp_dirs[@]}"; do rm -rf "$dir"; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bash scripts/install-deps.sh
+export CCACHE_DIR=${CCACHE_DIR:-$root/.cache/ccache}
+
+# 1. Build. GCC 12 at -O3 reports a false -Wrestrict on string concatenation (GCC bug 105329),
+#    which -Werror would turn into a failure in code that is correct; that one warning is off.
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKW_BENCH=ON -DCMAKE_CXX_FLAGS=-Wno-restrict >/dev/null
+cmake --build "$build" -j "$jobs" --target codec_bench storage_bench watch_fanout_bench
+kw_bin=${KW_BIN:-$build/cli/kw}
+if [[ -z ${KW_BIN:-} ]] && wants fanout; then
+  cmake --build "$build" -j "$jobs" --target kw
+fi
+rm -rf "$out"
+mkdir -p "$out"
+echo "runs=$runs quick=$quick kw=$kw_bin" >"$out/settings"
+
+if ((quick)); then
+  storage_args=(--ops=500 --seconds=2 --watch-events=500 --etcdctl-puts=50)
+  fanout_args=(--watchers=10,100 --events=200 --seconds=20 --max-deliveries=20000)
+  protoc_calls=10
+else
+  storage_args=(--ops=2000 --seconds=3 --watch-events=2000 --etcdctl-puts=200)
+  fanout_args=(--watchers=10,100,1000 --events=1000 --seconds=40 --max-deliveries=200000)
+  protoc_calls=40
+fi
+
+# 2. Codecs: Google Benchmark (K repetitions, medians), then the out-of-process baselines
+#    on the same bytes: Python's json module and protoc --decode (process start included).
+if wants codec; then
+  echo "== codec_bench ($runs runs)"
+  "$build/tests/bench/codec_bench" --write-samples="$out"
+  timeout 600 "$build/tests/bench/codec_bench" --benchmark_repetitions="$runs" \
+    --benchmark_min_time=0.2 --benchmark_format=json --benchmark_out="$out/codec.json" \
+    --benchmark_out_format=json >/dev/null
+  for run in $(seq "$runs"); do
+    timeout 120 "$python" -c '
+import json, sys, time
+text = open(sys.argv[1], "rb").read().decode()
+obj = json.loads(text)
+def per_op(fn, seconds=0.5, limit=200000):  # CPU time per call, like the C++ side
+    n, start = 0, time.process_time()
+    while n < limit and time.process_time() - start < seconds:
+        for _ in range(100): fn()
+        n += 100
+    return (time.process_time() - start) / n * 1e9
+print("RESULT python.json_loads", per_op(lambda: json.loads(text)), "ns/op")
+print("RESULT python.json_dumps", per_op(lambda: json.dumps(obj, separators=(",", ":"))), "ns/op")
+' "$out/pod.json" >>"$out/codec-baseline.txt"
+    start=$(date +%s%N)
+    for _ in $(seq "$protoc_calls"); do
+      timeout 20 protoc --decode=k8s.io.api.core.v1.Pod -I core/proto k8s.io/api/core/v1/generated.proto \
+        <"$out/pod.pb" >/dev/null
+    done
+    end=$(date +%s%N)
+    echo "RESULT protoc.decode $(( (end - start) / protoc_calls )) ns/op" >>"$out/codec-baseline.txt"
+  done
+fi
+
+# 3. Storage backends: SQLite and etcd3 (a real etcd started by the benchmark), with etcdctl.
+if wants storage; then
+  for run in $(seq "$runs"); do
+    echo "== storage_bench run $run/$runs"
+    timeout 600 "$build/tests/bench/storage_bench" "${storage_args[@]}" | tee "$out/storage.$run.txt"
+  done
+fi
+
+# 4. Watch fan-out through kw serve (embedded store), a fresh server and data dir per run.
+free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+if wants fanout; then
+  for run in $(seq "$runs"); do
+    echo "== watch_fanout_bench run $run/$runs"
+    data=$(mktemp -d "${TMPDIR:-/tmp}/kw-bench-serve-XXXXXX")
+    tmp_dirs+=("$data")
+    port=$(free_port)
+    "$kw_bin" serve --data-dir "$data" --insecure-port "$port" --secure-port 0 >"$out/serve.$run.log" 2>&1 &
+    serve_pid=$!
+    pids+=("$serve_pid")
+    ready=0
+    for _ in $(seq 200); do
+      if curl -fsS -m 1 "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then ready=1; break; fi
+      kill -0 "$serve_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if ((!ready)); then
+      echo "bench.sh: kw serve did not become ready; its log:" >&2
+      cat "$out/serve.$run.log" >&2
+      exit 1
+    fi
+    timeout 900 "$build/tests/bench/watch_fanout_bench" --server="127.0.0.1:$port" "${fanout_args[@]}" \
+      | tee "$out/fanout.$run.txt"
+    kill -TERM "$serve_pid" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$serve_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$serve_pid" 2>/dev/null || true
+    wait "$serve_pid" 2>/dev/null || true
+    rm -rf "$data"
+  done
+fi
+
+# 5. Summary.
+"$python" tests/bench/summarize.py "$out" >"$build/bench-results.md"
+cat "$build/bench-results.md"
+echo "bench.sh: results in $build/bench-results.md (raw output in $out)"

@@ -1,0 +1,291 @@
+// Storage backend throughput: creates/s and updates/s with 1, 8 and 64 writer threads,
+// watch events/s (history replay and live, with write-ack -> receipt latency), for the
+// embedded SQLite store and for the etcd3 backend against a real etcd started here; plus
+// an etcdctl baseline (one process per put) against the same etcd.
+//
+//   storage_bench [--backends=sqlite,etcd3] [--threads=1,8,64] [--ops=3000] [--seconds=4]
+//                 [--watch-events=2000] [--etcdctl-puts=200]
+// Every phase stops at --ops operations or after --seconds, whichever comes first.
+// Output: "RESULT <backend>.<metric> <value> <unit>" lines.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/bench_util.hpp"
+#include "bench/sample_pod.hpp"
+#include "server/storage/etcd3/etcd3_backend.hpp"
+#include "server/storage/sqlite/sqlite_backend.hpp"
+#include "support/etcd_process.hpp"
+#include "support/temp_dir.hpp"
+
+extern char** environ;
+
+namespace {
+
+using kw::bench::Clock;
+using kw::storage::Backend;
+using kw::storage::Revision;
+
+struct Settings {
+  std::vector<std::string> backends;
+  std::vector<int> threads;
+  int ops = 3000;
+  double seconds = 4;
+  int watch_events = 2000;
+  int etcdctl_puts = 200;
+};
+
+struct Written {
+  std::string key;
+  Revision revision = 0;
+};
+
+struct PhaseResult {
+  double per_second = 0;
+  long errors = 0;
+};
+
+// Runs `op(thread, index)` on `threads` threads until `total` calls or the deadline; an op
+// returns false on failure. Returns successful calls per second.
+template <class Op>
+PhaseResult run_phase(int threads, int total, double seconds, Op op) {
+  std::atomic<long> done{0}, errors{0};
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  const int per_thread = (total + threads - 1) / threads;
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      for (int i = 0; i < per_thread && Clock::now() < deadline; ++i) (op(t, i) ? done : errors)++;
+    });
+  for (auto& w : workers) w.join();
+  return {static_cast<double>(done.load()) / kw::bench::seconds_since(start), errors.load()};
+}
+
+// Creates then updates keys under `prefix` with `threads` writers.
+void bench_writes(Backend& backend, const std::string& name, const std::string& prefix, int threads,
+                  const Settings& s) {
+  const std::string value = kw::bench::sample_pod_compact();
+  std::vector<std::vector<Written>> written(static_cast<std::size_t>(threads));
+  auto create = [&](int t, int i) {
+    Written w{prefix + "/t" + std::to_string(t) + "-" + std::to_string(i), 0};
+    auto result = backend.create(w.key, value);
+    if (!result) return false;
+    w.revision = result->revision;
+    written[static_cast<std::size_t>(t)].push_back(std::move(w));
+    return true;
+  };
+  const PhaseResult creates = run_phase(threads, s.ops, s.seconds, create);
+  auto update = [&](int t, int i) {
+    auto& mine = written[static_cast<std::size_t>(t)];
+    if (mine.empty()) return false;
+    Written& w = mine[static_cast<std::size_t>(i) % mine.size()];
+    auto result = backend.update(w.key, value, w.revision);
+    if (!result) return false;
+    w.revision = result->revision;
+    return true;
+  };
+  const PhaseResult updates = run_phase(threads, s.ops, s.seconds, update);
+  const std::string tag = name + ".t" + std::to_string(threads);
+  kw::bench::report(tag + ".creates", creates.per_second, "ops/s");
+  kw::bench::report(tag + ".updates", updates.per_second, "ops/s");
+  if (creates.errors + updates.errors > 0) kw::bench::report(tag + ".errors", double(creates.errors + updates.errors), "ops");
+}
+
+// Counts watch events and remembers when each revision arrived.
+class EventCounter {
+ public:
+  EventCounter(Revision base, int expected) : m_base(base), m_expected(expected), m_arrival(std::size_t(expected)) {}
+  kw::storage::WatchCallbacks callbacks() {
+    return {.on_events = [this](std::vector<kw::storage::Event> events) { add(events); },
+            .on_error = [this](kw::storage::Error e) { fail(e.message); },
+            .on_progress = nullptr};
+  }
+  // True when all expected events came before the deadline.
+  bool wait(double seconds) {
+    std::unique_lock lock(m_mutex);
+    return m_done.wait_for(lock, std::chrono::duration<double>(seconds),
+                           [&] { return m_count >= m_expected || !m_error.empty(); }) && m_error.empty();
+  }
+  Clock::time_point arrival(Revision revision) const { return m_arrival[std::size_t(revision - m_base - 1)]; }
+  Clock::time_point last() const { return m_last; }
+  int count() const { return m_count; }
+  const std::string& error() const { return m_error; }
+
+ private:
+  void add(const std::vector<kw::storage::Event>& events) {
+    const auto now = Clock::now();
+    std::lock_guard lock(m_mutex);
+    for (const auto& e : events) {
+      const Revision slot = e.kv.mod_revision - m_base - 1;
+      if (slot >= 0 && slot < m_expected) m_arrival[std::size_t(slot)] = now;
+    }
+    m_count += static_cast<int>(events.size());
+    m_last = now;
+    if (m_count >= m_expected) m_done.notify_all();
+  }
+  void fail(const std::string& message) {
+    std::lock_guard lock(m_mutex);
+    m_error = message.empty() ? "watch failed" : message;
+    m_done.notify_all();
+  }
+
+  Revision m_base;
+  int m_expected;
+  std::mutex m_mutex;  // guards everything below
+  std::condition_variable m_done;
+  std::vector<Clock::time_point> m_arrival;
+  int m_count = 0;
+  Clock::time_point m_last;
+  std::string m_error;
+};
+
+// Writes `n` creates under `prefix` with 8 threads; returns each revision's ack time (by revision - base - 1).
+std::vector<Clock::time_point> write_events(Backend& backend, const std::string& prefix, Revision base, int n,
+                                            double seconds) {
+  const std::string value = kw::bench::sample_pod_compact();
+  std::vector<Clock::time_point> acks(static_cast<std::size_t>(n));
+  std::mutex acks_mutex;
+  run_phase(8, n, seconds, [&](int t, int i) {
+    auto result = backend.create(prefix + "/e" + std::to_string(t) + "-" + std::to_string(i), value);
+    if (!result) return false;
+    const auto now = Clock::now();
+    const Revision slot = result->revision - base - 1;
+    std::lock_guard lock(acks_mutex);
+    if (slot >= 0 && slot < n) acks[std::size_t(slot)] = now;
+    return true;
+  });
+  return acks;
+}
+
+void bench_watch(Backend& backend, const std::string& name, const std::string& prefix, const Settings& s) {
+  const int n = s.watch_events;
+  // Replay: N events already in history, delivered to a watch that starts before them.
+  auto base = backend.current_revision();
+  if (!base) return kw::bench::report(name + ".watch.failed", 1, "");
+  write_events(backend, prefix + "/replay", *base, n, s.seconds * 4);
+  EventCounter replay(*base, n);
+  const auto replay_start = Clock::now();
+  auto handle = backend.watch(prefix + "/replay/", *base, replay.callbacks());
+  if (handle && replay.wait(s.seconds * 4))
+    kw::bench::report(name + ".watch_replay", n / std::chrono::duration<double>(replay.last() - replay_start).count(),
+                      "events/s");
+  else
+    std::cerr << name << ": replay watch got " << replay.count() << "/" << n << " events " << replay.error() << "\n";
+  if (handle) handle->reset();
+
+  // Live: a watch open first, then 8 writers; rate over the write window, latency per event.
+  base = backend.current_revision();
+  if (!base) return;
+  EventCounter live(*base, n);
+  auto live_handle = backend.watch(prefix + "/live/", *base, live.callbacks());
+  if (!live_handle) return kw::bench::report(name + ".watch.failed", 1, "");
+  const auto start = Clock::now();
+  const auto acks = write_events(backend, prefix + "/live", *base, n, s.seconds * 4);
+  if (!live.wait(s.seconds * 4)) {
+    std::cerr << name << ": live watch got " << live.count() << "/" << n << " events " << live.error() << "\n";
+    return;
+  }
+  std::vector<double> latency_ms;
+  for (int i = 0; i < n; ++i) {
+    const auto arrived = live.arrival(*base + i + 1);
+    const auto acked = acks[std::size_t(i)];
+    if (acked == Clock::time_point{} || arrived == Clock::time_point{}) continue;
+    latency_ms.push_back(std::max(0.0, std::chrono::duration<double, std::milli>(arrived - acked).count()));
+  }
+  kw::bench::report(name + ".watch_live", n / std::chrono::duration<double>(live.last() - start).count(), "events/s");
+  kw::bench::report(name + ".watch_live_p50", kw::bench::percentile(latency_ms, 0.5), "ms");
+  kw::bench::report(name + ".watch_live_p99", kw::bench::percentile(latency_ms, 0.99), "ms");
+}
+
+void bench_backend(Backend& backend, const std::string& name, const Settings& s) {
+  const std::string prefix = "/registry/bench/" + std::to_string(Clock::now().time_since_epoch().count());
+  for (int threads : s.threads) bench_writes(backend, name, prefix + "/w" + std::to_string(threads), threads, s);
+  bench_watch(backend, name, prefix, s);
+}
+
+// One etcdctl process per put, sequential: the command-line baseline against the same etcd.
+void bench_etcdctl(const std::string& endpoint, const Settings& s) {
+  const std::string value = kw::bench::sample_pod_compact();
+  const auto start = Clock::now();
+  int done = 0;
+  for (int i = 0; i < s.etcdctl_puts && kw::bench::seconds_since(start) < s.seconds * 4; ++i) {
+    std::vector<std::string> args = {"etcdctl", "--endpoints=" + endpoint, "put",
+                                     "/registry/bench/etcdctl/" + std::to_string(i), value};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid = -1;
+    const int spawned = posix_spawnp(&pid, "etcdctl", &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    int status = 0;
+    if (spawned == 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0) ++done;
+  }
+  kw::bench::report("etcdctl.t1.creates", done / kw::bench::seconds_since(start), "ops/s");
+}
+
+int run(const Settings& s) {
+  for (const auto& name : s.backends) {
+    if (name == "sqlite") {
+      kw::testing::TempDir dir("kw-bench-sqlite");
+      kw::storage::SqliteOptions options;
+      options.data_dir = dir.path();
+      auto backend = kw::storage::open_sqlite_backend(options);
+      if (!backend) {
+        std::cerr << "storage_bench: cannot open sqlite: " << backend.error().message << "\n";
+        return 1;
+      }
+      bench_backend(**backend, "sqlite", s);
+    } else if (name == "etcd3") {
+      kw::testing::EtcdProcess etcd;
+      kw::storage::Etcd3Options options;
+      options.endpoints = {etcd.client_url(0)};
+      auto backend = kw::storage::open_etcd3_backend(options);
+      if (!backend || !(*backend)->health()) {
+        std::cerr << "storage_bench: etcd3 backend is not usable\n";
+        return 1;
+      }
+      bench_backend(**backend, "etcd3", s);
+      if (s.etcdctl_puts > 0) bench_etcdctl(etcd.client_url(0), s);
+    } else {
+      std::cerr << "storage_bench: unknown backend " << name << " (sqlite or etcd3)\n";
+      return 2;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings s;
+  try {
+    std::string backends = kw::bench::flag(argc, argv, "backends", "sqlite,etcd3");
+    for (std::size_t at = 0; at <= backends.size();) {
+      const std::size_t comma = std::min(backends.find(',', at), backends.size());
+      s.backends.push_back(backends.substr(at, comma - at));
+      at = comma + 1;
+    }
+    s.threads = kw::bench::parse_int_list(kw::bench::flag(argc, argv, "threads", "1,8,64"));
+    s.ops = std::stoi(kw::bench::flag(argc, argv, "ops", "3000"));
+    s.seconds = std::stod(kw::bench::flag(argc, argv, "seconds", "4"));
+    s.watch_events = std::stoi(kw::bench::flag(argc, argv, "watch-events", "2000"));
+    s.etcdctl_puts = std::stoi(kw::bench::flag(argc, argv, "etcdctl-puts", "200"));
+    return run(s);
+  } catch (const std::exception& e) {
+    std::cerr << "storage_bench: " << e.what() << "\n";
+    return 2;
+  }
+}
