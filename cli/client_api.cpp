@@ -96,6 +96,16 @@ Result<net::client::Response> ApiClient::get(const std::string& target, const st
   return m_client->request(request);
 }
 
+Result<net::client::Response> ApiClient::send(const std::string& method, const std::string& target,
+                                              const std::string& accept, const std::string& content_type,
+                                              std::string body) {
+  net::client::Headers request_headers = headers(accept);
+  if (!content_type.empty()) request_headers.emplace_back("Content-Type", content_type);
+  net::client::Request request{
+      .method = method, .target = target, .headers = std::move(request_headers), .body = std::move(body), .streaming = false};
+  return m_client->request(request);
+}
+
 Result<net::client::StreamEnd> ApiClient::stream(const std::string& target, const std::string& accept,
                                                  net::client::StreamHandler& handler) {
   net::client::Request request{.method = "GET", .target = target, .headers = headers(accept), .body = {}, .streaming = true};

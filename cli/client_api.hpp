@@ -31,6 +31,9 @@ class ApiClient {
   net::client::Transport transport() const { return m_client->config().transport; }
 
   Result<net::client::Response> get(const std::string& target, const std::string& accept);
+  // Any method with an optional body (POST/PUT/PATCH/DELETE for the write verbs).
+  Result<net::client::Response> send(const std::string& method, const std::string& target, const std::string& accept,
+                                     const std::string& content_type = {}, std::string body = {});
   Result<net::client::StreamEnd> stream(const std::string& target, const std::string& accept,
                                         net::client::StreamHandler& handler);
   void cancel() { m_client->cancel(); }

@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/get.hpp"
+#include "cli/verbs.hpp"
 
 namespace {
 
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
   kw::cli::add_serve_command(app, &exit_code);
   kw::cli::add_get_command(app, &exit_code);
   kw::cli::add_watch_command(app, &exit_code);
+  kw::cli::add_verb_commands(app, &exit_code);
   kw::cli::add_version_command(app);
   if (reject_unknown_subcommand(app, argc, argv)) return 1;
   CLI11_PARSE(app, argc, argv);

@@ -6,6 +6,8 @@
 namespace kw::storage::etcd3 {
 namespace {
 
+constexpr std::chrono::milliseconds k_connect_timeout{2000};
+
 Result<std::string> read_pem(const std::string& path, const char* what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -35,6 +37,28 @@ Result<std::shared_ptr<grpc::ChannelCredentials>> credentials(const Etcd3Options
   return grpc::SslCredentials(ssl);
 }
 
+grpc::ChannelArguments channel_arguments() {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetMaxSendMessageSize(-1);
+  // Each channel keeps its own subchannels: backoff state is not shared between clients.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // gRPC core takes this as the shortest time one connection attempt may last (TCP connect
+  // up to the server's SETTINGS frame), not as a backoff: at 100 ms a restarting or busy
+  // etcd never finished a handshake in time.
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, static_cast<int>(k_connect_timeout.count()));
+  // Pings only while calls are open (etcd refuses pings without streams), and not more
+  // often than etcd's --grpc-keepalive-min-time (5 s by default) allows.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 0);
+  // A quiet watch stream sends no data; keep pinging it so a vanished etcd is noticed.
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  return args;
+}
+
 }  // namespace
 
 Error error_from_status(const grpc::Status& status, const std::string& what, const std::string& key) {
@@ -50,8 +74,9 @@ Error error_from_status(const grpc::Status& status, const std::string& what, con
   }
   switch (status.error_code()) {
     case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return Error{ErrorCode::timeout, key, 0, prefix + "no answer before the deadline (" + detail +
-                                                   "); check that a quorum of etcd members is up"};
+      return Error{
+          ErrorCode::timeout, key, 0,
+          prefix + "no answer before the deadline (" + detail + "); check that a quorum of etcd members is up"};
     case grpc::StatusCode::UNAVAILABLE:
       return Error{ErrorCode::unavailable, key, 0,
                    prefix + "etcd is unreachable (" + detail + "); check that etcd is running and reachable"};
@@ -84,23 +109,18 @@ Result<std::shared_ptr<Client>> Client::connect(const Etcd3Options& options) {
     if (address.empty()) return std::unexpected(Error{ErrorCode::invalid, "", 0, "empty etcd endpoint in " + url});
     auto creds = credentials(options, tls);
     if (!creds) return std::unexpected(creds.error());
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(-1);
-    args.SetMaxSendMessageSize(-1);
-    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
-    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
-    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
     auto endpoint = std::make_unique<Endpoint>();
     endpoint->address = address;
-    endpoint->channel = grpc::CreateCustomChannel(address, *creds, args);
+    endpoint->channel = grpc::CreateCustomChannel(address, *creds, channel_arguments());
     endpoint->kv = etcdserverpb::KV::NewStub(endpoint->channel);
     endpoint->watch = etcdserverpb::Watch::NewStub(endpoint->channel);
     endpoint->lease = etcdserverpb::Lease::NewStub(endpoint->channel);
     endpoint->maintenance = etcdserverpb::Maintenance::NewStub(endpoint->channel);
     client->m_endpoints.push_back(std::move(endpoint));
   }
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  for (const auto& endpoint : client->m_endpoints) channels.push_back(endpoint->channel);
+  client->m_watcher = std::make_unique<ChannelWatcher>(std::move(channels));
   return client;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rpc.grpc.pb.h"
+#include "server/storage/etcd3/channel_watcher.hpp"
 #include "server/storage/etcd3/etcd3_backend.hpp"
 
 namespace kw::storage::etcd3 {
@@ -63,7 +64,8 @@ class Client {
 
   Etcd3Options m_options;
   std::vector<std::unique_ptr<Endpoint>> m_endpoints;
-  std::atomic<std::size_t> m_preferred{0};  // the endpoint that answered last
+  std::atomic<std::size_t> m_preferred{0};    // the endpoint that answered last
+  std::unique_ptr<ChannelWatcher> m_watcher;  // last: stops before the channels go
 };
 
 }  // namespace kw::storage::etcd3

@@ -40,8 +40,8 @@ double seconds_taken(Fn&& fn) {
 KW_BACKEND_CONFORMANCE("etcd3", make_etcd3)
 
 TEST_CASE("etcd3: an unreachable etcd fails fast with unavailable or timeout") {
-  auto backend = connect({"http://127.0.0.1:" + std::to_string(kw::testing::free_port())},
-                         std::chrono::milliseconds(1000));
+  auto backend =
+      connect({"http://127.0.0.1:" + std::to_string(kw::testing::free_port())}, std::chrono::milliseconds(1000));
   Result<KeyValue> got;
   const double took = seconds_taken([&] { got = backend->get("/registry/x"); });
   REQUIRE_FALSE(got.has_value());
@@ -127,4 +127,66 @@ TEST_CASE("etcd3: progress notifications arrive on request") {
   (*handle)->request_progress();
   REQUIRE(recorder.wait_progress(std::chrono::seconds(5)));
   CHECK(recorder.progress().back() >= r);
+}
+
+// Regression: with one endpoint, fail-fast calls never polled the channel's reconnect attempts,
+// so a restarted etcd stayed "unreachable" for minutes and the watch gave up.
+TEST_CASE("etcd3: a single etcd killed and restarted on its ports is reached again, and the watch resumes") {
+  EtcdCluster etcd(1);
+  auto backend = connect(etcd.client_urls(), std::chrono::milliseconds(1000));
+  const Revision start = *backend->current_revision();
+  WatchRecorder recorder;
+  auto handle = backend->watch("/registry/restart/", start, recorder.callbacks());
+  REQUIRE(handle.has_value());
+  // Creates the key, retrying until `bound`; `exists` after a failed attempt means it landed.
+  auto create_within = [&](const std::string& key, std::chrono::milliseconds bound) {
+    const auto deadline = std::chrono::steady_clock::now() + bound;
+    Result<WriteResult> created;
+    for (bool failed_before = false;; failed_before = true) {
+      created = backend->create(key, "v");
+      if (created || (failed_before && created.error().code == ErrorCode::exists)) return true;
+      if (std::chrono::steady_clock::now() >= deadline) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    MESSAGE("last error writing " << key << ": " << created.error().message);
+    return false;
+  };
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(create_within("/registry/restart/before" + std::to_string(i), std::chrono::seconds(2)));
+  REQUIRE(recorder.wait_events(3));
+
+  etcd.kill(0);
+  // Calls while etcd is down fail within their deadline (and leave the channel backing off).
+  for (int i = 0; i < 5; ++i) {
+    Result<WriteResult> refused;
+    const double took = seconds_taken([&] { refused = backend->create("/registry/restart/refused", "v"); });
+    REQUIRE_FALSE(refused.has_value());
+    CHECK((refused.error().code == ErrorCode::unavailable || refused.error().code == ErrorCode::timeout));
+    CHECK(took < 2.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  etcd.restart(0);
+  REQUIRE(etcd.wait_healthy());
+
+  // Back within a bound, not after minutes of failing reconnects.
+  bool back = false;
+  const double took = seconds_taken([&] { back = create_within("/registry/restart/after0", std::chrono::seconds(5)); });
+  REQUIRE(back);
+  CHECK(took < 5.0);
+  for (int i = 1; i < 3; ++i)
+    REQUIRE(create_within("/registry/restart/after" + std::to_string(i), std::chrono::seconds(2)));
+
+  // The watch opened before the kill has every event exactly once, in revision order.
+  REQUIRE(recorder.wait_events(6, std::chrono::seconds(10)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto events = recorder.events();
+  REQUIRE(events.size() == 6);
+  const std::vector<std::string> expected = {"before0", "before1", "before2", "after0", "after1", "after2"};
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    CHECK(events[i].kv.key == "/registry/restart/" + expected[i]);
+    CHECK(events[i].type == EventType::put);
+    if (i > 0) CHECK(events[i].kv.mod_revision == events[i - 1].kv.mod_revision + 1);
+  }
+  CHECK(events.front().kv.mod_revision == start + 1);
+  CHECK_FALSE(recorder.error().has_value());
 }

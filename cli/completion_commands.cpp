@@ -1,0 +1,113 @@
+// kw completion bash|zsh, and the hidden kw __complete WHAT [ARG] the scripts call for names
+// that live on the server: resource types (discovery, cached for ten minutes), object names
+// and namespaces (listed live), and kubeconfig contexts.
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include "cli/completion.hpp"
+#include "cli/verbs.hpp"
+#include "cli/verbs_common.hpp"
+#include "cli/verbs_discovery.hpp"
+
+namespace kw::cli {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int k_completion_timeout_seconds = 5;
+
+struct CompleteOptions {
+  ConnectionFlags connection;
+  std::vector<std::string> words;
+};
+
+void print_resource_types(ApiClient& api) {
+  auto resources = cached_discovery(api, default_discovery_cache_root(), false);
+  const api::ResourceTable builtin = api::ResourceTable::builtin();
+  const std::vector<api::ResourceInfo> list = resources ? *resources : builtin.all();
+  std::set<std::string> seen;
+  for (const auto& r : list) {
+    if (!r.verbs.empty() && std::find(r.verbs.begin(), r.verbs.end(), "list") == r.verbs.end()) continue;
+    const std::string name = seen.contains(r.plural) ? r.plural + "." + r.group : r.plural;
+    if (seen.insert(name).second) std::cout << name << '\n';
+  }
+}
+
+int print_names(ApiClient& api, const std::string& type) {
+  Resolver resolver(api);
+  auto info = resolver.resolve(type);
+  if (!info) return k_exit_usage;
+  const std::string namespace_name = info->namespaced ? api.config().namespace_name : std::string();
+  auto listing = call_json(api, "GET", object_path(*info, namespace_name, "") + "?limit=500", {}, {});
+  if (!listing) return listing.error().exit_code;
+  for (const auto& item : listing->value("items", json::array()))
+    std::cout << item.value("metadata", json::object()).value("name", "") << '\n';
+  return k_exit_ok;
+}
+
+int print_namespaces(ApiClient& api) {
+  auto listing = call_json(api, "GET", "/api/v1/namespaces?limit=500", {}, {});
+  if (!listing) return listing.error().exit_code;
+  for (const auto& item : listing->value("items", json::array()))
+    std::cout << item.value("metadata", json::object()).value("name", "") << '\n';
+  return k_exit_ok;
+}
+
+int print_contexts(const ConnectionFlags& flags) {
+  kubeconfig::Overrides overrides;
+  overrides.kubeconfig = flags.overrides.kubeconfig;
+  auto merged = kubeconfig::load_files(overrides, kubeconfig::Environment::from_process());
+  if (!merged) return k_exit_usage;
+  for (const auto& [name, context] : merged->contexts.items()) std::cout << name << '\n';
+  return k_exit_ok;
+}
+
+int run_complete(CompleteOptions& options) {
+  if (options.words.empty()) return report_usage("__complete needs what to complete: resource-types, names TYPE, namespaces or contexts");
+  const std::string what = options.words.front();
+  if (what == "contexts") return print_contexts(options.connection);
+  if (options.connection.request_timeout_seconds == 0)
+    options.connection.request_timeout_seconds = k_completion_timeout_seconds;
+  auto api = ApiClient::create(options.connection);
+  if (what == "resource-types") {
+    if (!api) {
+      const api::ResourceTable builtin = api::ResourceTable::builtin();
+      for (const auto& r : builtin.all()) std::cout << r.plural << '\n';
+      return k_exit_ok;
+    }
+    print_resource_types(**api);
+    return k_exit_ok;
+  }
+  if (!api) return k_exit_usage;
+  if (what == "names" && options.words.size() == 2) return print_names(**api, options.words[1]);
+  if (what == "namespaces") return print_namespaces(**api);
+  return report_usage("unknown completion request \"" + what + "\"");
+}
+
+}  // namespace
+
+void add_completion_commands(CLI::App& app, int* exit_code) {
+  auto shell = std::make_shared<std::string>();
+  CLI::App* completion = app.add_subcommand("completion", "Print the bash or zsh completion script of kw");
+  completion->footer(
+      "Load it into the running shell with: source <(kw completion bash), or for zsh: source <(kw completion zsh). "
+      "Exit status: 0 success, 1 usage error.");
+  completion->add_option("shell", *shell, "The shell: bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
+  CLI::App* root = &app;
+  completion->callback([shell, root] {
+    std::cout << (*shell == "bash" ? bash_completion_script(*root) : zsh_completion_script(*root));
+    std::cout.flush();
+  });
+
+  auto options = std::make_shared<CompleteOptions>();
+  CLI::App* complete = app.add_subcommand("__complete", "Print completion candidates (used by the completion scripts)");
+  complete->group("");
+  complete->add_option("words", options->words, "resource-types | names TYPE | namespaces | contexts");
+  add_connection_flags(*complete, options->connection);
+  complete->callback([options, exit_code] { *exit_code = run_complete(*options); });
+}
+
+}  // namespace kw::cli

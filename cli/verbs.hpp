@@ -1,0 +1,26 @@
+#pragma once
+// The kubectl-style verbs that change things (create, apply, delete, label, annotate,
+// patch), api-resources, config, and the shell integration (completion scripts, the hidden
+// __complete and __manpage helpers). Each add_* registers one subcommand on the app; the
+// exit code lands in *exit_code when it ran.
+#include <CLI/CLI.hpp>
+
+namespace kw::cli {
+
+// Registers every subcommand below, in the order `kw --help` lists them.
+void add_verb_commands(CLI::App& app, int* exit_code);
+
+void add_create_command(CLI::App& app, int* exit_code);
+void add_apply_command(CLI::App& app, int* exit_code);
+void add_delete_command(CLI::App& app, int* exit_code);
+void add_label_command(CLI::App& app, int* exit_code);
+void add_annotate_command(CLI::App& app, int* exit_code);
+void add_patch_command(CLI::App& app, int* exit_code);
+void add_api_resources_command(CLI::App& app, int* exit_code);
+void add_config_command(CLI::App& app, int* exit_code);
+// `completion bash|zsh` and the hidden `__complete` (live names for the scripts).
+void add_completion_commands(CLI::App& app, int* exit_code);
+// The hidden `__manpage OUT_DIR`.
+void add_manpage_command(CLI::App& app, int* exit_code);
+
+}  // namespace kw::cli

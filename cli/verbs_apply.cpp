@@ -1,0 +1,156 @@
+// kw create -f / kw apply -f: objects from manifests, created or brought in line with the
+// manifest by client-side apply (three-way patch against the last-applied annotation).
+#include <iostream>
+#include <memory>
+
+#include "cli/verbs.hpp"
+#include "cli/verbs_common.hpp"
+#include "cli/verbs_discovery.hpp"
+#include "cli/verbs_manifest.hpp"
+#include "cli/verbs_merge.hpp"
+
+namespace kw::cli {
+
+namespace {
+
+using nlohmann::json;
+
+struct ManifestOptions {
+  ConnectionFlags connection;
+  std::vector<std::string> filenames;
+  bool recursive = false;
+  bool save_config = false;  // create only
+};
+
+// One object ready to send: its resource, namespace and name.
+struct Target {
+  api::ResourceInfo info;
+  std::string namespace_name;
+  std::string name;
+  json object;
+};
+
+VerbResult<Target> target_of(Resolver& resolver, const kubeconfig::RestConfig& config, const Manifest& manifest) {
+  Target target;
+  target.object = manifest.object;
+  auto info = resolver.resolve_kind(target.object.value("apiVersion", ""), target.object.value("kind", ""));
+  if (!info) return std::unexpected(info.error());
+  target.info = std::move(*info);
+  json& metadata = target.object["metadata"];
+  target.name = metadata.value("name", "");
+  if (target.info.namespaced) {
+    const std::string own = metadata.value("namespace", "");
+    if (!own.empty() && config.namespace_from_flag && own != config.namespace_name)
+      return std::unexpected(usage_error("the namespace from the provided object \"" + own +
+                                         "\" does not match the namespace \"" + config.namespace_name +
+                                         "\". You must pass '--namespace=" + own + "' to perform this operation."));
+    target.namespace_name = own.empty() ? config.namespace_name : own;
+    metadata["namespace"] = target.namespace_name;
+  }
+  return target;
+}
+
+VerbError in_file(VerbError error, const std::string& action, const std::string& source) {
+  const std::string prefix = "Error from server";
+  if (error.message.starts_with(prefix)) {
+    const auto colon = error.message.find(": ");
+    if (colon != std::string::npos)
+      error.message.insert(colon + 2, "error when " + action + " \"" + source + "\": ");
+  }
+  return error;
+}
+
+VerbResult<std::string> create_one(ApiClient& api, const Target& target) {
+  auto created = call_json(api, "POST", object_path(target.info, target.namespace_name, ""), std::string(k_json),
+                           target.object.dump());
+  if (!created) return std::unexpected(created.error());
+  std::string name = target.name;
+  if (created->contains("metadata") && (*created)["metadata"].is_object())
+    name = (*created)["metadata"].value("name", name);
+  return kind_prefix(target.info) + "/" + name + " created";
+}
+
+VerbResult<std::string> apply_one(ApiClient& api, Resolver& resolver, Target& target) {
+  const json modified = with_last_applied(target.object);
+  const std::string path = object_path(target.info, target.namespace_name, target.name);
+  auto live = call_json(api, "GET", path, {}, {});
+  if (!live && live.error().http_status == 404) {
+    target.object = modified;
+    return create_one(api, target);
+  }
+  if (!live) return std::unexpected(live.error());
+  const json original = last_applied_of(*live);
+  if (original.is_null())
+    std::cerr << "Warning: resource " << target.info.plural << "/" << target.name
+              << " is missing the " << k_last_applied_annotation
+              << " annotation which is required by kw apply. kw apply should only be used on resources created "
+                 "declaratively by either kw create --save-config or kw apply. The missing annotation will be "
+                 "patched automatically.\n";
+  const PatchStrategy strategy = resolver.is_builtin(target.info) ? PatchStrategy::strategic : PatchStrategy::merge;
+  const json patch = three_way_patch(original, modified, *live, strategy);
+  const std::string prefix = kind_prefix(target.info) + "/" + target.name;
+  if (patch.empty()) return prefix + " unchanged";
+  const std::string content_type = strategy == PatchStrategy::strategic ? "application/strategic-merge-patch+json"
+                                                                        : "application/merge-patch+json";
+  auto patched = call_json(api, "PATCH", path, content_type, patch.dump());
+  if (!patched) return std::unexpected(patched.error());
+  return prefix + " configured";
+}
+
+int run_manifests(ManifestOptions& options, bool apply) {
+  const std::string verb = apply ? "apply" : "create";
+  auto manifests = load_manifests(options.filenames, options.recursive, std::cin, !apply);
+  if (!manifests) return report_usage(manifests.error().message);
+  if (manifests->empty()) return report_usage("no objects passed to " + verb);
+  auto api = ApiClient::create(options.connection);
+  if (!api) return report_usage(api.error().message);
+  Resolver resolver(**api);
+  int code = k_exit_ok;
+  for (const auto& manifest : *manifests) {
+    auto target = target_of(resolver, (*api)->config(), manifest);
+    if (!target) {
+      code = report(target.error());
+      continue;
+    }
+    if (!apply && options.save_config) target->object = with_last_applied(target->object);
+    auto done = apply ? apply_one(**api, resolver, *target) : create_one(**api, *target);
+    if (!done) {
+      code = report(in_file(done.error(), apply ? "applying" : "creating", manifest.source));
+      continue;
+    }
+    std::cout << *done << '\n';
+  }
+  std::cout.flush();
+  return code;
+}
+
+CLI::App* manifest_command(CLI::App& app, const std::string& name, const std::string& description,
+                           std::shared_ptr<ManifestOptions> options) {
+  CLI::App* command = app.add_subcommand(name, description);
+  command->footer(std::string(k_client_exit_codes));
+  command->add_option("-f,--filename", options->filenames,
+                      "Files, directories or - (stdin) holding the manifests (YAML or JSON)")
+      ->required();
+  command->add_flag("-R,--recursive", options->recursive, "Also read the manifests of subdirectories of -f directories");
+  add_connection_flags(*command, options->connection);
+  return command;
+}
+
+}  // namespace
+
+void add_create_command(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<ManifestOptions>();
+  CLI::App* command = manifest_command(app, "create", "Create objects from files or stdin (kubectl create -f)", options);
+  command->add_flag("--save-config", options->save_config,
+                    "Store the manifest in the last-applied-configuration annotation, so kw apply can follow");
+  command->callback([options, exit_code] { *exit_code = run_manifests(*options, false); });
+}
+
+void add_apply_command(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<ManifestOptions>();
+  CLI::App* command = manifest_command(
+      app, "apply", "Create or update objects to match files or stdin (client-side kubectl apply -f)", options);
+  command->callback([options, exit_code] { *exit_code = run_manifests(*options, true); });
+}
+
+}  // namespace kw::cli

@@ -1,0 +1,102 @@
+#include "cli/verbs_common.hpp"
+
+#include <iostream>
+
+namespace kw::cli {
+
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::vector<std::string> split_list(std::string_view text, char separator) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto end = text.find(separator, start);
+    if (end == std::string_view::npos) end = text.size();
+    if (end > start) out.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string server_error_text(const net::client::Response& response) {
+  auto body = nlohmann::json::parse(response.body, nullptr, false);
+  std::string reason;
+  if (body.is_object() && body.value("kind", "") == "Status") reason = body.value("reason", "");
+  if (reason.empty()) {
+    switch (response.head.status) {
+      case 400: reason = "BadRequest"; break;
+      case 401: reason = "Unauthorized"; break;
+      case 403: reason = "Forbidden"; break;
+      case 404: reason = "NotFound"; break;
+      case 405: reason = "MethodNotAllowed"; break;
+      case 409: reason = "Conflict"; break;
+      case 415: reason = "UnsupportedMediaType"; break;
+      case 422: reason = "Invalid"; break;
+      default: break;
+    }
+  }
+  std::string text = "Error from server";
+  if (!reason.empty()) text += " (" + reason + ")";
+  return text + ": " + error_message(response);
+}
+
+VerbError usage_error(std::string message) { return VerbError{0, "error: " + std::move(message), k_exit_usage}; }
+
+VerbResult<nlohmann::json> call_json(ApiClient& api, const std::string& method, const std::string& target,
+                                    const std::string& content_type, const std::string& body) {
+  auto response = api.send(method, target, std::string(k_json), content_type, body);
+  if (!response) return std::unexpected(VerbError{0, "error: " + response.error().message, k_exit_unreachable});
+  if (response->head.status < 200 || response->head.status >= 300)
+    return std::unexpected(VerbError{response->head.status, server_error_text(*response), k_exit_server});
+  if (response->body.empty()) return nlohmann::json::object();
+  auto parsed = nlohmann::json::parse(response->body, nullptr, false);
+  if (parsed.is_discarded())
+    return std::unexpected(VerbError{response->head.status,
+                                     "error: the server's answer to " + method + " " + target + " is not JSON",
+                                     k_exit_server});
+  return parsed;
+}
+
+std::string object_path(const api::ResourceInfo& info, const std::string& namespace_name, const std::string& name) {
+  std::string path = info.group.empty() ? "/api/" + info.version : "/apis/" + info.group + "/" + info.version;
+  if (info.namespaced && !namespace_name.empty()) path += "/namespaces/" + url_escape(namespace_name);
+  path += "/" + info.plural;
+  if (!name.empty()) path += "/" + url_escape(name);
+  return path;
+}
+
+Result<std::vector<ResourceArgs>> parse_resource_args(const std::vector<std::string>& args) {
+  std::vector<ResourceArgs> out;
+  if (args.empty()) return out;
+  if (args.front().find('/') != std::string::npos) {
+    for (const auto& arg : args) {
+      const auto slash = arg.find('/');
+      if (slash == std::string::npos || slash == 0 || slash + 1 == arg.size())
+        return fail("arguments in resource/name form must have a single resource and name, not \"" + arg + "\"");
+      out.push_back(ResourceArgs{arg.substr(0, slash), {arg.substr(slash + 1)}});
+    }
+    return out;
+  }
+  const auto types = split_list(args.front(), ',');
+  if (types.size() > 1 && args.size() > 1)
+    return fail("there is no need to specify a resource type as a separate argument when passing arguments in "
+                "resource/name form");
+  for (const auto& type : types) out.push_back(ResourceArgs{type, {args.begin() + 1, args.end()}});
+  return out;
+}
+
+int report(const VerbError& error) {
+  std::cerr << error.message << '\n';
+  return error.exit_code;
+}
+
+int report_usage(const std::string& message) {
+  std::cerr << "error: " << message << '\n';
+  return k_exit_usage;
+}
+
+}  // namespace kw::cli

@@ -1,0 +1,59 @@
+#pragma once
+// Helpers the write verbs share: one JSON request with kubectl's error wording, object paths,
+// and the exit-status text every client subcommand documents.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/client_api.hpp"
+#include "cli/client_list.hpp"
+#include "core/api/resource.hpp"
+
+namespace kw::cli {
+
+inline constexpr std::string_view k_client_exit_codes =
+    "Exit status: 0 success, 1 usage, kubeconfig, manifest or resource-type error, 2 the server answered with "
+    "an error, 3 the server could not be reached.";
+
+inline constexpr std::string_view k_json = "application/json";
+
+// A failed step of a verb: the line to print (already worded like kubectl's) and the exit code.
+struct VerbError {
+  int http_status = 0;  // the server's status, 0 when there was no answer or no request
+  std::string message;
+  int exit_code = k_exit_usage;
+};
+template <class T>
+using VerbResult = std::expected<T, VerbError>;
+
+VerbError usage_error(std::string message);  // "error: " + message, exit 1
+
+std::string lowercase(std::string_view text);
+std::vector<std::string> split_list(std::string_view text, char separator);
+
+// Sends one request and decodes the JSON answer. A non-2xx answer becomes
+// {status, "Error from server (Reason): message", 2}; no answer {0, "error: ...", 3}.
+VerbResult<nlohmann::json> call_json(ApiClient& api, const std::string& method, const std::string& target,
+                                    const std::string& content_type, const std::string& body);
+// The kubectl wording of an error response ("Error from server (NotFound): pods \"x\" not found").
+std::string server_error_text(const net::client::Response& response);
+
+// "/api/v1/namespaces/ns/pods/name" ("" name = the collection; namespace ignored for
+// cluster-scoped kinds).
+std::string object_path(const api::ResourceInfo& info, const std::string& namespace_name, const std::string& name);
+
+// Resource arguments as kubectl takes them: "TYPE NAME...", "TYPE[,TYPE...]" (with a selector)
+// or "TYPE/NAME...".
+struct ResourceArgs {
+  std::string type;
+  std::vector<std::string> names;
+};
+Result<std::vector<ResourceArgs>> parse_resource_args(const std::vector<std::string>& args);
+
+// Prints "error: ..." (or the server's error line) to stderr and returns the exit code.
+int report(const VerbError& error);
+int report_usage(const std::string& message);
+
+}  // namespace kw::cli

@@ -1,0 +1,160 @@
+// kw delete: named objects, objects from manifests, or every object matching a selector.
+#include <iostream>
+#include <memory>
+
+#include "cli/verbs.hpp"
+#include "cli/verbs_common.hpp"
+#include "cli/verbs_discovery.hpp"
+#include "cli/verbs_manifest.hpp"
+
+namespace kw::cli {
+
+namespace {
+
+using nlohmann::json;
+
+struct DeleteOptions {
+  ConnectionFlags connection;
+  std::vector<std::string> args;
+  std::vector<std::string> filenames;
+  bool recursive = false;
+  std::string selector;
+  bool all = false;
+  bool all_namespaces = false;
+  bool ignore_not_found = false;
+  int grace_period = -1;
+};
+
+struct Victim {
+  api::ResourceInfo info;
+  std::string namespace_name;
+  std::string name;
+  std::string source;  // the manifest file, for error messages
+};
+
+class Deleter {
+ public:
+  Deleter(ApiClient& api, const DeleteOptions& options) : m_api(api), m_options(options) {}
+
+  void remove(const Victim& victim) {
+    json body = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Background"}};
+    if (m_options.grace_period >= 0) body["gracePeriodSeconds"] = m_options.grace_period;
+    auto deleted = call_json(m_api, "DELETE", object_path(victim.info, victim.namespace_name, victim.name),
+                             std::string(k_json), body.dump());
+    if (!deleted) {
+      if (deleted.error().http_status == 404 && m_options.ignore_not_found) return;
+      VerbError error = deleted.error();
+      if (!victim.source.empty()) {
+        const auto colon = error.message.find(": ");
+        if (colon != std::string::npos && error.message.starts_with("Error from server"))
+          error.message.insert(colon + 2, "error when deleting \"" + victim.source + "\": ");
+      }
+      m_code = report(error);
+      return;
+    }
+    std::cout << kind_prefix(victim.info) << " \"" << victim.name << "\" deleted\n";
+    m_deleted_any = true;
+  }
+
+  void fail_with(const VerbError& error) { m_code = report(error); }
+  int code() const { return m_code; }
+  bool deleted_any() const { return m_deleted_any; }
+
+ private:
+  ApiClient& m_api;
+  const DeleteOptions& m_options;
+  int m_code = k_exit_ok;
+  bool m_deleted_any = false;
+};
+
+void delete_from_manifests(DeleteOptions& options, ApiClient& api, Resolver& resolver, Deleter& deleter) {
+  auto manifests = load_manifests(options.filenames, options.recursive, std::cin);
+  if (!manifests) return deleter.fail_with(usage_error(manifests.error().message));
+  for (const auto& manifest : *manifests) {
+    const json& object = manifest.object;
+    auto info = resolver.resolve_kind(object.value("apiVersion", ""), object.value("kind", ""));
+    if (!info) {
+      deleter.fail_with(info.error());
+      continue;
+    }
+    const json metadata = object.value("metadata", json::object());
+    std::string namespace_name;
+    if (info->namespaced) namespace_name = metadata.value("namespace", api.config().namespace_name);
+    deleter.remove(Victim{*info, namespace_name, metadata.value("name", ""), manifest.source});
+  }
+}
+
+// Every object of the type matching -l (or all with --all), listed first, then deleted one by one.
+void delete_matching(const DeleteOptions& options, ApiClient& api, const api::ResourceInfo& info, Deleter& deleter) {
+  const std::string namespace_name = options.all_namespaces ? std::string() : api.config().namespace_name;
+  std::string path = object_path(info, namespace_name, "");
+  if (!options.selector.empty()) path += "?labelSelector=" + url_escape(options.selector);
+  auto listing = call_json(api, "GET", path, {}, {});
+  if (!listing) return deleter.fail_with(listing.error());
+  for (const auto& item : listing->value("items", json::array())) {
+    const json metadata = item.value("metadata", json::object());
+    deleter.remove(Victim{info, metadata.value("namespace", ""), metadata.value("name", ""), {}});
+  }
+}
+
+int run_delete(DeleteOptions& options) {
+  const bool by_selector = !options.selector.empty() || options.all;
+  if (options.filenames.empty() && options.args.empty())
+    return report_usage("You must provide one or more resources by argument or filename.");
+  if (!options.filenames.empty() && !options.args.empty())
+    return report_usage("cannot delete resources named by arguments and by -f at the same time");
+  if (!options.selector.empty() && options.all) return report_usage("cannot set --all and --selector at the same time");
+  auto parsed = parse_resource_args(options.args);
+  if (!parsed) return report_usage(parsed.error().message);
+  for (const auto& group : *parsed) {
+    if (by_selector && !group.names.empty()) return report_usage("name cannot be provided when a selector is specified");
+    if (!by_selector && group.names.empty() && options.filenames.empty())
+      return report_usage("resource(s) were provided, but no name was specified");
+  }
+  auto api = ApiClient::create(options.connection);
+  if (!api) return report_usage(api.error().message);
+  Resolver resolver(**api);
+  Deleter deleter(**api, options);
+  if (!options.filenames.empty()) {
+    delete_from_manifests(options, **api, resolver, deleter);
+  } else {
+    for (const auto& group : *parsed) {
+      auto info = resolver.resolve(group.type);
+      if (!info) {
+        deleter.fail_with(info.error());
+        continue;
+      }
+      if (by_selector) {
+        delete_matching(options, **api, *info, deleter);
+        continue;
+      }
+      const std::string namespace_name = info->namespaced ? (*api)->config().namespace_name : std::string();
+      for (const auto& name : group.names) deleter.remove(Victim{*info, namespace_name, name, {}});
+    }
+    if (by_selector && !deleter.deleted_any() && deleter.code() == k_exit_ok) std::cerr << "No resources found\n";
+  }
+  std::cout.flush();
+  return deleter.code();
+}
+
+}  // namespace
+
+void add_delete_command(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<DeleteOptions>();
+  CLI::App* command =
+      app.add_subcommand("delete", "Delete objects by type and name, by manifest, or by label selector (kubectl delete)");
+  command->footer(std::string(k_client_exit_codes));
+  command->add_option("args", options->args, "TYPE NAME..., TYPE/NAME..., or TYPE[,TYPE...] with -l or --all");
+  command->add_option("-f,--filename", options->filenames, "Delete the objects named in these files, directories or - (stdin)");
+  command->add_flag("-R,--recursive", options->recursive, "Also read the manifests of subdirectories of -f directories");
+  command->add_option("-l,--selector", options->selector, "Delete the objects matching this label selector");
+  command->add_flag("--all", options->all, "Delete every object of the given types in the namespace");
+  command->add_flag("-A,--all-namespaces", options->all_namespaces, "With -l or --all: look in every namespace");
+  command->add_flag("--ignore-not-found", options->ignore_not_found, "Treat an object that does not exist as deleted");
+  command->add_option("--grace-period", options->grace_period,
+                      "Seconds the object is given to terminate (-1: the object's own default)");
+  add_connection_flags(*command, options->connection);
+  command->callback([options, exit_code] { *exit_code = run_delete(*options); });
+}
+
+}  // namespace kw::cli

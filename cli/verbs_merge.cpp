@@ -1,0 +1,264 @@
+#include "cli/verbs_merge.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace kw::cli {
+
+using nlohmann::json;
+
+namespace {
+
+// The patchMergeKey tags of the built-in kinds' list fields, by field name. "ports" is
+// resolved from its items (container ports vs service ports).
+const char* builtin_merge_key(std::string_view field) {
+  static const std::map<std::string_view, const char*> k_keys = {
+      {"containers", "name"},
+      {"initContainers", "name"},
+      {"ephemeralContainers", "name"},
+      {"volumes", "name"},
+      {"env", "name"},
+      {"imagePullSecrets", "name"},
+      {"volumeMounts", "mountPath"},
+      {"volumeDevices", "devicePath"},
+      {"conditions", "type"},
+      {"hostAliases", "ip"},
+      {"topologySpreadConstraints", "topologyKey"},
+      {"schedulingGates", "name"},
+      {"resourceClaims", "name"},
+      {"podIPs", "ip"},
+      {"hostIPs", "ip"},
+      {"addresses", "type"},
+  };
+  auto found = k_keys.find(field);
+  return found == k_keys.end() ? nullptr : found->second;
+}
+
+enum class Shape { object, array, scalar };
+
+Shape shape_of(const json& value) {
+  if (value.is_object()) return Shape::object;
+  if (value.is_array()) return Shape::array;
+  return Shape::scalar;
+}
+
+struct DiffOptions {
+  bool ignore_deletions = false;
+  bool ignore_changes_and_additions = false;
+  PatchStrategy strategy = PatchStrategy::strategic;
+};
+
+// Whether every item is an object carrying the key, so the list can be merged by it.
+bool keyed(const json& list, const char* key) {
+  return std::all_of(list.begin(), list.end(), [&](const json& item) { return item.is_object() && item.contains(key); });
+}
+
+json::const_iterator find_by_key(const json& list, const char* key, const json& value) {
+  return std::find_if(list.begin(), list.end(),
+                      [&](const json& item) { return item.is_object() && item.contains(key) && item[key] == value; });
+}
+
+json diff_maps(const json& original, const json& modified, const DiffOptions& options);
+
+void diff_lists(const std::string& field, const json& original, const json& modified, const DiffOptions& options,
+                json& patch) {
+  const char* key = nullptr;
+  if (options.strategy == PatchStrategy::strategic) {
+    json both = original;
+    both.insert(both.end(), modified.begin(), modified.end());
+    key = merge_key(field, both);
+    if (key != nullptr && !(keyed(original, key) && keyed(modified, key))) key = nullptr;
+  }
+  if (key == nullptr) {
+    if (original != modified && !options.ignore_changes_and_additions) patch[field] = modified;
+    return;
+  }
+  json items = json::array();
+  for (const auto& item : modified) {
+    auto match = find_by_key(original, key, item[key]);
+    if (match == original.end()) {
+      if (!options.ignore_changes_and_additions) items.push_back(item);
+      continue;
+    }
+    json sub = diff_maps(*match, item, options);
+    if (!sub.empty()) {
+      sub[key] = item[key];
+      items.push_back(std::move(sub));
+    }
+  }
+  if (!options.ignore_deletions)
+    for (const auto& item : original)
+      if (find_by_key(modified, key, item[key]) == modified.end())
+        items.push_back(json{{key, item[key]}, {"$patch", "delete"}});
+  if (!items.empty()) patch[field] = std::move(items);
+}
+
+json diff_maps(const json& original, const json& modified, const DiffOptions& options) {
+  json patch = json::object();
+  const json empty = json::object();
+  const json& from = original.is_object() ? original : empty;
+  if (!modified.is_object()) return patch;
+  for (const auto& [field, value] : modified.items()) {
+    auto found = from.find(field);
+    if (found == from.end() || shape_of(*found) != shape_of(value)) {
+      if (!options.ignore_changes_and_additions) patch[field] = value;
+      continue;
+    }
+    switch (shape_of(value)) {
+      case Shape::object: {
+        json sub = diff_maps(*found, value, options);
+        if (!sub.empty()) patch[field] = std::move(sub);
+        break;
+      }
+      case Shape::array:
+        diff_lists(field, *found, value, options, patch);
+        break;
+      case Shape::scalar:
+        if (*found != value && !options.ignore_changes_and_additions) patch[field] = value;
+        break;
+    }
+  }
+  if (!options.ignore_deletions)
+    for (const auto& [field, value] : from.items())
+      if (!modified.contains(field)) patch[field] = nullptr;
+  return patch;
+}
+
+// Combines two patches computed against the same object (the deletions and the changes).
+json merge_patches(json into, const json& next, PatchStrategy strategy) {
+  for (const auto& [field, value] : next.items()) {
+    auto found = into.find(field);
+    if (found == into.end()) {
+      into[field] = value;
+    } else if (found->is_object() && value.is_object()) {
+      *found = merge_patches(*found, value, strategy);
+    } else if (found->is_array() && value.is_array() && strategy == PatchStrategy::strategic) {
+      json both = *found;
+      both.insert(both.end(), value.begin(), value.end());
+      const char* key = merge_key(field, both);
+      if (key == nullptr || !keyed(both, key)) {
+        *found = value;
+        continue;
+      }
+      for (const auto& item : value) {
+        auto match = std::find_if(found->begin(), found->end(), [&](const json& existing) {
+          return existing[key] == item[key] && !existing.contains("$patch") && !item.contains("$patch");
+        });
+        if (match == found->end()) found->push_back(item);
+        else *match = merge_patches(*match, item, strategy);
+      }
+    } else {
+      *found = value;
+    }
+  }
+  return into;
+}
+
+json merge_list_items(json target, const json& patch, const char* key) {
+  if (!target.is_array()) target = json::array();
+  for (const auto& item : patch) {
+    if (!item.is_object() || !item.contains(key)) {
+      target.push_back(item);
+      continue;
+    }
+    auto match = std::find_if(target.begin(), target.end(),
+                              [&](const json& t) { return t.is_object() && t.contains(key) && t[key] == item[key]; });
+    if (item.value("$patch", std::string()) == "delete") {
+      if (match != target.end()) target.erase(match);
+    } else if (match != target.end()) {
+      *match = apply_strategic_patch(*match, item);
+    } else {
+      json added = item;
+      added.erase("$patch");
+      target.push_back(std::move(added));
+    }
+  }
+  return target;
+}
+
+}  // namespace
+
+const char* merge_key(std::string_view field, const json& items) {
+  if (field == "ports") {
+    for (const auto& item : items)
+      if (item.is_object() && item.contains("containerPort")) return "containerPort";
+    return "port";
+  }
+  return builtin_merge_key(field);
+}
+
+std::string go_json(const json& value) {
+  const std::string compact = value.dump();
+  std::string out;
+  out.reserve(compact.size() + 1);
+  for (std::size_t i = 0; i < compact.size(); ++i) {
+    const char c = compact[i];
+    if (c == '<') out += "\\u003c";
+    else if (c == '>') out += "\\u003e";
+    else if (c == '&') out += "\\u0026";
+    else if (c == '\xe2' && i + 2 < compact.size() && compact[i + 1] == '\x80' &&
+             (compact[i + 2] == '\xa8' || compact[i + 2] == '\xa9')) {
+      out += compact[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('\n');
+  return out;
+}
+
+json with_last_applied(const json& manifest) {
+  json object = manifest;
+  json& metadata = object["metadata"];
+  if (!metadata.is_object()) metadata = json::object();
+  json& annotations = metadata["annotations"];
+  if (!annotations.is_object()) annotations = json::object();
+  annotations.erase(std::string(k_last_applied_annotation));
+  const std::string text = go_json(object);
+  annotations[std::string(k_last_applied_annotation)] = text;
+  return object;
+}
+
+json last_applied_of(const json& live) {
+  const json* annotations = nullptr;
+  if (live.is_object() && live.contains("metadata") && live["metadata"].is_object() &&
+      live["metadata"].contains("annotations"))
+    annotations = &live["metadata"]["annotations"];
+  if (annotations == nullptr || !annotations->is_object()) return nullptr;
+  auto found = annotations->find(std::string(k_last_applied_annotation));
+  if (found == annotations->end() || !found->is_string()) return nullptr;
+  auto parsed = json::parse(found->get<std::string>(), nullptr, false);
+  return parsed.is_object() ? parsed : json();
+}
+
+json three_way_patch(const json& original, const json& modified, const json& current, PatchStrategy strategy) {
+  const json delta = diff_maps(current, modified, DiffOptions{true, false, strategy});
+  const json deletions = diff_maps(original, modified, DiffOptions{false, true, strategy});
+  return merge_patches(deletions, delta, strategy);
+}
+
+json apply_strategic_patch(json target, const json& patch) {
+  if (!patch.is_object()) return patch;
+  if (patch.value("$patch", std::string()) == "replace") {
+    json out = patch;
+    out.erase("$patch");
+    return out;
+  }
+  if (!target.is_object()) target = json::object();
+  for (const auto& [field, value] : patch.items()) {
+    if (field.starts_with("$")) continue;
+    if (value.is_null()) {
+      target.erase(field);
+    } else if (value.is_object()) {
+      target[field] = apply_strategic_patch(target.contains(field) ? target[field] : json(), value);
+    } else if (const char* key = value.is_array() ? merge_key(field, value) : nullptr; key != nullptr) {
+      target[field] = merge_list_items(target.contains(field) ? target[field] : json(), value, key);
+    } else {
+      target[field] = value;
+    }
+  }
+  return target;
+}
+
+}  // namespace kw::cli

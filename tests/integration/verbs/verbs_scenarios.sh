@@ -1,0 +1,335 @@
+#!/usr/bin/env bash
+# Usage: verbs_scenarios.sh SCENARIO /path/to/kw SOURCE_DIR
+# Starts `kw serve` on a free port with a temp data dir (for the scenarios that need a
+# server) and checks kw's write verbs, api-resources, config, completion and man pages,
+# comparing with kubectl where kubectl does the same thing.
+set -euo pipefail
+[[ -n "${KW_TEST_TRACE:-}" ]] && set -x
+scenario=$1
+KW=$(realpath "$2")
+SRC=$3
+work=$(mktemp -d "${TMPDIR:-/tmp}/kw-verbs-XXXXXX")
+server_pid=""
+cleanup() {
+  [[ -n "$server_pid" ]] && kill -9 "$server_pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+mkdir -p "$work/home" "$work/bin"
+ln -s "$KW" "$work/bin/kw"
+export HOME="$work/home" KUBECONFIG="" XDG_CACHE_HOME="" PATH="$work/bin:$PATH"
+port=""
+url=""
+
+start_server() {
+  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  url="http://127.0.0.1:$port"
+  timeout 110 "$KW" serve --data-dir "$work/data" --insecure-port "$port" --secure-port 0 >>"$work/server.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 150); do
+    curl -sf "$url/api/v1/namespaces/default/pods" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "server did not start"; cat "$work/server.log"; exit 1
+}
+
+# A kubeconfig pointing at the server, so kw and kubectl need no flags.
+write_kubeconfig() {
+  mkdir -p "$HOME/.kube"
+  cat >"$HOME/.kube/config" <<CFG
+apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster:
+    server: $url
+contexts:
+- name: local
+  context:
+    cluster: local
+    user: me
+    namespace: default
+current-context: local
+users:
+- name: me
+  user: {}
+CFG
+}
+
+kw() { timeout 30 "$KW" "$@"; }
+kubectl() { timeout 30 /usr/bin/kubectl "$@"; }
+
+manifests() {
+  mkdir -p "$work/m/v1" "$work/m/v2"
+  cat >"$work/m/v1/app.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  labels:
+    app: web
+    tier: front
+spec:
+  containers:
+  - name: main
+    image: nginx:1
+  - name: helper
+    image: busybox
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: dep
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: dep}
+  template:
+    metadata:
+      labels: {app: dep}
+    spec:
+      containers:
+      - name: c
+        image: nginx
+YAML
+  cat >"$work/m/v1/cm.json" <<'JSON'
+{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"mode": "fast"}}
+JSON
+  # v2: the tier label and the helper container dropped, an image changed, replicas scaled.
+  sed -e '/tier: front/d' -e 's/nginx:1/nginx:2/' -e '/name: helper/,+1d' -e 's/replicas: 1/replicas: 3/' \
+    "$work/m/v1/app.yaml" >"$work/m/v2/app.yaml"
+  cp "$work/m/v1/cm.json" "$work/m/v2/cm.json"
+}
+
+# Runs one client (kw or kubectl) through a sequence and records stdout and stderr lines.
+run_sequence() {  # TOOL SEQUENCE OUT
+  local tool=$1 sequence=$2 out=$3
+  : >"$out"
+  while IFS= read -r line; do
+    [[ -z "$line" ]] && continue
+    echo "\$ $line" >>"$out"
+    # shellcheck disable=SC2086
+    $tool $line >>"$out" 2>&1 || echo "(exit non-zero)" >>"$out"
+  done <<<"$sequence"
+}
+
+case "$scenario" in
+  create_delete_vs_kubectl)
+    start_server; write_kubeconfig; manifests
+    seq="create -f $work/m/v1
+create -f $work/m/v1/app.yaml
+get pods -o name
+delete -f $work/m/v1
+delete -f $work/m/v1/app.yaml
+create -f $work/m/v1/cm.json
+delete configmap settings
+delete configmap settings
+delete pods --all"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -qx 'pod/web created' "$work/kw.out"
+    grep -qx 'deployment.apps/dep created' "$work/kw.out"
+    grep -qx 'pod "web" deleted' "$work/kw.out"
+    # stdin and labels selectors
+    kw create -f - <"$work/m/v1/cm.json" | grep -qx 'configmap/settings created'
+    kw label configmap settings env=test >/dev/null
+    kw delete configmap -l env=test | grep -qx 'configmap "settings" deleted'
+    kw get configmaps -o name | { ! grep -q settings; }
+    ;;
+
+  apply_vs_kubectl)
+    start_server; write_kubeconfig; manifests
+    seq="apply -f $work/m/v1
+apply -f $work/m/v1
+label pod web owner=ops
+apply -f $work/m/v2
+apply -f $work/m/v2
+get pod web -o jsonpath={.metadata.labels}
+get pod web -o jsonpath={.spec.containers[*].name}
+get pod web -o jsonpath={.spec.containers[*].image}
+get deployment dep -o jsonpath={.spec.replicas}
+delete -f $work/m/v2"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -qx 'pod/web configured' "$work/kw.out"
+    grep -qx 'pod/web unchanged' "$work/kw.out"
+    # The label added by another writer survived; the dropped one is gone.
+    grep -q '"owner":"ops"' "$work/kw.out"
+    ! grep -q 'tier' <(grep -A1 'jsonpath={.metadata.labels}' "$work/kw.out")
+    # What kw apply leaves behind is what kubectl apply expects: kubectl sees nothing to change.
+    kw apply -f "$work/m/v1" >/dev/null
+    kubectl apply -f "$work/m/v1" >"$work/cross.out"
+    grep -qx 'pod/web unchanged' "$work/cross.out"
+    grep -qx 'deployment.apps/dep unchanged' "$work/cross.out"
+    kubectl apply -f "$work/m/v2" >/dev/null
+    kw apply -f "$work/m/v2" | grep -qx 'pod/web unchanged'
+    ;;
+
+  label_annotate_patch)
+    start_server; write_kubeconfig; manifests
+    kw create -f "$work/m/v1/app.yaml" >/dev/null
+    seq="label pod web x=1
+label pod web x=1
+label pod web x=2
+label pod web x=2 --overwrite
+label pod web x-
+label pods -l app=web y=1
+annotate pod web note=hello
+annotate pod web note=again
+annotate pod web note=again --overwrite
+annotate pod/web note-
+patch pod web -p {\"metadata\":{\"labels\":{\"p\":\"1\"}}}
+patch pod web --type merge -p {\"metadata\":{\"labels\":{\"m\":\"1\"}}}
+patch pod web --type json -p [{\"op\":\"replace\",\"path\":\"/spec/containers/0/image\",\"value\":\"nginx:3\"}]
+patch pod web --type strategic -p {\"spec\":{\"containers\":[{\"name\":\"helper\",\"image\":\"busybox:2\"}]}}
+patch pod missing -p {}
+get pod web -o jsonpath={.metadata.labels}
+get pod web -o jsonpath={.spec.containers[*].image}"
+    run_sequence kw "$seq" "$work/kw.out"
+    kw delete -f "$work/m/v1/app.yaml" >/dev/null
+    kw create -f "$work/m/v1/app.yaml" >/dev/null
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -qx 'pod/web not labeled' "$work/kw.out"
+    grep -q "'x' already has a value (1), and --overwrite is false" "$work/kw.out"
+    grep -qx 'nginx:3 busybox:2' "$work/kw.out"
+    ;;
+
+  api_resources)
+    start_server; write_kubeconfig
+    kw api-resources >"$work/kw.out"
+    kubectl api-resources >"$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -q '^pods  *po  *v1  *true  *Pod$' "$work/kw.out"
+    grep -q '^deployments  *deploy  *apps/v1  *true  *Deployment$' "$work/kw.out"
+    diff <(kw api-resources -o name) <(kubectl api-resources -o name)
+    diff <(kw api-resources -o wide) <(kubectl api-resources -o wide)
+    diff <(kw api-resources --namespaced=false) <(kubectl api-resources --namespaced=false)
+    diff <(kw api-resources --api-group=apps) <(kubectl api-resources --api-group=apps)
+    ;;
+
+  config)
+    cat >"$work/a.yaml" <<'CFG'
+apiVersion: v1
+kind: Config
+clusters:
+- name: one
+  cluster:
+    server: https://one.example:6443
+    certificate-authority-data: Y2VydA==
+- name: two
+  cluster:
+    server: https://two.example:6443
+    insecure-skip-tls-verify: true
+contexts:
+- name: ctx-one
+  context: {cluster: one, user: alice, namespace: team}
+- name: ctx-two
+  context: {cluster: two, user: bob}
+current-context: ctx-one
+users:
+- name: alice
+  user:
+    token: secret-token
+- name: bob
+  user:
+    username: bob
+    password: hunter2
+    client-key-data: a2V5
+CFG
+    cp "$work/a.yaml" "$work/b.yaml"
+    export KUBECONFIG="$work/a.yaml"
+    diff -u <(kubectl config view) <(kw config view)
+    diff -u <(kubectl config view --raw) <(kw config view --raw)
+    diff -u <(kubectl config view --minify) <(kw config view --minify)
+    diff -u <(kubectl config view -o json) <(kw config view -o json)
+    diff -u <(kubectl config get-contexts) <(kw config get-contexts)
+    diff -u <(kubectl config get-contexts -o name) <(kw config get-contexts -o name)
+    kw config view | grep -q 'token: REDACTED'
+    kw config view | { ! grep -q secret-token; }
+    kw config use-context ctx-two | grep -qx 'Switched to context "ctx-two".'
+    kubectl --kubeconfig "$work/b.yaml" config use-context ctx-two >/dev/null
+    kw config current-context | grep -qx ctx-two
+    diff -u <(kubectl --kubeconfig "$work/b.yaml" config view --raw) <(kw config view --raw)
+    if kw config use-context nope 2>"$work/err"; then exit 1; fi
+    grep -q 'no context exists with the name: "nope"' "$work/err"
+    ;;
+
+  completion_bash)
+    start_server; write_kubeconfig; manifests
+    kw apply -f "$work/m/v1" >/dev/null
+    complete_words() {  # WORD... (the last one is being completed) -> candidates, one a line
+      bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); [[ -n "${KW_TEST_TRACE:-}" ]] && set -x; _kw; printf "%s\n" "${COMPREPLY[@]}"' \
+        _ "$SRC/completions/kw.bash" "$@" | sort
+    }
+    complete_words kw g >"$work/c1"; grep -qx get "$work/c1"; ! grep -qx apply "$work/c1"
+    complete_words kw get "" >"$work/c2"
+    grep -qx pods "$work/c2"; grep -qx deployments "$work/c2"; grep -qx configmaps "$work/c2"
+    complete_words kw get pods "" >"$work/c3"; [[ "$(cat "$work/c3")" == web ]]
+    complete_words kw get deployments d >"$work/c4"; [[ "$(cat "$work/c4")" == dep ]]
+    complete_words kw get -o "" >"$work/c5"
+    for v in json yaml wide name jsonpath= custom-columns=; do grep -qx "$v" "$work/c5"; done
+    complete_words kw get --transport "" | tr '\n' ' ' | grep -qx 'auto h2 http1 websocket '
+    complete_words kw get --encoding p | grep -qx protobuf
+    complete_words kw delete pods -n default "" | grep -qx web
+    complete_words kw get -n "" | grep -qx default
+    complete_words kw get pods --sel | grep -qx -- --selector
+    complete_words kw config "" | grep -qx use-context
+    complete_words kw config use-context "" | grep -qx local
+    complete_words kw completion "" | tr '\n' ' ' | grep -qx 'bash zsh '
+    # The discovery cache is written and used.
+    ls "$HOME/.cache/kw/discovery/"*/resources.json >/dev/null
+    # Real bash completion: COMP_LINE set and a URL with ':' on the line.
+    bash -c 'source "$1"; COMP_LINE="kw get --server $2 pods "; COMP_POINT=${#COMP_LINE}
+             COMP_WORDS=(kw get --server "${2%%:*}" : "${2#*:}" pods ""); COMP_CWORD=7; _kw; printf "%s\n" "${COMPREPLY[@]}"' \
+      _ "$SRC/completions/kw.bash" "$url" | grep -qx web
+    ;;
+
+  completion_zsh)
+    start_server; write_kubeconfig; manifests
+    kw apply -f "$work/m/v1" >/dev/null
+    out=$(timeout 30 zsh -f -c 'autoload -U compinit; compinit -u -d "$HOME/.zcompdump"; source "$1"' _ "$SRC/completions/_kw" 2>&1)
+    [[ -z "$out" ]] || { echo "zsh printed: $out"; exit 1; }
+    timeout 30 zsh -f -c 'autoload -U compinit; compinit -u -d "$HOME/.zcompdump"; source "$1"; print -r -- ${_comps[kw]}' \
+      _ "$SRC/completions/_kw" | grep -qx _kw
+    cand() {
+      timeout 30 zsh -f -c 'autoload -U compinit; compinit -u -d "$HOME/.zcompdump"; source "$1"; shift
+        __kw_candidates "$@"; print -r -- $__kw_out' _ "$SRC/completions/_kw" "$@"
+    }
+    cand kw g | tr ' ' '\n' | grep -qx get
+    cand kw get "" | tr ' ' '\n' | grep -qx pods
+    cand kw get pods "" | grep -qx web
+    cand kw get -o "" | grep -q 'jsonpath='
+    ;;
+
+  completion_checked_in)
+    diff -u "$SRC/completions/kw.bash" <("$KW" completion bash)
+    diff -u "$SRC/completions/_kw" <("$KW" completion zsh)
+    bash -n "$SRC/completions/kw.bash"
+    zsh -n "$SRC/completions/_kw"
+    ;;
+
+  man_checked_in)
+    "$KW" __manpage "$work/man"
+    diff -ru "$SRC/man" "$work/man"
+    # Every option of kw get --help is on its page.
+    for flag in $("$KW" get --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+      grep -qF -- "$(sed 's/-/\\-/g' <<<"$flag")" "$SRC/man/kw-get.1" || { echo "kw-get.1 lacks $flag"; exit 1; }
+    done
+    ;;
+
+  man_render)
+    for page in "$SRC"/man/*.1; do
+      warnings=$(MANWIDTH=80 timeout 30 man --warnings -l "$page" 2>&1 >/dev/null)
+      [[ -z "$warnings" ]] || { echo "$page: $warnings"; exit 1; }
+    done
+    MANWIDTH=80 timeout 30 man -l "$SRC/man/kw-get.1" 2>/dev/null | grep -q 'EXIT STATUS'
+    ;;
+
+  *) echo "unknown scenario $scenario"; exit 2 ;;
+esac
+echo "ok: $scenario"

@@ -1,0 +1,143 @@
+#include <doctest/doctest.h>
+
+#include "cli/verbs_merge.hpp"
+
+using kw::cli::PatchStrategy;
+using nlohmann::json;
+
+namespace {
+
+json pod(const json& containers, const json& labels = json{{"app", "web"}}) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", "web"}, {"namespace", "default"}, {"labels", labels}}},
+          {"spec", {{"containers", containers}}}};
+}
+
+// The live object kubectl would see: the manifest plus what the server adds.
+json live_of(json object) {
+  object["metadata"]["uid"] = "1234";
+  object["metadata"]["resourceVersion"] = "7";
+  object["spec"]["nodeName"] = "node-1";
+  for (auto& c : object["spec"]["containers"]) c["terminationMessagePath"] = "/dev/termination-log";
+  object["status"] = {{"phase", "Pending"}};
+  return object;
+}
+
+}  // namespace
+
+TEST_CASE("the last-applied annotation holds the manifest as kubectl writes it") {
+  const json manifest = pod(json::array({{{"name", "c"}, {"image", "nginx"}}}));
+  const json sent = kw::cli::with_last_applied(manifest);
+  CHECK(sent["metadata"]["annotations"][std::string(kw::cli::k_last_applied_annotation)] ==
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"annotations\":{},\"labels\":{\"app\":\"web\"},"
+        "\"name\":\"web\",\"namespace\":\"default\"},\"spec\":{\"containers\":[{\"image\":\"nginx\",\"name\":\"c\"}]}}\n");
+  CHECK(kw::cli::last_applied_of(sent)["metadata"]["name"] == "web");
+  CHECK(kw::cli::last_applied_of(manifest).is_null());
+  // Applying the annotated manifest again annotates the same text (no nesting).
+  CHECK(kw::cli::with_last_applied(sent) == sent);
+}
+
+TEST_CASE("go_json escapes like Go's encoding/json") {
+  CHECK(kw::cli::go_json(json{{"b", "<a&b>"}, {"a", 1}}) == "{\"a\":1,\"b\":\"\\u003ca\\u0026b\\u003e\"}\n");
+}
+
+TEST_CASE("applying the same manifest twice gives an empty patch even with server-added fields") {
+  const json modified = kw::cli::with_last_applied(pod(json::array({{{"name", "c"}, {"image", "nginx"}}})));
+  const json current = live_of(modified);
+  const json patch = kw::cli::three_way_patch(kw::cli::last_applied_of(current), modified, current, PatchStrategy::strategic);
+  CHECK(patch == json::object());
+}
+
+TEST_CASE("a field removed from the manifest is deleted while fields the server added are kept") {
+  const json first = kw::cli::with_last_applied(pod(json::array({{{"name", "c"}, {"image", "nginx"}}}),
+                                                    json{{"app", "web"}, {"tier", "front"}}));
+  const json current = live_of(first);
+  const json second = kw::cli::with_last_applied(pod(json::array({{{"name", "c"}, {"image", "nginx"}}})));
+  const json patch = kw::cli::three_way_patch(kw::cli::last_applied_of(current), second, current, PatchStrategy::strategic);
+  CHECK(patch["metadata"]["labels"] == json{{"tier", nullptr}});
+  CHECK_FALSE(patch.contains("status"));
+  CHECK_FALSE(patch.contains("spec"));
+  const json result = kw::cli::apply_strategic_patch(current, patch);
+  CHECK(result["metadata"]["labels"] == json{{"app", "web"}});
+  CHECK(result["spec"]["nodeName"] == "node-1");
+  CHECK(result["status"]["phase"] == "Pending");
+  CHECK(result["metadata"]["annotations"][std::string(kw::cli::k_last_applied_annotation)] ==
+        second["metadata"]["annotations"][std::string(kw::cli::k_last_applied_annotation)]);
+}
+
+TEST_CASE("a field never applied is not deleted when missing from the manifest") {
+  json first = pod(json::array({{{"name", "c"}, {"image", "nginx"}}}));
+  json current = live_of(kw::cli::with_last_applied(first));
+  current["metadata"]["labels"]["added-by-someone"] = "x";
+  const json patch = kw::cli::three_way_patch(kw::cli::last_applied_of(current), kw::cli::with_last_applied(first), current,
+                                              PatchStrategy::strategic);
+  CHECK(patch == json::object());
+}
+
+TEST_CASE("lists with a merge key are merged by name") {
+  const json original = pod(json::array({{{"name", "a"}, {"image", "a:1"}}, {{"name", "b"}, {"image", "b:1"}}}));
+  json current = live_of(kw::cli::with_last_applied(original));
+  current["spec"]["containers"].push_back({{"name", "injected"}, {"image", "proxy"}});
+  const json modified =
+      kw::cli::with_last_applied(pod(json::array({{{"name", "a"}, {"image", "a:2"}}, {{"name", "c"}, {"image", "c:1"}}})));
+  const json patch = kw::cli::three_way_patch(kw::cli::last_applied_of(current), modified, current, PatchStrategy::strategic);
+  const json containers = patch["spec"]["containers"];
+  REQUIRE(containers.is_array());
+  CHECK(containers.size() == 3);
+  CHECK(std::count(containers.begin(), containers.end(), json{{"name", "b"}, {"$patch", "delete"}}) == 1);
+  CHECK(std::count(containers.begin(), containers.end(), json{{"name", "a"}, {"image", "a:2"}}) == 1);
+  CHECK(std::count(containers.begin(), containers.end(), json{{"name", "c"}, {"image", "c:1"}}) == 1);
+
+  const json result = kw::cli::apply_strategic_patch(current, patch);
+  std::vector<std::string> names;
+  for (const auto& c : result["spec"]["containers"]) names.push_back(c["name"]);
+  CHECK(names == std::vector<std::string>{"a", "injected", "c"});
+  CHECK(result["spec"]["containers"][0]["image"] == "a:2");
+  CHECK(result["spec"]["containers"][0]["terminationMessagePath"] == "/dev/termination-log");
+}
+
+TEST_CASE("a field removed inside a merged list item is deleted in that item") {
+  const json original = pod(json::array({{{"name", "a"}, {"image", "a:1"}, {"command", {"sleep", "1"}}}}));
+  const json current = live_of(kw::cli::with_last_applied(original));
+  const json modified = kw::cli::with_last_applied(pod(json::array({{{"name", "a"}, {"image", "a:1"}}})));
+  const json patch = kw::cli::three_way_patch(kw::cli::last_applied_of(current), modified, current, PatchStrategy::strategic);
+  CHECK(patch["spec"]["containers"] == json::array({{{"name", "a"}, {"command", nullptr}}}));
+}
+
+TEST_CASE("container ports merge by containerPort, service ports by port") {
+  CHECK(std::string(kw::cli::merge_key("ports", json::array({{{"containerPort", 80}}}))) == "containerPort");
+  CHECK(std::string(kw::cli::merge_key("ports", json::array({{{"port", 80}}}))) == "port");
+  CHECK(kw::cli::merge_key("args", json::array()) == nullptr);
+}
+
+TEST_CASE("a changed scalar and a list without merge key are sent whole") {
+  json original = {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", {{"name", "d"}}},
+                   {"spec", {{"replicas", 1}, {"args", {"a", "b"}}}}};
+  json current = kw::cli::with_last_applied(original);
+  current["status"] = {{"replicas", 1}};
+  json modified = original;
+  modified["spec"]["replicas"] = 3;
+  modified["spec"]["args"] = {"a"};
+  const json patch = kw::cli::three_way_patch(kw::cli::last_applied_of(current), kw::cli::with_last_applied(modified),
+                                              current, PatchStrategy::strategic);
+  CHECK(patch["spec"] == json{{"replicas", 3}, {"args", {"a"}}});
+}
+
+TEST_CASE("the JSON merge strategy replaces keyed lists whole and deletes with null") {
+  json original = {{"apiVersion", "example.com/v1"}, {"kind", "Widget"}, {"metadata", {{"name", "w"}}},
+                   {"spec", {{"containers", {{{"name", "a"}}, {{"name", "b"}}}}, {"size", 1}}}};
+  const json current = kw::cli::with_last_applied(original);
+  json modified = original;
+  modified["spec"]["containers"] = json::array({{{"name", "a"}}});
+  modified["spec"].erase("size");
+  const json patch =
+      kw::cli::three_way_patch(kw::cli::last_applied_of(current), kw::cli::with_last_applied(modified), current, PatchStrategy::merge);
+  CHECK(patch["spec"] == json{{"containers", json::array({{{"name", "a"}}})}, {"size", nullptr}});
+}
+
+TEST_CASE("$patch: replace and null deletion in a strategic patch") {
+  const json target = {{"a", {{"x", 1}, {"y", 2}}}, {"b", 1}};
+  CHECK(kw::cli::apply_strategic_patch(target, json{{"a", {{"$patch", "replace"}, {"z", 3}}}, {"b", nullptr}}) ==
+        json{{"a", {{"z", 3}}}});
+}
