@@ -14,6 +14,7 @@
 #include "cli/client_list.hpp"
 #include "cli/print_jsonpath.hpp"
 #include "cli/printers.hpp"
+#include "cli/verbs_common.hpp"
 #include "cli/watch_client.hpp"
 
 namespace kw::cli {
@@ -47,18 +48,6 @@ struct Target {
   std::vector<std::string> names;
 };
 
-std::vector<std::string> split(std::string_view text, char separator) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    auto end = text.find(separator, start);
-    if (end == std::string_view::npos) end = text.size();
-    if (end > start) out.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 Result<KindInfo> resolve_kind(const api::ResourceTable& table, const std::string& name) {
   const api::ResourceInfo* info = table.resolve(name);
   if (info == nullptr) return fail("the server doesn't have a resource type \"" + name + "\"");
@@ -81,7 +70,7 @@ Result<std::vector<Target>> parse_targets(const api::ResourceTable& table, const
     }
     return targets;
   }
-  for (const auto& type : split(args.front(), ',')) {
+  for (const auto& type : split_list(args.front(), ',')) {
     auto kind = resolve_kind(table, type);
     if (!kind) return std::unexpected(kind.error());
     targets.push_back(Target{*kind, {args.begin() + 1, args.end()}});
@@ -211,7 +200,7 @@ int run_get(GetOptions& options) {
                      .watch_events = options.output_watch_events,
                      .label_columns = {}};
   for (const auto& column : options.label_columns)
-    for (auto& key : split(column, ',')) print.label_columns.push_back(key);
+    for (auto& key : split_list(column, ',')) print.label_columns.push_back(key);
   const api::ResourceTable table = api::ResourceTable::builtin();
   auto targets = parse_targets(table, options.args);
   if (!targets) {
