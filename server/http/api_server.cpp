@@ -342,7 +342,6 @@ void ApiServer::handle_watch(const net::Request& request, const api::ResourceInf
       return send_error(*stream, registry::bad_request("invalid resource version: " + rv));
     }
   }
-  if (watch.mode == cache::StartMode::exact && rv.empty()) watch.revision = 0;
   std::chrono::seconds timeout{0};
   if (const auto t = query_value(query, "timeoutSeconds"); !t.empty()) {
     try {
@@ -365,6 +364,8 @@ void ApiServer::handle_watch(const net::Request& request, const api::ResourceInf
     stream->finish();
     return;
   }
+  // sendInitialEvents=false without a resourceVersion: changes from now on, no initial state.
+  if (watch.mode == cache::StartMode::exact && (rv.empty() || rv == "0")) watch.revision = cache->revision();
   net::ResponseHead head{200, {{"content-type", format->content_type}, {"cache-control", "no-cache, private"}}, false};
   stream->begin(head);
   auto sink = std::make_shared<WatchStream>(stream, resource, *format, m_options.max_watch_queue_bytes);

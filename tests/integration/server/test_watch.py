@@ -156,6 +156,16 @@ class WatchTest(ServerTestCase):
         status, body = self.server.json("GET", NS + "/pods?watch=1&sendInitialEvents=true")
         self.assertEqual(status, 422)
 
+    def test_send_initial_events_false_streams_only_changes(self):
+        self.create(pod("quiet1", labels={"t": "quiet"}))
+        conn, resp = self.open_watch(NS + "/pods?watch=1&labelSelector=t%3Dquiet&sendInitialEvents=false"
+                                     "&resourceVersionMatch=NotOlderThan")
+        self.assertEqual(resp.status, 200)
+        self.create(pod("quiet2", labels={"t": "quiet"}))
+        events = read_events(resp, 1)
+        conn.close()
+        self.assertEqual([(e["type"], e["object"]["metadata"]["name"]) for e in events], [("ADDED", "quiet2")])
+
     def test_timeout_ends_stream(self):
         start = time.monotonic()
         conn, resp = self.open_watch(NS + "/pods?watch=1&timeoutSeconds=1&labelSelector=t%3Dnone")
