@@ -16,6 +16,21 @@ import urllib.request
 KW_BIN = os.environ.get("KW_BIN", os.path.join(os.path.dirname(__file__), "../../../build/cli/kw"))
 
 
+def make_tls_files(directory):
+    """A throwaway CA and one certificate for 127.0.0.1 usable as server and client cert."""
+    ca, cert, key = (os.path.join(directory, n) for n in ("ca.crt", "tls.crt", "tls.key"))
+    ca_key = os.path.join(directory, "ca.key")
+    ext = os.path.join(directory, "ext.cnf")
+    with open(ext, "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n")
+    run = lambda *a: subprocess.run(["timeout", "20", "openssl", *a], check=True, capture_output=True)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ca_key, "-out", ca, "-days", "1", "-subj", "/CN=test-ca")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert + ".csr", "-subj", "/CN=etcd")
+    run("x509", "-req", "-in", cert + ".csr", "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out", cert,
+        "-days", "1", "-extfile", ext)
+    return {"ca": ca, "cert": cert, "key": key}
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -132,14 +147,16 @@ class KwServer:
 class EtcdServer:
     """A real etcd (Debian etcd-server) on free 127.0.0.1 ports with its own data dir."""
 
-    def __init__(self):
+    def __init__(self, tls=None):
         self.dir = tempfile.mkdtemp(prefix="kw-etcd-")
         self.client_port, self.peer_port = free_port(), free_port()
         self.proc = None
+        self.tls = tls  # {"ca", "cert", "key"}: serve clients over TLS and require client certificates
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.client_port}"
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://127.0.0.1:{self.client_port}"
 
     def start(self, timeout=30):
         peer = f"http://127.0.0.1:{self.peer_port}"
@@ -148,18 +165,22 @@ class EtcdServer:
             ["etcd", "--name", "kw", "--data-dir", os.path.join(self.dir, "data"),
              "--listen-client-urls", self.url, "--advertise-client-urls", self.url,
              "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-             "--initial-cluster", f"kw={peer}", "--experimental-watch-progress-notify-interval", "1s"],
+             "--initial-cluster", f"kw={peer}", "--experimental-watch-progress-notify-interval", "1s"]
+            + (["--cert-file", self.tls["cert"], "--key-file", self.tls["key"], "--client-cert-auth",
+                "--trusted-ca-file", self.tls["ca"]] if self.tls else []),
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(self.url + "/health", timeout=1) as r:
-                    if b"true" in r.read():
-                        return self
-            except (urllib.error.URLError, ConnectionError, OSError):
-                pass
+            if self.healthy():
+                return self
             time.sleep(0.1)
         raise RuntimeError("etcd did not become healthy")
+
+    def healthy(self):
+        args = ["timeout", "5", "etcdctl", f"--endpoints={self.url}", "endpoint", "health"]
+        if self.tls:
+            args += ["--cacert", self.tls["ca"], "--cert", self.tls["cert"], "--key", self.tls["key"]]
+        return subprocess.run(args, capture_output=True, env={"ETCDCTL_API": "3"}).returncode == 0
 
     def kill(self):
         if self.proc and self.proc.poll() is None:
