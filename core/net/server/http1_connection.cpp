@@ -147,6 +147,8 @@ class Http1Connection final : public Connection,
     pump();
   }
 
+  Strand sink_strand() override { return m_stream.get_executor(); }
+
  private:
   struct Piece {
     std::shared_ptr<const std::string> bytes;
@@ -289,7 +291,7 @@ class Http1Connection final : public Connection,
     m_head_request = request.method == "HEAD";
     if (!message.keep_alive()) m_close_after = true;
     ++m_request_id;
-    m_core = std::make_shared<StreamCore>(m_state.link, m_stream.get_executor(), weak_from_this(), m_request_id);
+    m_core = std::make_shared<StreamCore>(m_state.link, weak_from_this(), m_request_id);
     m_state.dispatch(std::move(request), make_response_stream(m_core, Protocol::http1));
   }
 

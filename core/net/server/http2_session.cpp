@@ -128,6 +128,8 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     flush_output();
   }
 
+  Strand sink_strand() override { return m_stream.get_executor(); }
+
  private:
   static Http2Session& self(void* user_data) { return *static_cast<Http2Session*>(user_data); }
 
@@ -268,7 +270,7 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     stream.request.tls = m_stream.peer().tls;
     stream.request.peer = m_stream.peer().identity;
     stream.request.remote_address = m_stream.peer().remote_address;
-    stream.core = std::make_shared<StreamCore>(m_state.link, m_stream.get_executor(), weak_from_this(), stream.id);
+    stream.core = std::make_shared<StreamCore>(m_state.link, weak_from_this(), stream.id);
     m_state.dispatch(std::move(stream.request), make_response_stream(stream.core, Protocol::http2));
   }
 

@@ -4,9 +4,8 @@
 
 namespace kw::net::detail {
 
-StreamCore::StreamCore(std::shared_ptr<ServerLink> link, Strand strand, std::weak_ptr<StreamSink> sink,
-                       std::int64_t id)
-    : m_link(std::move(link)), m_strand(std::move(strand)), m_sink(std::move(sink)), m_id(id) {
+StreamCore::StreamCore(std::shared_ptr<ServerLink> link, std::weak_ptr<StreamSink> sink, std::int64_t id)
+    : m_link(std::move(link)), m_sink(std::move(sink)), m_id(id) {
   m_link->stream_started();
 }
 
@@ -18,7 +17,7 @@ void StreamCore::set_on_close(std::function<void()> callback) {
     // The peer left before the callback was set: deliver it on the transport thread.
     lock.unlock();
     auto shared = std::make_shared<std::function<void()>>(std::move(callback));
-    if (!m_link->post(m_strand, [shared] { (*shared)(); })) (*shared)();
+    if (!post([shared](StreamSink&, std::int64_t) { (*shared)(); })) (*shared)();
     return;
   }
   m_on_close = std::move(callback);

@@ -21,18 +21,25 @@ class StreamSink {
   virtual void sink_write(std::int64_t id, std::shared_ptr<const std::string> bytes) = 0;
   virtual void sink_flush(std::int64_t id) = 0;
   virtual void sink_finish(std::int64_t id) = 0;
+  // The connection's strand, where the calls above run.
+  virtual Strand sink_strand() = 0;
 };
 
 class StreamCore {
  public:
-  StreamCore(std::shared_ptr<ServerLink> link, Strand strand, std::weak_ptr<StreamSink> sink, std::int64_t id);
+  StreamCore(std::shared_ptr<ServerLink> link, std::weak_ptr<StreamSink> sink, std::int64_t id);
   ~StreamCore();
 
   // Caller side (any thread).
+  // The strand is taken from the live connection for each post and never stored: a handler
+  // may keep its stream after the server and its io_context are gone, and a strand must not
+  // outlive its io_context.
   template <class Fn>  // Fn(StreamSink&, std::int64_t id)
   bool post(Fn fn) {
-    return m_link->post(m_strand, [sink = m_sink, id = m_id, fn = std::move(fn)]() mutable {
-      if (auto locked = sink.lock()) fn(*locked, id);
+    auto sink = m_sink.lock();
+    if (!sink) return false;
+    return m_link->post(sink->sink_strand(), [weak = m_sink, id = m_id, fn = std::move(fn)]() mutable {
+      if (auto locked = weak.lock()) fn(*locked, id);
     });
   }
   void set_on_close(std::function<void()> callback);
@@ -51,7 +58,6 @@ class StreamCore {
 
  private:
   std::shared_ptr<ServerLink> m_link;
-  Strand m_strand;
   std::weak_ptr<StreamSink> m_sink;
   std::int64_t m_id;
   std::atomic<std::size_t> m_queued{0};

@@ -49,7 +49,7 @@ class WebSocketSession final : public Connection,
     m_state.connections.add(shared_from_this(), m_ws.get_executor());
     // Nothing is read before the handler answers, so the session keeps itself alive until done.
     m_self = shared_from_this();
-    m_core = std::make_shared<StreamCore>(m_state.link, m_ws.get_executor(), weak_from_this(), 1);
+    m_core = std::make_shared<StreamCore>(m_state.link, weak_from_this(), 1);
     m_state.dispatch(std::move(request), make_response_stream(m_core, Protocol::websocket));
   }
 
@@ -114,6 +114,8 @@ class WebSocketSession final : public Connection,
     }
     pump();
   }
+
+  Strand sink_strand() override { return m_ws.get_executor(); }
 
  private:
   std::string offered_single_protocol() const {
