@@ -53,6 +53,10 @@ registry::ApiResult<nlohmann::json> read_body(const net::Request& request) {
   return parsed;
 }
 
+registry::ApiError resource_not_found() {
+  return registry::ApiError{404, "NotFound", "the server could not find the requested resource", {}};
+}
+
 registry::ApiError not_acceptable() {
   return registry::ApiError{406, "NotAcceptable",
                             "the server was unable to respond with a content type that the client supports "
@@ -89,7 +93,7 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
   if (info.is_resource_request) return handle_resource(request, info, query, stream);
   if (request.method == "GET" && handle_openapi(request, *stream, m_registry.resources())) return;
   if (request.method == "GET" && handle_discovery(request, info, *stream)) return;
-  send_error(*stream, registry::ApiError{404, "NotFound", "the server could not find the requested resource", {}});
+  send_error(*stream, resource_not_found());
 }
 
 bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestInfo& info,
@@ -163,9 +167,9 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
                                 const std::shared_ptr<net::ResponseStream>& stream) {
   const auto* resource = m_registry.resources().find_plural(info.group, info.version, info.resource);
   if (!resource || (!info.subresource.empty() && !resource->has_subresource(info.subresource)))
-    return send_error(*stream, registry::ApiError{404, "NotFound", "the server could not find the requested resource", {}});
+    return send_error(*stream, resource_not_found());
   if (!resource->namespaced && !info.namespace_.empty() && info.resource != "namespaces")
-    return send_error(*stream, registry::ApiError{404, "NotFound", "the server could not find the requested resource", {}});
+    return send_error(*stream, resource_not_found());
   if (info.verb.empty())
     return send_error(*stream, registry::ApiError{405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}});
   if (resource->namespaced && info.namespace_.empty() && info.verb != "list" && info.verb != "watch")

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/api/selector.hpp"
+#include "core/codec/protobuf_scalars.hpp"
 #include "server/registry/fields.hpp"
 #include "server/registry/validation.hpp"
 
@@ -45,55 +46,13 @@ nlohmann::json& metadata(nlohmann::json& object) {
   return object["metadata"];
 }
 
-std::string base64_encode(std::string_view in) {
-  static constexpr char k_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8 | (unsigned char)in[i + 2];
-    for (int s : {18, 12, 6, 0}) out += k_alphabet[(v >> s) & 63];
-  }
-  if (i < in.size()) {
-    unsigned v = (unsigned char)in[i] << 16;
-    if (i + 1 < in.size()) v |= (unsigned char)in[i + 1] << 8;
-    out += k_alphabet[(v >> 18) & 63];
-    out += k_alphabet[(v >> 12) & 63];
-    out += i + 1 < in.size() ? k_alphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-std::optional<std::string> base64_decode(std::string_view in) {
-  std::string out;
-  unsigned buffer = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+' || c == '-') v = 62;
-    else if (c == '/' || c == '_') v = 63;
-    else if (c == '=') break;
-    else return std::nullopt;
-    buffer = buffer << 6 | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xff);
-    }
-  }
-  return out;
-}
-
 // Continue tokens carry the list revision and the next key, like kube-apiserver's.
 std::string encode_continue(storage::Revision revision, const std::string& start) {
-  return base64_encode(nlohmann::json{{"v", "meta.k8s.io/v1"}, {"rv", revision}, {"start", start}}.dump());
+  return codec::scalars::base64_encode(nlohmann::json{{"v", "meta.k8s.io/v1"}, {"rv", revision}, {"start", start}}.dump());
 }
 
 ApiResult<std::pair<storage::Revision, std::string>> decode_continue(const std::string& token) {
-  auto raw = base64_decode(token);
+  auto raw = codec::scalars::base64_decode(token);
   auto parsed = raw ? nlohmann::json::parse(*raw, nullptr, false) : nlohmann::json();
   if (!parsed.is_object() || !parsed.contains("rv") || !parsed["rv"].is_number_integer() ||
       !parsed.contains("start") || !parsed["start"].is_string())
