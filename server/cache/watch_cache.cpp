@@ -477,6 +477,8 @@ storage::Result<WatcherId> WatchCache::watch(const WatchRequest& request, std::s
   watcher->request = request;
   watcher->sink = std::move(sink);
   if (request.mode == StartMode::current_state) {
+    if (request.consistent)
+      if (auto fresh = wait_fresh(lock); !fresh) return std::unexpected(fresh.error());
     for (const auto& [key, object] : m_store)
       if (request.filter.passes(*object))
         watcher->sink->send(std::make_shared<WatchEvent>(EventType::added, object, object->revision));

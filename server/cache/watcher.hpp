@@ -93,6 +93,9 @@ struct WatchRequest {
   WatchFilter filter;
   StartMode mode = StartMode::current_state;
   Revision revision = 0;               // for exact: events after it
+  // current_state only: first catch up with the store's current revision (RV unset: the
+  // state a client just wrote must be in the initial events).
+  bool consistent = false;
   bool allow_bookmarks = false;
   bool initial_events_end = false;     // sendInitialEvents: bookmark after the initial ADDED
   std::chrono::steady_clock::time_point deadline;  // the stream ends here

@@ -334,6 +334,7 @@ void ApiServer::handle_watch(const net::Request& request, const api::ResourceInf
       watch.mode = cache::StartMode::exact;  // sendInitialEvents=false: changes only
     }
     watch.initial_events_end = initial && watch.allow_bookmarks;
+    watch.consistent = rv.empty();
   } else {
     watch.mode = cache::StartMode::exact;
   }

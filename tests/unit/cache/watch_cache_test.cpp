@@ -348,3 +348,20 @@ TEST_CASE("an indexed field narrows lists and dispatch to the matching objects a
   REQUIRE(after->items.size() == 1);
   CHECK(after->items[0]->name == "c");
 }
+
+TEST_CASE("a consistent watch's initial state holds a write acknowledged just before it") {
+  Fixture f;
+  for (int i = 0; i < 50; ++i) {
+    const std::string name = "fresh" + std::to_string(i);
+    f.put(name, "web");
+    auto sink = std::make_shared<RecordingSink>();
+    auto request = f.request(cache::StartMode::current_state);
+    request.consistent = true;
+    request.filter.name = name;
+    REQUIRE(f.cache->watch(request, sink));
+    auto got = sink->events();
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].type == "ADDED");
+    CHECK(got[0].name == name);
+  }
+}
