@@ -1,27 +1,38 @@
 // Storage backend throughput: creates/s and updates/s with 1, 8 and 64 writer threads,
 // watch events/s (history replay and live, with write-ack -> receipt latency), for the
 // embedded SQLite store and for the etcd3 backend against a real etcd started here; plus
-// an etcdctl baseline (one process per put) against the same etcd.
+// two baselines against the same etcd: a raw gRPC loop sending the very Txn requests the
+// backend sends through the generated stub (same threads, same values), and etcdctl (one
+// process per put).
 //
 //   storage_bench [--backends=sqlite,etcd3] [--threads=1,8,64] [--ops=3000] [--seconds=4]
-//                 [--watch-events=2000] [--etcdctl-puts=200]
-// Every phase stops at --ops operations or after --seconds, whichever comes first.
-// Output: "RESULT <backend>.<metric> <value> <unit>" lines.
+//                 [--watch-events=2000] [--etcdctl-puts=200] [--raw-rounds=5]
+// Every phase stops at --ops operations or after --seconds, whichever comes first. The etcd3
+// backend and the raw loop run in alternating rounds (kw, raw, raw, kw, ...) so load drift
+// on the machine falls on both; each reports the median of its rounds.
+// Output: "RESULT <backend>.<metric> <value> <unit>" lines; etcd3.tN.raw_creates/raw_updates
+// are the raw loop, etcd3.tN.creates_overhead/updates_overhead = raw rate / kw rate - 1 in %,
+// etcd3.tN.cpu_us_per_write/raw_cpu_us_per_write this process's CPU per write.
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+
+#include <grpcpp/grpcpp.h>
 
 #include <atomic>
 #include <condition_variable>
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bench/bench_util.hpp"
 #include "bench/sample_pod.hpp"
+#include "rpc.grpc.pb.h"
 #include "server/storage/etcd3/etcd3_backend.hpp"
 #include "server/storage/sqlite/sqlite_backend.hpp"
 #include "support/etcd_process.hpp"
@@ -42,6 +53,7 @@ struct Settings {
   double seconds = 4;
   int watch_events = 2000;
   int etcdctl_puts = 200;
+  int raw_rounds = 3;
 };
 
 struct Written {
@@ -52,13 +64,22 @@ struct Written {
 struct PhaseResult {
   double per_second = 0;
   long errors = 0;
+  double cpu_us_per_op = 0;  // this process's CPU time (user + system) per operation tried
 };
+
+double process_cpu_seconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 // Runs `op(thread, index)` on `threads` threads until `total` calls or the deadline; an op
 // returns false on failure. Returns successful calls per second.
 template <class Op>
 PhaseResult run_phase(int threads, int total, double seconds, Op op) {
   std::atomic<long> done{0}, errors{0};
+  const double cpu_start = process_cpu_seconds();
   const auto start = Clock::now();
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   const int per_thread = (total + threads - 1) / threads;
@@ -68,19 +89,106 @@ PhaseResult run_phase(int threads, int total, double seconds, Op op) {
       for (int i = 0; i < per_thread && Clock::now() < deadline; ++i) (op(t, i) ? done : errors)++;
     });
   for (auto& w : workers) w.join();
-  return {static_cast<double>(done.load()) / kw::bench::seconds_since(start), errors.load()};
+  const double elapsed = kw::bench::seconds_since(start);
+  const double tried = std::max(1.0, static_cast<double>(done.load() + errors.load()));
+  return {static_cast<double>(done.load()) / elapsed, errors.load(), (process_cpu_seconds() - cpu_start) * 1e6 / tried};
 }
 
+// The two writes the write phases time. Each returns the revision it made, or nullopt.
+class Writer {
+ public:
+  virtual ~Writer() = default;
+  virtual std::optional<Revision> create(const std::string& key, const std::string& value) = 0;
+  virtual std::optional<Revision> update(const std::string& key, const std::string& value, Revision expected) = 0;
+};
+
+class BackendWriter final : public Writer {
+ public:
+  explicit BackendWriter(Backend& backend) : m_backend(backend) {}
+  std::optional<Revision> create(const std::string& key, const std::string& value) override {
+    auto result = m_backend.create(key, value);
+    return result ? std::optional(result->revision) : std::nullopt;
+  }
+  std::optional<Revision> update(const std::string& key, const std::string& value, Revision expected) override {
+    auto result = m_backend.update(key, value, expected);
+    return result ? std::optional(result->revision) : std::nullopt;
+  }
+
+ private:
+  Backend& m_backend;
+};
+
+// The etcd3 backend's create and update Txn requests, sent straight through the generated
+// stub on one shared channel (as the backend shares one per endpoint), with the same deadline.
+class RawEtcdWriter final : public Writer {
+ public:
+  explicit RawEtcdWriter(const std::string& url)
+      : m_stub(etcdserverpb::KV::NewStub(grpc::CreateChannel(address_of(url), grpc::InsecureChannelCredentials()))) {}
+
+  std::optional<Revision> create(const std::string& key, const std::string& value) override {
+    etcdserverpb::TxnRequest txn;
+    add_compare(txn, key, etcdserverpb::Compare::CREATE, etcdserverpb::Compare::EQUAL, 0);
+    auto* put = txn.add_success()->mutable_request_put();
+    put->set_key(key);
+    put->set_value(value);
+    txn.add_failure()->mutable_request_range()->set_key(key);
+    return send(txn);
+  }
+  std::optional<Revision> update(const std::string& key, const std::string& value, Revision expected) override {
+    etcdserverpb::TxnRequest txn;
+    add_compare(txn, key, etcdserverpb::Compare::CREATE, etcdserverpb::Compare::GREATER, 0);
+    add_compare(txn, key, etcdserverpb::Compare::MOD, etcdserverpb::Compare::EQUAL, expected);
+    auto* put = txn.add_success()->mutable_request_put();
+    put->set_key(key);
+    put->set_value(value);
+    put->set_prev_kv(true);
+    put->set_ignore_lease(true);
+    txn.add_failure()->mutable_request_range()->set_key(key);
+    return send(txn);
+  }
+
+ private:
+  static std::string address_of(std::string url) {
+    if (auto scheme = url.find("://"); scheme != std::string::npos) url.erase(0, scheme + 3);
+    return url;
+  }
+  static void add_compare(etcdserverpb::TxnRequest& txn, const std::string& key,
+                          etcdserverpb::Compare::CompareTarget target, etcdserverpb::Compare::CompareResult result,
+                          Revision revision) {
+    auto* compare = txn.add_compare();
+    compare->set_key(key);
+    compare->set_target(target);
+    compare->set_result(result);
+    if (target == etcdserverpb::Compare::CREATE) {
+      compare->set_create_revision(revision);
+    } else {
+      compare->set_mod_revision(revision);
+    }
+  }
+  std::optional<Revision> send(const etcdserverpb::TxnRequest& txn) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    etcdserverpb::TxnResponse response;
+    if (!m_stub->Txn(&context, txn, &response).ok() || !response.succeeded()) return std::nullopt;
+    return response.header().revision();
+  }
+
+  std::unique_ptr<etcdserverpb::KV::Stub> m_stub;
+};
+
+struct WriteRates {
+  PhaseResult creates, updates;
+};
+
 // Creates then updates keys under `prefix` with `threads` writers.
-void bench_writes(Backend& backend, const std::string& name, const std::string& prefix, int threads,
-                  const Settings& s) {
+WriteRates measure_writes(Writer& writer, const std::string& prefix, int threads, const Settings& s) {
   const std::string value = kw::bench::sample_pod_compact();
   std::vector<std::vector<Written>> written(static_cast<std::size_t>(threads));
   auto create = [&](int t, int i) {
     Written w{prefix + "/t" + std::to_string(t) + "-" + std::to_string(i), 0};
-    auto result = backend.create(w.key, value);
-    if (!result) return false;
-    w.revision = result->revision;
+    auto revision = writer.create(w.key, value);
+    if (!revision) return false;
+    w.revision = *revision;
     written[static_cast<std::size_t>(t)].push_back(std::move(w));
     return true;
   };
@@ -89,16 +197,69 @@ void bench_writes(Backend& backend, const std::string& name, const std::string& 
     auto& mine = written[static_cast<std::size_t>(t)];
     if (mine.empty()) return false;
     Written& w = mine[static_cast<std::size_t>(i) % mine.size()];
-    auto result = backend.update(w.key, value, w.revision);
-    if (!result) return false;
-    w.revision = result->revision;
+    auto revision = writer.update(w.key, value, w.revision);
+    if (!revision) return false;
+    w.revision = *revision;
     return true;
   };
-  const PhaseResult updates = run_phase(threads, s.ops, s.seconds, update);
+  return {creates, run_phase(threads, s.ops, s.seconds, update)};
+}
+
+void report_errors(const std::string& tag, const WriteRates& rates) {
+  const long errors = rates.creates.errors + rates.updates.errors;
+  if (errors > 0) kw::bench::report(tag + ".errors", double(errors), "ops");
+}
+
+void bench_writes(Backend& backend, const std::string& name, const std::string& prefix, int threads,
+                  const Settings& s) {
+  BackendWriter writer(backend);
+  const WriteRates rates = measure_writes(writer, prefix, threads, s);
   const std::string tag = name + ".t" + std::to_string(threads);
-  kw::bench::report(tag + ".creates", creates.per_second, "ops/s");
-  kw::bench::report(tag + ".updates", updates.per_second, "ops/s");
-  if (creates.errors + updates.errors > 0) kw::bench::report(tag + ".errors", double(creates.errors + updates.errors), "ops");
+  kw::bench::report(tag + ".creates", rates.creates.per_second, "ops/s");
+  kw::bench::report(tag + ".updates", rates.updates.per_second, "ops/s");
+  report_errors(tag, rates);
+}
+
+double median_of(std::vector<double> values) { return kw::bench::percentile(values, 0.5); }
+
+// The etcd3 backend against the raw gRPC loop, in alternating rounds on the same etcd.
+void bench_etcd_writes(Backend& backend, const std::string& url, const std::string& prefix, int threads,
+                       const Settings& s) {
+  BackendWriter kw_writer(backend);
+  RawEtcdWriter raw_writer(url);
+  std::vector<double> kw_creates, kw_updates, raw_creates, raw_updates, kw_cpu, raw_cpu;
+  for (int round = 0; round < std::max(1, s.raw_rounds); ++round) {
+    const std::string at = prefix + "/r" + std::to_string(round);
+    auto run = [&](Writer& writer, const char* tag, std::vector<double>& creates, std::vector<double>& updates,
+                   std::vector<double>& cpu) {
+      const WriteRates rates = measure_writes(writer, at + tag, threads, s);
+      creates.push_back(rates.creates.per_second);
+      updates.push_back(rates.updates.per_second);
+      cpu.push_back((rates.creates.cpu_us_per_op + rates.updates.cpu_us_per_op) / 2);
+      report_errors(std::string(tag == std::string("/kw") ? "etcd3" : "etcd3.raw") + ".t" + std::to_string(threads),
+                    rates);
+    };
+    if (round % 2 == 0) {
+      run(kw_writer, "/kw", kw_creates, kw_updates, kw_cpu);
+      run(raw_writer, "/raw", raw_creates, raw_updates, raw_cpu);
+    } else {
+      run(raw_writer, "/raw", raw_creates, raw_updates, raw_cpu);
+      run(kw_writer, "/kw", kw_creates, kw_updates, kw_cpu);
+    }
+  }
+  const std::string tag = "etcd3.t" + std::to_string(threads);
+  const double kc = median_of(kw_creates), ku = median_of(kw_updates);
+  const double rc = median_of(raw_creates), ru = median_of(raw_updates);
+  kw::bench::report(tag + ".creates", kc, "ops/s");
+  kw::bench::report(tag + ".updates", ku, "ops/s");
+  kw::bench::report(tag + ".raw_creates", rc, "ops/s");
+  kw::bench::report(tag + ".raw_updates", ru, "ops/s");
+  if (kc > 0) kw::bench::report(tag + ".creates_overhead", (rc / kc - 1) * 100, "%");
+  if (ku > 0) kw::bench::report(tag + ".updates_overhead", (ru / ku - 1) * 100, "%");
+  // Client CPU per write is steadier than rates on a loaded machine: what the backend adds
+  // on top of gRPC shows here even when etcd's own latency hides it in the rates.
+  kw::bench::report(tag + ".cpu_us_per_write", median_of(kw_cpu), "us");
+  kw::bench::report(tag + ".raw_cpu_us_per_write", median_of(raw_cpu), "us");
 }
 
 // Counts watch events and remembers when each revision arrived.
@@ -207,9 +368,17 @@ void bench_watch(Backend& backend, const std::string& name, const std::string& p
   kw::bench::report(name + ".watch_live_p99", kw::bench::percentile(latency_ms, 0.99), "ms");
 }
 
-void bench_backend(Backend& backend, const std::string& name, const Settings& s) {
+// etcd_url: the etcd the backend talks to, for the raw baseline; empty for the embedded store.
+void bench_backend(Backend& backend, const std::string& name, const std::string& etcd_url, const Settings& s) {
   const std::string prefix = "/registry/bench/" + std::to_string(Clock::now().time_since_epoch().count());
-  for (int threads : s.threads) bench_writes(backend, name, prefix + "/w" + std::to_string(threads), threads, s);
+  for (int threads : s.threads) {
+    const std::string at = prefix + "/w" + std::to_string(threads);
+    if (etcd_url.empty()) {
+      bench_writes(backend, name, at, threads, s);
+    } else {
+      bench_etcd_writes(backend, etcd_url, at, threads, s);
+    }
+  }
   bench_watch(backend, name, prefix, s);
 }
 
@@ -247,7 +416,7 @@ int run(const Settings& s) {
         std::cerr << "storage_bench: cannot open sqlite: " << backend.error().message << "\n";
         return 1;
       }
-      bench_backend(**backend, "sqlite", s);
+      bench_backend(**backend, "sqlite", "", s);
     } else if (name == "etcd3") {
       kw::testing::EtcdProcess etcd;
       kw::storage::Etcd3Options options;
@@ -257,7 +426,7 @@ int run(const Settings& s) {
         std::cerr << "storage_bench: etcd3 backend is not usable\n";
         return 1;
       }
-      bench_backend(**backend, "etcd3", s);
+      bench_backend(**backend, "etcd3", etcd.client_url(0), s);
       if (s.etcdctl_puts > 0) bench_etcdctl(etcd.client_url(0), s);
     } else {
       std::cerr << "storage_bench: unknown backend " << name << " (sqlite or etcd3)\n";
@@ -283,6 +452,7 @@ int main(int argc, char** argv) {
     s.seconds = std::stod(kw::bench::flag(argc, argv, "seconds", "4"));
     s.watch_events = std::stoi(kw::bench::flag(argc, argv, "watch-events", "2000"));
     s.etcdctl_puts = std::stoi(kw::bench::flag(argc, argv, "etcdctl-puts", "200"));
+    s.raw_rounds = std::stoi(kw::bench::flag(argc, argv, "raw-rounds", "5"));
     return run(s);
   } catch (const std::exception& e) {
     std::cerr << "storage_bench: " << e.what() << "\n";

@@ -131,7 +131,7 @@ bool WatchState::run_stream(Endpoint& endpoint, bool& delivered_anything) {
 }
 
 void WatchState::run() {
-  std::size_t index = client->preferred();
+  std::size_t index = client->pick_endpoint(client->preferred());
   auto failing_since = std::chrono::steady_clock::now();
   for (;;) {
     bool delivered = false;
@@ -142,10 +142,11 @@ void WatchState::run() {
                  "lost the etcd watch on " + prefix + " and could not resume it; check the etcd cluster"});
       return;
     }
-    ++index;  // try the next endpoint
     std::unique_lock lock(mutex);
     wake.wait_for(lock, std::chrono::milliseconds(200), [&] { return stopped; });
     if (stopped) return;
+    lock.unlock();
+    index = client->pick_endpoint(index + 1);  // the next endpoint, a connected one if any
   }
 }
 

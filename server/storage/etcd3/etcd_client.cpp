@@ -88,7 +88,50 @@ Error error_from_status(const grpc::Status& status, const std::string& what, con
   }
 }
 
-bool Client::retryable(const grpc::Status& status) { return status.error_code() == grpc::StatusCode::UNAVAILABLE; }
+bool Client::is_ready(Endpoint& endpoint) { return endpoint.channel->GetState(false) == GRPC_CHANNEL_READY; }
+
+std::vector<std::size_t> Client::attempt_order() const {
+  const std::size_t count = m_endpoints.size();
+  const std::size_t start = m_preferred.load();
+  std::vector<std::size_t> order;
+  order.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (is_ready(*m_endpoints[(start + i) % count])) order.push_back((start + i) % count);
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!is_ready(*m_endpoints[(start + i) % count])) order.push_back((start + i) % count);
+  }
+  return order;
+}
+
+std::size_t Client::pick_endpoint(std::size_t start) const {
+  for (std::size_t i = 0; i < m_endpoints.size(); ++i) {
+    const std::size_t index = (start + i) % m_endpoints.size();
+    if (is_ready(*m_endpoints[index])) return index;
+  }
+  return start % m_endpoints.size();
+}
+
+std::chrono::system_clock::time_point Client::attempt_deadline(std::chrono::system_clock::time_point deadline,
+                                                               bool ready, std::size_t untried) {
+  if (ready || untried <= 1) return deadline;
+  const auto now = std::chrono::system_clock::now();
+  const auto share = std::max<std::chrono::system_clock::duration>((deadline - now) / untried, k_min_attempt);
+  return std::min(deadline, now + share);
+}
+
+bool Client::try_next(const grpc::Status& status, Endpoint& endpoint, bool was_ready) {
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) return true;
+  if (status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) return false;
+  if (!was_ready && !is_ready(endpoint)) return true;  // never connected, so never sent
+  // Connected but silent: this call's outcome is unknown, the next one starts elsewhere.
+  for (std::size_t index = 0; index < m_endpoints.size(); ++index) {
+    if (m_endpoints[index].get() != &endpoint) continue;
+    std::size_t expected = index;
+    m_preferred.compare_exchange_strong(expected, (index + 1) % m_endpoints.size());
+  }
+  return false;
+}
 
 Result<std::shared_ptr<Client>> Client::connect(const Etcd3Options& options) {
   if (options.endpoints.empty()) {

@@ -52,6 +52,24 @@ Database::~Database() {
   sqlite3_close_v2(m_db);
 }
 
+void Database::count_wal_frames() {
+  sqlite3_wal_hook(
+      m_db,
+      [](void* self, sqlite3*, const char*, int frames) {
+        static_cast<Database*>(self)->m_wal_frames = frames;
+        return SQLITE_OK;
+      },
+      this);
+}
+
+Result<int> Database::checkpoint_passive() {
+  int log_frames = 0;
+  int copied = 0;
+  const int rc = sqlite3_wal_checkpoint_v2(m_db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log_frames, &copied);
+  if (rc != SQLITE_OK) return std::unexpected(error(rc, "checkpoint"));
+  return log_frames > copied ? log_frames - copied : 0;
+}
+
 Result<void> Database::exec(const char* sql) {
   char* message = nullptr;
   const int rc = sqlite3_exec(m_db, sql, nullptr, nullptr, &message);

@@ -45,12 +45,24 @@ class Database {
   Result<void> exec(const char* sql);
   // The statement for sql, prepared once per connection (sql must be a string literal).
   Result<Statement> prepare(const char* sql);
+  // Turns SQLite's own checkpoint-on-commit off and starts counting the frames in the WAL
+  // after each commit of this connection (wal_frames()). For the single writer connection,
+  // whose checkpoints run elsewhere.
+  void count_wal_frames();
+  // Frames in the WAL after this connection's last commit (0 before the first one).
+  int wal_frames() const { return m_wal_frames; }
+  // Copies committed WAL frames into the database file without blocking readers or the writer
+  // (SQLITE_CHECKPOINT_PASSIVE). Returns the frames left behind (not yet copied).
+  Result<int> checkpoint_passive();
+  // True while a transaction is open (false once SQLite rolled one back on its own after an error).
+  bool in_transaction() const { return sqlite3_get_autocommit(m_db) == 0; }
   // An Error for the connection's last failure, with context.
   Error error(int code, std::string_view what) const;
 
  private:
   explicit Database(sqlite3* db) : m_db(db) {}
   sqlite3* m_db;
+  int m_wal_frames = 0;  // written by the WAL hook on the thread that commits
   std::unordered_map<const char*, sqlite3_stmt*> m_statements;
 };
 

@@ -39,6 +39,8 @@ Result<std::unique_ptr<Backend>> open_sqlite_backend(const SqliteOptions& option
   auto db = sqlite::Database::open(options.data_dir + "/kw.db", options.busy_timeout);
   if (!db) return std::unexpected(db.error());
   if (auto ok = (*db)->exec(sqlite::sql::k_schema); !ok) return std::unexpected(ok.error());
+  // A WAL that grew under load is cut back to this size once it restarts.
+  if (auto ok = (*db)->exec("PRAGMA journal_size_limit=67108864"); !ok) return std::unexpected(ok.error());
   auto stmt = (*db)->prepare(sqlite::sql::k_max_revision);
   if (!stmt) return std::unexpected(stmt.error());
   if (stmt->step() != SQLITE_ROW) {

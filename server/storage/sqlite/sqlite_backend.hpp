@@ -1,6 +1,11 @@
 #pragma once
 // The embedded storage backend: one SQLite file (WAL) holding an MVCC table with a
 // global revision, the same semantics as etcd v3 for a single process.
+//
+// Writes are group-committed: concurrent writers queue, one committer thread applies
+// everything queued in one transaction (each write checked in queue order against the ones
+// before it), commits once with synchronous=FULL, publishes the watch events in revision
+// order, and only then answers each writer. An acknowledged write is on disk.
 #include <chrono>
 #include <memory>
 #include <string>

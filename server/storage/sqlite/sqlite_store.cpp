@@ -1,15 +1,11 @@
 // The embedded store: lifecycle, reads and watch.
 #include "server/storage/sqlite/sqlite_store.hpp"
 
+#include "server/storage/sqlite/rows.hpp"
 #include "server/storage/sqlite/schema.hpp"
 
 namespace kw::storage::sqlite {
 namespace {
-
-Row row_from(const Statement& stmt) {
-  return Row{stmt.int_at(0), stmt.blob_at(1), stmt.blob_at(2), stmt.int_at(3),
-             stmt.int_at(4), stmt.int_at(5) != 0, stmt.int_at(6)};
-}
 
 // The smallest key above every key starting with prefix; nullopt when there is none.
 std::optional<std::string> prefix_end(const std::string& prefix) {
@@ -57,6 +53,10 @@ SqliteStore::SqliteStore(SqliteOptions options, DirLock lock, std::unique_ptr<Da
   m_hub = std::make_unique<WatchHub>(
       [this](const std::string& prefix, Revision after, Revision upto) { return replay(prefix, after, upto); },
       revision, m_options.progress_interval);
+  m_writer->count_wal_frames();
+  m_checkpointer = std::make_unique<Checkpointer>(m_options.data_dir + "/kw.db", m_options.busy_timeout,
+                                                  std::chrono::milliseconds(1000));
+  m_committer = std::make_unique<GroupCommitter>([this](std::span<PendingWrite*> batch) { apply_writes(batch); });
   m_expiry_thread = std::thread([this] { expiry_loop(); });
 }
 
@@ -67,6 +67,8 @@ SqliteStore::~SqliteStore() {
     m_expiry_wake.notify_one();
   }
   m_expiry_thread.join();
+  m_committer.reset();  // applies what is still queued, then stops
+  m_checkpointer.reset();
   m_hub.reset();  // joins the dispatcher before the connections go away
 }
 
@@ -108,22 +110,12 @@ Result<KeyValue> SqliteStore::get(const std::string& key, Revision revision) {
   if (!txn) return std::unexpected(txn.error());
   auto at = begin_read_locked(db, revision);
   if (!at) return std::unexpected(at.error());
-  auto row = latest_row_locked(db, key, *at);
+  auto row = read_latest_row(db, key, *at);
   if (!row) return std::unexpected(row.error());
   if (!*row || (*row)->deleted) {
     return std::unexpected(Error{ErrorCode::not_found, key, *at, "key " + key + " not found"});
   }
   return (*row)->to_kv();
-}
-
-Result<std::optional<Row>> SqliteStore::latest_row_locked(Database& db, const std::string& key, Revision at) {
-  auto stmt = db.prepare(sql::k_latest_at);
-  if (!stmt) return std::unexpected(stmt.error());
-  stmt->bind_blob(1, key).bind(2, at);
-  const int rc = stmt->step();
-  if (rc == SQLITE_DONE) return std::optional<Row>();
-  if (rc != SQLITE_ROW) return std::unexpected(db.error(rc, "cannot read key " + key));
-  return std::optional<Row>(row_from(*stmt));
 }
 
 Result<ListResult> SqliteStore::list(const std::string& prefix, const ListOptions& options) {
@@ -201,6 +193,19 @@ Result<std::vector<Event>> SqliteStore::replay(const std::string& prefix, Revisi
     events.push_back(std::move(event));
   }
   return events;
+}
+
+Result<std::vector<std::pair<std::string, Revision>>> SqliteStore::expired_keys(std::int64_t now_ms) {
+  auto reader = lease_reader();
+  if (!reader) return std::unexpected(reader.error());
+  auto stmt = reader->db().prepare(sql::k_expired);
+  if (!stmt) return std::unexpected(stmt.error());
+  stmt->bind(1, now_ms);
+  std::vector<std::pair<std::string, Revision>> due;
+  int rc;
+  while ((rc = stmt->step()) == SQLITE_ROW) due.emplace_back(stmt->blob_at(0), stmt->int_at(1));
+  if (rc != SQLITE_DONE) return std::unexpected(reader->db().error(rc, "expiry scan"));
+  return due;
 }
 
 Result<std::unique_ptr<WatchHandle>> SqliteStore::watch(const std::string& prefix, Revision after_revision,

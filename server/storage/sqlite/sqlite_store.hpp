@@ -5,27 +5,20 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "server/storage/sqlite/checkpointer.hpp"
 #include "server/storage/sqlite/database.hpp"
 #include "server/storage/sqlite/dir_lock.hpp"
+#include "server/storage/sqlite/group_commit.hpp"
 #include "server/storage/sqlite/sqlite_backend.hpp"
 #include "server/storage/sqlite/watch_hub.hpp"
 
 namespace kw::storage::sqlite {
-
-struct Row {
-  Revision rev = 0;
-  std::string key;
-  std::string value;
-  Revision create_rev = 0;
-  Revision prev_rev = 0;
-  bool deleted = false;
-  std::int64_t expires_at = 0;  // unix ms, 0 = none
-
-  KeyValue to_kv() const { return KeyValue{key, value, create_rev, rev}; }
-};
 
 class SqliteStore final : public Backend {
  public:
@@ -52,23 +45,27 @@ class SqliteStore final : public Backend {
   Result<Revision> begin_read_locked(Database& db, Revision revision);
   Result<std::vector<Event>> replay(const std::string& prefix, Revision after, Revision upto);
 
-  // Appends one row at the next revision and publishes its event; the caller holds m_write_mutex
-  // and an open transaction it commits through this call.
-  Result<WriteResult> commit_write_locked(Transaction& txn, Row row, std::optional<Row> previous);
-  Result<std::optional<Row>> latest_row_locked(Database& db, const std::string& key, Revision at);
-  Result<WriteResult> remove_locked(const std::string& key, std::optional<Revision> expected_mod_revision);
+  // Applies one group-commit batch (committer thread): one transaction, then the revision
+  // moves and the events are published, all under m_write_mutex.
+  void apply_writes(std::span<PendingWrite*> batch);
+  // Live keys whose TTL deadline is at or before now_ms, with the revision that set it.
+  Result<std::vector<std::pair<std::string, Revision>>> expired_keys(std::int64_t now_ms);
   void expiry_loop();
   Result<void> expire_due();
 
   SqliteOptions m_options;
   DirLock m_lock;
-  // Lock order: m_write_mutex, then m_readers_mutex, then the watch hub's queue lock.
+  // Lock order: m_write_mutex, then m_readers_mutex, then the watch hub's queue lock or the
+  // checkpointer's. Writes reach m_writer only through m_committer's thread (whose queue lock
+  // is never held while a batch is applied); compaction shares the connection.
   std::mutex m_write_mutex;  // guards m_writer and the order of revisions
   std::unique_ptr<Database> m_writer;
   std::atomic<Revision> m_revision;  // last committed revision; written under m_write_mutex
   std::mutex m_readers_mutex;        // guards m_readers (idle read connections)
   std::vector<std::unique_ptr<Database>> m_readers;
   std::unique_ptr<WatchHub> m_hub;
+  std::unique_ptr<Checkpointer> m_checkpointer;
+  std::unique_ptr<GroupCommitter> m_committer;  // stopped before the hub and the connections
 
   std::mutex m_expiry_mutex;  // guards m_stopping
   std::condition_variable m_expiry_wake;

@@ -1,13 +1,16 @@
-// The embedded store: writes, compaction and TTL expiry.
-#include <limits>
-
+// The embedded store: writes (through the group committer), compaction and TTL expiry.
+#include "server/storage/sqlite/batch_apply.hpp"
 #include "server/storage/sqlite/schema.hpp"
 #include "server/storage/sqlite/sqlite_store.hpp"
 
 namespace kw::storage::sqlite {
 namespace {
 
-constexpr Revision k_latest = std::numeric_limits<Revision>::max();
+// WAL frames (pages) after which the checkpointer is asked to copy them into the database.
+constexpr int k_checkpoint_frames = 1000;
+// WAL frames after which the writer checkpoints itself between batches: under a steady write
+// load the passive checkpoints never catch up fully, and only a complete one lets the WAL restart.
+constexpr int k_wal_frames_limit = 16000;
 
 std::int64_t unix_millis_now() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -30,80 +33,36 @@ Result<void> check_write(const Backend& backend, const std::string& key, const s
 
 }  // namespace
 
-Result<WriteResult> SqliteStore::commit_write_locked(Transaction& txn, Row row, std::optional<Row> previous) {
-  auto insert = m_writer->prepare(sql::k_insert);
-  if (!insert) return std::unexpected(insert.error());
-  insert->bind(1, row.rev).bind_blob(2, row.key).bind_blob(3, row.value).bind(4, row.create_rev);
-  insert->bind(5, row.prev_rev).bind(6, row.deleted ? 1 : 0).bind(7, row.expires_at);
-  if (const int rc = insert->step(); rc != SQLITE_DONE) {
-    return std::unexpected(m_writer->error(rc, "cannot write key " + row.key));
+void SqliteStore::apply_writes(std::span<PendingWrite*> batch) {
+  std::lock_guard lock(m_write_mutex);
+  AppliedBatch applied = apply_batch(*m_writer, m_revision.load(), batch);
+  if (applied.events.empty()) return;
+  m_revision.store(applied.revision);
+  m_hub->publish(std::move(applied.events));
+  const int frames = m_writer->wal_frames();
+  if (frames >= k_wal_frames_limit) {
+    (void)m_writer->checkpoint_passive();  // busy when the checkpointer is mid-round: it catches up instead
+  } else if (frames >= k_checkpoint_frames) {
+    m_checkpointer->nudge();
   }
-  if (auto ok = txn.commit(); !ok) return std::unexpected(ok.error());
-  m_revision.store(row.rev);
-
-  WriteResult result{row.rev, std::nullopt};
-  if (previous) result.previous = previous->to_kv();
-  Event event{row.deleted ? EventType::del : EventType::put, row.to_kv(), result.previous};
-  if (row.deleted) event.kv.create_revision = 0;
-  m_hub->publish(std::move(event));
-  return result;
 }
 
 Result<WriteResult> SqliteStore::create(const std::string& key, const std::string& value, std::chrono::seconds ttl) {
   if (auto ok = check_write(*this, key, value); !ok) return std::unexpected(ok.error());
   if (ttl.count() < 0) return error(ErrorCode::invalid, key, 0, "ttl must not be negative");
-  std::lock_guard lock(m_write_mutex);
-  auto txn = Transaction::begin(*m_writer, true);
-  if (!txn) return std::unexpected(txn.error());
-  auto latest = latest_row_locked(*m_writer, key, k_latest);
-  if (!latest) return std::unexpected(latest.error());
-  if (*latest && !(*latest)->deleted) {
-    return error(ErrorCode::exists, key, (*latest)->rev, "key " + key + " already exists");
-  }
-  const Revision rev = m_revision.load() + 1;
   const std::int64_t expires_at = ttl.count() > 0 ? unix_millis_now() + ttl.count() * 1000 : 0;
-  return commit_write_locked(*txn, Row{rev, key, value, rev, 0, false, expires_at}, std::nullopt);
+  return m_committer->submit(WriteRequest{WriteKind::create, key, value, expires_at, std::nullopt});
 }
 
 Result<WriteResult> SqliteStore::update(const std::string& key, const std::string& value,
                                         Revision expected_mod_revision) {
   if (auto ok = check_write(*this, key, value); !ok) return std::unexpected(ok.error());
-  std::lock_guard lock(m_write_mutex);
-  auto txn = Transaction::begin(*m_writer, true);
-  if (!txn) return std::unexpected(txn.error());
-  auto latest = latest_row_locked(*m_writer, key, k_latest);
-  if (!latest) return std::unexpected(latest.error());
-  if (!*latest || (*latest)->deleted) return error(ErrorCode::not_found, key, m_revision.load(), "key " + key + " not found");
-  const Row& old = **latest;
-  if (old.rev != expected_mod_revision) {
-    return error(ErrorCode::conflict, key, old.rev,
-                 "key " + key + " was modified at revision " + std::to_string(old.rev) + ", not " +
-                     std::to_string(expected_mod_revision) + "; read it again and retry");
-  }
-  const Revision rev = m_revision.load() + 1;
-  // The key keeps its TTL deadline, like an etcd put with ignore_lease.
-  return commit_write_locked(*txn, Row{rev, key, value, old.create_rev, old.rev, false, old.expires_at}, old);
+  return m_committer->submit(WriteRequest{WriteKind::update, key, value, 0, expected_mod_revision});
 }
 
 Result<WriteResult> SqliteStore::remove(const std::string& key, std::optional<Revision> expected_mod_revision) {
-  std::lock_guard lock(m_write_mutex);
-  return remove_locked(key, expected_mod_revision);
-}
-
-Result<WriteResult> SqliteStore::remove_locked(const std::string& key, std::optional<Revision> expected_mod_revision) {
-  auto txn = Transaction::begin(*m_writer, true);
-  if (!txn) return std::unexpected(txn.error());
-  auto latest = latest_row_locked(*m_writer, key, k_latest);
-  if (!latest) return std::unexpected(latest.error());
-  if (!*latest || (*latest)->deleted) return error(ErrorCode::not_found, key, m_revision.load(), "key " + key + " not found");
-  const Row& old = **latest;
-  if (expected_mod_revision && old.rev != *expected_mod_revision) {
-    return error(ErrorCode::conflict, key, old.rev,
-                 "key " + key + " was modified at revision " + std::to_string(old.rev) + ", not " +
-                     std::to_string(*expected_mod_revision) + "; read it again and retry");
-  }
-  const Revision rev = m_revision.load() + 1;
-  return commit_write_locked(*txn, Row{rev, key, "", 0, old.rev, true, 0}, old);
+  if (key.empty()) return error(ErrorCode::invalid, key, 0, "the key must not be empty");
+  return m_committer->submit(WriteRequest{WriteKind::remove, key, "", 0, expected_mod_revision});
 }
 
 Result<void> SqliteStore::compact(Revision revision) {
@@ -143,19 +102,16 @@ void SqliteStore::expiry_loop() {
 }
 
 Result<void> SqliteStore::expire_due() {
-  std::lock_guard lock(m_write_mutex);
-  std::vector<std::pair<std::string, Revision>> due;
-  {
-    auto stmt = m_writer->prepare(sql::k_expired);
-    if (!stmt) return std::unexpected(stmt.error());
-    stmt->bind(1, unix_millis_now());
-    int rc;
-    while ((rc = stmt->step()) == SQLITE_ROW) due.emplace_back(stmt->blob_at(0), stmt->int_at(1));
-    if (rc != SQLITE_DONE) return std::unexpected(m_writer->error(rc, "expiry scan"));
+  auto due = expired_keys(unix_millis_now());
+  if (!due) return std::unexpected(due.error());
+  if (due->empty()) return {};
+  std::vector<WriteRequest> removals;
+  for (auto& [key, revision] : *due) {
+    // Guarded by the revision seen expiring: a key written since keeps living.
+    removals.push_back(WriteRequest{WriteKind::remove, std::move(key), "", 0, revision});
   }
-  for (const auto& [key, rev] : due) {
-    if (auto removed = remove_locked(key, rev); !removed && removed.error().code != ErrorCode::conflict &&
-                                                 removed.error().code != ErrorCode::not_found) {
+  for (auto& removed : m_committer->submit_all(std::move(removals))) {
+    if (!removed && removed.error().code != ErrorCode::conflict && removed.error().code != ErrorCode::not_found) {
       return std::unexpected(removed.error());
     }
   }

@@ -98,6 +98,12 @@ void WatchHub::publish(Event event) {
   m_core->wake.notify_one();
 }
 
+void WatchHub::publish(std::vector<Event> events) {
+  std::lock_guard lock(m_core->mutex);
+  for (auto& event : events) m_core->events.push_back(std::move(event));
+  m_core->wake.notify_one();
+}
+
 std::unique_ptr<WatchHandle> WatchHub::add(const std::string& prefix, Revision after_revision,
                                            WatchCallbacks callbacks) {
   auto watcher = std::make_shared<Watcher>();

@@ -31,6 +31,8 @@ class WatchHub {
 
   // Queues the event of one committed revision. Calls must come in revision order.
   void publish(Event event);
+  // Queues the events of consecutive committed revisions, in revision order.
+  void publish(std::vector<Event> events);
   std::unique_ptr<WatchHandle> add(const std::string& prefix, Revision after_revision, WatchCallbacks callbacks);
 
   struct Watcher;

@@ -61,6 +61,8 @@ void check_unicode_and_empty(Backend& backend);
 void check_bad_revision(Backend& backend);
 void check_guarded_delete(Backend& backend);
 void check_watch_cancel_and_progress(Backend& backend);
+// conformance_writers.cpp
+void check_mixed_concurrent_writes(Backend& backend);
 
 }  // namespace kw::storage::testing
 
@@ -85,4 +87,5 @@ void check_watch_cancel_and_progress(Backend& backend);
   KW_BACKEND_CONFORMANCE_CASE(name, factory, check_unicode_and_empty)              \
   KW_BACKEND_CONFORMANCE_CASE(name, factory, check_bad_revision)                   \
   KW_BACKEND_CONFORMANCE_CASE(name, factory, check_guarded_delete)                 \
-  KW_BACKEND_CONFORMANCE_CASE(name, factory, check_watch_cancel_and_progress)
+  KW_BACKEND_CONFORMANCE_CASE(name, factory, check_watch_cancel_and_progress)      \
+  KW_BACKEND_CONFORMANCE_CASE(name, factory, check_mixed_concurrent_writes)

@@ -1,3 +1,8 @@
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <thread>
 
@@ -189,4 +194,90 @@ TEST_CASE("etcd3: a single etcd killed and restarted on its ports is reached aga
   }
   CHECK(events.front().kv.mod_revision == start + 1);
   CHECK_FALSE(recorder.error().has_value());
+}
+
+namespace {
+
+// A 127.0.0.1 port that never answers. With `drop_connects` its accept queue is full, so the
+// kernel drops new SYNs (a host that silently drops packets); without, TCP connects complete
+// in the backlog but nothing is ever read or sent (a hung server).
+class Blackhole {
+ public:
+  explicit Blackhole(bool drop_connects) {
+    m_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(m_fd >= 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(m_fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
+    REQUIRE(::listen(m_fd, drop_connects ? 0 : 64) == 0);
+    socklen_t length = sizeof(address);
+    REQUIRE(::getsockname(m_fd, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    m_port = ntohs(address.sin_port);
+    // Fill the accept queue (backlog 0 holds one) so that later SYNs get no answer.
+    for (int i = 0; drop_connects && i < 2; ++i) {
+      const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+      REQUIRE(fd >= 0);
+      (void)::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+      m_fillers.push_back(fd);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  Blackhole(const Blackhole&) = delete;
+  Blackhole& operator=(const Blackhole&) = delete;
+  ~Blackhole() {
+    for (int fd : m_fillers) ::close(fd);
+    ::close(m_fd);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+
+ private:
+  int m_fd = -1;
+  int m_port = 0;
+  std::vector<int> m_fillers;
+};
+
+void check_blackhole_first(bool drop_connects) {
+  EtcdCluster etcd(1);
+  Blackhole hole(drop_connects);
+  const auto timeout = std::chrono::milliseconds(1500);
+  auto backend = connect({hole.url(), etcd.client_url(0)}, timeout);
+
+  // The first call finds the silent endpoint and moves on, within its one deadline.
+  Result<WriteResult> created;
+  const double first = seconds_taken([&] { created = backend->create("/registry/hole/0", "v"); });
+  REQUIRE_MESSAGE(created.has_value(), created.error().message);
+  CHECK(first < 1.6);
+
+  // Later calls go straight to the endpoint that answers.
+  const double rest = seconds_taken([&] {
+    for (int i = 1; i <= 20; ++i) REQUIRE(backend->create("/registry/hole/" + std::to_string(i), "v").has_value());
+  });
+  CHECK(rest < 2.0);
+  CHECK(backend->health().has_value());
+
+  // A watch also lands on the endpoint that answers.
+  WatchRecorder recorder;
+  auto handle = backend->watch("/registry/hole/", created->revision, recorder.callbacks());
+  REQUIRE(handle.has_value());
+  REQUIRE(recorder.wait_events(20, std::chrono::seconds(10)));
+  CHECK(recorder.events().front().kv.key == "/registry/hole/1");
+
+  // A fresh backend whose only endpoint is silent fails within its deadline.
+  auto lonely = connect({hole.url()}, std::chrono::milliseconds(800));
+  Result<KeyValue> got;
+  const double took = seconds_taken([&] { got = lonely->get("/registry/hole/0"); });
+  REQUIRE_FALSE(got.has_value());
+  CHECK((got.error().code == ErrorCode::unavailable || got.error().code == ErrorCode::timeout));
+  CHECK(took < 1.2);
+}
+
+}  // namespace
+
+TEST_CASE("etcd3: an endpoint that accepts connections but never answers, listed first, is failed over") {
+  check_blackhole_first(false);
+}
+
+TEST_CASE("etcd3: an endpoint that silently drops connection attempts, listed first, is failed over") {
+  check_blackhole_first(true);
 }
