@@ -8,6 +8,7 @@ namespace {
 
 constexpr std::int64_t k_relist_page = 10000;
 constexpr auto k_tick = std::chrono::milliseconds(250);
+constexpr auto k_blocked_poll = std::chrono::milliseconds(5);
 constexpr auto k_bookmark_before_deadline = std::chrono::seconds(2);
 
 ObjectPtr with_revision(const ObjectPtr& object, Revision revision) {
@@ -34,12 +35,13 @@ const char* to_string(EventType type) {
   return "ERROR";
 }
 
-std::shared_ptr<const std::string> WatchEvent::encoded(const std::string& format,
+std::shared_ptr<const std::string> WatchEvent::encoded(std::string_view format,
                                                        const std::function<std::string()>& make) const {
   std::lock_guard lock(m_memo_mutex);
-  auto& slot = m_memo[format];
-  if (!slot) slot = std::make_shared<const std::string>(make());
-  return slot;
+  for (const auto& [name, bytes] : m_memo)
+    if (name == format) return bytes;
+  m_memo.emplace_back(std::string(format), std::make_shared<const std::string>(make()));
+  return m_memo.back().second;
 }
 
 // One event of the window. `prev` is the object before it (null for an add); the variants
@@ -54,12 +56,15 @@ struct WatchCache::Entry {
 };
 
 struct WatchCache::Watcher {
+  WatcherId id = 0;
   WatchRequest request;
   std::shared_ptr<WatchSink> sink;
   Revision start_after = 0;  // events at or below this revision were already covered
   std::chrono::steady_clock::time_point next_bookmark;
-  std::vector<EventPtr> pending;  // held back while the sink is full (keeps order)
-  bool touched = false;           // got events in the current dispatch (needs a flush)
+  std::vector<EventPtr> pending;  // held back while the sink is full (keeps order), from pending_head
+  std::size_t pending_head = 0;
+  std::chrono::steady_clock::time_point blocked_since;  // when `pending` became non-empty
+  bool touched = false;          // got events in the current dispatch (needs a flush)
 };
 
 struct WatchCache::Feed {
@@ -73,8 +78,6 @@ struct WatchCache::Feed {
 WatchCache::WatchCache(storage::Backend& backend, CacheOptions options)
     : m_backend(backend), m_options(std::move(options)) {
   if (!m_options.clock) m_options.clock = [] { return std::chrono::steady_clock::now(); };
-  m_budget = m_options.slow_budget_cap;
-  m_budget_refilled = std::chrono::steady_clock::now();
 }
 
 WatchCache::~WatchCache() {
@@ -91,6 +94,7 @@ WatchCache::~WatchCache() {
     m_feed_ready.notify_all();
   }
   m_advanced.notify_all();
+  m_ticker_wake.notify_all();
   if (m_feed_thread.joinable()) m_feed_thread.join();
   if (m_ticker_thread.joinable()) m_ticker_thread.join();
 }
@@ -103,18 +107,28 @@ storage::Result<void> WatchCache::start() {
     if (auto listed = relist_locked(lock); !listed) return listed;
   }
   m_feed_thread = std::thread([this] { feed_loop(); });
-  if (m_options.start_ticker)
-    m_ticker_thread = std::thread([this] {
-      std::unique_lock lock(m_mutex);
-      while (!m_stopping) {
-        m_advanced.wait_for(lock, k_tick, [this] { return m_stopping; });
-        if (m_stopping) break;
-        lock.unlock();
-        tick();
-        lock.lock();
-      }
-    });
+  if (m_options.start_ticker) m_ticker_thread = std::thread([this] { ticker_loop(); });
   return {};
+}
+
+// Wakes every k_tick for bookmarks and timeouts, and every k_blocked_poll while some watcher
+// holds back events, so a slow watcher is closed close to its budget.
+void WatchCache::ticker_loop() {
+  std::unique_lock lock(m_mutex);
+  auto next_tick = std::chrono::steady_clock::now() + k_tick;
+  while (!m_stopping) {
+    const auto wake = m_blocked.empty() ? next_tick
+                                        : std::min(next_tick, std::chrono::steady_clock::now() + k_blocked_poll);
+    m_ticker_wake.wait_until(lock, wake);
+    if (m_stopping) break;
+    if (!m_blocked.empty()) service_blocked_locked();
+    if (std::chrono::steady_clock::now() >= next_tick) {
+      lock.unlock();
+      tick();
+      lock.lock();
+      next_tick = std::chrono::steady_clock::now() + k_tick;
+    }
+  }
 }
 
 bool WatchCache::ready() const {
@@ -240,7 +254,7 @@ void WatchCache::feed_loop() {
 }
 
 void WatchCache::apply_events(std::vector<storage::Event> events) {
-  std::vector<Watcher*> slow;
+  std::vector<Watcher*> touched;
   std::unique_lock lock(m_mutex);
   for (auto& event : events) {
     const Revision revision = event.kv.mod_revision;
@@ -274,46 +288,60 @@ void WatchCache::apply_events(std::vector<storage::Event> events) {
     for (Watcher* watcher : candidates_locked(*m_window.back())) {
       EventPtr out = event_for_locked(*m_window.back(), *watcher);
       if (!out) continue;
-      watcher->touched = true;
-      if (!watcher->pending.empty() || !watcher->sink->try_send(out)) {
-        if (watcher->pending.empty()) slow.push_back(watcher);
-        watcher->pending.push_back(std::move(out));
+      if (!watcher->touched) {
+        watcher->touched = true;
+        touched.push_back(watcher);
       }
+      deliver_locked(*watcher, std::move(out));
     }
   }
   trim_history_locked();
-  if (!slow.empty()) {
-    // Slow watchers share a time budget (refilled 50 ms per second, capped); one still full
-    // when it runs out is closed so it never stalls the others.
-    const auto started = std::chrono::steady_clock::now();
-    m_budget = std::min<std::chrono::milliseconds>(
-        m_options.slow_budget_cap,
-        m_budget + std::chrono::duration_cast<std::chrono::milliseconds>(started - m_budget_refilled) / 20);
-    m_budget_refilled = started;
-    const auto deadline = started + m_budget;
-    for (;;) {
-      std::erase_if(slow, [](Watcher* w) {
-        while (!w->pending.empty() && w->sink->try_send(w->pending.front())) w->pending.erase(w->pending.begin());
-        return w->pending.empty();
-      });
-      if (slow.empty() || std::chrono::steady_clock::now() >= deadline) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // One flush per watcher per batch: a backlog goes out together.
+  for (Watcher* w : touched) {
+    w->touched = false;
+    if (!w->sink->closed()) w->sink->flush();
+  }
+  if (!m_blocked.empty()) service_blocked_locked();
+  m_advanced.notify_all();
+}
+
+void WatchCache::deliver_locked(Watcher& watcher, EventPtr event) {
+  if (watcher.pending.empty()) {
+    if (watcher.sink->try_send(event)) return;
+    watcher.blocked_since = now();
+    if (m_blocked.empty()) m_ticker_wake.notify_all();
+    m_blocked.insert(&watcher);
+  }
+  watcher.pending.push_back(std::move(event));
+}
+
+void WatchCache::service_blocked_locked() {
+  const auto at = now();
+  std::vector<WatcherId> expired;
+  for (auto it = m_blocked.begin(); it != m_blocked.end();) {
+    Watcher& w = **it;
+    while (w.pending_head < w.pending.size() && w.sink->try_send(w.pending[w.pending_head])) ++w.pending_head;
+    if (w.pending_head == w.pending.size()) {
+      std::vector<EventPtr>().swap(w.pending);
+      w.pending_head = 0;
+      w.sink->flush();
+      it = m_blocked.erase(it);
+      continue;
     }
-    m_budget -= std::min(m_budget, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                       std::chrono::steady_clock::now() - started));
-    for (Watcher* w : slow) {
-      w->pending.clear();
-      w->sink->close("watcher too slow: its client did not keep up");
+    if (w.sink->closed() || at - w.blocked_since >= m_options.slow_budget ||
+        w.pending.size() - w.pending_head > m_options.max_held_events)
+      expired.push_back(w.id);
+    ++it;
+  }
+  for (WatcherId id : expired) {
+    auto found = m_watchers.find(id);
+    if (found == m_watchers.end()) continue;
+    if (!found->second->sink->closed()) {
+      found->second->sink->close("watcher too slow: its client did not keep up");
       ++m_metrics.terminated_watchers;
     }
+    erase_watcher_locked(found);
   }
-  for (auto it = m_watchers.begin(); it != m_watchers.end();) {
-    Watcher& w = *it->second;
-    if (w.touched && !w.sink->closed()) w.sink->flush();
-    w.touched = false;
-    it = w.sink->closed() ? erase_watcher_locked(it) : std::next(it);
-  }
-  m_advanced.notify_all();
 }
 
 std::string WatchCache::index_value(const StoredObject& object) const {
@@ -344,6 +372,7 @@ void WatchCache::add_watcher_locked(WatcherId id, std::unique_ptr<Watcher> watch
 std::map<WatcherId, std::unique_ptr<WatchCache::Watcher>>::iterator WatchCache::erase_watcher_locked(
     std::map<WatcherId, std::unique_ptr<Watcher>>::iterator it) {
   Watcher* watcher = it->second.get();
+  m_blocked.erase(watcher);
   if (!m_unindexed_watchers.erase(watcher)) {
     auto bucket = m_indexed_watchers.find(watcher->request.filter.index_value.value_or(""));
     if (bucket != m_indexed_watchers.end()) {
@@ -402,6 +431,7 @@ void WatchCache::trim_history_locked() {
 void WatchCache::close_all_locked(const std::string& reason) {
   for (auto& [id, watcher] : m_watchers) watcher->sink->close(reason);
   m_watchers.clear();
+  m_blocked.clear();
   m_unindexed_watchers.clear();
   m_indexed_watchers.clear();
 }
@@ -442,21 +472,28 @@ storage::Result<Snapshot> WatchCache::list(const WatchFilter& filter, bool consi
     if (auto fresh = wait_fresh(lock); !fresh) return std::unexpected(fresh.error());
   Snapshot out;
   out.revision = m_revision;
+  for_each_match_locked(filter, [&](const ObjectPtr& object) { out.items.push_back(object); });
+  return out;
+}
+
+// Visits the stored objects passing `filter` in key order, touching only the filter's
+// namespace range (or its index bucket) rather than the whole store.
+template <class Fn>
+void WatchCache::for_each_match_locked(const WatchFilter& filter, Fn&& fn) const {
   if (filter.index_value && !m_options.index_field.empty()) {
     auto keys = m_index.find(*filter.index_value);
     if (keys != m_index.end())
       for (const auto& key : keys->second)
-        if (const auto& object = m_store.at(key); filter.passes(*object)) out.items.push_back(object);
-    return out;
+        if (const auto& object = m_store.at(key); filter.passes(*object)) fn(object);
+    return;
   }
   auto begin = m_store.begin();
   if (!filter.namespace_.empty()) begin = m_store.lower_bound(m_options.prefix + filter.namespace_ + "/");
   for (auto it = begin; it != m_store.end(); ++it) {
     const StoredObject& o = *it->second;
     if (!filter.namespace_.empty() && o.namespace_ != filter.namespace_) break;
-    if (filter.passes(o)) out.items.push_back(it->second);
+    if (filter.passes(o)) fn(it->second);
   }
-  return out;
 }
 
 storage::Result<ObjectPtr> WatchCache::get(const std::string& key, bool consistent) {
@@ -479,9 +516,9 @@ storage::Result<WatcherId> WatchCache::watch(const WatchRequest& request, std::s
   if (request.mode == StartMode::current_state) {
     if (request.consistent)
       if (auto fresh = wait_fresh(lock); !fresh) return std::unexpected(fresh.error());
-    for (const auto& [key, object] : m_store)
-      if (request.filter.passes(*object))
-        watcher->sink->send(std::make_shared<WatchEvent>(EventType::added, object, object->revision));
+    for_each_match_locked(request.filter, [&](const ObjectPtr& object) {
+      watcher->sink->send(std::make_shared<WatchEvent>(EventType::added, object, object->revision));
+    });
     watcher->start_after = m_revision;
     if (request.initial_events_end) watcher->sink->send(bookmark_locked(true));
   } else if (request.revision < m_window_start) {
@@ -500,6 +537,7 @@ storage::Result<WatcherId> WatchCache::watch(const WatchRequest& request, std::s
   watcher->next_bookmark = std::min(start + m_options.bookmark_interval,
                                     request.deadline - k_bookmark_before_deadline);
   const WatcherId id = m_next_id++;
+  watcher->id = id;
   add_watcher_locked(id, std::move(watcher));
   return id;
 }
@@ -514,6 +552,7 @@ void WatchCache::stop_watch(WatcherId id) {
 
 void WatchCache::tick() {
   std::lock_guard lock(m_mutex);
+  if (!m_blocked.empty()) service_blocked_locked();
   const auto at = now();
   EventPtr bookmark;
   for (auto it = m_watchers.begin(); it != m_watchers.end();) {

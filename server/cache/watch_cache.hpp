@@ -38,7 +38,10 @@ struct CacheOptions {
   std::chrono::seconds history_window{75};     // keep at least this much history...
   std::size_t min_history = 100;               // ...and at least this many events,
   std::size_t max_history = 100 * 1024;        // but never more than this many.
-  std::chrono::milliseconds slow_budget_cap{100};  // time a dispatch may wait for slow watchers
+  // How long a watcher may stay unable to take events (its events held back, in order)
+  // before it is closed. Dispatch itself never waits for a watcher.
+  std::chrono::milliseconds slow_budget{100};
+  std::size_t max_held_events = 1000;  // a watcher holding back more is closed at once
   std::chrono::milliseconds consistent_read_timeout{3000};
   std::chrono::seconds bookmark_interval{60};
   bool start_ticker = true;  // tests drive tick() themselves
@@ -79,7 +82,8 @@ class WatchCache {
   storage::Result<WatcherId> watch(const WatchRequest& request, std::shared_ptr<WatchSink> sink);
   void stop_watch(WatcherId id);
 
-  // Bookmarks, timeouts and closed sinks; runs every 250 ms on the ticker thread.
+  // Bookmarks, timeouts, closed sinks and slow watchers; runs every 250 ms on the ticker
+  // thread (slow watchers every 5 ms while there are any).
   void tick();
   CacheMetrics metrics() const;
 
@@ -92,8 +96,11 @@ class WatchCache {
   void start_backend_watch_locked(Revision after);
   void feed_loop();
   void apply_events(std::vector<storage::Event> events);
-  void dispatch_locked(Entry& entry, std::vector<std::pair<Watcher*, EventPtr>>& slow);
-  void wait_for_slow(std::vector<std::pair<Watcher*, EventPtr>>& slow);
+  void ticker_loop();
+  // Hands `event` to the watcher, or holds it back (in order) while its sink is full.
+  void deliver_locked(Watcher& watcher, EventPtr event);
+  // Retries the held-back events of blocked watchers; closes those past the budget.
+  void service_blocked_locked();
   EventPtr event_for_locked(Entry& entry, const Watcher& watcher);
   void trim_history_locked();
   std::string index_value(const StoredObject& object) const;
@@ -105,6 +112,8 @@ class WatchCache {
   // object had before or has after.
   std::vector<Watcher*> candidates_locked(const Entry& entry) const;
   void close_all_locked(const std::string& reason);
+  template <class Fn>  // Fn(const ObjectPtr&)
+  void for_each_match_locked(const WatchFilter& filter, Fn&& fn) const;
   EventPtr bookmark_locked(bool initial_events_end) const;
   storage::Result<void> wait_fresh(std::unique_lock<std::mutex>& lock);
   std::chrono::steady_clock::time_point now() const;
@@ -127,8 +136,8 @@ class WatchCache {
   std::map<std::string, std::set<Watcher*>> m_indexed_watchers;  // by filter.index_value
   WatcherId m_next_id = 1;
   CacheMetrics m_metrics;
-  std::chrono::milliseconds m_budget{100};
-  std::chrono::steady_clock::time_point m_budget_refilled;
+  std::set<Watcher*> m_blocked;  // watchers holding back events
+  std::condition_variable m_ticker_wake;  // a watcher became blocked
   std::unique_ptr<storage::WatchHandle> m_backend_watch;
   std::uint64_t m_feed_generation = 0;  // bumped per backend watch; stale callbacks are dropped
 

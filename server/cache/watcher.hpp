@@ -10,12 +10,32 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace kw::cache {
 
 using Revision = std::int64_t;
+
+// A lazily made, thread-safe copy of an object's compact JSON. Copying a StoredObject
+// (to change it) starts the copy with an empty memo.
+class JsonMemo {
+ public:
+  JsonMemo() = default;
+  JsonMemo(const JsonMemo&) {}
+  JsonMemo& operator=(const JsonMemo&) { return *this; }
+  const std::string& get(const nlohmann::json& object) const {
+    std::call_once(m_once, [&] { m_bytes = object.dump(); });
+    return m_bytes;
+  }
+
+ private:
+  mutable std::once_flag m_once;
+  mutable std::string m_bytes;
+};
 
 // One stored object as the cache holds it: parsed once, never mutated after publication.
 struct StoredObject {
@@ -26,6 +46,10 @@ struct StoredObject {
   nlohmann::json object;                        // metadata.resourceVersion already set
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> fields;    // the selectable fields of the kind
+  JsonMemo json_memo;
+
+  // `object` as compact JSON, encoded once and shared by every LIST and watch that sends it.
+  const std::string& json() const { return json_memo.get(object); }
 };
 using ObjectPtr = std::shared_ptr<const StoredObject>;
 
@@ -43,15 +67,15 @@ class WatchEvent {
   nlohmann::json error_status;  // the Status carried by an error event
 
   // The bytes for `format`, made by `make` on first use (thread-safe, made once).
-  std::shared_ptr<const std::string> encoded(const std::string& format,
+  std::shared_ptr<const std::string> encoded(std::string_view format,
                                              const std::function<std::string()>& make) const;
 
  private:
   EventType m_type;
   ObjectPtr m_object;
   Revision m_revision;
-  mutable std::mutex m_memo_mutex;  // guards m_memo
-  mutable std::map<std::string, std::shared_ptr<const std::string>> m_memo;
+  mutable std::mutex m_memo_mutex;  // guards m_memo (a handful of formats: a flat list)
+  mutable std::vector<std::pair<std::string, std::shared_ptr<const std::string>>> m_memo;
 };
 using EventPtr = std::shared_ptr<const WatchEvent>;
 

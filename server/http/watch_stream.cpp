@@ -1,5 +1,8 @@
 #include "server/http/watch_stream.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "core/codec/frame.hpp"
 #include "core/codec/protobuf.hpp"
 #include "core/codec/yaml.hpp"
@@ -7,33 +10,51 @@
 namespace kw::http {
 
 WatchStream::WatchStream(std::shared_ptr<net::ResponseStream> stream, const api::ResourceInfo& info,
-                         Negotiated format, std::size_t max_queued_bytes)
-    : m_stream(std::move(stream)), m_info(info), m_format(std::move(format)), m_max_queued(max_queued_bytes) {}
+                         Negotiated format, std::size_t max_queued_bytes, bool message_framed)
+    : m_stream(std::move(stream)),
+      m_max_queued(static_cast<std::uint32_t>(std::min<std::size_t>(max_queued_bytes, UINT32_MAX))),
+      m_format(format.format),
+      m_message_framed(message_framed) {
+  if (m_format == Format::table) {
+    m_table_info = std::make_unique<const api::ResourceInfo>(info);
+    m_table_format = std::make_unique<const Negotiated>(std::move(format));
+  }
+}
 
 // {"type":...,"object":...} with type first, as kube-apiserver writes it.
-std::string event_json(std::string_view type, const nlohmann::json& object) {
-  std::string out = "{\"type\":\"";
+std::string event_json_bytes(std::string_view type, std::string_view object_json) {
+  std::string out;
+  out.reserve(object_json.size() + type.size() + 24);
+  out += "{\"type\":\"";
   out += type;
   out += "\",\"object\":";
-  out += object.dump();
+  out += object_json;
   out += "}\n";
   return out;
 }
 
-// A length-prefixed protobuf WatchEvent; a Status ERROR event if the object has no protobuf form.
-std::string event_protobuf(std::string_view type, const nlohmann::json& object) {
+std::string event_json(std::string_view type, const nlohmann::json& object) {
+  return event_json_bytes(type, object.dump());
+}
+
+// A protobuf WatchEvent, length-prefixed unless the transport frames messages itself; a Status
+// ERROR event if the object has no protobuf form.
+std::string event_protobuf(std::string_view type, const nlohmann::json& object, bool message_framed) {
+  auto frame = [message_framed](std::string event) {
+    return message_framed ? event : codec::frame_length_prefixed(event);
+  };
   auto enveloped = codec::encode_object_protobuf(object, codec::builtin_message_for);
-  if (enveloped) return codec::frame_length_prefixed(codec::encode_watch_event_protobuf(type, *enveloped));
+  if (enveloped) return frame(codec::encode_watch_event_protobuf(type, *enveloped));
   const nlohmann::json status = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
                                  {"status", "Failure"}, {"reason", "InternalError"}, {"code", 500},
                                  {"message", "cannot encode the event as protobuf: " + enveloped.error().message}};
   auto error = codec::encode_object_protobuf(status, codec::builtin_message_for);
-  return codec::frame_length_prefixed(codec::encode_watch_event_protobuf("ERROR", error ? *error : std::string()));
+  return frame(codec::encode_watch_event_protobuf("ERROR", error ? *error : std::string()));
 }
 
 std::string WatchStream::error_frame(const nlohmann::json& status) const {
-  switch (m_format.format) {
-    case Format::protobuf: return event_protobuf("ERROR", status);
+  switch (m_format) {
+    case Format::protobuf: return event_protobuf("ERROR", status, m_message_framed);
     case Format::yaml: return "---\n" + codec::json_to_yaml(nlohmann::json{{"type", "ERROR"}, {"object", status}});
     default: return event_json("ERROR", status);
   }
@@ -42,9 +63,9 @@ std::string WatchStream::error_frame(const nlohmann::json& status) const {
 std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& event) {
   const char* type = cache::to_string(event.type());
   const nlohmann::json& object = event.object()->object;
-  switch (m_format.format) {
+  switch (m_format) {
     case Format::json:
-      return event.encoded("json", [&] { return event_json(type, object); });
+      return event.encoded("json", [&] { return event_json_bytes(type, event.object()->json()); });
     case Format::yaml:
       return event.encoded("yaml", [&] {
         std::string out = "---\ntype: ";
@@ -59,23 +80,24 @@ std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& e
         return out;
       });
     case Format::protobuf:
-      return event.encoded("protobuf", [&] { return event_protobuf(type, object); });
+      return event.encoded(m_message_framed ? "protobuf-message" : "protobuf",
+                           [&] { return event_protobuf(type, object, m_message_framed); });
     case Format::table: {
       auto make = [&](bool with_columns) {
         nlohmann::json table = {{"kind", "Table"},
                                 {"apiVersion", "meta.k8s.io/v1"},
                                 {"metadata", {{"resourceVersion", std::to_string(event.revision())}}},
-                                {"columnDefinitions", with_columns ? table_columns(m_info) : nlohmann::json()},
+                                {"columnDefinitions", with_columns ? table_columns(*m_table_info) : nlohmann::json()},
                                 {"rows", nlohmann::json::array()}};
         if (event.type() != cache::EventType::bookmark)
-          table["rows"].push_back(table_row(m_info, object, m_format.include_object, std::chrono::system_clock::now()));
+          table["rows"].push_back(table_row(*m_table_info, object, m_table_format->include_object, std::chrono::system_clock::now()));
         return event_json(type, table);
       };
       if (m_first && event.type() != cache::EventType::bookmark) {
         m_first = false;
         return std::make_shared<const std::string>(make(true));
       }
-      return event.encoded("table:" + m_format.include_object, [&] { return make(false); });
+      return event.encoded("table:" + m_table_format->include_object, [&] { return make(false); });
     }
   }
   return nullptr;

@@ -3,6 +3,7 @@
 // ResponseStream (HTTP/1.1 chunks, HTTP/2 DATA, WebSocket messages). Each event is encoded
 // once per format through the event's memo; only a Table watch's first event is its own.
 #include <atomic>
+#include <cstdint>
 #include <memory>
 
 #include "core/api/resource.hpp"
@@ -14,8 +15,10 @@ namespace kw::http {
 
 class WatchStream : public cache::WatchSink {
  public:
+  // message_framed: the transport delimits events itself (WebSocket: one message per event),
+  // so protobuf events carry no length prefix.
   WatchStream(std::shared_ptr<net::ResponseStream> stream, const api::ResourceInfo& info, Negotiated format,
-              std::size_t max_queued_bytes);
+              std::size_t max_queued_bytes, bool message_framed = false);
 
   bool try_send(const cache::EventPtr& event) override;
   void send(const cache::EventPtr& event) override;
@@ -31,14 +34,19 @@ class WatchStream : public cache::WatchSink {
 
  private:
   std::shared_ptr<net::ResponseStream> m_stream;
-  api::ResourceInfo m_info;
-  Negotiated m_format;
-  std::size_t m_max_queued;
+  // Kept small: thousands of idle watches each hold one.
+  std::unique_ptr<const api::ResourceInfo> m_table_info;  // Table watches only (columns, rows)
+  std::unique_ptr<const Negotiated> m_table_format;       // Table watches only (includeObject)
+  std::uint32_t m_max_queued;
+  Format m_format;
+  bool m_message_framed;
   bool m_first = true;           // a Table watch sends column definitions once
   std::atomic<bool> m_closed{false};
 };
 
 // One JSON watch event line.
 std::string event_json(std::string_view type, const nlohmann::json& object);
+// The same from the object's compact JSON.
+std::string event_json_bytes(std::string_view type, std::string_view object_json);
 
 }  // namespace kw::http

@@ -64,7 +64,10 @@ void Receipts::on_frame(int watcher, std::string_view frame) {
   std::from_chars(digits, frame.data() + frame.size(), event);
   if (event < 0 || event >= m_events) return;
   auto& slot = m_at[static_cast<std::size_t>(watcher) * static_cast<std::size_t>(m_events) + static_cast<std::size_t>(event)];
-  if (slot != Clock::time_point{}) return;
+  if (slot != Clock::time_point{}) {
+    duplicated++;
+    return;
+  }
   slot = now;
   delivered++;
 }

@@ -29,6 +29,7 @@ class Receipts {
 
   Encoding encoding = Encoding::json;
   std::atomic<long> delivered{0};
+  std::atomic<long> duplicated{0};  // an event a watcher already had, seen again
   std::atomic<int> ready{0};   // watchers that got a 200
   std::atomic<int> failed{0};  // watchers that got another status or were closed early
   int watchers() const { return m_watchers; }

@@ -1,26 +1,32 @@
-// Watch fan-out through a running `kw serve`: W watchers on one namespace (HTTP/1.1 chunked,
-// one connection each, or h2c streams multiplexed on few connections), E pod creates from
-// one keep-alive writer; measures the write rate, the delivery rate (events x watchers per
-// second, from the first write to the last receipt) and the latency from write ack to
-// receipt (p50/p99; an event seen before its ack counts as 0). W=0 gives the write-rate
-// baseline, JSON and protobuf the encoding comparison.
+// Watch fan-out through a running `kw serve`: N watchers on one namespace (HTTP/1.1 chunked,
+// one connection each, or h2c streams multiplexed on few connections), then W writes per
+// second of ~1 KiB ConfigMaps from one keep-alive writer for a fixed duration. Reports:
+//   open_seconds       from the first watch request to the last watch answered
+//   rss_per_watcher    server VmRSS growth per idle watcher (KiB), from --server-pid
+//   delivery_rate      events x watchers per second, first write to last receipt
+//   latency_p50/p99/max  from the moment a write is sent to its receipt by a watcher
+//   cpu_per_1m         server CPU seconds (utime + stime) per 1M deliveries
+//   lost, duplicated   events a watcher never got / got twice (both must be 0)
+// and, with --list-objects=K, the latency of one LIST of K such ConfigMaps.
 //
-//   watch_fanout_bench --server=127.0.0.1:PORT [--watchers=10,100,1000] [--events=1000]
-//       [--encodings=json,protobuf] [--transports=h1,h2c] [--seconds=60] [--streams-per-connection=500]
-//       [--max-deliveries=300000]
-// A scenario writes min(events, max-deliveries / W) pods, so events x watchers stays bounded.
-// Output: "RESULT fanout.<transport>.<encoding>.w<W>.<metric> <value> <unit>" lines.
+//   watch_fanout_bench --server=127.0.0.1:PORT [--server-pid=PID] [--watchers=1000]
+//       [--rate=10] [--duration=10] [--transport=h2c|h1] [--encoding=json|protobuf]
+//       [--streams-per-connection=500] [--payload=1024] [--list-objects=0] [--tag=NAME]
+// Output: "RESULT fanout.<tag>.<metric> <value> <unit>" lines (tag defaults to
+// <transport>.<encoding>.n<N>.w<W>), the format scripts/bench.sh and summarize.py read.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <thread>
 
 #include "bench/fanout_client.hpp"
-#include "bench/sample_pod.hpp"
+#include "bench/fanout_probe.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -29,34 +35,23 @@ using kw::bench::Encoding;
 
 struct Settings {
   kw::bench::Target target;
-  std::vector<int> watchers;
-  int events = 1000;
-  std::vector<std::string> encodings, transports;
-  double seconds = 60;
+  int server_pid = 0;
+  int watchers = 1000;
+  double rate = 10;
+  double duration = 10;
+  std::string transport = "h2c";
+  std::string encoding = "json";
   int streams_per_connection = 500;
-  long max_deliveries = 300000;
+  std::size_t payload = 1024;
+  int list_objects = 0;
+  std::string tag;
 };
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  for (std::size_t at = 0; at <= text.size();) {
-    const std::size_t comma = std::min(text.find(',', at), text.size());
-    if (comma > at) out.push_back(text.substr(at, comma - at));
-    at = comma + 1;
-  }
-  return out;
-}
-
-std::string pod_body(const std::string& namespace_, int index) {
+std::string event_name(int index) {
   char name[32];
   std::snprintf(name, sizeof name, "%.*s%06d", static_cast<int>(kw::bench::k_event_marker.size()),
                 kw::bench::k_event_marker.data(), index);
-  nlohmann::json pod = nlohmann::json::parse(kw::bench::k_sample_pod_json);
-  auto& meta = pod["metadata"];
-  meta["name"] = name;
-  meta["namespace"] = namespace_;
-  for (const char* server_set : {"resourceVersion", "uid", "creationTimestamp", "generateName"}) meta.erase(server_set);
-  return pod.dump();
+  return name;
 }
 
 bool create_namespace(kw::bench::HttpWriter& writer, const std::string& name) {
@@ -66,95 +61,147 @@ bool create_namespace(kw::bench::HttpWriter& writer, const std::string& name) {
   return status == 201 || status == 409;
 }
 
+std::string unique_namespace(const std::string& prefix) {
+  return prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(Clock::now().time_since_epoch().count() % 1000000);
+}
+
+// Lets this process hold one descriptor per HTTP/1.1 watcher.
+void raise_open_files_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
 struct Writes {
-  std::vector<Clock::time_point> acks;  // epoch for a failed write
+  std::vector<Clock::time_point> sent;  // epoch for a failed write
   Clock::time_point start, end;
   int ok = 0;
 };
 
-Writes write_pods(kw::bench::HttpWriter& writer, const std::string& namespace_, int events, double seconds) {
+// `events` creates, paced at `rate` per second (as fast as possible when rate <= 0); stops
+// early once `limit_seconds` have passed (an overloaded server answers writes slowly).
+Writes write_paced(kw::bench::HttpWriter& writer, const std::string& namespace_, int events, double rate,
+                   std::size_t payload, double limit_seconds) {
   std::vector<std::string> bodies;
-  for (int i = 0; i < events; ++i) bodies.push_back(pod_body(namespace_, i));
-  const std::string path = "/api/v1/namespaces/" + namespace_ + "/pods";
+  for (int i = 0; i < events; ++i) bodies.push_back(kw::bench::configmap_json(namespace_, event_name(i), payload));
+  const std::string path = "/api/v1/namespaces/" + namespace_ + "/configmaps";
   Writes w;
-  w.acks.resize(static_cast<std::size_t>(events));
+  w.sent.resize(static_cast<std::size_t>(events));
   w.start = Clock::now();
-  for (int i = 0; i < events && kw::bench::seconds_since(w.start) < seconds; ++i) {
+  for (int i = 0; i < events && kw::bench::seconds_since(w.start) < limit_seconds; ++i) {
+    if (rate > 0)
+      std::this_thread::sleep_until(w.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(i / rate)));
+    const auto sent = Clock::now();
     const int status = writer.request("POST", path, bodies[static_cast<std::size_t>(i)]);
     if (status != 201) {
-      if (status < 0 || i == 0) std::cerr << "watch_fanout_bench: create " << i << ": HTTP " << status << "\n";
+      std::cerr << "watch_fanout_bench: create " << i << ": HTTP " << status << "\n";
       continue;
     }
-    w.acks[static_cast<std::size_t>(i)] = Clock::now();
+    w.sent[static_cast<std::size_t>(i)] = sent;
     ++w.ok;
   }
   w.end = Clock::now();
   return w;
 }
 
-// One scenario: W watchers, then the writes, then wait for the deliveries.
-void run_scenario(const Settings& s, const std::string& transport, const std::string& encoding, int watchers) {
-  const std::string tag = "fanout." + (watchers == 0 ? std::string("baseline") : transport + "." + encoding) + ".w" +
-                          std::to_string(watchers);
-  const std::string ns = "fan-" + transport + "-" + encoding + "-" + std::to_string(watchers) + "-" +
-                         std::to_string(::getpid()) + "-" + std::to_string(Clock::now().time_since_epoch().count() % 100000);
+std::optional<kw::bench::ProcessSample> sample(const Settings& s) {
+  return s.server_pid > 0 ? kw::bench::sample_process(s.server_pid) : std::nullopt;
+}
+
+void run_fanout(const Settings& s) {
+  const std::string tag = "fanout." + s.tag;
   kw::bench::HttpWriter writer(s.target);
+  const std::string ns = unique_namespace("fan");
   if (!create_namespace(writer, ns)) return;
+  const int events = std::max(1, static_cast<int>(s.rate > 0 ? s.rate * s.duration : s.duration));
+  kw::bench::Receipts receipts(s.watchers, events);
+  receipts.encoding = s.encoding == "protobuf" ? Encoding::protobuf : Encoding::json;
+  const std::string accept =
+      s.encoding == "protobuf" ? "application/vnd.kubernetes.protobuf;stream=watch" : "application/json";
+  const std::string path = "/api/v1/namespaces/" + ns + "/configmaps?watch=1&resourceVersion=0";
 
-  const int events = watchers == 0 ? s.events
-                                   : static_cast<int>(std::clamp<long>(s.max_deliveries / watchers, 1, s.events));
-  kw::bench::Receipts receipts(std::max(watchers, 1), events);
-  receipts.encoding = encoding == "protobuf" ? Encoding::protobuf : Encoding::json;
-  const std::string accept = encoding == "protobuf" ? "application/vnd.kubernetes.protobuf;stream=watch"
-                                                    : "application/json";
-  const std::string path = "/api/v1/namespaces/" + ns + "/pods?watch=1";
-  std::optional<kw::bench::WatchLoop> loop;
-  if (watchers > 0) {
-    auto connections = transport == "h2c"
-                           ? kw::bench::open_h2c_watchers(s.target, path, accept, watchers, s.streams_per_connection, receipts)
-                           : kw::bench::open_h1_watchers(s.target, path, accept, watchers, receipts);
-    loop.emplace(std::move(connections));
-    const auto opened = Clock::now();
-    while (receipts.ready + receipts.failed < watchers && kw::bench::seconds_since(opened) < 20)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    if (receipts.ready < watchers) {
-      std::cerr << tag << ": only " << receipts.ready << "/" << watchers << " watches started\n";
-      kw::bench::report(tag + ".watch_start_failures", watchers - receipts.ready, "watchers");
-    }
+  // Open the watchers, then let the server settle before sampling its idle memory.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto before_open = sample(s);
+  const auto open_start = Clock::now();
+  auto connections = s.transport == "h2c"
+                         ? kw::bench::open_h2c_watchers(s.target, path, accept, s.watchers, s.streams_per_connection, receipts)
+                         : kw::bench::open_h1_watchers(s.target, path, accept, s.watchers, receipts);
+  kw::bench::WatchLoop loop(std::move(connections));
+  while (receipts.ready + receipts.failed < s.watchers && kw::bench::seconds_since(open_start) < 60)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const double open_seconds = kw::bench::seconds_since(open_start);
+  kw::bench::report(tag + ".open_seconds", open_seconds, "s");
+  if (receipts.ready < s.watchers) {
+    std::cerr << tag << ": only " << receipts.ready << "/" << s.watchers << " watches started\n";
+    kw::bench::report(tag + ".watch_start_failures", s.watchers - receipts.ready, "watchers");
   }
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const auto idle = sample(s);
+  if (before_open && idle && receipts.ready > 0)
+    kw::bench::report(tag + ".rss_per_watcher", (idle->rss_kib - before_open->rss_kib) / receipts.ready, "KiB");
 
-  const Writes writes = write_pods(writer, ns, events, s.seconds);
-  const double write_seconds = std::chrono::duration<double>(writes.end - writes.start).count();
-  kw::bench::report(tag + ".write_rate", writes.ok / write_seconds, "ops/s");
-  kw::bench::report(tag + ".events", events, "events");
-  if (writes.ok < events) kw::bench::report(tag + ".write_failures", events - writes.ok, "ops");
-  if (watchers == 0) return;
-
+  const double client_cpu_before = kw::bench::sample_process(::getpid()).value_or(kw::bench::ProcessSample{}).cpu_seconds;
+  const Writes writes = write_paced(writer, ns, events, s.rate, s.payload, s.duration * 2 + 5);
   const long expected = static_cast<long>(writes.ok) * receipts.ready;
-  // Watchers closed early (slow-consumer policy) never reach `expected`: the deadline bounds the wait.
-  while (receipts.delivered < expected && kw::bench::seconds_since(writes.start) < s.seconds &&
-         receipts.failed < watchers)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  loop.reset();  // joins the loop thread: the receipts are now ours to read
-
-  Clock::time_point last = writes.start;
+  while (receipts.delivered < expected && kw::bench::seconds_since(writes.end) < 15 && receipts.failed < s.watchers)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const auto after = sample(s);
+  const double client_cpu = kw::bench::sample_process(::getpid()).value_or(kw::bench::ProcessSample{}).cpu_seconds -
+                            client_cpu_before;
+  const long delivered = receipts.delivered.load();
+  const long duplicated = receipts.duplicated.load();
+  const int closed = receipts.failed.load();
   std::vector<double> latency_ms;
-  latency_ms.reserve(static_cast<std::size_t>(expected));
-  for (int w = 0; w < watchers; ++w)
+  latency_ms.reserve(static_cast<std::size_t>(delivered));
+  Clock::time_point last = writes.start;
+  for (int w = 0; w < s.watchers; ++w)
     for (int e = 0; e < events; ++e) {
       const auto at = receipts.at(w, e);
-      const auto acked = writes.acks[static_cast<std::size_t>(e)];
-      if (at == Clock::time_point{} || acked == Clock::time_point{}) continue;
+      const auto sent = writes.sent[static_cast<std::size_t>(e)];
+      if (at == Clock::time_point{} || sent == Clock::time_point{}) continue;
       last = std::max(last, at);
-      latency_ms.push_back(std::max(0.0, std::chrono::duration<double, std::milli>(at - acked).count()));
+      latency_ms.push_back(std::max(0.0, std::chrono::duration<double, std::milli>(at - sent).count()));
     }
+  const double write_seconds = std::chrono::duration<double>(writes.end - writes.start).count();
   const double span = std::chrono::duration<double>(last - writes.start).count();
-  kw::bench::report(tag + ".delivery_rate", span > 0 ? double(receipts.delivered) / span : 0, "events/s");
+  kw::bench::report(tag + ".write_rate", write_seconds > 0 ? writes.ok / write_seconds : 0, "ops/s");
+  kw::bench::report(tag + ".events", writes.ok, "events");
+  kw::bench::report(tag + ".delivery_rate", span > 0 ? double(delivered) / span : 0, "events/s");
   kw::bench::report(tag + ".latency_p50", kw::bench::percentile(latency_ms, 0.50), "ms");
   kw::bench::report(tag + ".latency_p99", kw::bench::percentile(latency_ms, 0.99), "ms");
-  const long lost = static_cast<long>(writes.ok) * watchers - receipts.delivered;
-  if (lost > 0) kw::bench::report(tag + ".undelivered", double(lost), "events");
-  if (receipts.failed > 0) kw::bench::report(tag + ".closed_watchers", receipts.failed, "watchers");
+  kw::bench::report(tag + ".latency_max", latency_ms.empty() ? 0 : latency_ms.back(), "ms");
+  if (idle && after && delivered > 0)
+    kw::bench::report(tag + ".cpu_per_1m", (after->cpu_seconds - idle->cpu_seconds) / double(delivered) * 1e6, "cpu-s");
+  // The load generator's own CPU: near 1 s per second means the client, not kw, was the limit.
+  if (span > 0) kw::bench::report(tag + ".client_cpu_share", client_cpu / span, "cpu-s/s");
+  kw::bench::report(tag + ".lost", double(std::max(0L, static_cast<long>(writes.ok) * s.watchers - delivered)), "events");
+  kw::bench::report(tag + ".duplicated", double(duplicated), "events");
+  if (closed > 0) kw::bench::report(tag + ".closed_watchers", closed, "watchers");
+}
+
+// K ConfigMaps in one namespace, then the median of 5 LISTs (resourceVersion=0: from the cache).
+void run_list(const Settings& s) {
+  kw::bench::HttpWriter writer(s.target);
+  const std::string ns = unique_namespace("list");
+  if (!create_namespace(writer, ns)) return;
+  const std::string path = "/api/v1/namespaces/" + ns + "/configmaps";
+  for (int i = 0; i < s.list_objects; ++i)
+    if (const int status = writer.request("POST", path, kw::bench::configmap_json(ns, "cm-" + std::to_string(i), s.payload));
+        status != 201) {
+      std::cerr << "watch_fanout_bench: list setup create " << i << ": HTTP " << status << "\n";
+      return;
+    }
+  std::vector<double> seconds;
+  for (int i = 0; i < 5; ++i) {
+    const auto start = Clock::now();
+    const int status = writer.request("GET", path + "?resourceVersion=0", "");
+    seconds.push_back(kw::bench::seconds_since(start));
+    if (status != 200) std::cerr << "watch_fanout_bench: list: HTTP " << status << "\n";
+  }
+  kw::bench::report("fanout.list.n" + std::to_string(s.list_objects) + ".seconds", kw::bench::percentile(seconds, 0.5), "s");
 }
 
 Settings parse(int argc, char** argv) {
@@ -164,15 +211,22 @@ Settings parse(int argc, char** argv) {
   if (colon == std::string::npos) throw std::invalid_argument("--server=HOST:PORT is required");
   s.target.host = server.substr(0, colon);
   s.target.port = std::stoi(server.substr(colon + 1));
-  s.watchers = kw::bench::parse_int_list(kw::bench::flag(argc, argv, "watchers", "10,100,1000"));
-  s.events = std::stoi(kw::bench::flag(argc, argv, "events", "1000"));
-  s.encodings = split(kw::bench::flag(argc, argv, "encodings", "json,protobuf"));
-  s.transports = split(kw::bench::flag(argc, argv, "transports", "h1,h2c"));
-  s.seconds = std::stod(kw::bench::flag(argc, argv, "seconds", "60"));
+  s.server_pid = std::stoi(kw::bench::flag(argc, argv, "server-pid", "0"));
+  s.watchers = std::stoi(kw::bench::flag(argc, argv, "watchers", "1000"));
+  s.rate = std::stod(kw::bench::flag(argc, argv, "rate", "10"));
+  s.duration = std::stod(kw::bench::flag(argc, argv, "duration", "10"));
+  s.transport = kw::bench::flag(argc, argv, "transport", "h2c");
+  s.encoding = kw::bench::flag(argc, argv, "encoding", "json");
   s.streams_per_connection = std::stoi(kw::bench::flag(argc, argv, "streams-per-connection", "500"));
-  s.max_deliveries = std::stol(kw::bench::flag(argc, argv, "max-deliveries", "300000"));
-  if (s.events <= 0 || s.events > 1000000 || s.streams_per_connection <= 0 || s.max_deliveries <= 0)
-    throw std::invalid_argument("--events must be 1..1000000, --streams-per-connection and --max-deliveries positive");
+  s.payload = static_cast<std::size_t>(std::stoul(kw::bench::flag(argc, argv, "payload", "1024")));
+  s.list_objects = std::stoi(kw::bench::flag(argc, argv, "list-objects", "0"));
+  if (s.watchers < 0 || s.watchers > 100000 || s.rate > 10000 || s.duration <= 0 || s.streams_per_connection <= 0)
+    throw std::invalid_argument("--watchers must be 0..100000, --rate <= 10000, --duration and --streams-per-connection positive");
+  if (s.transport != "h2c" && s.transport != "h1") throw std::invalid_argument("--transport must be h2c or h1");
+  if (s.encoding != "json" && s.encoding != "protobuf") throw std::invalid_argument("--encoding must be json or protobuf");
+  std::string rate = kw::bench::flag(argc, argv, "rate", "10");
+  s.tag = kw::bench::flag(argc, argv, "tag",
+                          s.transport + "." + s.encoding + ".n" + std::to_string(s.watchers) + ".w" + rate);
   return s;
 }
 
@@ -181,11 +235,9 @@ Settings parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     const Settings s = parse(argc, argv);
-    run_scenario(s, "h1", "json", 0);
-    for (const auto& transport : s.transports)
-      for (const auto& encoding : s.encodings)
-        for (int watchers : s.watchers)
-          if (watchers > 0) run_scenario(s, transport, encoding, watchers);
+    raise_open_files_limit();
+    if (s.watchers > 0) run_fanout(s);
+    if (s.list_objects > 0) run_list(s);
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "watch_fanout_bench: " << e.what() << "\n";

@@ -26,6 +26,9 @@ using Parser = http::request_parser<http::string_body>;
 std::string_view view(boost::beast::string_view text) { return {text.data(), text.size()}; }
 
 constexpr std::size_t k_read_chunk = 16 * 1024;
+// While a response streams (a watch), reads only notice the peer leaving or its next request:
+// a small buffer keeps thousands of idle watch connections cheap.
+constexpr std::size_t k_read_chunk_active = 512;
 constexpr auto k_linger = std::chrono::seconds(2);
 
 bool has_token(std::string_view list, std::string_view token) {
@@ -183,10 +186,11 @@ class Http1Connection final : public Connection,
     if (m_reading || m_closing || m_handed_off) return;
     // While a response is in flight only a small backlog is kept (no pipelining).
     if (m_active && m_input.size() > m_state.config.max_header_bytes) return;
+    if (m_active && m_input.size() == 0) m_input.shrink_to_fit();  // a long response: hold no buffer
     m_reading = true;
     // Reads land in their own buffer: m_input is parsed (and consumed) while a read is
     // outstanding, which would move the area a read into m_input.prepare() writes to.
-    m_stream.async_read_some(asio::buffer(m_read_buffer), [self = shared_from_this()](ErrorCode ec, std::size_t n) {
+    m_stream.async_read_some(read_area(), [self = shared_from_this()](ErrorCode ec, std::size_t n) {
       self->on_read(ec, n);
     });
   }
@@ -203,7 +207,7 @@ class Http1Connection final : public Connection,
       return;
     }
     const auto area = m_input.prepare(n);
-    std::memcpy(area.data(), m_read_buffer.data(), n);
+    std::memcpy(area.data(), m_read_buffer.get(), n);
     m_input.commit(n);
     touch();
     process_input();
@@ -363,9 +367,18 @@ class Http1Connection final : public Connection,
   void read_next_discarding() {
     m_reading = true;
     m_input.clear();
-    m_stream.async_read_some(asio::buffer(m_read_buffer), [self = shared_from_this()](ErrorCode ec, std::size_t n) {
+    m_stream.async_read_some(read_area(), [self = shared_from_this()](ErrorCode ec, std::size_t n) {
       self->on_read(ec, n);
     });
+  }
+
+  asio::mutable_buffer read_area() {
+    const std::size_t want = m_active ? k_read_chunk_active : k_read_chunk;
+    if (m_read_size != want) {
+      m_read_buffer = std::make_unique_for_overwrite<char[]>(want);
+      m_read_size = want;
+    }
+    return asio::buffer(m_read_buffer.get(), m_read_size);
   }
 
   void close_now() {
@@ -391,7 +404,10 @@ class Http1Connection final : public Connection,
   ByteStream m_stream;
   asio::steady_timer m_timer;
   boost::beast::flat_buffer m_input;  // bytes read and not yet parsed
-  std::array<char, k_read_chunk> m_read_buffer;  // the target of the outstanding read
+  // The target of the outstanding read: k_read_chunk bytes, k_read_chunk_active while a
+  // response is in flight. Only replaced while no read is outstanding.
+  std::unique_ptr<char[]> m_read_buffer;
+  std::size_t m_read_size = 0;
   std::optional<Parser> m_parser;
   Clock::time_point m_last_activity;
 

@@ -9,7 +9,7 @@
 #include <array>
 #include <charconv>
 #include <cstring>
-#include <deque>
+#include <vector>
 #include <unordered_map>
 
 #include "core/net/server/http_text.hpp"
@@ -35,8 +35,12 @@ struct H2Stream {
   bool finish_requested = false;
   bool eof_sent = false;
   std::shared_ptr<StreamCore> core;
-  std::deque<std::shared_ptr<const std::string>> queue;
+  // Body bytes not yet handed to nghttp2: queue[queue_head..], the first from front_offset.
+  // A vector, not a deque: an idle watch stream then costs no buffer at all.
+  std::vector<std::shared_ptr<const std::string>> queue;
+  std::size_t queue_head = 0;
   std::size_t front_offset = 0;
+  bool queue_empty() const { return queue_head == queue.size(); }
 };
 
 bool connection_specific(std::string_view name) {
@@ -234,19 +238,23 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     H2Stream* stream = self(user_data).find(stream_id);
     if (stream == nullptr) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
     std::size_t copied = 0;
-    while (copied < length && !stream->queue.empty()) {
-      const std::string& front = *stream->queue.front();
+    while (copied < length && !stream->queue_empty()) {
+      const std::string& front = *stream->queue[stream->queue_head];
       const std::size_t n = std::min(length - copied, front.size() - stream->front_offset);
       std::memcpy(buffer + copied, front.data() + stream->front_offset, n);
       copied += n;
       stream->front_offset += n;
       if (stream->front_offset == front.size()) {
-        stream->queue.pop_front();
+        stream->queue[stream->queue_head++].reset();
         stream->front_offset = 0;
       }
     }
+    if (stream->queue_empty()) {
+      stream->queue.clear();
+      stream->queue_head = 0;
+    }
     if (stream->core) stream->core->sent(copied);
-    if (stream->queue.empty() && stream->finish_requested) {
+    if (stream->queue_empty() && stream->finish_requested) {
       *data_flags |= NGHTTP2_DATA_FLAG_EOF;
       stream->eof_sent = true;
       if (stream->core) stream->core->transport_done();
@@ -270,7 +278,7 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     stream.request.tls = m_stream.peer().tls;
     stream.request.peer = m_stream.peer().identity;
     stream.request.remote_address = m_stream.peer().remote_address;
-    stream.core = std::make_shared<StreamCore>(m_state.link, weak_from_this(), stream.id);
+    stream.core = std::make_shared<StreamCore>(m_state.link, weak_from_this(), stream.id, m_outbox);
     m_state.dispatch(std::move(stream.request), make_response_stream(stream.core, Protocol::http2));
   }
 
@@ -404,6 +412,7 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
   ByteStream m_stream;
   asio::steady_timer m_timer;
   nghttp2_session* m_session = nullptr;
+  std::shared_ptr<Outbox> m_outbox = std::make_shared<Outbox>();  // shared by this connection's streams
   std::unordered_map<std::int32_t, std::unique_ptr<H2Stream>> m_streams;
   std::array<char, 16 * 1024> m_input{};
   std::string m_output;

@@ -1,6 +1,8 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ssl/context.hpp>
 
+#include <sys/resource.h>
+
 #include <mutex>
 #include <thread>
 
@@ -86,10 +88,19 @@ class HttpServerImpl final : public HttpServer {
   bool m_stopped = false;
 };
 
+// Every HTTP/1.1 watch holds a socket: let the process open as many as its hard limit allows.
+void raise_open_files_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  ::setrlimit(RLIMIT_NOFILE, &limit);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<HttpServer>> start_http_server(ServerConfig config, Handler handler) {
   if (!handler) return fail("start_http_server needs a request handler");
+  raise_open_files_limit();
   auto server = std::make_unique<HttpServerImpl>(std::move(config), std::move(handler));
   if (auto started = server->start(); !started) return std::unexpected(started.error());
   return std::unique_ptr<HttpServer>(std::move(server));

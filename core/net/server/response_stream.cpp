@@ -4,8 +4,12 @@
 
 namespace kw::net::detail {
 
-StreamCore::StreamCore(std::shared_ptr<ServerLink> link, std::weak_ptr<StreamSink> sink, std::int64_t id)
-    : m_link(std::move(link)), m_sink(std::move(sink)), m_id(id) {
+StreamCore::StreamCore(std::shared_ptr<ServerLink> link, std::weak_ptr<StreamSink> sink, std::int64_t id,
+                       std::shared_ptr<Outbox> outbox)
+    : m_link(std::move(link)),
+      m_sink(std::move(sink)),
+      m_id(id),
+      m_outbox(outbox ? std::move(outbox) : std::make_shared<Outbox>()) {
   m_link->stream_started();
 }
 
@@ -22,6 +26,60 @@ void StreamCore::set_on_close(std::function<void()> callback) {
   }
   m_on_close = std::move(callback);
 }
+
+bool Outbox::add(Item item) {
+  std::lock_guard lock(m_mutex);
+  m_items.push_back(std::move(item));
+  if (m_drain_posted) return false;
+  m_drain_posted = true;
+  return true;
+}
+
+void Outbox::drain(StreamSink& sink) {
+  std::vector<Item> batch;
+  {
+    std::lock_guard lock(m_mutex);
+    batch.swap(m_items);
+    m_drain_posted = false;
+  }
+  for (auto& item : batch) {
+    switch (item.kind) {
+      case Kind::begin: sink.sink_begin(item.id, std::move(*item.head)); break;
+      case Kind::write: sink.sink_write(item.id, std::move(item.bytes)); break;
+      case Kind::flush: sink.sink_flush(item.id); break;
+      case Kind::finish: sink.sink_finish(item.id); break;
+    }
+  }
+}
+
+void Outbox::discard() {
+  std::lock_guard lock(m_mutex);
+  m_items.clear();
+  m_drain_posted = false;
+}
+
+bool StreamCore::add_to_outbox(Outbox::Item item) {
+  if (!m_outbox->add(std::move(item))) return true;
+  if (post([outbox = m_outbox](StreamSink& sink, std::int64_t) { outbox->drain(sink); })) return true;
+  m_outbox->discard();
+  return false;
+}
+
+void StreamCore::enqueue_begin(ResponseHead head) {
+  add_to_outbox({m_id, Outbox::Kind::begin, nullptr, std::make_unique<ResponseHead>(std::move(head))});
+}
+
+bool StreamCore::enqueue_write(std::shared_ptr<const std::string> bytes) {
+  const std::size_t size = bytes->size();
+  add_queued(size);
+  if (add_to_outbox({m_id, Outbox::Kind::write, std::move(bytes), nullptr})) return true;
+  sent(size);
+  return false;
+}
+
+void StreamCore::enqueue_flush() { add_to_outbox({m_id, Outbox::Kind::flush, nullptr, nullptr}); }
+
+void StreamCore::enqueue_finish() { add_to_outbox({m_id, Outbox::Kind::finish, nullptr, nullptr}); }
 
 void StreamCore::mark_finished_by_handler() {
   std::lock_guard lock(m_callback_mutex);
@@ -62,35 +120,22 @@ class ResponseStreamImpl final : public ResponseStream {
 
   void begin(ResponseHead head) override {
     if (m_begun.exchange(true)) return;
-    m_core->post([head = std::move(head)](StreamSink& sink, std::int64_t id) mutable {
-      sink.sink_begin(id, std::move(head));
-    });
+    m_core->enqueue_begin(std::move(head));
   }
 
   bool write(std::shared_ptr<const std::string> bytes) override {
     if (m_finished.load() || m_core->closed()) return false;
     if (!m_begun.load()) begin(ResponseHead{});
-    m_core->add_queued(bytes->size());
-    const std::size_t size = bytes->size();
-    const bool posted = m_core->post([bytes = std::move(bytes)](StreamSink& sink, std::int64_t id) mutable {
-      sink.sink_write(id, std::move(bytes));
-    });
-    if (!posted) {
-      m_core->sent(size);
-      return false;
-    }
-    return true;
+    return m_core->enqueue_write(std::move(bytes));
   }
 
-  void flush() override {
-    m_core->post([](StreamSink& sink, std::int64_t id) { sink.sink_flush(id); });
-  }
+  void flush() override { m_core->enqueue_flush(); }
 
   void finish() override {
     if (m_finished.exchange(true)) return;
     if (!m_begun.load()) begin(ResponseHead{});
     m_core->mark_finished_by_handler();
-    m_core->post([](StreamSink& sink, std::int64_t id) { sink.sink_finish(id); });
+    m_core->enqueue_finish();
   }
 
   std::size_t queued_bytes() const override { return m_core->queued(); }

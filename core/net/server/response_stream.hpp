@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "core/net/server/server_state.hpp"
 
@@ -25,9 +26,37 @@ class StreamSink {
   virtual Strand sink_strand() = 0;
 };
 
+// The calls of one connection's responses waiting for its strand (begin, write, flush,
+// finish). Producers on any thread add to it; one drain posted to the strand hands everything
+// over in order, so a burst of events for many streams of one HTTP/2 connection costs one
+// post, not one each, and every response's calls keep their order.
+class Outbox {
+ public:
+  enum class Kind : std::uint8_t { begin, write, flush, finish };
+  struct Item {
+    std::int64_t id;
+    Kind kind;
+    std::shared_ptr<const std::string> bytes;  // write
+    std::unique_ptr<ResponseHead> head;        // begin
+  };
+  // Queues a call. True when the caller must post drain(): nothing was pending.
+  bool add(Item item);
+  // Strand side: hands the queued calls to the protocol.
+  void drain(StreamSink& sink);
+  // The posting failed (connection gone): drop what was queued.
+  void discard();
+
+ private:
+  std::mutex m_mutex;  // guards the fields below; taken without any other lock
+  std::vector<Item> m_items;
+  bool m_drain_posted = false;
+};
+
 class StreamCore {
  public:
-  StreamCore(std::shared_ptr<ServerLink> link, std::weak_ptr<StreamSink> sink, std::int64_t id);
+  // `outbox`: shared by the responses of one connection (HTTP/2); null = one of its own.
+  StreamCore(std::shared_ptr<ServerLink> link, std::weak_ptr<StreamSink> sink, std::int64_t id,
+             std::shared_ptr<Outbox> outbox = nullptr);
   ~StreamCore();
 
   // Caller side (any thread).
@@ -43,6 +72,13 @@ class StreamCore {
     });
   }
   void set_on_close(std::function<void()> callback);
+  // Queue the response's calls through the connection's outbox, in order: calls made while
+  // an earlier batch has not reached the strand join it (a backlog goes out together).
+  // enqueue_write is false when the connection is gone (the bytes are dropped, uncounted).
+  void enqueue_begin(ResponseHead head);
+  bool enqueue_write(std::shared_ptr<const std::string> bytes);
+  void enqueue_flush();
+  void enqueue_finish();
   void add_queued(std::size_t n) { m_queued += n; }
   std::size_t queued() const { return m_queued.load(); }
   bool closed() const { return m_closed.load(); }
@@ -63,6 +99,9 @@ class StreamCore {
   std::atomic<std::size_t> m_queued{0};
   std::atomic<bool> m_closed{false};
   std::atomic<bool> m_transport_done{false};
+  std::shared_ptr<Outbox> m_outbox;
+
+  bool add_to_outbox(Outbox::Item item);
   std::mutex m_callback_mutex;  // guards the three fields below
   std::function<void()> m_on_close;
   bool m_finished_by_handler = false;

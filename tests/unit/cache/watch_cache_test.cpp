@@ -283,7 +283,7 @@ TEST_CASE("sendInitialEvents ends the initial state with the initial-events-end 
   CHECK(sink->bookmark_object()["metadata"]["annotations"]["k8s.io/initial-events-end"] == "true");
 }
 
-TEST_CASE("a watcher that stays full is closed while the others keep receiving") {
+TEST_CASE("a watcher that stays full past the budget is closed while the others keep receiving") {
   Fixture f;
   auto slow = std::make_shared<RecordingSink>();
   auto fast = std::make_shared<RecordingSink>();
@@ -293,11 +293,69 @@ TEST_CASE("a watcher that stays full is closed while the others keep receiving")
   f.put("a", "web");
   f.put("b", "web");
   CHECK(fast->wait_for(2).size() == 2);
-  for (int i = 0; i < 300 && !slow->closed(); ++i) std::this_thread::sleep_for(10ms);
+  f.cache->tick();
+  CHECK_FALSE(slow->closed());  // within the budget: its events are held back
+  f.clock_ms += 150;
+  f.cache->tick();
   CHECK(slow->closed());
   CHECK(slow->reason().find("too slow") != std::string::npos);
   CHECK(f.cache->metrics().terminated_watchers == 1);
   CHECK(f.cache->metrics().watchers == 1);
+}
+
+TEST_CASE("a watcher full for less than the budget gets every held-back event, in order") {
+  Fixture f;
+  auto slow = std::make_shared<RecordingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::current_state), slow));
+  slow->m_full = true;
+  const auto last = [&] {
+    cache::Revision r = 0;
+    for (int i = 0; i < 5; ++i) r = f.put("p" + std::to_string(i), "web");
+    return r;
+  }();
+  f.wait_revision(last);
+  f.clock_ms += 50;
+  f.cache->tick();
+  CHECK(slow->events().empty());
+  slow->m_full = false;
+  f.cache->tick();
+  const auto got = slow->events();
+  REQUIRE(got.size() == 5);
+  for (int i = 0; i < 5; ++i) CHECK(got[static_cast<std::size_t>(i)].name == "p" + std::to_string(i));
+  CHECK_FALSE(slow->closed());
+  CHECK(f.cache->metrics().terminated_watchers == 0);
+}
+
+TEST_CASE("dispatch never waits for a full watcher: others and reads go on at once") {
+  Fixture f;
+  auto slow = std::make_shared<RecordingSink>();
+  auto fast = std::make_shared<RecordingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::current_state), slow));
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::current_state), fast));
+  slow->m_full = true;
+  const auto started = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; ++i) f.put("n" + std::to_string(i), "web");
+  CHECK(fast->wait_for(10).size() == 10);
+  const auto listed = f.cache->list(cache::WatchFilter{}, false);
+  REQUIRE(listed);
+  CHECK(listed->items.size() == 10);
+  // The clock stands still, so the budget never ran out: nothing waited on the slow watcher.
+  CHECK(std::chrono::steady_clock::now() - started < 2s);
+  CHECK_FALSE(slow->closed());
+  CHECK(f.cache->metrics().terminated_watchers == 0);
+}
+
+TEST_CASE("a watcher holding back more than max_held_events is closed at once") {
+  Fixture f;
+  auto slow = std::make_shared<RecordingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::current_state), slow));
+  slow->m_full = true;
+  cache::Revision last = 0;
+  for (int i = 0; i < 1002; ++i) last = f.put("m" + std::to_string(i), "web");
+  f.wait_revision(last);
+  for (int i = 0; i < 500 && !slow->closed(); ++i) std::this_thread::sleep_for(10ms);
+  CHECK(slow->closed());
+  CHECK(f.cache->metrics().terminated_watchers == 1);
 }
 
 TEST_CASE("a consistent list catches up with the store's revision, even through unrelated writes") {
