@@ -35,6 +35,10 @@ struct ResourceInfo {
   // protobuf form (CRDs, Table).
   std::string proto_message;
   std::vector<ColumnDefinition> columns;  // Table columns (NAME first)
+  // A custom resource (from a CRD): stored as JSON under storage_version's apiVersion and
+  // served as `version` (conversion None: only apiVersion differs).
+  bool custom = false;
+  std::string storage_version;
 
   std::string api_version() const;   // "v1" or "apps/v1"
   std::string group_version() const; // same as api_version()

@@ -1,5 +1,6 @@
 #include "server/http/api_server.hpp"
 
+#include <algorithm>
 #include <random>
 #include <sstream>
 
@@ -7,6 +8,7 @@
 #include "core/codec/protobuf.hpp"
 #include "core/codec/yaml.hpp"
 #include "server/auth/status.hpp"
+#include "server/cache/list_json.hpp"
 #include "server/http/discovery.hpp"
 #include "server/http/openapi.hpp"
 #include "server/http/patch.hpp"
@@ -66,6 +68,25 @@ registry::ApiError not_acceptable() {
 
 std::string kind_list_json_kind(const api::ResourceInfo& info) { return info.list_kind; }
 
+// The openAPIV3Schema of every custom resource version, from the stored CRDs.
+CustomSchemas custom_schemas(registry::Registry& store) {
+  CustomSchemas out;
+  const auto table = store.resources();
+  const auto* definitions = table->find_plural("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+  auto listed = definitions ? store.list(*definitions, {}) : registry::ApiResult<registry::ListResult>{};
+  if (!listed) return out;
+  for (const auto& item : listed->items) {
+    const auto& spec = item->object.value("spec", nlohmann::json::object());
+    const std::string kind = spec.value("names", nlohmann::json::object()).value("kind", "");
+    for (const auto& version : spec.value("versions", nlohmann::json::array())) {
+      auto schema = version.value("schema", nlohmann::json::object()).value("openAPIV3Schema", nlohmann::json());
+      if (schema.is_object())
+        out[spec.value("group", "") + "/" + version.value("name", "") + "/" + kind] = std::move(schema);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 ApiServer::ApiServer(registry::Registry& registry, ApiServerOptions options)
@@ -91,7 +112,9 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
   if (path == "/version") return send_json(*stream, 200, version_info());
   if (path == "/metrics") return handle_metrics(*stream);
   if (info.is_resource_request) return handle_resource(request, info, query, stream);
-  if (request.method == "GET" && handle_openapi(request, *stream, m_registry.resources())) return;
+  if (request.method == "GET" && request.path.starts_with("/openapi/") &&
+      handle_openapi(request, *stream, *m_registry.resources(), custom_schemas(m_registry)))
+    return;
   if (request.method == "GET" && handle_discovery(request, info, *stream)) return;
   send_error(*stream, resource_not_found());
 }
@@ -118,7 +141,8 @@ bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestIn
 
 bool ApiServer::handle_discovery(const net::Request& request, const RequestInfo& info, net::ResponseStream& stream) {
   const auto& parts = info.parts;
-  const auto& table = m_registry.resources();
+  const auto snapshot = m_registry.resources();
+  const auto& table = *snapshot;
   nlohmann::json body;
   if (parts.size() == 1 && parts[0] == "api") {
     const auto* host = request.header("host");
@@ -165,7 +189,8 @@ void ApiServer::handle_metrics(net::ResponseStream& stream) {
 void ApiServer::handle_resource(const net::Request& request, const RequestInfo& info,
                                 const std::map<std::string, std::string>& query,
                                 const std::shared_ptr<net::ResponseStream>& stream) {
-  const auto* resource = m_registry.resources().find_plural(info.group, info.version, info.resource);
+  const auto table = m_registry.resources();  // keeps `resource` alive while the request runs
+  const auto* resource = table->find_plural(info.group, info.version, info.resource);
   if (!resource || (!info.subresource.empty() && !resource->has_subresource(info.subresource)))
     return send_error(*stream, resource_not_found());
   if (!resource->namespaced && !info.namespace_.empty() && info.resource != "namespaces")
@@ -243,6 +268,12 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
                           {"columnDefinitions", table_columns(*resource)}, {"rows", rows}},
                          *format);
     }
+    if (format->format == Format::json) {
+      // Joined from each cached object's JSON, encoded once per object version.
+      std::string bytes = cache::list_json(kind_list_json_kind(*resource), resource->api_version(), meta, listed->items);
+      bytes += '\n';
+      return send_encoded(*stream, 200, std::move(bytes), *format);
+    }
     nlohmann::json items = nlohmann::json::array();
     for (const auto& item : listed->items) items.push_back(item->object);
     return send_object(*stream, 200,
@@ -256,6 +287,14 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
       auto body = read_body(request);
       if (!body) return send_error(*stream, body.error());
       options = std::move(*body);
+    }
+    // DeleteOptions.dryRun (kubectl sends it in the body) means the same as the query's.
+    if (options.is_object() && options.contains("dryRun")) {
+      const auto& modes = options["dryRun"];
+      if (!modes.is_array() || std::any_of(modes.begin(), modes.end(), [](const nlohmann::json& m) { return m != "All"; }))
+        return send_error(*stream, registry::bad_request("dryRun: Unsupported value: " + modes.dump() +
+                                                         ": supported values: \"All\""));
+      if (!modes.empty()) write.dry_run = true;
     }
     if (info.verb == "delete") return reply(200, m_registry.remove(*resource, info.namespace_, info.name, options, write));
     registry::ListRequest list;
@@ -289,6 +328,14 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
     const auto* type_header = request.header("content-type");
     auto media = type_header ? codec::parse_media_type(*type_header) : kw::fail("missing");
     auto type = media ? patch_type(media->essence()) : std::nullopt;
+    // Custom resources have no merge keys: kube-apiserver refuses strategic merge patches.
+    if (type == PatchType::strategic && resource->custom) type.reset();
+    if (!type && resource->custom)
+      return send_error(*stream, registry::ApiError{415, "UnsupportedMediaType",
+                                                    "the body of the request was in an unknown format - accepted media types include: "
+                                                    "application/json-patch+json, application/merge-patch+json, "
+                                                    "application/apply-patch+yaml",
+                                                    {}});
     if (!type)
       return send_error(*stream, registry::ApiError{415, "UnsupportedMediaType",
                                                     "the body of the request was in an unknown format - accepted media types include: "
@@ -362,7 +409,7 @@ void ApiServer::handle_watch(const net::Request& request, const api::ResourceInf
   }
   watch.deadline = std::chrono::steady_clock::now() + timeout;
 
-  auto* cache = m_registry.cache_for(resource);
+  auto cache = m_registry.cache_for(resource);
   if (!cache || !cache->ready()) {
     stream->begin({429, {{"content-type", "application/json"}, {"retry-after", "1"}}, false});
     stream->write(registry::ApiError{429, "TooManyRequests", "the watch cache is not ready yet; retry", {}}.status().dump());
@@ -371,9 +418,12 @@ void ApiServer::handle_watch(const net::Request& request, const api::ResourceInf
   }
   // sendInitialEvents=false without a resourceVersion: changes from now on, no initial state.
   if (watch.mode == cache::StartMode::exact && (rv.empty() || rv == "0")) watch.revision = cache->revision();
-  net::ResponseHead head{200, {{"content-type", format->content_type}, {"cache-control", "no-cache, private"}}, false};
+  // Over WebSocket, protobuf events travel as binary messages and JSON/YAML as text.
+  const bool binary = format->format == Format::protobuf;
+  net::ResponseHead head{200, {{"content-type", format->content_type}, {"cache-control", "no-cache, private"}}, binary};
   stream->begin(head);
-  auto sink = std::make_shared<WatchStream>(stream, resource, *format, m_options.max_watch_queue_bytes);
+  auto sink = std::make_shared<WatchStream>(stream, resource, *format, m_options.max_watch_queue_bytes,
+                                            request.protocol == net::Protocol::websocket);
   ++m_watches_started;
   auto started = cache->watch(watch, sink);
   if (!started) {

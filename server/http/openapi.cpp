@@ -48,8 +48,9 @@ OpenApiDocument serialize(const json& document) {
   return out;
 }
 
-std::string fingerprint(const api::ResourceTable& table) {
+std::string fingerprint(const api::ResourceTable& table, const CustomSchemas& custom) {
   std::string out;
+  for (const auto& [key, schema] : custom) out += key + "=" + schema.dump() + "\n";
   for (const auto& r : table.all()) {
     out += r.group + "/" + r.version + "/" + r.plural + "/" + r.kind + "/" + r.list_kind + "/" + r.proto_message +
            (r.namespaced ? "/ns" : "/cluster");
@@ -175,7 +176,22 @@ std::vector<std::string> openapi_v3_group_versions(const api::ResourceTable& tab
   return out;
 }
 
-json openapi_v3_document(const api::ResourceTable& table, std::string_view path) {
+// A custom resource's kind schema: its CRD's openAPIV3Schema, with the type and object
+// metadata of the generic one.
+void use_custom_schema(const api::ResourceInfo& resource, const CustomSchemas& custom, json& schemas) {
+  auto found = custom.find(resource.group + "/" + resource.version + "/" + resource.kind);
+  if (!resource.custom || found == custom.end() || !found->second.is_object()) return;
+  json& generic = schemas[openapi::kind_definition(resource)];
+  json merged = found->second;
+  if (!merged.contains("properties") || !merged["properties"].is_object()) merged["properties"] = json::object();
+  for (const char* field : {"apiVersion", "kind", "metadata"})
+    if (generic.contains("properties") && generic["properties"].contains(field))
+      merged["properties"][field] = generic["properties"][field];
+  merged["x-kubernetes-group-version-kind"] = generic.value("x-kubernetes-group-version-kind", json::array());
+  generic = std::move(merged);
+}
+
+json openapi_v3_document(const api::ResourceTable& table, std::string_view path, const CustomSchemas& custom) {
   json schemas = json::object();
   json paths = json::object();
   bool found = false;
@@ -183,6 +199,7 @@ json openapi_v3_document(const api::ResourceTable& table, std::string_view path)
     if (group_version_path(resource) != path) continue;
     found = true;
     openapi::add_resource_schemas(resource, Dialect::openapi_v3, schemas);
+    use_custom_schema(resource, custom, schemas);
     openapi::add_resource_paths(resource, Dialect::openapi_v3, paths);
   }
   if (!found) return nullptr;
@@ -201,8 +218,9 @@ json openapi_v3_document(const api::ResourceTable& table, std::string_view path)
           {"security", json::array({{{"BearerToken", json::array()}}})}};
 }
 
-std::shared_ptr<const OpenApiDocumentSet> OpenApiDocuments::documents(const api::ResourceTable& table) {
-  std::string current = fingerprint(table);
+std::shared_ptr<const OpenApiDocumentSet> OpenApiDocuments::documents(const api::ResourceTable& table,
+                                                                      const CustomSchemas& custom) {
+  std::string current = fingerprint(table, custom);
   std::lock_guard lock(m_mutex);
   if (m_documents && current == m_fingerprint) return m_documents;
   auto set = std::make_shared<OpenApiDocumentSet>();
@@ -212,7 +230,7 @@ std::shared_ptr<const OpenApiDocumentSet> OpenApiDocuments::documents(const api:
   set->v2_protobuf.hash = content_hash(set->v2_protobuf.body);
   json discovery = {{"paths", json::object()}};
   for (const auto& path : openapi_v3_group_versions(table)) {
-    OpenApiDocument document = serialize(openapi_v3_document(table, path));
+    OpenApiDocument document = serialize(openapi_v3_document(table, path, custom));
     discovery["paths"][path] = {{"serverRelativeURL", std::string(k_v3_path) + "/" + path + "?hash=" + document.hash}};
     set->v3.emplace(path, std::move(document));
   }
@@ -223,12 +241,12 @@ std::shared_ptr<const OpenApiDocumentSet> OpenApiDocuments::documents(const api:
 }
 
 bool handle_openapi(const net::Request& request, net::ResponseStream& stream, const api::ResourceTable& table,
-                    OpenApiDocuments& documents) {
+                    OpenApiDocuments& documents, const CustomSchemas& custom) {
   const std::string_view path = request.path;
   const bool v2 = path == k_v2_path;
   const bool v3 = path == k_v3_path || path.starts_with(std::string(k_v3_path) + "/");
   if (!v2 && !v3) return false;
-  const auto set = documents.documents(table);
+  const auto set = documents.documents(table, custom);
   std::string_view group_version = path.size() > k_v3_path.size() ? path.substr(k_v3_path.size() + 1) : "";
   while (group_version.ends_with('/')) group_version.remove_suffix(1);
   const auto found = set->v3.find(std::string(group_version));
@@ -253,9 +271,10 @@ bool handle_openapi(const net::Request& request, net::ResponseStream& stream, co
   return true;
 }
 
-bool handle_openapi(const net::Request& request, net::ResponseStream& stream, const api::ResourceTable& table) {
+bool handle_openapi(const net::Request& request, net::ResponseStream& stream, const api::ResourceTable& table,
+                    const CustomSchemas& custom) {
   static OpenApiDocuments documents;
-  return handle_openapi(request, stream, table, documents);
+  return handle_openapi(request, stream, table, documents, custom);
 }
 
 }  // namespace kw::http

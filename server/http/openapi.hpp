@@ -25,12 +25,17 @@
 
 namespace kw::http {
 
+// The openAPIV3Schema of each custom resource version, by "<group>/<version>/<kind>":
+// the v3 documents describe custom resources with them (kubectl explain).
+using CustomSchemas = std::map<std::string, nlohmann::json>;
+
 nlohmann::json swagger_v2_document(const api::ResourceTable& table);
 // "api/v1", "apis/apps/v1", ...: the group versions of `table`, in discovery order.
 std::vector<std::string> openapi_v3_group_versions(const api::ResourceTable& table);
 // The OpenAPI 3.0 document of one group version ("api/v1", "apis/apps/v1"); null when
 // the table serves no such group version.
-nlohmann::json openapi_v3_document(const api::ResourceTable& table, std::string_view group_version_path);
+nlohmann::json openapi_v3_document(const api::ResourceTable& table, std::string_view group_version_path,
+                                   const CustomSchemas& custom = {});
 
 struct OpenApiDocument {
   std::string body;  // serialized JSON (protobuf for OpenApiDocumentSet::v2_protobuf)
@@ -48,7 +53,8 @@ struct OpenApiDocumentSet {
 // the table changes (custom resources added or removed). Thread-safe.
 class OpenApiDocuments {
  public:
-  std::shared_ptr<const OpenApiDocumentSet> documents(const api::ResourceTable& table);
+  std::shared_ptr<const OpenApiDocumentSet> documents(const api::ResourceTable& table,
+                                                      const CustomSchemas& custom = {});
 
  private:
   std::mutex m_mutex;  // guards m_fingerprint and m_documents
@@ -59,8 +65,9 @@ class OpenApiDocuments {
 // Answers GET /openapi/v2, /openapi/v3 and /openapi/v3/<group version> and returns
 // true; returns false (having written nothing) for any other path.
 bool handle_openapi(const net::Request& request, net::ResponseStream& stream, const api::ResourceTable& table,
-                    OpenApiDocuments& documents);
+                    OpenApiDocuments& documents, const CustomSchemas& custom = {});
 // The same with one process-wide OpenApiDocuments (a memo of a pure function of `table`).
-bool handle_openapi(const net::Request& request, net::ResponseStream& stream, const api::ResourceTable& table);
+bool handle_openapi(const net::Request& request, net::ResponseStream& stream, const api::ResourceTable& table,
+                    const CustomSchemas& custom = {});
 
 }  // namespace kw::http

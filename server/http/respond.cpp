@@ -83,6 +83,11 @@ void send_object(net::ResponseStream& stream, int status, const nlohmann::json& 
     bytes = body.dump();
     bytes += '\n';
   }
+  send_encoded(stream, status, std::move(bytes), format, warnings);
+}
+
+void send_encoded(net::ResponseStream& stream, int status, std::string bytes, const Negotiated& format,
+                  const std::vector<std::string>& warnings) {
   net::ResponseHead head{status, {{"content-type", format.content_type}, {"content-length", std::to_string(bytes.size())}},
                          false};
   for (const auto& warning : warnings) head.headers.push_back({"warning", "299 - " + nlohmann::json(warning).dump()});

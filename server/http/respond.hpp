@@ -39,6 +39,10 @@ void send_error(net::ResponseStream& stream, const registry::ApiError& error);
 void send_object(net::ResponseStream& stream, int status, const nlohmann::json& body, const Negotiated& format,
                  const std::vector<std::string>& warnings = {});
 
+// Bytes already encoded in the negotiated format (a list joined from cached JSON).
+void send_encoded(net::ResponseStream& stream, int status, std::string bytes, const Negotiated& format,
+                  const std::vector<std::string>& warnings = {});
+
 // One Table row for `object` (cells, conditions, and the object per include_object).
 nlohmann::json table_row(const api::ResourceInfo& info, const nlohmann::json& object,
                          const std::string& include_object, std::chrono::system_clock::time_point now);

@@ -30,6 +30,14 @@ ApiError not_found(const std::string& group, const std::string& plural, const st
                   details_for(group, plural, name)};
 }
 
+std::string causes_summary(const nlohmann::json& causes) {
+  auto line = [](const nlohmann::json& c) { return c.value("field", "") + ": " + c.value("message", ""); };
+  if (causes.size() == 1) return line(causes[0]);
+  std::string out = "[";
+  for (std::size_t i = 0; i < causes.size(); ++i) out += (i ? ", " : "") + line(causes[i]);
+  return out + "]";
+}
+
 ApiError invalid(const std::string& group, const std::string& kind, const std::string& name,
                  nlohmann::json causes, const std::string& summary) {
   nlohmann::json details = {{"name", name}, {"kind", kind}, {"causes", std::move(causes)}};

@@ -20,6 +20,9 @@ struct ApiError {
 
 ApiError bad_request(std::string message);
 ApiError not_found(const std::string& group, const std::string& plural, const std::string& name);
+// kube-apiserver's summary of field errors ({field, message} causes): the one error, or all
+// of them in brackets.
+std::string causes_summary(const nlohmann::json& causes);
 ApiError invalid(const std::string& group, const std::string& kind, const std::string& name,
                  nlohmann::json causes, const std::string& summary);
 // storage error about object `name` of `plural` in `group`

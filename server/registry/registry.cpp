@@ -66,11 +66,28 @@ std::string index_field_for(const api::ResourceInfo& info) {
   return info.group.empty() && info.kind == "Pod" ? "spec.nodeName" : "";
 }
 
+bool is_definitions(const api::ResourceInfo& info) {
+  return info.group == "apiextensions.k8s.io" && info.plural == "customresourcedefinitions";
+}
+
 }  // namespace
 
 Registry::Registry(storage::Backend& backend, api::ResourceTable resources, RegistryOptions options)
-    : m_backend(backend), m_resources(std::move(resources)), m_options(std::move(options)) {
+    : m_backend(backend), m_options(std::move(options)) {
   if (!m_options.clock) m_options.clock = [] { return std::chrono::system_clock::now(); };
+  if (!resources.find_plural("apiextensions.k8s.io", "v1", "customresourcedefinitions"))
+    resources.add(crd::definitions_resource());
+  m_resources = std::make_shared<const api::ResourceTable>(std::move(resources));
+}
+
+std::shared_ptr<const api::ResourceTable> Registry::resources() const {
+  std::lock_guard lock(m_resources_mutex);
+  return m_resources;
+}
+
+std::string Registry::cache_key(const api::ResourceInfo& info) const {
+  // Each served version of a custom resource has its own cache: events carry its apiVersion.
+  return info.custom ? key_prefix(info, "") + "@" + info.version : key_prefix(info, "");
 }
 
 Registry::~Registry() = default;
@@ -104,6 +121,7 @@ storage::Result<cache::ObjectPtr> Registry::decode(const api::ResourceInfo& info
   object->key = kv.key;
   object->revision = kv.mod_revision;
   metadata(parsed)["resourceVersion"] = std::to_string(kv.mod_revision);
+  if (info.custom) parsed["apiVersion"] = info.api_version();
   const auto& meta = parsed["metadata"];
   object->name = meta.value("name", std::string());
   object->namespace_ = meta.value("namespace", std::string());
@@ -115,6 +133,7 @@ storage::Result<cache::ObjectPtr> Registry::decode(const api::ResourceInfo& info
 
 ApiResult<nlohmann::json> Registry::normalize(const api::ResourceInfo& info, const nlohmann::json& object,
                                               const WriteOptions& options) const {
+  if (info.custom && object.is_object()) return normalize_custom(info, object, options);
   if (info.proto_message.empty() || !object.is_object()) return object;
   auto encoded = codec::json_to_protobuf(object, info.proto_message, options.field_validation);
   if (!encoded) return std::unexpected(bad_request(encoded.error().message));
@@ -128,20 +147,28 @@ ApiResult<nlohmann::json> Registry::normalize(const api::ResourceInfo& info, con
   return std::move(*decoded);
 }
 
-storage::Result<void> Registry::start() {
-  for (const auto& info : m_resources.all()) {
-    cache::CacheOptions options;
-    options.prefix = key_prefix(info, "");
-    options.api_version = info.api_version();
-    options.kind = info.kind;
-    options.index_field = index_field_for(info);
-    options.decode = [this, info](const storage::KeyValue& kv) { return decode(info, kv); };
-    auto cache = std::make_unique<cache::WatchCache>(m_backend, std::move(options));
-    if (auto started = cache->start(); !started) return started;
+storage::Result<void> Registry::start_cache(const api::ResourceInfo& info) {
+  cache::CacheOptions options;
+  options.prefix = key_prefix(info, "");
+  options.api_version = info.api_version();
+  options.kind = info.kind;
+  options.index_field = index_field_for(info);
+  options.decode = [this, info](const storage::KeyValue& kv) { return decode(info, kv); };
+  auto cache = std::make_shared<cache::WatchCache>(m_backend, std::move(options));
+  if (auto started = cache->start(); !started) return started;
+  std::shared_ptr<cache::WatchCache> replaced;
+  {
     std::lock_guard lock(m_caches_mutex);
-    m_caches[key_prefix(info, "")] = std::move(cache);
+    replaced = std::exchange(m_caches[cache_key(info)], std::move(cache));
   }
-  const auto* namespaces = m_resources.find_plural("", "v1", "namespaces");
+  return {};  // a replaced cache stops (closing its watchers) here, outside the lock
+}
+
+storage::Result<void> Registry::start() {
+  const auto table = resources();
+  for (const auto& info : table->all())
+    if (auto started = start_cache(info); !started) return started;
+  const auto* namespaces = table->find_plural("", "v1", "namespaces");
   for (const char* name : k_default_namespaces) {
     nlohmann::json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
     auto created = create(*namespaces, "", std::move(ns), {});
@@ -151,7 +178,7 @@ storage::Result<void> Registry::start() {
                                                 created.error().message});
     }
   }
-  return {};
+  return load_definitions();
 }
 
 bool Registry::ready() const {
@@ -162,10 +189,10 @@ bool Registry::ready() const {
   return true;
 }
 
-cache::WatchCache* Registry::cache_for(const api::ResourceInfo& info) {
+std::shared_ptr<cache::WatchCache> Registry::cache_for(const api::ResourceInfo& info) {
   std::lock_guard lock(m_caches_mutex);
-  auto found = m_caches.find(key_prefix(info, ""));
-  return found == m_caches.end() ? nullptr : found->second.get();
+  auto found = m_caches.find(cache_key(info));
+  return found == m_caches.end() ? nullptr : found->second;
 }
 
 std::vector<std::pair<std::string, cache::CacheMetrics>> Registry::cache_metrics() const {
@@ -201,7 +228,8 @@ ApiResult<cache::WatchFilter> Registry::make_filter(const api::ResourceInfo& inf
 
 ApiResult<void> Registry::check_namespace(const api::ResourceInfo& info, const std::string& ns) {
   if (!info.namespaced) return {};
-  const auto* namespaces = m_resources.find_plural("", "v1", "namespaces");
+  const auto table = resources();
+  const auto* namespaces = table->find_plural("", "v1", "namespaces");
   auto found = m_backend.get(key(*namespaces, "", ns));
   if (!found) {
     if (found.error().code == storage::ErrorCode::not_found) return std::unexpected(not_found("", "namespaces", ns));
@@ -229,6 +257,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   auto normalized = normalize(info, object, options);
   if (!normalized) return std::unexpected(normalized.error());
   object = std::move(*normalized);
+  if (info.custom && info.has_subresource("status")) object.erase("status");  // written through /status only
   auto& meta = metadata(object);
   if (info.namespaced) {
     const auto body_ns = meta.value("namespace", std::string());
@@ -242,8 +271,9 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
     meta["name"] = meta["generateName"].get<std::string>() + random_string(5, "bcdfghjklmnpqrstvwxz2456789");
   const std::string name = meta.value("name", std::string());
   if (auto causes = validate_object(info, object); !causes.empty())
-    return std::unexpected(invalid(info.group, info.kind, name, causes,
-                                   causes[0].value("field", "") + ": " + causes[0].value("message", "")));
+    return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
+  if (is_definitions(info))
+    if (auto prepared = prepare_definition(object); !prepared) return std::unexpected(prepared.error());
   if (auto ok = check_namespace(info, ns); !ok) return std::unexpected(ok.error());
   for (const char* server_set : {"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"})
     meta.erase(server_set);
@@ -258,11 +288,17 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
     if (!object["status"].contains("phase")) object["status"]["phase"] = "Pending";
   }
   if (options.dry_run) return object;
-  const std::string value = object.dump();
+  const std::string value = info.custom ? to_storage_version(info, object).dump() : object.dump();
   const auto ttl = info.group.empty() && info.kind == "Event" ? m_options.event_ttl : std::chrono::seconds{0};
   auto written = m_backend.create(key(info, ns, name), value, ttl);
   if (!written) return std::unexpected(from_storage(written.error(), info.group, info.plural, name));
   meta["resourceVersion"] = std::to_string(written->revision);
+  if (is_definitions(info))
+    if (auto installed = install_definition(object); !installed)
+      return std::unexpected(ApiError{500, "InternalError",
+                                      "the CustomResourceDefinition was stored but cannot be served yet: " +
+                                          installed.error().message,
+                                      {}});
   return object;
 }
 
@@ -278,6 +314,7 @@ ApiResult<nlohmann::json> Registry::update_with(
       return std::unexpected(from_storage(storage::Error{storage::ErrorCode::corrupt, k, 0, "not JSON"}, info.group,
                                           info.plural, name));
     metadata(existing)["resourceVersion"] = std::to_string(current->mod_revision);
+    if (info.custom) existing["apiVersion"] = info.api_version();
     auto wanted = mutate(existing);
     if (!wanted) return wanted;
     if (!wanted->is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
@@ -326,16 +363,26 @@ ApiResult<nlohmann::json> Registry::update_with(
         meta["generation"] = old_meta.value("generation", 0) + 1;
     }
     if (auto causes = validate_object(info, object); !causes.empty())
-      return std::unexpected(invalid(info.group, info.kind, name, causes,
-                                     causes[0].value("field", "") + ": " + causes[0].value("message", "")));
+      return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
+    if (info.custom && options.subresource == "status")
+      if (auto checked = check_custom(info, object); !checked) return std::unexpected(checked.error());
+    if (is_definitions(info))
+      if (auto prepared = prepare_definition(object); !prepared) return std::unexpected(prepared.error());
     metadata(object).erase("resourceVersion");
     if (options.dry_run) {
       metadata(object)["resourceVersion"] = std::to_string(current->mod_revision);
       return object;
     }
-    auto written = m_backend.update(k, object.dump(), current->mod_revision);
+    auto written = m_backend.update(k, info.custom ? to_storage_version(info, object).dump() : object.dump(),
+                                    current->mod_revision);
     if (written) {
       metadata(object)["resourceVersion"] = std::to_string(written->revision);
+      if (is_definitions(info))
+        if (auto installed = install_definition(object); !installed)
+          return std::unexpected(ApiError{500, "InternalError",
+                                          "the CustomResourceDefinition was stored but cannot be served: " +
+                                              installed.error().message,
+                                          {}});
       return object;
     }
     // A write raced ours: retry only when the client did not pin a revision.
@@ -397,6 +444,8 @@ ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const 
   auto removed = m_backend.remove(k, current->mod_revision);
   if (!removed) return std::unexpected(from_storage(removed.error(), info.group, info.plural, name));
   metadata(existing)["resourceVersion"] = std::to_string(removed->revision);
+  if (is_definitions(info))
+    if (auto retired = retire_definition(name); !retired) return std::unexpected(retired.error());
   return existing;
 }
 
@@ -415,7 +464,8 @@ ApiResult<nlohmann::json> Registry::remove_namespace(const api::ResourceInfo& in
                                  },
                                  {.dry_run = options.dry_run, .subresource = "status"});
   if (!terminating || options.dry_run) return terminating;
-  for (const auto& resource : m_resources.all()) {
+  const auto table = resources();
+  for (const auto& resource : table->all()) {
     if (!resource.namespaced) continue;
     for (;;) {
       auto page = m_backend.list(key_prefix(resource, name), storage::ListOptions{0, 500, ""});
@@ -436,7 +486,7 @@ ApiResult<nlohmann::json> Registry::remove_namespace(const api::ResourceInfo& in
 ApiResult<nlohmann::json> Registry::get(const api::ResourceInfo& info, const std::string& ns,
                                         const std::string& name, const std::string& resource_version) {
   if (resource_version == "0")
-    if (auto* cache = cache_for(info)) {
+    if (auto cache = cache_for(info)) {
       auto found = cache->get(key(info, ns, name), false);
       if (found) return (*found)->object;
       if (found.error().code != storage::ErrorCode::unavailable)
@@ -466,7 +516,7 @@ ApiResult<ListResult> Registry::list(const api::ResourceInfo& info, const ListRe
   // Served from the watch cache: no pagination asked for (or RV=0, where limit is a hint).
   const bool paged = request.limit > 0 || !request.continue_token.empty();
   if (!exact && (!paged || revision == 0))
-    if (auto* cache = cache_for(info)) {
+    if (auto cache = cache_for(info)) {
       if (revision && *revision > 0 && cache->revision() < *revision) {
         // NotOlderThan a revision the cache has not seen yet: catch up first.
         auto fresh = cache->list(*filter, true);

@@ -16,6 +16,7 @@
 #include "core/api/resource.hpp"
 #include "core/codec/protobuf.hpp"
 #include "server/cache/watch_cache.hpp"
+#include "server/crd/definition.hpp"
 #include "server/registry/api_error.hpp"
 #include "server/storage/backend.hpp"
 
@@ -59,10 +60,13 @@ class Registry {
   Registry(storage::Backend& backend, api::ResourceTable resources, RegistryOptions options);
   ~Registry();
 
-  // Starts a watch cache per resource and creates the default namespaces.
+  // Starts a watch cache per resource, creates the default namespaces and serves the
+  // CustomResourceDefinitions found in storage.
   storage::Result<void> start();
   bool ready() const;
-  const api::ResourceTable& resources() const { return m_resources; }
+  // The resources served now. CRDs change the table at run time: callers keep the snapshot
+  // for as long as they use entries from it.
+  std::shared_ptr<const api::ResourceTable> resources() const;
 
   ApiResult<nlohmann::json> create(const api::ResourceInfo& info, const std::string& ns, nlohmann::json object,
                                    const WriteOptions& options);
@@ -84,7 +88,8 @@ class Registry {
   ApiResult<cache::WatchFilter> make_filter(const api::ResourceInfo& info, const std::string& ns,
                                             const std::string& label_selector,
                                             const std::string& field_selector) const;
-  cache::WatchCache* cache_for(const api::ResourceInfo& info);
+  // The watch cache of a served resource version; null when it is not served (any more).
+  std::shared_ptr<cache::WatchCache> cache_for(const api::ResourceInfo& info);
   std::vector<std::pair<std::string, cache::CacheMetrics>> cache_metrics() const;
 
   std::string key_prefix(const api::ResourceInfo& info, const std::string& ns) const;
@@ -101,11 +106,36 @@ class Registry {
   ApiResult<nlohmann::json> normalize(const api::ResourceInfo& info, const nlohmann::json& object,
                                       const WriteOptions& options) const;
 
+  // The object as the schema of its custom resource version allows: unknown fields pruned
+  // (warned about or refused per options.field_validation), then validated (422).
+  ApiResult<nlohmann::json> normalize_custom(const api::ResourceInfo& info, nlohmann::json object,
+                                             const WriteOptions& options) const;
+  ApiResult<void> check_custom(const api::ResourceInfo& info, const nlohmann::json& object) const;
+  std::string cache_key(const api::ResourceInfo& info) const;
+  storage::Result<void> start_cache(const api::ResourceInfo& info);
+
+  // CustomResourceDefinitions (custom_resources.cpp).
+  // A CRD about to be written: validated (422) and given its serving status.
+  ApiResult<void> prepare_definition(nlohmann::json& crd) const;
+  // Serves (again) the resource of a stored CRD: table entries and watch caches.
+  storage::Result<void> install_definition(const nlohmann::json& crd);
+  // Stops serving a CRD's resource: table entries and caches go, stored objects stay.
+  void uninstall_definition(const std::string& name);
+  // After a CRD left storage: stop serving it and remove its objects.
+  ApiResult<void> retire_definition(const std::string& name);
+  storage::Result<void> load_definitions();
+  std::shared_ptr<const crd::Definition> definition_for(const api::ResourceInfo& info) const;
+  // The stored form of a custom object: apiVersion of the storage version.
+  nlohmann::json to_storage_version(const api::ResourceInfo& info, nlohmann::json object) const;
+
   storage::Backend& m_backend;
-  api::ResourceTable m_resources;
   RegistryOptions m_options;
+  std::mutex m_definitions_write_mutex;  // serializes CRD installs and removals; taken first
+  mutable std::mutex m_resources_mutex;  // guards m_resources (the pointer) and m_definitions
+  std::shared_ptr<const api::ResourceTable> m_resources;
+  std::map<std::string, std::shared_ptr<const crd::Definition>> m_definitions;  // by CRD name
   mutable std::mutex m_caches_mutex;  // guards m_caches (the caches themselves are thread-safe)
-  std::map<std::string, std::unique_ptr<cache::WatchCache>> m_caches;  // by key_prefix(info, "")
+  std::map<std::string, std::shared_ptr<cache::WatchCache>> m_caches;  // by cache_key(info)
 };
 
 }  // namespace kw::registry

@@ -90,6 +90,7 @@ void validate_containers(nlohmann::json& causes, const nlohmann::json& spec, con
 }
 
 void validate_spec(const api::ResourceInfo& info, const nlohmann::json& object, nlohmann::json& causes) {
+  if (info.custom) return;  // a custom resource's spec is its CRD schema's business
   const auto& spec = object.contains("spec") && object["spec"].is_object() ? object["spec"] : nlohmann::json();
   if (info.kind == "Pod") {
     if (spec.is_null()) required(causes, "spec");
@@ -148,7 +149,7 @@ nlohmann::json validate_object(const api::ResourceInfo& info, const nlohmann::js
   nlohmann::json causes = nlohmann::json::array();
   const auto& meta = object.value("metadata", nlohmann::json::object());
   const auto name = meta.value("name", std::string());
-  const bool label_names = info.kind == "Namespace" || info.kind == "Service";
+  const bool label_names = !info.custom && (info.kind == "Namespace" || info.kind == "Service");
   if (name.empty()) required(causes, "metadata.name");
   else if (label_names ? !is_dns1123_label(name) : !is_dns1123_subdomain(name))
     invalid_value(causes, "metadata.name", name, label_names ? k_label_help : k_subdomain_help);

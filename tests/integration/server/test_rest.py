@@ -78,6 +78,17 @@ class RestTest(ServerTestCase):
         status, body = self.server.json("POST", NS + "/configmaps", {"metadata": {"generateName": "gen-"}})
         self.assertEqual(status, 201)
         self.assertRegex(body["metadata"]["name"], r"^gen-[a-z0-9]{5}$")
+        # DeleteOptions.dryRun in the body (as kubectl sends it) deletes nothing.
+        name = body["metadata"]["name"]
+        status, _ = self.server.json("DELETE", NS + "/configmaps/" + name,
+                                     {"kind": "DeleteOptions", "apiVersion": "v1", "dryRun": ["All"]})
+        self.assertEqual(status, 200)
+        status, _ = self.server.json("GET", NS + "/configmaps/" + name)
+        self.assertEqual(status, 200)
+        status, body = self.server.json("DELETE", NS + "/configmaps/" + name,
+                                        {"kind": "DeleteOptions", "apiVersion": "v1", "dryRun": ["Maybe"]})
+        self.assertEqual(status, 400)
+        self.assertIn("dryRun", body["message"])
 
     def test_pagination_and_selectors(self):
         self.server.json("POST", "/api/v1/namespaces", {"metadata": {"name": "paging"}})

@@ -111,6 +111,21 @@ class WatchTest(ServerTestCase):
         self.assertEqual([(m["type"], m["object"]["metadata"]["name"]) for m in messages],
                          [("ADDED", "ws1"), ("ADDED", "ws2")])
 
+    def test_websocket_protobuf_events_are_binary_messages(self):
+        ws = websocket.create_connection(
+            f"ws://127.0.0.1:{self.server.port}{NS}/pods?watch=1&labelSelector=t%3Dwsb", timeout=10,
+            origin=self.server.url, header=["Accept: application/vnd.kubernetes.protobuf;stream=watch"])
+        try:
+            self.create(pod("wsb1", labels={"t": "wsb"}))
+            opcode, data = ws.recv_data()
+        finally:
+            ws.close()
+        self.assertEqual(opcode, websocket.ABNF.OPCODE_BINARY)
+        # One WatchEvent per message, no length prefix: field 1 (type) comes first.
+        self.assertEqual(data[:1], b"\x0a")
+        self.assertIn(b"ADDED", data[:16])
+        self.assertIn(b"wsb1", data)
+
     def test_yaml_watch_stream(self):
         conn, resp = self.open_watch(NS + "/pods?watch=1&labelSelector=t%3Dyaml",
                                      {"Accept": "application/yaml;stream=watch"})
