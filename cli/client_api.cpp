@@ -22,7 +22,7 @@ void add_connection_flags(CLI::App& command, ConnectionFlags& flags) {
                    "Do not check the server's certificate (insecure)");
   command.add_option("--transport", flags.transport, "auto|h2|http1|websocket (websocket applies to watches)")
       ->check(CLI::IsMember({"auto", "h2", "http1", "websocket"}));
-  command.add_option("--encoding", flags.encoding, "Wire encoding: auto|json|yaml|protobuf (auto = json)")
+  command.add_option("--encoding", flags.encoding, "Wire encoding: auto|json|yaml|protobuf (auto = protobuf for built-in kinds, JSON for tables and custom resources)")
       ->check(CLI::IsMember({"auto", "json", "yaml", "protobuf"}));
   command.add_option("--request-timeout", flags.request_timeout_seconds,
                      "Seconds to wait for a single (non-watch) request; 0 = no limit");

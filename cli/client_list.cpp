@@ -19,7 +19,13 @@ std::string essence_of(const std::string& content_type) {
 }
 
 ApiError response_error(const net::client::Response& response) {
-  return ApiError{response.head.status, error_message(response)};
+  ApiError error{response.head.status, error_message(response), {}};
+  const auto body = json::parse(response.body, nullptr, false);
+  if (body.is_object() && body.value("kind", json()) == "Status") {
+    const auto reason = body.find("reason");
+    if (reason != body.end() && reason->is_string()) error.reason = reason->get<std::string>();
+  }
+  return error;
 }
 
 }  // namespace
@@ -68,28 +74,51 @@ Result<json> decode_body(const std::string& content_type, std::string_view body)
   return parsed;
 }
 
-void collect_items(const json& body, KindInfo& kind, const std::string& type, std::vector<Item>& out) {
+namespace {
+
+// Moves body[key] out (or `fallback` when absent).
+json take(json& body, const char* key, json fallback) {
+  const auto it = body.find(key);
+  return it == body.end() ? std::move(fallback) : std::move(*it);
+}
+
+std::string string_field(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+void collect_items(json&& body, KindInfo& kind, const std::string& type, std::vector<Item>& out) {
   if (!body.is_object()) return;
-  if (body.value("kind", "") == "Table") {
+  if (string_field(body, "kind") == "Table") {
     if (auto defs = body.find("columnDefinitions"); defs != body.end() && defs->is_array() && !defs->empty()) {
       kind.columns.clear();
-      for (const auto& d : *defs)
-        kind.columns.push_back(api::ColumnDefinition{.name = d.value("name", ""), .type = d.value("type", ""),
-                                                     .format = d.value("format", ""),
-                                                     .description = d.value("description", ""),
-                                                     .priority = d.value("priority", 0),
-                                                     .json_path = {}});
+      for (const auto& d : *defs) {
+        if (!d.is_object()) continue;
+        const auto priority = d.find("priority");
+        kind.columns.push_back(api::ColumnDefinition{
+            .name = string_field(d, "name"), .type = string_field(d, "type"), .format = string_field(d, "format"),
+            .description = string_field(d, "description"),
+            .priority = priority != d.end() && priority->is_number_integer() ? priority->get<int>() : 0,
+            .json_path = {}});
+      }
     }
     if (auto rows = body.find("rows"); rows != body.end() && rows->is_array())
-      for (const auto& row : *rows)
-        out.push_back(Item{type, row.value("object", json::object()), row.value("cells", json::array())});
+      for (auto& row : *rows)
+        if (row.is_object())
+          out.push_back(Item{type, take(row, "object", json::object()), take(row, "cells", json::array())});
     return;
   }
   if (auto items = body.find("items"); items != body.end() && items->is_array() && !body.contains("spec")) {
-    for (const auto& item : *items) out.push_back(Item{type, item, nullptr});
+    for (auto& item : *items) out.push_back(Item{type, std::move(item), nullptr});
     return;
   }
-  out.push_back(Item{type, body, nullptr});
+  out.push_back(Item{type, std::move(body), nullptr});
+}
+
+void collect_items(const json& body, KindInfo& kind, const std::string& type, std::vector<Item>& out) {
+  collect_items(json(body), kind, type, out);
 }
 
 ApiResult<Listing> list_objects(ApiClient& api, KindInfo& kind, const Query& query) {
@@ -98,13 +127,13 @@ ApiResult<Listing> list_objects(ApiClient& api, KindInfo& kind, const Query& que
   const std::string base = collection_path(kind, kind.info && kind.info->namespaced, query.namespace_name);
   for (int page = 0;; ++page) {
     auto response = api.get(base + query_string(query, false, "", continue_token), accept_for(query, false));
-    if (!response) return std::unexpected(ApiError{0, response.error().message});
+    if (!response) return std::unexpected(ApiError{0, response.error().message, {}});
     if (response->head.status != 200) return std::unexpected(response_error(*response));
     const std::string* content_type = response->head.header("content-type");
     auto body = decode_body(content_type ? *content_type : "application/json", response->body);
-    if (!body) return std::unexpected(ApiError{response->head.status, body.error().message});
-    collect_items(*body, kind, "", listing.items);
+    if (!body) return std::unexpected(ApiError{response->head.status, body.error().message, {}});
     const json metadata = body->value("metadata", json::object());
+    collect_items(std::move(*body), kind, "", listing.items);
     if (page == 0) listing.resource_version = metadata.value("resourceVersion", "");
     continue_token = metadata.value("continue", "");
     if (continue_token.empty()) break;
@@ -120,11 +149,11 @@ ApiResult<Listing> get_object(ApiClient& api, KindInfo& kind, const Query& query
   single.label_selector.clear();
   single.field_selector.clear();
   auto response = api.get(path + query_string(single, false, "", ""), accept_for(query, false));
-  if (!response) return std::unexpected(ApiError{0, response.error().message});
+  if (!response) return std::unexpected(ApiError{0, response.error().message, {}});
   if (response->head.status != 200) return std::unexpected(response_error(*response));
   const std::string* content_type = response->head.header("content-type");
   auto body = decode_body(content_type ? *content_type : "application/json", response->body);
-  if (!body) return std::unexpected(ApiError{response->head.status, body.error().message});
+  if (!body) return std::unexpected(ApiError{response->head.status, body.error().message, {}});
   Listing listing;
   collect_items(*body, kind, "", listing.items);
   listing.resource_version = body->value("metadata", json::object()).value("resourceVersion", "");

@@ -21,7 +21,13 @@ inline constexpr int k_exit_unreachable = 3;  // the server could not be reached
 struct ApiError {
   int http_status = 0;  // 0: the request did not get an answer
   std::string message;
+  std::string reason;   // the Status reason ("NotFound"), when the server sent one
   int exit_code() const { return http_status == 0 ? k_exit_unreachable : k_exit_server; }
+  // The line kubectl prints: "Error from server (NotFound): ..." or "error: ...".
+  std::string text() const {
+    if (http_status == 0) return "error: " + message;
+    return "Error from server" + (reason.empty() ? std::string() : " (" + reason + ")") + ": " + message;
+  }
 };
 template <class T>
 using ApiResult = std::expected<T, ApiError>;
@@ -52,6 +58,7 @@ ApiResult<Listing> get_object(ApiClient& api, KindInfo& kind, const Query& query
 // Turns a decoded body (Table, list or single object) into items; updates kind.columns from
 // a Table's columnDefinitions.
 void collect_items(const nlohmann::json& body, KindInfo& kind, const std::string& type, std::vector<Item>& out);
+void collect_items(nlohmann::json&& body, KindInfo& kind, const std::string& type, std::vector<Item>& out);
 Result<nlohmann::json> decode_body(const std::string& content_type, std::string_view body);
 
 struct RawEvent {

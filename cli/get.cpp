@@ -117,8 +117,12 @@ class SignalWatcher {
   std::thread m_thread;
 };
 
-std::string encoding_of(const GetOptions& options) {
-  return options.connection.encoding == "auto" ? std::string("json") : options.connection.encoding;
+// --encoding=auto: protobuf for built-in kinds (the server may still answer JSON, which is
+// decoded by its Content-Type), JSON for kinds without a protobuf form and for Tables.
+std::string encoding_of(const GetOptions& options, const KindInfo& kind, bool want_table) {
+  if (options.connection.encoding != "auto") return options.connection.encoding;
+  const bool has_protobuf = kind.info != nullptr && !kind.info->proto_message.empty();
+  return has_protobuf && !want_table ? std::string("protobuf") : std::string("json");
 }
 
 Query make_query(const GetOptions& options, const KindInfo& kind, const kubeconfig::RestConfig& config,
@@ -129,7 +133,7 @@ Query make_query(const GetOptions& options, const KindInfo& kind, const kubeconf
   query.label_selector = options.label_selector;
   query.field_selector = options.field_selector;
   query.chunk_size = options.chunk_size;
-  query.encoding = encoding_of(options);
+  query.encoding = encoding_of(options, kind, want_table);
   query.want_table = want_table && query.encoding == "json";
   query.include_object = !options.sort_by.empty();
   return query;
@@ -241,7 +245,7 @@ int run_get(GetOptions& options) {
     if (target.names.empty()) {
       auto listing = list_objects(**api, target.kind, query);
       if (!listing) {
-        std::cerr << (listing.error().http_status ? "Error from server: " : "error: ") << listing.error().message << '\n';
+        std::cerr << listing.error().text() << '\n';
         code = listing.error().exit_code();
         continue;
       }
@@ -250,7 +254,7 @@ int run_get(GetOptions& options) {
       for (const auto& name : target.names) {
         auto listing = get_object(**api, target.kind, query, name);
         if (!listing) {
-          std::cerr << (listing.error().http_status ? "Error from server: " : "error: ") << listing.error().message << '\n';
+          std::cerr << listing.error().text() << '\n';
           code = listing.error().exit_code();
           continue;
         }

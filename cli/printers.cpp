@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "cli/print_jsonpath.hpp"
 #include "core/api/table.hpp"
@@ -178,9 +179,19 @@ class ObjectPrinter final : public Printer {
       out << name_line(kind, item) << '\n';
       return {};
     }
-    json object = with_type_meta(kind, item.object);
-    if (m_options.watch_events) object = json{{"type", item.type}, {"object", std::move(object)}};
-    return emit_document(object, out, true);
+    const bool complete = !item.object.is_object() ||
+                          (item.object.contains("kind") && item.object.contains("apiVersion"));
+    std::optional<json> typed;
+    if (!complete) typed = with_type_meta(kind, item.object);
+    const json& object = typed ? *typed : item.object;
+    if (!m_options.watch_events) return emit_document(object, out, true);
+    if (m_format == ObjectFormat::Json) {
+      // {"type":...,"object":...} in that order, as kubectl and the API's WatchEvent write it.
+      out << R"({"type":)" << to_kubectl_json_compact(json(item.type)) << R"(,"object":)"
+          << to_kubectl_json_compact(object) << "}\n";
+      return {};
+    }
+    return emit_document(json{{"type", item.type}, {"object", object}}, out, true);
   }
 
  private:
@@ -220,9 +231,12 @@ class ObjectPrinter final : public Printer {
     return {};
   }
 
+  // Compact JSON with <, > and & escaped as Go's encoding/json does.
   static std::string to_kubectl_json_compact(const json& value) {
     std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (text.find_first_of("<>&") == std::string::npos) return text;
     std::string out;
+    out.reserve(text.size() + 16);
     for (char c : text) {
       if (c == '<') out += "\\u003c";
       else if (c == '>') out += "\\u003e";

@@ -20,6 +20,14 @@ struct ManifestOptions {
   std::vector<std::string> filenames;
   bool recursive = false;
   bool save_config = false;  // create only
+  WriteOutput write;
+};
+
+// What a verb did to one object: the object to print with -o, and the outcome line.
+struct Outcome {
+  json object;
+  std::string kind_name;  // "pod/web"
+  std::string line;       // "pod/web created"
 };
 
 // One object ready to send: its resource, namespace and name.
@@ -60,23 +68,27 @@ VerbError in_file(VerbError error, const std::string& action, const std::string&
   return error;
 }
 
-VerbResult<std::string> create_one(ApiClient& api, const Target& target) {
-  auto created = call_json(api, "POST", object_path(target.info, target.namespace_name, ""), std::string(k_json),
-                           target.object.dump());
-  if (!created) return std::unexpected(created.error());
+VerbResult<Outcome> create_one(ApiClient& api, const Target& target, const WriteOutput& write) {
+  json created = target.object;
+  if (!write.client_dry_run()) {
+    auto answer = call_json(api, "POST", write.with_dry_run(object_path(target.info, target.namespace_name, "")),
+                            std::string(k_json), target.object.dump());
+    if (!answer) return std::unexpected(answer.error());
+    created = std::move(*answer);
+  }
   std::string name = target.name;
-  if (created->contains("metadata") && (*created)["metadata"].is_object())
-    name = (*created)["metadata"].value("name", name);
-  return kind_prefix(target.info) + "/" + name + " created";
+  if (created.contains("metadata") && created["metadata"].is_object()) name = created["metadata"].value("name", name);
+  const std::string kind_name = kind_prefix(target.info) + "/" + name;
+  return Outcome{std::move(created), kind_name, kind_name + " created"};
 }
 
-VerbResult<std::string> apply_one(ApiClient& api, Resolver& resolver, Target& target) {
+VerbResult<Outcome> apply_one(ApiClient& api, Resolver& resolver, Target& target, const WriteOutput& write) {
   const json modified = with_last_applied(target.object);
   const std::string path = object_path(target.info, target.namespace_name, target.name);
   auto live = call_json(api, "GET", path, {}, {});
   if (!live && live.error().http_status == 404) {
     target.object = modified;
-    return create_one(api, target);
+    return create_one(api, target, write);
   }
   if (!live) return std::unexpected(live.error());
   const json original = last_applied_of(*live);
@@ -89,12 +101,14 @@ VerbResult<std::string> apply_one(ApiClient& api, Resolver& resolver, Target& ta
   const PatchStrategy strategy = resolver.is_builtin(target.info) ? PatchStrategy::strategic : PatchStrategy::merge;
   const json patch = three_way_patch(original, modified, *live, strategy);
   const std::string prefix = kind_prefix(target.info) + "/" + target.name;
-  if (patch.empty()) return prefix + " unchanged";
+  if (patch.empty()) return Outcome{std::move(*live), prefix, prefix + " unchanged"};
+  // A client dry run sends nothing: it shows the manifest as it would be applied.
+  if (write.client_dry_run()) return Outcome{modified, prefix, prefix + " configured"};
   const std::string content_type = strategy == PatchStrategy::strategic ? "application/strategic-merge-patch+json"
                                                                         : "application/merge-patch+json";
-  auto patched = call_json(api, "PATCH", path, content_type, patch.dump());
+  auto patched = call_json(api, "PATCH", write.with_dry_run(path), content_type, patch.dump());
   if (!patched) return std::unexpected(patched.error());
-  return prefix + " configured";
+  return Outcome{std::move(*patched), prefix, prefix + " configured"};
 }
 
 int run_manifests(ManifestOptions& options, bool apply) {
@@ -113,12 +127,12 @@ int run_manifests(ManifestOptions& options, bool apply) {
       continue;
     }
     if (!apply && options.save_config) target->object = with_last_applied(target->object);
-    auto done = apply ? apply_one(**api, resolver, *target) : create_one(**api, *target);
+    auto done = apply ? apply_one(**api, resolver, *target, options.write) : create_one(**api, *target, options.write);
     if (!done) {
       code = report(in_file(done.error(), apply ? "applying" : "creating", manifest.source));
       continue;
     }
-    std::cout << *done << '\n';
+    options.write.print(done->object, done->kind_name, done->line);
   }
   std::cout.flush();
   return code;
@@ -132,6 +146,7 @@ CLI::App* manifest_command(CLI::App& app, const std::string& name, const std::st
                       "Files, directories or - (stdin) holding the manifests (YAML or JSON)")
       ->required();
   command->add_flag("-R,--recursive", options->recursive, "Also read the manifests of subdirectories of -f directories");
+  add_write_output_flags(*command, options->write);
   add_connection_flags(*command, options->connection);
   return command;
 }

@@ -2,6 +2,9 @@
 
 #include <iostream>
 
+#include "cli/printers.hpp"
+#include "core/codec/yaml.hpp"
+
 namespace kw::cli {
 
 std::string lowercase(std::string_view text) {
@@ -87,6 +90,40 @@ Result<std::vector<ResourceArgs>> parse_resource_args(const std::vector<std::str
                 "resource/name form");
   for (const auto& type : types) out.push_back(ResourceArgs{type, {args.begin() + 1, args.end()}});
   return out;
+}
+
+std::string WriteOutput::with_dry_run(std::string target) const {
+  if (dry_run != "server") return target;
+  target += target.find('?') == std::string::npos ? "?dryRun=All" : "&dryRun=All";
+  return target;
+}
+
+void WriteOutput::print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,
+                        bool dry_run_note) const {
+  if (output == "json") {
+    std::cout << to_kubectl_json(object) << '\n';
+  } else if (output == "yaml") {
+    std::cout << codec::json_to_yaml(object);
+  } else if (output == "name") {
+    std::cout << kind_name << '\n';
+  } else {
+    if (!dry_run_note) std::cout << line << '\n';
+    else std::cout << line << (dry_run == "client" ? " (dry run)" : dry_run == "server" ? " (server dry run)" : "") << '\n';
+  }
+}
+
+void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_objects) {
+  command.add_option("--dry-run", output.dry_run,
+                     "none: make the change; client: only print what would be sent; server: let the server "
+                     "validate and answer without storing (dryRun=All)")
+      ->check(CLI::IsMember({"none", "client", "server"}))
+      ->default_str("none");
+  if (prints_objects)
+    command.add_option("-o,--output", output.output, "Print the resulting object instead of the outcome line: json, yaml or name")
+        ->check(CLI::IsMember({"json", "yaml", "name"}));
+  else
+    command.add_option("-o,--output", output.output, "name: print kind/name instead of the outcome line")
+        ->check(CLI::IsMember({"name"}));
 }
 
 int report(const VerbError& error) {

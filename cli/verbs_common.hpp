@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/client_api.hpp"
@@ -51,6 +52,24 @@ struct ResourceArgs {
   std::vector<std::string> names;
 };
 Result<std::vector<ResourceArgs>> parse_resource_args(const std::vector<std::string>& args);
+
+// --dry-run and -o of the verbs that write, with kubectl's meaning and wording.
+struct WriteOutput {
+  std::string dry_run = "none";  // none | client (nothing sent) | server (dryRun=All)
+  std::string output;            // "" (the outcome line) | json | yaml | name
+
+  bool client_dry_run() const { return dry_run == "client"; }
+  // `target` with dryRun=All added for --dry-run=server.
+  std::string with_dry_run(std::string target) const;
+  // The outcome: the object (-o json|yaml), `kind_name` ("pod/web", -o name), or `line`
+  // ("pod/web created") with " (dry run)" / " (server dry run)" appended.
+  // kubectl's patch adds no dry-run note: `dry_run_note` false does the same.
+  void print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,
+             bool dry_run_note = true) const;
+};
+// Registers --dry-run=none|client|server and -o json|yaml|name on a write verb (-o name only
+// when the verb has no object to show, as for delete).
+void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_objects = true);
 
 // Prints "error: ..." (or the server's error line) to stderr and returns the exit code.
 int report(const VerbError& error);

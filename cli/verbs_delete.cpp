@@ -23,6 +23,7 @@ struct DeleteOptions {
   bool all_namespaces = false;
   bool ignore_not_found = false;
   int grace_period = -1;
+  WriteOutput write;
 };
 
 struct Victim {
@@ -39,8 +40,12 @@ class Deleter {
   void remove(const Victim& victim) {
     json body = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Background"}};
     if (m_options.grace_period >= 0) body["gracePeriodSeconds"] = m_options.grace_period;
-    auto deleted = call_json(m_api, "DELETE", object_path(victim.info, victim.namespace_name, victim.name),
-                             std::string(k_json), body.dump());
+    const WriteOutput& write = m_options.write;
+    auto deleted = write.client_dry_run()
+                       ? VerbResult<json>(json::object())
+                       : call_json(m_api, "DELETE",
+                                   write.with_dry_run(object_path(victim.info, victim.namespace_name, victim.name)),
+                                   std::string(k_json), body.dump());
     if (!deleted) {
       if (deleted.error().http_status == 404 && m_options.ignore_not_found) return;
       VerbError error = deleted.error();
@@ -52,7 +57,8 @@ class Deleter {
       m_code = report(error);
       return;
     }
-    std::cout << kind_prefix(victim.info) << " \"" << victim.name << "\" deleted\n";
+    write.print(*deleted, kind_prefix(victim.info) + "/" + victim.name,
+                kind_prefix(victim.info) + " \"" + victim.name + "\" deleted");
     m_deleted_any = true;
   }
 
@@ -153,6 +159,7 @@ void add_delete_command(CLI::App& app, int* exit_code) {
   command->add_flag("--ignore-not-found", options->ignore_not_found, "Treat an object that does not exist as deleted");
   command->add_option("--grace-period", options->grace_period,
                       "Seconds the object is given to terminate (-1: the object's own default)");
+  add_write_output_flags(*command, options->write, false);
   add_connection_flags(*command, options->connection);
   command->callback([options, exit_code] { *exit_code = run_delete(*options); });
 }

@@ -23,6 +23,7 @@ struct MetadataOptions {
   std::string selector;
   bool all = false;
   bool all_namespaces = false;
+  WriteOutput write;
 };
 
 struct Change {
@@ -145,18 +146,26 @@ int run_metadata(MetadataOptions& options, const std::string& field) {
       continue;
     }
     std::string message = labels ? "labeled" : "annotated";
+    json result = *live;
     if (patch->empty()) {
       if (labels) message = "not labeled";
     } else {
-      auto sent = call_json(**api, "PATCH", path, "application/merge-patch+json",
-                            json{{"metadata", {{field, *patch}}}}.dump());
-      if (!sent) {
-        code = report(sent.error());
-        continue;
+      const json body = {{"metadata", {{field, *patch}}}};
+      if (options.write.client_dry_run()) {
+        result.merge_patch(body);
+      } else {
+        auto sent = call_json(**api, "PATCH", options.write.with_dry_run(path), "application/merge-patch+json",
+                              body.dump());
+        if (!sent) {
+          code = report(sent.error());
+          continue;
+        }
+        result = std::move(*sent);
       }
       if (labels && !options.overwrite && updated.dump().size() < current.dump().size()) message = "unlabeled";
     }
-    std::cout << kind_prefix(object.info) << "/" << object.name << " " << message << '\n';
+    const std::string kind_name = kind_prefix(object.info) + "/" + object.name;
+    options.write.print(result, kind_name, kind_name + " " + message);
   }
   std::cout.flush();
   return code;
@@ -175,6 +184,7 @@ void add_metadata_command(CLI::App& app, int* exit_code, const std::string& name
   command->add_option("-l,--selector", options->selector, "Change every object matching this label selector");
   command->add_flag("--all", options->all, "Change every object of the type in the namespace");
   command->add_flag("-A,--all-namespaces", options->all_namespaces, "With -l or --all: look in every namespace");
+  add_write_output_flags(*command, options->write);
   add_connection_flags(*command, options->connection);
   command->callback([options, exit_code, field] { *exit_code = run_metadata(*options, field); });
 }
@@ -185,6 +195,7 @@ struct PatchOptions {
   std::string patch;
   std::string patch_file;
   std::string type = "strategic";
+  WriteOutput write;
 };
 
 Result<std::string> patch_body(const PatchOptions& options) {
@@ -208,6 +219,21 @@ Result<std::string> patch_body(const PatchOptions& options) {
   return parsed.dump();
 }
 
+// --dry-run=client: a merge or JSON patch applied to the live object here.
+VerbResult<json> patched_locally(const json& live, const std::string& type, const std::string& body) {
+  json result = live;
+  const json patch = json::parse(body);
+  if (type == "merge") {
+    result.merge_patch(patch);
+    return result;
+  }
+  try {
+    return live.patch(patch);
+  } catch (const json::exception& e) {
+    return std::unexpected(usage_error(std::string("the JSON patch cannot be applied: ") + e.what()));
+  }
+}
+
 int run_patch(PatchOptions& options) {
   auto body = patch_body(options);
   if (!body) return report_usage(body.error().message);
@@ -215,6 +241,8 @@ int run_patch(PatchOptions& options) {
   if (!parsed) return report_usage(parsed.error().message);
   if (parsed->empty() || parsed->front().names.empty())
     return report_usage("you must specify the object to patch as TYPE NAME or TYPE/NAME");
+  if (options.write.client_dry_run() && options.type == "strategic")
+    return report_usage("a strategic merge patch is applied by the server: use --dry-run=server, or --type merge|json");
   auto api = ApiClient::create(options.connection);
   if (!api) return report_usage(api.error().message);
   Resolver resolver(**api);
@@ -233,12 +261,16 @@ int run_patch(PatchOptions& options) {
         code = report(before.error());
         continue;
       }
-      auto after = call_json(**api, "PATCH", path, content_type, *body);
+      auto after = options.write.client_dry_run() ? patched_locally(*before, options.type, *body)
+                                                  : call_json(**api, "PATCH", options.write.with_dry_run(path),
+                                                              content_type, *body);
       if (!after) {
         code = report(after.error());
         continue;
       }
-      std::cout << kind_prefix(*info) << "/" << name << (*after == *before ? " patched (no change)" : " patched") << '\n';
+      const std::string kind_name = kind_prefix(*info) + "/" + name;
+      options.write.print(*after, kind_name, kind_name + (*after == *before ? " patched (no change)" : " patched"),
+                          false);
     }
   }
   std::cout.flush();
@@ -265,6 +297,7 @@ void add_patch_command(CLI::App& app, int* exit_code) {
   command->add_option("--type", options->type, "The kind of patch: strategic, merge (RFC 7386) or json (RFC 6902)")
       ->check(CLI::IsMember({"strategic", "merge", "json"}))
       ->capture_default_str();
+  add_write_output_flags(*command, options->write);
   add_connection_flags(*command, options->connection);
   command->callback([options, exit_code] { *exit_code = run_patch(*options); });
 }

@@ -12,21 +12,26 @@ using nlohmann::json;
 
 // ---- SeenSet ------------------------------------------------------------------------------
 
-std::string SeenSet::key_of(const json& object) {
-  const json metadata = object.is_object() ? object.value("metadata", json::object()) : json::object();
-  return metadata.value("namespace", "") + "/" + metadata.value("name", "");
-}
-
-std::string SeenSet::resource_version_of(const json& object) {
-  if (!object.is_object()) return {};
-  return object.value("metadata", json::object()).value("resourceVersion", "");
-}
-
 namespace {
-std::string uid_of(const json& object) {
-  return object.is_object() ? object.value("metadata", json::object()).value("uid", "") : std::string();
+
+// A string field of .metadata, read in place ("" when absent or not a string).
+std::string meta_field(const json& object, const char* field) {
+  if (!object.is_object()) return {};
+  const auto metadata = object.find("metadata");
+  if (metadata == object.end() || !metadata->is_object()) return {};
+  const auto value = metadata->find(field);
+  return value != metadata->end() && value->is_string() ? value->get<std::string>() : std::string();
 }
+
+std::string uid_of(const json& object) { return meta_field(object, "uid"); }
+
 }  // namespace
+
+std::string SeenSet::key_of(const json& object) {
+  return meta_field(object, "namespace") + "/" + meta_field(object, "name");
+}
+
+std::string SeenSet::resource_version_of(const json& object) { return meta_field(object, "resourceVersion"); }
 
 void SeenSet::reset(const std::vector<Item>& listed) {
   m_entries.clear();
@@ -35,17 +40,27 @@ void SeenSet::reset(const std::vector<Item>& listed) {
   m_complete = true;
 }
 
-bool SeenSet::apply(const Item& item) {
-  const std::string key = key_of(item.object);
+bool SeenSet::is_new(const Item& item) const {
+  const auto it = m_entries.find(key_of(item.object));
+  if (item.type == "DELETED") return it != m_entries.end() || !m_complete;
   const std::string rv = resource_version_of(item.object);
-  auto it = m_entries.find(key);
+  return it == m_entries.end() || rv.empty() || it->second.resource_version != rv;
+}
+
+void SeenSet::record(Item item) {
+  std::string key = key_of(item.object);
   if (item.type == "DELETED") {
-    if (it == m_entries.end()) return !m_complete;
-    m_entries.erase(it);
-    return true;
+    m_entries.erase(key);
+    return;
   }
-  if (it != m_entries.end() && !rv.empty() && it->second.resource_version == rv) return false;
-  m_entries[key] = Entry{rv, uid_of(item.object), item};
+  std::string rv = resource_version_of(item.object);
+  std::string uid = uid_of(item.object);
+  m_entries.insert_or_assign(std::move(key), Entry{std::move(rv), std::move(uid), std::move(item)});
+}
+
+bool SeenSet::apply(const Item& item) {
+  if (!is_new(item)) return false;
+  record(item);
   return true;
 }
 
@@ -113,11 +128,11 @@ WatchSession::WatchSession(ApiClient& api, KindInfo kind, Query query, WatchOpti
 
 ApiResult<Listing> WatchSession::list() { return list_objects(m_api, m_kind, m_query); }
 
-bool WatchSession::emit(const Item& item) {
+bool WatchSession::emit(const Item& item, bool flush) {
   std::lock_guard lock(m_output.mutex);
   if (m_output.closed) return false;
   auto printed = m_output.printer.print_event(m_kind, item, m_output.out);
-  m_output.out.flush();
+  if (flush) m_output.out.flush();
   if (!m_output.out) {
     m_output.closed = true;
     m_stop.request_stop();
@@ -183,7 +198,7 @@ void WatchSession::save_resume() {
   std::filesystem::rename(temp, m_options.resume_file, ec);
 }
 
-bool WatchSession::handle_event(const RawEvent& event) {
+bool WatchSession::handle_event(RawEvent& event) {
   if (event.type == "ERROR") {
     const int code = event.object.value("code", 0);
     m_error = event.object.value("message", std::string("watch error"));
@@ -198,13 +213,31 @@ bool WatchSession::handle_event(const RawEvent& event) {
     return true;
   }
   std::vector<Item> items;
-  collect_items(event.object, m_kind, event.type, items);
-  for (const auto& item : items) {
-    const std::string rv = SeenSet::resource_version_of(item.object);
-    if (!rv.empty()) m_resource_version = rv;
-    if (m_seen.apply(item) && !emit(item)) return false;
+  collect_items(std::move(event.object), m_kind, event.type, items);
+  for (auto& item : items) {
+    std::string rv = SeenSet::resource_version_of(item.object);
+    if (!rv.empty()) m_resource_version = std::move(rv);
+    if (!m_seen.is_new(item)) continue;
+    if (!emit(item, false)) return false;
+    m_seen.record(std::move(item));
   }
-  save_resume();
+  m_resume_pending = true;
+  return true;
+}
+
+bool WatchSession::end_batch() {
+  if (m_resume_pending) {
+    m_resume_pending = false;
+    save_resume();
+  }
+  std::lock_guard lock(m_output.mutex);
+  if (m_output.closed) return false;
+  m_output.out.flush();
+  if (!m_output.out) {
+    m_output.closed = true;
+    m_stop.request_stop();
+    return false;
+  }
   return true;
 }
 
@@ -219,27 +252,44 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
       .on_head = [&](const net::client::ResponseHead& head) {
         status = head.status;
         if (status != 200 && status != 101) return true;
+        m_failures = 0;
         const std::string* content_type = head.header("content-type");
+        // A WebSocket upgrade (101) names no media type: the first message tells (below).
+        if (!content_type && websocket) return true;
         auto created = EventDecoder::create(content_type ? *content_type : "application/json", websocket);
         if (!created) {
           decode_error = std::unexpected(created.error());
           return false;
         }
         decoder.emplace(std::move(*created));
-        m_failures = 0;
         return true;
       },
       .on_data = [&](std::string_view bytes) {
+        if (!decoder && websocket && (status == 101 || status == 200) && !bytes.empty()) {
+          // JSON events start with '{', YAML documents with '-'; anything else is a protobuf
+          // WatchEvent (binary message).
+          const char first = bytes.front();
+          const char* media = first == '{' ? "application/json"
+                              : first == '-' ? "application/yaml"
+                                             : "application/vnd.kubernetes.protobuf";
+          decoder.emplace(std::move(*EventDecoder::create(media, true)));
+        }
         if (!decoder) {
           error_body.append(bytes.substr(0, 4096));
           return true;
         }
+        // The events of one read are printed together and flushed once: output is never
+        // held back waiting for more bytes from the server.
         std::vector<RawEvent> events;
         auto fed = decoder->feed(bytes, events);
-        for (const auto& event : events) {
+        for (auto& event : events) {
           got_event = true;
-          if (!handle_event(event)) return false;
+          if (!handle_event(event)) {
+            end_batch();
+            return false;
+          }
         }
+        if (!events.empty() && !end_batch()) return false;
         if (!fed) {
           decode_error = fed;
           return false;
@@ -274,8 +324,9 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
   if (decoder) {
     std::vector<RawEvent> events;
     (void)decoder->finish(events);
-    for (const auto& event : events)
+    for (auto& event : events)
       if (!handle_event(event)) break;
+    end_batch();
     if (m_expired) return StreamOutcome::Expired;
   }
   if (!m_error.empty() && !m_expired) {

@@ -21,6 +21,10 @@ class SeenSet {
   void reset(const std::vector<Item>& listed);
   // An event from the stream; false when the consumer has already seen it (a duplicate).
   bool apply(const Item& item);
+  // apply() in two steps, so the item can be printed before it is moved in: whether the
+  // consumer has not seen it yet, then remember it.
+  bool is_new(const Item& item) const;
+  void record(Item item);
   // After a relist: the synthesized ADDED / MODIFIED / DELETED events that bring the
   // consumer from what it saw to `listed`; the set then equals `listed`.
   std::vector<Item> diff(const std::vector<Item>& listed);
@@ -87,8 +91,10 @@ class WatchSession {
   ApiResult<Listing> list();
   bool relist(bool initial);
   StreamOutcome watch_once();
-  bool handle_event(const RawEvent& event);
-  bool emit(const Item& item);
+  bool handle_event(RawEvent& event);
+  // After the events of one read: flushes the output and saves the resume file.
+  bool end_batch();
+  bool emit(const Item& item, bool flush = true);
   bool emit_initial(const std::vector<Item>& items);
   void save_resume();
   std::chrono::milliseconds next_backoff();
@@ -105,6 +111,7 @@ class WatchSession {
   int m_fatal_code = k_exit_ok;
   int m_failures = 0;
   bool m_expired = false;
+  bool m_resume_pending = false;
 };
 
 }  // namespace kw::cli

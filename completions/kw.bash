@@ -24,31 +24,31 @@ __kw_spec() {
       __kw_args="@resources"
       ;;
     "create")
-      __kw_flags="-h --help -f --filename -R --recursive --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout --save-config"
-      __kw_valued="-f --filename --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
+      __kw_flags="-h --help -f --filename -R --recursive --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout --save-config"
+      __kw_valued="-f --filename --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
       ;;
     "apply")
-      __kw_flags="-h --help -f --filename -R --recursive --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
-      __kw_valued="-f --filename --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
+      __kw_flags="-h --help -f --filename -R --recursive --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
+      __kw_valued="-f --filename --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
       ;;
     "delete")
-      __kw_flags="-h --help -f --filename -R --recursive -l --selector --all -A --all-namespaces --ignore-not-found --grace-period --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
-      __kw_valued="-f --filename -l --selector --grace-period --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
+      __kw_flags="-h --help -f --filename -R --recursive -l --selector --all -A --all-namespaces --ignore-not-found --grace-period --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
+      __kw_valued="-f --filename -l --selector --grace-period --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
       __kw_args="@resources"
       ;;
     "label")
-      __kw_flags="-h --help --overwrite -l --selector --all -A --all-namespaces --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
-      __kw_valued="-l --selector --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
+      __kw_flags="-h --help --overwrite -l --selector --all -A --all-namespaces --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
+      __kw_valued="-l --selector --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
       __kw_args="@resources"
       ;;
     "annotate")
-      __kw_flags="-h --help --overwrite -l --selector --all -A --all-namespaces --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
-      __kw_valued="-l --selector --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
+      __kw_flags="-h --help --overwrite -l --selector --all -A --all-namespaces --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
+      __kw_valued="-l --selector --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
       __kw_args="@resources"
       ;;
     "patch")
-      __kw_flags="-h --help -p --patch --patch-file --type --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
-      __kw_valued="-p --patch --patch-file --type --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
+      __kw_flags="-h --help -p --patch --patch-file --type --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
+      __kw_valued="-p --patch --patch-file --type --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
       __kw_args="@resources"
       ;;
     "api-resources")
@@ -108,6 +108,15 @@ __kw_option_values() {
     "get:-o"|"get:--output"|"watch:-o"|"watch:--output")
       __kw_values "json yaml wide name jsonpath= custom-columns="
       ;;
+    "create:--dry-run"|"apply:--dry-run"|"delete:--dry-run"|"label:--dry-run"|"annotate:--dry-run"|"patch:--dry-run")
+      __kw_values "none client server"
+      ;;
+    "create:-o"|"create:--output"|"apply:-o"|"apply:--output"|"label:-o"|"label:--output"|"annotate:-o"|"annotate:--output"|"patch:-o"|"patch:--output")
+      __kw_values "json yaml name"
+      ;;
+    "delete:-o"|"delete:--output"|"config get-contexts:-o"|"config get-contexts:--output")
+      __kw_values "name"
+      ;;
     "patch:--type")
       __kw_values "strategic merge json"
       ;;
@@ -119,9 +128,6 @@ __kw_option_values() {
       ;;
     "config view:-o"|"config view:--output")
       __kw_values "yaml json"
-      ;;
-    "config get-contexts:-o"|"config get-contexts:--output")
-      __kw_values "name"
       ;;
   esac
 }

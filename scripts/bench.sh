@@ -3,18 +3,20 @@
 # times with its baselines in the same invocation, and prints a summary of medians and
 # ratios, also written to build-bench/bench-results.md.
 #
-#   scripts/bench.sh [-k K] [--quick] [--only codec,storage,fanout]
+#   scripts/bench.sh [-k K] [--quick] [--only codec,storage,fanout,client]
 #     -k K      runs per benchmark (default 3); the summary reports the median
 #     --quick   smaller counts (for a smoke run): fewer ops, events and watchers
-#     --only    a comma-separated subset of codec, storage, fanout
+#     --only    a comma-separated subset of codec, storage, fanout, client
 # Every step is bounded by `timeout`; every process started here is stopped on exit.
 # KW_BIN=/path/to/kw uses that binary for the fan-out runs instead of building build-bench's kw.
+# Fan-out matrix overrides: KW_FANOUT_STORES="embedded etcd", KW_FANOUT_TRANSPORTS="h2c h1",
+# KW_FANOUT_WATCHERS="1000 10000", KW_FANOUT_RATES="10 100", KW_FANOUT_SECONDS=10.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 runs=3
 quick=0
-only=codec,storage,fanout
+only=codec,storage,fanout,client
 while (($#)); do
   case $1 in
     -k|--runs) runs=${2:?-k needs a count}; shift 2 ;;
@@ -49,6 +51,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true  # one descriptor per HTTP/1.1 watcher
 
 bash scripts/install-deps.sh
 export CCACHE_DIR=${CCACHE_DIR:-$root/.cache/ccache}
@@ -58,7 +61,7 @@ export CCACHE_DIR=${CCACHE_DIR:-$root/.cache/ccache}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKW_BENCH=ON -DCMAKE_CXX_FLAGS=-Wno-restrict >/dev/null
 cmake --build "$build" -j "$jobs" --target codec_bench storage_bench watch_fanout_bench
 kw_bin=${KW_BIN:-$build/cli/kw}
-if [[ -z ${KW_BIN:-} ]] && wants fanout; then
+if [[ -z ${KW_BIN:-} ]] && { wants fanout || wants client; }; then
   cmake --build "$build" -j "$jobs" --target kw
 fi
 rm -rf "$out"
@@ -67,11 +70,9 @@ echo "runs=$runs quick=$quick kw=$kw_bin" >"$out/settings"
 
 if ((quick)); then
   storage_args=(--ops=500 --seconds=2 --watch-events=500 --etcdctl-puts=50)
-  fanout_args=(--watchers=10,100 --events=200 --seconds=20 --max-deliveries=20000)
   protoc_calls=10
 else
   storage_args=(--ops=2000 --seconds=3 --watch-events=2000 --etcdctl-puts=200)
-  fanout_args=(--watchers=10,100,1000 --events=1000 --seconds=40 --max-deliveries=200000)
   protoc_calls=40
 fi
 
@@ -115,39 +116,32 @@ if wants storage; then
   done
 fi
 
-# 4. Watch fan-out through kw serve (embedded store), a fresh server and data dir per run.
-free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# 4. Watch fan-out through kw serve (tests/bench/fanout_run.sh: a fresh server per scenario,
+#    embedded store and a real etcd, h2c and HTTP/1.1, N watchers x W writes/s, then a LIST).
 if wants fanout; then
+  KW_FANOUT_QUICK=$quick timeout 7200 bash tests/bench/fanout_run.sh "$kw_bin" "$build/tests/bench/watch_fanout_bench" \
+    "$out" "$runs"
+fi
+
+# 5. Client: kw get -w against kubectl get -w on one recorded stream of pod events, replayed
+#    by tests/bench/client_bench.py in front of a kw serve (which answers everything else).
+if wants client; then
+  events=100000
+  ((quick)) && events=10000
+  data=$(mktemp -d "${TMPDIR:-/tmp}/kw-bench-client-XXXXXX")
+  tmp_dirs+=("$data")
+  port=$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  "$kw_bin" serve --data-dir "$data" --insecure-port "$port" --secure-port 0 >"$out/client-serve.log" 2>&1 &
+  pids+=("$!")
+  for _ in $(seq 200); do curl -fsS -m 1 "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
   for run in $(seq "$runs"); do
-    echo "== watch_fanout_bench run $run/$runs"
-    data=$(mktemp -d "${TMPDIR:-/tmp}/kw-bench-serve-XXXXXX")
-    tmp_dirs+=("$data")
-    port=$(free_port)
-    "$kw_bin" serve --data-dir "$data" --insecure-port "$port" --secure-port 0 >"$out/serve.$run.log" 2>&1 &
-    serve_pid=$!
-    pids+=("$serve_pid")
-    ready=0
-    for _ in $(seq 200); do
-      if curl -fsS -m 1 "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then ready=1; break; fi
-      kill -0 "$serve_pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    if ((!ready)); then
-      echo "bench.sh: kw serve did not become ready; its log:" >&2
-      cat "$out/serve.$run.log" >&2
-      exit 1
-    fi
-    timeout 900 "$build/tests/bench/watch_fanout_bench" --server="127.0.0.1:$port" "${fanout_args[@]}" \
-      | tee "$out/fanout.$run.txt"
-    kill -TERM "$serve_pid" 2>/dev/null || true
-    for _ in $(seq 100); do kill -0 "$serve_pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$serve_pid" 2>/dev/null || true
-    wait "$serve_pid" 2>/dev/null || true
-    rm -rf "$data"
+    echo "== client_bench run $run/$runs"
+    timeout 900 "$python" tests/bench/client_bench.py --kw "$kw_bin" --server "127.0.0.1:$port" --events "$events" \
+      | tee "$out/client.$run.txt"
   done
 fi
 
-# 5. Summary.
+# 6. Summary.
 "$python" tests/bench/summarize.py "$out" >"$build/bench-results.md"
 cat "$build/bench-results.md"
 echo "bench.sh: results in $build/bench-results.md (raw output in $out)"

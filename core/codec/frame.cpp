@@ -1,6 +1,7 @@
 #include "core/codec/frame.hpp"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 
 namespace kw::codec {
@@ -86,15 +87,49 @@ class QueueDecoder : public FrameDecoder {
 
 bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// Byte classes for the JSON frame scanner: the bytes that end a run of plain bytes.
+constexpr std::array<bool, 256> stop_table(std::string_view stops) {
+  std::array<bool, 256> table{};
+  for (char c : stops) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}
+constexpr auto k_string_stops = stop_table("\"\\");
+constexpr auto k_structure_stops = stop_table("\"{}[]");
+
 class JsonFrameDecoder final : public QueueDecoder {
  public:
   using QueueDecoder::QueueDecoder;
 
  protected:
+  // Scans for the next byte that matters (a quote or backslash inside a string, a bracket or
+  // quote outside) and copies the plain bytes before it in one piece.
   Result<void> consume(std::string_view bytes) override {
-    for (char c : bytes) {
-      if (auto ok = step(c); !ok) return ok;
+    std::size_t i = 0;
+    while (i < bytes.size()) {
+      if (m_current.empty()) {
+        const char c = bytes[i];
+        if (!is_json_space(c) && c != '{') return garbage(c);
+        if (c == '{') {
+          m_current.reserve(m_last_size);
+          m_current += c;
+          m_closers.push_back('}');
+        }
+        ++i;
+        ++m_offset;
+        continue;
+      }
+      std::size_t j = i;
+      if (!m_escaped) {
+        const auto& stops = m_in_string ? k_string_stops : k_structure_stops;
+        while (j < bytes.size() && !stops[static_cast<unsigned char>(bytes[j])]) ++j;
+      }
+      if (m_current.size() + (j - i) > m_max_frame) return too_large("JSON");
+      m_current.append(bytes.substr(i, j - i));
+      m_offset += j - i;
+      if (j == bytes.size()) break;
+      if (auto ok = step(bytes[j]); !ok) return ok;
       ++m_offset;
+      i = j + 1;
     }
     return {};
   }
@@ -106,14 +141,8 @@ class JsonFrameDecoder final : public QueueDecoder {
   }
 
  private:
+  // One significant byte of an open object: an escaped byte, a quote, a backslash or a bracket.
   Result<void> step(char c) {
-    if (m_current.empty()) {
-      if (is_json_space(c)) return {};
-      if (c != '{') return garbage(c);
-      m_current += c;
-      m_closers.push_back('}');
-      return {};
-    }
     if (m_current.size() >= m_max_frame) return too_large("JSON");
     m_current += c;
     if (m_in_string) {
@@ -134,6 +163,7 @@ class JsonFrameDecoder final : public QueueDecoder {
                            (m_closers.back() == '}' ? "{" : "[") + "'");
         m_closers.pop_back();
         if (m_closers.empty()) {
+          m_last_size = m_current.size();
           emit(std::move(m_current));
           m_current.clear();
         }
@@ -150,6 +180,7 @@ class JsonFrameDecoder final : public QueueDecoder {
 
   std::string m_current;
   std::string m_closers;  // expected closing brackets, innermost last
+  std::size_t m_last_size = 256;  // capacity hint for the next frame
   bool m_in_string = false;
   bool m_escaped = false;
 };

@@ -118,6 +118,48 @@ case "$scenario" in
     watch_pid=""
     [[ $code -eq 0 ]] || { echo "kw exit $code after SIGINT"; cat "$work/watch.err"; exit 1; }
     ;;
+  multi_kind_resume)
+    # kw watch of two kinds in one stream, stopped with SIGINT and restarted from
+    # --resume-file: the second run prints only what changed while it was stopped.
+    cm() {  # cm NAME
+      curl -sf -X POST -H 'Content-Type: application/json' \
+        --data "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$1\"},\"data\":{\"k\":\"v\"}}" \
+        "$url/api/v1/namespaces/default/configmaps" >/dev/null
+    }
+    kinds_of() {  # FILE -> "TYPE kind name" lines
+      /usr/bin/python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    print(e["type"], e["object"]["kind"], e["object"]["metadata"]["name"])
+' "$1" | sort
+    }
+    create m-0; cm c-0
+    timeout 60 "$KW" watch pods,configmaps --server "$url" -o json --output-watch-events \
+      --resume-file "$work/rv" >"$work/first.jsonl" 2>"$work/watch.err" &
+    watch_pid=$!
+    wait_for_lines "$work/first.jsonl" '"c-0"' 1
+    wait_for_lines "$work/first.jsonl" '"m-0"' 1
+    create m-1; cm c-1
+    wait_for_lines "$work/first.jsonl" '"c-1"' 1
+    wait_for_lines "$work/first.jsonl" '"m-1"' 1
+    kill -INT "$watch_pid"; wait "$watch_pid"; watch_pid=""
+    [[ -s "$work/rv.pod" && -s "$work/rv.configmap" ]] || { echo "no resume files"; ls "$work"; exit 1; }
+    diff <(kinds_of "$work/first.jsonl") \
+      <(printf 'ADDED ConfigMap c-0\nADDED ConfigMap c-1\nADDED Pod m-0\nADDED Pod m-1\n')
+    # While stopped: one pod added, one deleted, one configmap added.
+    create m-2; delete m-0; cm c-2
+    timeout 60 "$KW" watch pods,configmaps --server "$url" -o json --output-watch-events \
+      --resume-file "$work/rv" >"$work/second.jsonl" 2>>"$work/watch.err" &
+    watch_pid=$!
+    wait_for_lines "$work/second.jsonl" '"c-2"' 1
+    wait_for_lines "$work/second.jsonl" '"m-2"' 1
+    wait_for_lines "$work/second.jsonl" '"DELETED"' 1
+    sleep 0.5
+    kill -INT "$watch_pid"; wait "$watch_pid"; watch_pid=""
+    diff <(kinds_of "$work/second.jsonl") \
+      <(printf 'ADDED ConfigMap c-2\nADDED Pod m-2\nDELETED Pod m-0\n')
+    ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac
 echo "client_$scenario: ok"

@@ -199,6 +199,40 @@ get pod web -o jsonpath={.spec.containers[*].image}"
     grep -qx 'nginx:3 busybox:2' "$work/kw.out"
     ;;
 
+  dry_run_vs_kubectl)
+    start_server; write_kubeconfig; manifests
+    # Nothing a dry run does may be stored; the outcome lines match kubectl's.
+    seq="create -f $work/m/v1/cm.json --dry-run=server
+create -f $work/m/v1/cm.json --dry-run=client
+create -f $work/m/v1/cm.json --dry-run=client -o name
+get configmap settings -o name
+create -f $work/m/v1/cm.json -o name
+label configmap settings x=1 --dry-run=server
+label configmap settings x=1 --dry-run=client
+annotate configmap settings note=hi --dry-run=server
+patch configmap settings --type merge -p {\"data\":{\"extra\":\"1\"}} --dry-run=server
+patch configmap settings --type merge -p {\"data\":{\"extra\":\"1\"}} --dry-run=client
+get configmap settings -o jsonpath={.metadata.labels}{.metadata.annotations}{.data}
+delete configmap settings --dry-run=server
+delete configmap settings --dry-run=client
+get configmap settings -o name
+label configmap settings x=1 -o name
+delete configmap settings -o name
+get configmap settings -o name"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -qx 'configmap/settings created (server dry run)' "$work/kw.out"
+    grep -qx 'configmap "settings" deleted (dry run)' "$work/kw.out"
+    kw create -f "$work/m/v1/cm.json" --dry-run=client -o yaml | grep -qx '  mode: fast'
+    out=$(kw patch configmap x -p '{}' --dry-run=client 2>&1 || true)
+    grep -q 'use --dry-run=server' <<<"$out"
+    kw create -f "$work/m/v1/cm.json" >/dev/null
+    kw patch configmap settings --type json -p '[{"op":"add","path":"/data/j","value":"2"}]' --dry-run=client \
+      -o json | grep -q '"j": "2"'
+    [[ -z $(kw get configmap settings -o jsonpath='{.data.j}') ]]
+    ;;
+
   api_resources)
     start_server; write_kubeconfig
     kw api-resources >"$work/kw.out"

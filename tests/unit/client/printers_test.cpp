@@ -97,8 +97,8 @@ TEST_CASE("watch events: compact JSON per line, EVENT column, yaml separators") 
     REQUIRE((*printer)->print_event(kind, Item{"ADDED", json{{"metadata", {{"name", "a<b"}}}}, nullptr}, out));
     REQUIRE((*printer)->print_event(kind, Item{"DELETED", json{{"metadata", {{"name", "c"}}}}, nullptr}, out));
     CHECK(out.str() ==
-          "{\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\\u003cb\"}},\"type\":\"ADDED\"}\n"
-          "{\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"c\"}},\"type\":\"DELETED\"}\n");
+          "{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\\u003cb\"}}}\n"
+          "{\"type\":\"DELETED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"c\"}}}\n");
   }
   {
     auto printer = make_printer({.watch_events = true});

@@ -90,6 +90,11 @@ TEST_CASE("json decoder: garbage and truncation are errors with messages") {
   CHECK(got.error->find("byte 8") != std::string::npos);
   // The error is sticky.
   CHECK_FALSE(d->feed("{}"));
+  // Offsets are the same when the bytes come in one piece (scanned in spans).
+  auto whole = make_json_frame_decoder();
+  got = decode(*whole, "{\"a\":\"x{\"} \n{\"b\":[1}", 0);
+  REQUIRE(got.error);
+  CHECK(got.error->find("byte 19") != std::string::npos);
 
   auto truncated = make_json_frame_decoder();
   got = decode(*truncated, "{\"a\":{\"b\":1}", 0);
