@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in build-fuzz with clang and runs each for N seconds
 # (default 5) on its seed corpus in tests/fuzz/corpus/<target>/.
-#   scripts/fuzz.sh [seconds] [target...]
+#   scripts/fuzz.sh [seconds] [target...]   (fuzz_request, the whole request path, only when named)
 #
 # libstdc++ 12's <expected> is only enabled when __cpp_concepts >= 202002L. clang 14-16
 # report 201907L, so std::expected (kw::Result) does not exist there. clang 16 does

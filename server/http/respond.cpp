@@ -55,8 +55,12 @@ std::optional<Negotiated> negotiate_response(const std::string* accept, const Of
   return results[*chosen];
 }
 
+std::string dump_json(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 void send_json(net::ResponseStream& stream, int status, const nlohmann::json& body, const std::string& content_type) {
-  std::string bytes = body.dump();
+  std::string bytes = dump_json(body);
   bytes += '\n';
   stream.begin({status, {{"content-type", content_type}, {"content-length", std::to_string(bytes.size())}}, false});
   stream.write(std::move(bytes));
@@ -80,7 +84,7 @@ void send_object(net::ResponseStream& stream, int status, const nlohmann::json& 
                                                    {}});
     bytes = std::move(*encoded);
   } else {
-    bytes = body.dump();
+    bytes = dump_json(body);
     bytes += '\n';
   }
   send_encoded(stream, status, std::move(bytes), format, warnings);
@@ -90,7 +94,7 @@ void send_encoded(net::ResponseStream& stream, int status, std::string bytes, co
                   const std::vector<std::string>& warnings) {
   net::ResponseHead head{status, {{"content-type", format.content_type}, {"content-length", std::to_string(bytes.size())}},
                          false};
-  for (const auto& warning : warnings) head.headers.push_back({"warning", "299 - " + nlohmann::json(warning).dump()});
+  for (const auto& warning : warnings) head.headers.push_back({"warning", "299 - " + dump_json(nlohmann::json(warning))});
   stream.begin(std::move(head));
   stream.write(std::move(bytes));
   stream.finish();

@@ -31,6 +31,10 @@ struct Offers {
 // The response format for `accept`. nullopt = 406.
 std::optional<Negotiated> negotiate_response(const std::string* accept, const Offers& offers);
 
+// Compact JSON; bytes that are not UTF-8 (from a URL or a protobuf string) become U+FFFD
+// instead of failing the response.
+std::string dump_json(const nlohmann::json& value);
+
 void send_json(net::ResponseStream& stream, int status, const nlohmann::json& body,
                const std::string& content_type = "application/json");
 void send_error(net::ResponseStream& stream, const registry::ApiError& error);

@@ -247,6 +247,7 @@ ApiResult<void> Registry::check_namespace(const api::ResourceInfo& info, const s
 ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const std::string& ns, nlohmann::json object,
                                            const WriteOptions& options) {
   if (!object.is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
+  if (auto wrong = normalize_meta_types(object)) return std::unexpected(bad_request(*wrong));
   if (object.value("kind", info.kind) != info.kind || object.value("apiVersion", info.api_version()) != info.api_version())
     return std::unexpected(bad_request("the API version in the data (" + object.value("apiVersion", std::string()) +
                                        ") and kind (" + object.value("kind", std::string()) +
@@ -318,6 +319,7 @@ ApiResult<nlohmann::json> Registry::update_with(
     auto wanted = mutate(existing);
     if (!wanted) return wanted;
     if (!wanted->is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
+    if (auto wrong = normalize_meta_types(*wanted)) return std::unexpected(bad_request(*wrong));
     auto normalized = normalize(info, *wanted, options);
     if (!normalized) return std::unexpected(normalized.error());
     nlohmann::json object = std::move(*normalized);

@@ -159,4 +159,49 @@ nlohmann::json validate_object(const api::ResourceInfo& info, const nlohmann::js
   return causes;
 }
 
+std::optional<std::string> normalize_meta_types(nlohmann::json& object) {
+  if (!object.is_object()) return std::nullopt;
+  // null = absent; else the value must be of the expected shape.
+  auto check = [](nlohmann::json& parent, const char* key, const std::string& path,
+                  auto&& valid, const char* expected) -> std::optional<std::string> {
+    const auto it = parent.find(key);
+    if (it == parent.end()) return std::nullopt;
+    if (it->is_null()) {
+      parent.erase(it);
+      return std::nullopt;
+    }
+    if (!valid(*it)) return path + ": expected " + expected;
+    return std::nullopt;
+  };
+  const auto is_string = [](const nlohmann::json& v) { return v.is_string(); };
+  const auto is_string_map = [](const nlohmann::json& v) {
+    if (!v.is_object()) return false;
+    for (const auto& item : v)
+      if (!item.is_string()) return false;
+    return true;
+  };
+  const auto is_string_list = [](const nlohmann::json& v) {
+    if (!v.is_array()) return false;
+    for (const auto& item : v)
+      if (!item.is_string()) return false;
+    return true;
+  };
+  for (const char* key : {"kind", "apiVersion"})
+    if (auto wrong = check(object, key, key, is_string, "a string")) return wrong;
+  if (auto wrong = check(object, "metadata", "metadata", [](const nlohmann::json& v) { return v.is_object(); },
+                         "an object"))
+    return wrong;
+  const auto meta = object.find("metadata");
+  if (meta == object.end()) return std::nullopt;
+  for (const char* key : {"name", "generateName", "namespace", "uid", "resourceVersion", "selfLink",
+                          "creationTimestamp", "deletionTimestamp"})
+    if (auto wrong = check(*meta, key, std::string("metadata.") + key, is_string, "a string")) return wrong;
+  for (const char* key : {"labels", "annotations"})
+    if (auto wrong = check(*meta, key, std::string("metadata.") + key, is_string_map, "a map of strings"))
+      return wrong;
+  if (auto wrong = check(*meta, "finalizers", "metadata.finalizers", is_string_list, "a list of strings"))
+    return wrong;
+  return std::nullopt;
+}
+
 }  // namespace kw::registry

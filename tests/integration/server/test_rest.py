@@ -78,8 +78,17 @@ class RestTest(ServerTestCase):
         status, body = self.server.json("POST", NS + "/configmaps", {"metadata": {"generateName": "gen-"}})
         self.assertEqual(status, 201)
         self.assertRegex(body["metadata"]["name"], r"^gen-[a-z0-9]{5}$")
-        # DeleteOptions.dryRun in the body (as kubectl sends it) deletes nothing.
         name = body["metadata"]["name"]
+        # Wrongly typed metadata is a 400 naming the field; null means absent.
+        status, typed = self.server.json("POST", NS + "/configmaps", {"metadata": {"name": 5}})
+        self.assertEqual(status, 400)
+        self.assertIn("metadata.name: expected a string", typed["message"])
+        status, typed = self.server.json("POST", NS + "/configmaps",
+                                         {"metadata": {"name": None, "generateName": "nul-", "labels": None}})
+        self.assertEqual(status, 201)
+        status, typed = self.server.json("POST", NS + "/configmaps", {"kind": 7, "metadata": {"name": "k"}})
+        self.assertEqual(status, 400)
+        # DeleteOptions.dryRun in the body (as kubectl sends it) deletes nothing.
         status, _ = self.server.json("DELETE", NS + "/configmaps/" + name,
                                      {"kind": "DeleteOptions", "apiVersion": "v1", "dryRun": ["All"]})
         self.assertEqual(status, 200)
