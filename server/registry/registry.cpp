@@ -41,6 +41,21 @@ std::optional<storage::Revision> parse_revision(const std::string& text) {
   return value;
 }
 
+// A Secret's stringData is write-only convenience: folded into data (base64), as
+// kube-apiserver does on every write; stringData wins over data for the same key.
+void fold_string_data(const api::ResourceInfo& info, nlohmann::json& object) {
+  if (!info.group.empty() || info.kind != "Secret") return;
+  const auto string_data = object.find("stringData");
+  if (string_data == object.end()) return;
+  if (string_data->is_object()) {
+    auto& data = object["data"];
+    if (!data.is_object()) data = nlohmann::json::object();
+    for (const auto& [key, value] : string_data->items())
+      if (value.is_string()) data[key] = codec::scalars::base64_encode(value.get<std::string>());
+  }
+  object.erase("stringData");
+}
+
 nlohmann::json& metadata(nlohmann::json& object) {
   if (!object.contains("metadata") || !object["metadata"].is_object()) object["metadata"] = nlohmann::json::object();
   return object["metadata"];
@@ -78,6 +93,7 @@ Registry::Registry(storage::Backend& backend, api::ResourceTable resources, Regi
   if (!resources.find_plural("apiextensions.k8s.io", "v1", "customresourcedefinitions"))
     resources.add(crd::definitions_resource());
   m_resources = std::make_shared<const api::ResourceTable>(std::move(resources));
+  m_tasks = std::make_unique<DelayedTasks>();
 }
 
 std::shared_ptr<const api::ResourceTable> Registry::resources() const {
@@ -169,6 +185,14 @@ storage::Result<void> Registry::start() {
   for (const auto& info : table->all())
     if (auto started = start_cache(info); !started) return started;
   const auto* namespaces = table->find_plural("", "v1", "namespaces");
+  // Namespaces left Terminating by a previous run are cleaned up now.
+  if (auto stored = m_backend.list(key_prefix(*namespaces, ""), storage::ListOptions{0, 0, ""}); stored)
+    for (const auto& kv : stored->items) {
+      auto ns = nlohmann::json::parse(kv.value, nullptr, false);
+      const auto meta = ns.is_object() ? ns.find("metadata") : ns.end();
+      if (ns.is_object() && meta != ns.end() && meta->is_object() && meta->contains("deletionTimestamp"))
+        schedule_namespace_cleanup(meta->value("name", std::string()), std::chrono::milliseconds(0));
+    }
   for (const char* name : k_default_namespaces) {
     nlohmann::json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
     auto created = create(*namespaces, "", std::move(ns), {});
@@ -248,6 +272,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
                                            const WriteOptions& options) {
   if (!object.is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
   if (auto wrong = normalize_meta_types(object)) return std::unexpected(bad_request(*wrong));
+  fold_string_data(info, object);
   if (object.value("kind", info.kind) != info.kind || object.value("apiVersion", info.api_version()) != info.api_version())
     return std::unexpected(bad_request("the API version in the data (" + object.value("apiVersion", std::string()) +
                                        ") and kind (" + object.value("kind", std::string()) +
@@ -320,6 +345,7 @@ ApiResult<nlohmann::json> Registry::update_with(
     if (!wanted) return wanted;
     if (!wanted->is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
     if (auto wrong = normalize_meta_types(*wanted)) return std::unexpected(bad_request(*wrong));
+    fold_string_data(info, *wanted);
     auto normalized = normalize(info, *wanted, options);
     if (!normalized) return std::unexpected(normalized.error());
     nlohmann::json object = std::move(*normalized);
@@ -466,23 +492,35 @@ ApiResult<nlohmann::json> Registry::remove_namespace(const api::ResourceInfo& in
                                  },
                                  {.dry_run = options.dry_run, .subresource = "status"});
   if (!terminating || options.dry_run) return terminating;
+  schedule_namespace_cleanup(name, m_options.namespace_cleanup_delay);
+  return terminating;
+}
+
+void Registry::schedule_namespace_cleanup(const std::string& name, std::chrono::milliseconds delay) {
+  m_tasks->run_after(delay, [this, name] { finalize_namespace(name); });
+}
+
+void Registry::finalize_namespace(const std::string& name) {
+  auto retry = [&](const std::string& why) {
+    std::cerr << "kw: cleaning up namespace " << name << " failed (" << why << "); retrying in 5s\n";
+    schedule_namespace_cleanup(name, std::chrono::seconds(5));
+  };
   const auto table = resources();
   for (const auto& resource : table->all()) {
     if (!resource.namespaced) continue;
     for (;;) {
       auto page = m_backend.list(key_prefix(resource, name), storage::ListOptions{0, 500, ""});
-      if (!page) return std::unexpected(from_storage(page.error(), resource.group, resource.plural, ""));
+      if (!page) return retry(page.error().message);
       for (const auto& kv : page->items) {
         auto removed = m_backend.remove(kv.key);
-        if (!removed && removed.error().code != storage::ErrorCode::not_found)
-          return std::unexpected(from_storage(removed.error(), resource.group, resource.plural, kv.key));
+        if (!removed && removed.error().code != storage::ErrorCode::not_found) return retry(removed.error().message);
       }
       if (!page->more) break;
     }
   }
-  auto removed = m_backend.remove(key(info, "", name));
-  if (!removed) return std::unexpected(from_storage(removed.error(), info.group, info.plural, name));
-  return terminating;
+  const auto* namespaces = table->find_plural("", "v1", "namespaces");
+  auto removed = m_backend.remove(key(*namespaces, "", name));
+  if (!removed && removed.error().code != storage::ErrorCode::not_found) retry(removed.error().message);
 }
 
 ApiResult<nlohmann::json> Registry::get(const api::ResourceInfo& info, const std::string& ns,

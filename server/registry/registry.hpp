@@ -18,6 +18,7 @@
 #include "server/cache/watch_cache.hpp"
 #include "server/crd/definition.hpp"
 #include "server/registry/api_error.hpp"
+#include "server/registry/delayed_tasks.hpp"
 #include "server/storage/backend.hpp"
 
 namespace kw::registry {
@@ -27,6 +28,10 @@ using SystemClock = std::function<std::chrono::system_clock::time_point()>;
 struct RegistryOptions {
   std::string prefix = "/registry";
   std::chrono::seconds event_ttl{3600};
+  // A deleted namespace stays Terminating this long before its contents and then itself are
+  // removed (in the background, as kube-apiserver's namespace controller does), so clients
+  // deleting a manifest that holds the namespace still find the objects it names.
+  std::chrono::milliseconds namespace_cleanup_delay{1000};
   SystemClock clock;  // defaults to system_clock::now
 };
 
@@ -100,6 +105,9 @@ class Registry {
   ApiResult<void> check_namespace(const api::ResourceInfo& info, const std::string& ns);
   ApiResult<nlohmann::json> remove_namespace(const api::ResourceInfo& info, const std::string& name,
                                              const nlohmann::json& delete_options, const WriteOptions& options);
+  // Removes a Terminating namespace's contents, then the namespace; retried on failure.
+  void finalize_namespace(const std::string& name);
+  void schedule_namespace_cleanup(const std::string& name, std::chrono::milliseconds delay);
   std::string now_rfc3339() const;
   // A typed object as its kind defines it: unknown fields dropped (with warnings) or
   // refused per options.field_validation; known fields kept exactly.
@@ -136,6 +144,8 @@ class Registry {
   std::map<std::string, std::shared_ptr<const crd::Definition>> m_definitions;  // by CRD name
   mutable std::mutex m_caches_mutex;  // guards m_caches (the caches themselves are thread-safe)
   std::map<std::string, std::shared_ptr<cache::WatchCache>> m_caches;  // by cache_key(info)
+  // Background work (namespace cleanup). Declared last: stopped before anything it uses.
+  std::unique_ptr<DelayedTasks> m_tasks;
 };
 
 }  // namespace kw::registry

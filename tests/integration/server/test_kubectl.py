@@ -1,5 +1,6 @@
 """The real kubectl against kw serve: get, create, label, delete, and get -w."""
 import json
+import os
 import subprocess
 import time
 
@@ -102,6 +103,126 @@ class KubectlTest(ServerTestCase):
         self.assertEqual(got["spec"]["template"]["spec"]["containers"][0]["image"], "api:2")
         self.assertEqual(got["metadata"]["generation"], 2)
         self.server.kubectl("delete", "deployment", "api")
+
+    def test_manifest_patch_edit_raw(self):
+        """A realistic multi-document manifest through apply (with validation), every patch
+        type, annotate, edit through KUBE_EDITOR, get --raw and delete -f."""
+        manifest = """apiVersion: v1
+kind: Namespace
+metadata:
+  name: shop
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: shop-config
+  namespace: shop
+data:
+  mode: production
+  cache.size: "512"
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: shop-secret
+  namespace: shop
+type: Opaque
+stringData:
+  password: s3cret
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: shop
+  namespace: shop
+  labels: {app: shop}
+spec:
+  selector: {app: shop}
+  ports:
+  - name: http
+    port: 80
+    targetPort: 8080
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shop
+  namespace: shop
+  labels: {app: shop}
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: shop}
+  template:
+    metadata:
+      labels: {app: shop}
+    spec:
+      containers:
+      - name: web
+        image: registry.example/shop:1.4.2
+        ports:
+        - containerPort: 8080
+        env:
+        - name: MODE
+          valueFrom:
+            configMapKeyRef: {name: shop-config, key: mode}
+        resources:
+          requests: {cpu: 250m, memory: 128Mi}
+          limits: {memory: 256Mi}
+        readinessProbe:
+          httpGet: {path: /healthz, port: 8080}
+      - name: sidecar
+        image: registry.example/proxy:2
+"""
+        path = self.server.data_dir + "/shop.yaml"
+        with open(path, "w") as f:
+            f.write(manifest)
+        out = self.server.kubectl("apply", "-f", path).stdout
+        for line in ["namespace/shop created", "configmap/shop-config created", "secret/shop-secret created",
+                     "service/shop created", "deployment.apps/shop created"]:
+            self.assertIn(line, out)
+        self.assertIn("unchanged", self.server.kubectl("apply", "-f", path).stdout)
+        yaml_out = self.server.kubectl("get", "deploy", "shop", "-n", "shop", "-o", "yaml").stdout
+        self.assertIn("image: registry.example/shop:1.4.2", yaml_out)
+        table = self.server.kubectl("get", "deploy,svc", "-n", "shop").stdout
+        self.assertIn("deployment.apps/shop", table)
+        self.assertIn("service/shop", table)
+
+        ns = ["-n", "shop"]
+        self.server.kubectl("patch", "deploy", "shop", *ns, "-p", '{"spec":{"replicas":5}}')
+        self.server.kubectl("patch", "deploy", "shop", *ns, "--type", "merge",
+                            "-p", '{"metadata":{"labels":{"tier":"front"}}}')
+        self.server.kubectl("patch", "deploy", "shop", *ns, "--type", "json",
+                            "-p", '[{"op":"replace","path":"/spec/template/spec/containers/1/image",'
+                                  '"value":"registry.example/proxy:3"}]')
+        self.server.kubectl("patch", "deploy", "shop", *ns, "-p",
+                            '{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"registry.example/shop:1.5.0"}]}}}}')
+        self.server.kubectl("annotate", "deploy", "shop", *ns, "owner=team-a")
+        got = json.loads(self.server.kubectl("get", "deploy", "shop", *ns, "-o", "json").stdout)
+        self.assertEqual(got["spec"]["replicas"], 5)
+        self.assertEqual(got["metadata"]["labels"]["tier"], "front")
+        self.assertEqual(got["metadata"]["annotations"]["owner"], "team-a")
+        self.assertEqual([c["image"] for c in got["spec"]["template"]["spec"]["containers"]],
+                         ["registry.example/shop:1.5.0", "registry.example/proxy:3"])
+
+        # kubectl edit with a scripted editor.
+        editor = self.server.data_dir + "/editor.sh"
+        with open(editor, "w") as f:
+            f.write("#!/bin/sh\nsed -i 's/mode: production/mode: staging/' \"$1\"\n")
+        os.chmod(editor, 0o755)
+        env = dict(os.environ, KUBE_EDITOR=editor)
+        edited = subprocess.run(["timeout", "30", "kubectl", f"--server={self.server.url}", "edit", "configmap",
+                                 "shop-config", "-n", "shop"], env=env, capture_output=True, text=True)
+        self.assertEqual(edited.returncode, 0, edited.stderr)
+        self.assertIn("configmap/shop-config edited", edited.stdout)
+
+        raw = json.loads(self.server.kubectl("get", "--raw", "/api/v1/namespaces/shop/configmaps/shop-config").stdout)
+        self.assertEqual(raw["data"]["mode"], "staging")
+        secret = json.loads(self.server.kubectl("get", "secret", "shop-secret", *ns, "-o", "json").stdout)
+        self.assertEqual(secret["data"]["password"], "czNjcmV0")  # stringData folded into data
+
+        out = self.server.kubectl("delete", "-f", path, "--wait=false").stdout
+        self.assertIn('namespace "shop" deleted', out)
 
 
 if __name__ == "__main__":

@@ -162,11 +162,23 @@ class RestTest(ServerTestCase):
         status, body = self.server.json("DELETE", "/api/v1/namespaces/doomed/configmaps/a",
                                         {"preconditions": {"uid": "wrong"}})
         self.assertEqual(status, 409)
-        status, _ = self.server.json("DELETE", "/api/v1/namespaces/doomed")
+        status, body = self.server.json("DELETE", "/api/v1/namespaces/doomed")
         self.assertEqual(status, 200)
+        self.assertEqual(body["status"]["phase"], "Terminating")
+        # Terminating: no new content, existing objects still readable and deletable for a
+        # moment, then the namespace controller's work removes contents and namespace.
+        status, _ = self.server.json("POST", "/api/v1/namespaces/doomed/configmaps", {"metadata": {"name": "b"}})
+        self.assertEqual(status, 403)
         status, _ = self.server.json("GET", "/api/v1/namespaces/doomed/configmaps/a")
+        self.assertEqual(status, 200)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            status, _ = self.server.json("GET", "/api/v1/namespaces/doomed")
+            if status == 404:
+                break
+            time.sleep(0.1)
         self.assertEqual(status, 404)
-        status, _ = self.server.json("GET", "/api/v1/namespaces/doomed")
+        status, _ = self.server.json("GET", "/api/v1/namespaces/doomed/configmaps/a")
         self.assertEqual(status, 404)
 
     def test_table_and_yaml_output(self):
