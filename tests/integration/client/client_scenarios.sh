@@ -9,9 +9,17 @@ KW=${3:-$2}
 work=$(mktemp -d "${TMPDIR:-/tmp}/kw-client-XXXXXX")
 server_pid=""
 watch_pid=""
+# The server runs under `timeout` (its pid is timeout's): SIGKILL goes to the server itself,
+# then to timeout, which could not pass a SIGKILL on.
+kill_server() {
+  pkill -KILL -P "$server_pid" 2>/dev/null || true
+  kill -KILL "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=""
+}
 cleanup() {
   [[ -n "$watch_pid" ]] && kill "$watch_pid" 2>/dev/null || true
-  [[ -n "$server_pid" ]] && kill -9 "$server_pid" 2>/dev/null || true
+  [[ -n "$server_pid" ]] && kill_server
   wait 2>/dev/null || true
   rm -rf "$work"
 }
@@ -105,7 +113,8 @@ case "$scenario" in
     wait_for_lines "$work/events.jsonl" '"ADDED"' 1
     create r-1
     wait_for_lines "$work/events.jsonl" '"ADDED"' 2
-    kill -9 "$server_pid"; wait "$server_pid" 2>/dev/null || true
+    kill_server  # a crash: SIGKILL to kw serve
+    if curl -sf -m 2 "$url/readyz" >/dev/null 2>&1; then echo "kw serve still answers after SIGKILL"; exit 1; fi
     sleep 1
     start_server
     label r-1 two; create r-2; delete r-0

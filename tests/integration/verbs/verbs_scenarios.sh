@@ -10,8 +10,16 @@ KW=$(realpath "$2")
 SRC=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/kw-verbs-XXXXXX")
 server_pid=""
+# The server runs under `timeout` (its pid is timeout's): SIGKILL goes to the server itself,
+# then to timeout, which could not pass a SIGKILL on.
+kill_server() {
+  pkill -KILL -P "$server_pid" 2>/dev/null || true
+  kill -KILL "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=""
+}
 cleanup() {
-  [[ -n "$server_pid" ]] && kill -9 "$server_pid" 2>/dev/null || true
+  [[ -n "$server_pid" ]] && kill_server
   wait 2>/dev/null || true
   rm -rf "$work"
 }
