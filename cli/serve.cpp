@@ -1,4 +1,6 @@
 // kw serve: the Kubernetes-compatible API server.
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -40,7 +42,17 @@ struct ServeOptions {
   bool anonymous_auth = false;
   int io_threads = 2;
   int worker_threads = 16;
+  int max_requests_inflight = 400;
+  int max_mutating_requests_inflight = 200;
+  int idle_timeout_seconds = 90;
 };
+
+// Limits every listener shares: in-flight requests, idle connections.
+void apply_limits(const ServeOptions& o, http::ApiServer& api, net::ServerConfig& config) {
+  config.admission = api.admission(static_cast<std::size_t>(std::max(0, o.max_requests_inflight)),
+                                   static_cast<std::size_t>(std::max(0, o.max_mutating_requests_inflight)));
+  config.idle_timeout = std::chrono::seconds(std::max(1, o.idle_timeout_seconds));
+}
 
 std::string default_data_dir() {
   if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) return std::string(xdg) + "/kw";
@@ -83,8 +95,10 @@ int wait_for_signal() {
 
 // The TLS listener: the given serving certificate, or one from a CA generated in the data
 // dir on first start; writes DIR/admin.kubeconfig for the generated admin credential.
-Result<std::unique_ptr<net::HttpServer>> serve_secure(const ServeOptions& o, net::Handler handler) {
+Result<std::unique_ptr<net::HttpServer>> serve_secure(const ServeOptions& o, http::ApiServer& api,
+                                                      net::Handler handler) {
   net::ServerConfig config;
+  apply_limits(o, api, config);
   config.address = o.bind_address;
   config.port = static_cast<std::uint16_t>(o.secure_port);
   config.io_threads = o.io_threads;
@@ -162,7 +176,7 @@ int run_serve(const ServeOptions& o) {
     };
   };
   if (o.secure_port > 0) {
-    auto served = serve_secure(o, handler_for(secure_api));
+    auto served = serve_secure(o, secure_api, handler_for(secure_api));
     if (!served) {
       std::cerr << "kw serve: " << served.error().message << "\n";
       return 1;
@@ -171,6 +185,7 @@ int run_serve(const ServeOptions& o) {
   }
   if (o.insecure_port > 0) {
     net::ServerConfig config;
+    apply_limits(o, local_api, config);
     config.address = "127.0.0.1";  // cleartext never leaves the machine
     config.port = static_cast<std::uint16_t>(o.insecure_port);
     config.io_threads = o.io_threads;
@@ -228,6 +243,17 @@ void add_serve_command(CLI::App& app, int* exit_code) {
                     "seconds between storage compactions (0 = never)")->capture_default_str();
   serve->add_option("--io-threads", options->io_threads, "network threads")->capture_default_str();
   serve->add_option("--worker-threads", options->worker_threads, "request handler threads")->capture_default_str();
+  serve->add_option("--max-requests-inflight", options->max_requests_inflight,
+                    "read-only requests (get, list) queued or running at once, per listener; over it: 429 "
+                    "(watches are exempt; 0 = no limit)")
+      ->capture_default_str();
+  serve->add_option("--max-mutating-requests-inflight", options->max_mutating_requests_inflight,
+                    "mutating requests (create, update, patch, delete) queued or running at once, per listener; "
+                    "over it: 429 (0 = no limit)")
+      ->capture_default_str();
+  serve->add_option("--idle-timeout-seconds", options->idle_timeout_seconds,
+                    "close keep-alive connections idle this long (HTTP/2: GOAWAY first)")
+      ->capture_default_str();
   serve->callback([options, exit_code] { *exit_code = run_serve(*options); });
 }
 

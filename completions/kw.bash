@@ -10,8 +10,8 @@ __kw_spec() {
       __kw_flags="-h --help"
       ;;
     "serve")
-      __kw_flags="-h --help --etcd --etcd-prefix --etcd-cafile --etcd-certfile --etcd-keyfile --data-dir --bind-address --secure-port --insecure-port --tls-cert-file --tls-private-key-file --tls-san --client-ca-file --token-auth-file --authorization-mode --authorization-policy-file --anonymous-auth --etcd-compaction-interval --io-threads --worker-threads"
-      __kw_valued="--etcd --etcd-prefix --etcd-cafile --etcd-certfile --etcd-keyfile --data-dir --bind-address --secure-port --insecure-port --tls-cert-file --tls-private-key-file --tls-san --client-ca-file --token-auth-file --authorization-mode --authorization-policy-file --etcd-compaction-interval --io-threads --worker-threads"
+      __kw_flags="-h --help --etcd --etcd-prefix --etcd-cafile --etcd-certfile --etcd-keyfile --data-dir --bind-address --secure-port --insecure-port --tls-cert-file --tls-private-key-file --tls-san --client-ca-file --token-auth-file --authorization-mode --authorization-policy-file --anonymous-auth --etcd-compaction-interval --io-threads --worker-threads --max-requests-inflight --max-mutating-requests-inflight --idle-timeout-seconds"
+      __kw_valued="--etcd --etcd-prefix --etcd-cafile --etcd-certfile --etcd-keyfile --data-dir --bind-address --secure-port --insecure-port --tls-cert-file --tls-private-key-file --tls-san --client-ca-file --token-auth-file --authorization-mode --authorization-policy-file --etcd-compaction-interval --io-threads --worker-threads --max-requests-inflight --max-mutating-requests-inflight --idle-timeout-seconds"
       ;;
     "get")
       __kw_flags="-h --help --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout -A --all-namespaces -l --selector --field-selector -o --output --no-headers --show-labels -L --label-columns --chunk-size --output-watch-events --resume-file --sort-by -w --watch --watch-only"

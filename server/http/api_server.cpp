@@ -92,6 +92,43 @@ CustomSchemas custom_schemas(registry::Registry& store) {
 ApiServer::ApiServer(registry::Registry& registry, ApiServerOptions options)
     : m_registry(registry), m_options(options) {}
 
+net::RequestClass ApiServer::classify(const net::Request& request) {
+  if (request.path.starts_with("/api/") || request.path.starts_with("/apis/")) {
+    const RequestInfo info = parse_request_info(request.method, request.path, parse_query(request.query));
+    const std::string& sub = info.subresource;
+    if (info.verb == "watch" || info.verb == "proxy" ||
+        (info.is_resource_request &&
+         (sub == "attach" || sub == "exec" || sub == "proxy" || sub == "log" || sub == "portforward")))
+      return net::RequestClass::long_running;
+    if (info.is_resource_request)
+      return info.verb == "get" || info.verb == "list" ? net::RequestClass::read_only : net::RequestClass::mutating;
+  }
+  const std::string& m = request.method;
+  return m == "GET" || m == "HEAD" || m == "OPTIONS" ? net::RequestClass::read_only : net::RequestClass::mutating;
+}
+
+net::AdmissionConfig ApiServer::admission(std::size_t max_read_only, std::size_t max_mutating) {
+  net::AdmissionConfig config;
+  config.max_read_only_inflight = max_read_only;
+  config.max_mutating_inflight = max_mutating;
+  config.classify = &ApiServer::classify;
+  config.refuse = [this](const net::Request&, net::RequestClass kind, net::ResponseStream& stream) {
+    ++(kind == net::RequestClass::mutating ? m_dropped_mutating : m_dropped_read_only);
+    registry::ApiError error{429, "TooManyRequests", "Too many requests, please try again later.", {}};
+    nlohmann::json status = error.status();
+    status["details"] = {{"retryAfterSeconds", 1}};
+    std::string body = dump_json(status);
+    stream.begin({429,
+                  {{"content-type", "application/json"},
+                   {"retry-after", "1"},
+                   {"content-length", std::to_string(body.size())}},
+                  false});
+    stream.write(std::move(body));
+    stream.finish();
+  };
+  return config;
+}
+
 void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream> stream) {
   ++m_requests;
   const auto query = parse_query(request.query);
@@ -171,6 +208,10 @@ void ApiServer::handle_metrics(net::ResponseStream& stream) {
       << "apiserver_request_total " << m_requests.load() << "\n"
       << "# HELP kw_watches_started_total Watches started.\n# TYPE kw_watches_started_total counter\n"
       << "kw_watches_started_total " << m_watches_started.load() << "\n";
+  out << "# HELP apiserver_dropped_requests_total Requests refused by the in-flight limit (429).\n"
+      << "# TYPE apiserver_dropped_requests_total counter\n"
+      << "apiserver_dropped_requests_total{request_kind=\"readOnly\"} " << m_dropped_read_only.load() << "\n"
+      << "apiserver_dropped_requests_total{request_kind=\"mutating\"} " << m_dropped_mutating.load() << "\n";
   out << "# HELP apiserver_terminated_watchers_total Watchers closed for being too slow.\n"
       << "# TYPE apiserver_terminated_watchers_total counter\n";
   const auto metrics = m_registry.cache_metrics();
@@ -292,7 +333,7 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
     if (options.is_object() && options.contains("dryRun")) {
       const auto& modes = options["dryRun"];
       if (!modes.is_array() || std::any_of(modes.begin(), modes.end(), [](const nlohmann::json& m) { return m != "All"; }))
-        return send_error(*stream, registry::bad_request("dryRun: Unsupported value: " + modes.dump() +
+        return send_error(*stream, registry::bad_request("dryRun: Unsupported value: " + dump_json(modes) +
                                                          ": supported values: \"All\""));
       if (!modes.empty()) write.dry_run = true;
     }

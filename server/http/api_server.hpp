@@ -27,6 +27,12 @@ class ApiServer {
  public:
   ApiServer(registry::Registry& registry, ApiServerOptions options);
   void handle(net::Request request, std::shared_ptr<net::ResponseStream> stream);
+  // The transport's in-flight limits (kube-apiserver's --max-requests-inflight and
+  // --max-mutating-requests-inflight; 0 = no limit). Watches and the other long-running
+  // requests are exempt; get/list and non-resource GETs are read-only, the rest mutating. A
+  // refused request gets 429 TooManyRequests with Retry-After: 1. Counted per listener.
+  net::AdmissionConfig admission(std::size_t max_read_only, std::size_t max_mutating);
+  static net::RequestClass classify(const net::Request& request);
 
  private:
   void handle_resource(const net::Request& request, const struct RequestInfo& info,
@@ -44,6 +50,8 @@ class ApiServer {
   ApiServerOptions m_options;
   std::atomic<std::uint64_t> m_requests{0};
   std::atomic<std::uint64_t> m_watches_started{0};
+  std::atomic<std::uint64_t> m_dropped_read_only{0};  // refused by the in-flight limit
+  std::atomic<std::uint64_t> m_dropped_mutating{0};
 };
 
 }  // namespace kw::http

@@ -30,6 +30,7 @@ constexpr std::size_t k_read_chunk = 16 * 1024;
 // a small buffer keeps thousands of idle watch connections cheap.
 constexpr std::size_t k_read_chunk_active = 512;
 constexpr auto k_linger = std::chrono::seconds(2);
+constexpr std::size_t k_kept_pieces = 16;
 
 bool has_token(std::string_view list, std::string_view token) {
   const std::string lower = to_lower(list);
@@ -126,15 +127,13 @@ class Http1Connection final : public Connection,
       m_core->sent(size);
       return;
     }
+    // A chunk's size line and closing CRLF travel with its bytes: no allocation per event.
+    Piece piece{std::move(bytes), size, {}, 0};
     if (m_chunked) {
-      char line[24];
-      const int n = std::snprintf(line, sizeof line, "%zx\r\n", size);
-      enqueue(std::make_shared<const std::string>(line, static_cast<std::size_t>(n)), 0);
-      enqueue(std::move(bytes), size);
-      enqueue(k_crlf, 0);
-    } else {
-      enqueue(std::move(bytes), size);
+      const int n = std::snprintf(piece.chunk_head.data(), piece.chunk_head.size(), "%zx\r\n", size);
+      piece.chunk_head_size = static_cast<std::uint8_t>(n);
     }
+    m_queue.push_back(std::move(piece));
     pump();
   }
 
@@ -156,9 +155,11 @@ class Http1Connection final : public Connection,
   struct Piece {
     std::shared_ptr<const std::string> bytes;
     std::size_t payload;  // bytes counted in the stream's queued_bytes()
+    std::array<char, 20> chunk_head;  // "<hex size>\r\n" when the piece is one chunk
+    std::uint8_t chunk_head_size;     // 0: raw bytes (head, fixed-length body, last chunk)
   };
 
-  static inline const auto k_crlf = std::make_shared<const std::string>("\r\n");
+  static constexpr std::string_view k_crlf = "\r\n";
   static inline const auto k_last_chunk = std::make_shared<const std::string>("0\r\n\r\n");
 
   bool current(std::int64_t id) const { return m_active && id == m_request_id && !m_closing; }
@@ -223,6 +224,10 @@ class Http1Connection final : public Connection,
         m_parser->body_limit(m_state.config.max_body_bytes);
         m_continue_sent = false;
       }
+      if (!m_parser->is_header_done() && target_too_long()) {
+        reject(414);
+        return;
+      }
       ErrorCode ec;
       const std::size_t used = m_parser->put(m_input.data(), ec);
       m_input.consume(used);
@@ -241,6 +246,23 @@ class Http1Connection final : public Connection,
         if (used == 0) return;
       }
     }
+  }
+
+  // The request line's target is longer than max_url_bytes (checked before the parser, whose
+  // header limit covers the request line too and would answer 431).
+  bool target_too_long() const {
+    const auto data = m_input.data();
+    const std::string_view head(static_cast<const char*>(data.data()), data.size());
+    const std::size_t limit = m_state.config.max_url_bytes;
+    const std::size_t line_end = head.find('\n');
+    const std::string_view line = head.substr(0, line_end);
+    const std::size_t first_space = line.find(' ');
+    if (first_space == std::string_view::npos) return false;  // no target yet, or the parser refuses it
+    // Incomplete line: the target is at least what arrived after the method.
+    if (line_end == std::string_view::npos) return line.size() - first_space - 1 > limit;
+    const std::size_t last_space = line.rfind(' ');
+    if (last_space <= first_space) return false;
+    return last_space - first_space - 1 > limit;
   }
 
   void send_continue_if_asked() {
@@ -300,7 +322,7 @@ class Http1Connection final : public Connection,
   }
 
   void enqueue(std::shared_ptr<const std::string> bytes, std::size_t payload) {
-    m_queue.push_back(Piece{std::move(bytes), payload});
+    m_queue.push_back(Piece{std::move(bytes), payload, {}, 0});
   }
 
   void pump() {
@@ -310,11 +332,16 @@ class Http1Connection final : public Connection,
       return;
     }
     m_writing = true;
+    // Everything queued since the last write goes out in one gathered write; the vectors are
+    // kept (cleared, not freed) between writes while a response streams.
     m_in_flight.swap(m_queue);
-    std::vector<asio::const_buffer> buffers;
-    buffers.reserve(m_in_flight.size());
-    for (const auto& piece : m_in_flight) buffers.emplace_back(asio::buffer(*piece.bytes));
-    asio::async_write(m_stream, buffers, [self = shared_from_this()](ErrorCode ec, std::size_t) {
+    m_buffers.clear();
+    for (const auto& piece : m_in_flight) {
+      if (piece.chunk_head_size > 0) m_buffers.emplace_back(piece.chunk_head.data(), piece.chunk_head_size);
+      m_buffers.emplace_back(asio::buffer(*piece.bytes));
+      if (piece.chunk_head_size > 0) m_buffers.emplace_back(k_crlf.data(), k_crlf.size());
+    }
+    asio::async_write(m_stream, m_buffers, [self = shared_from_this()](ErrorCode ec, std::size_t) {
       self->on_written(ec);
     });
   }
@@ -324,6 +351,7 @@ class Http1Connection final : public Connection,
     std::size_t payload = 0;
     for (const auto& piece : m_in_flight) payload += piece.payload;
     m_in_flight.clear();
+    trim_write_buffers();
     if (m_core) m_core->sent(payload);
     if (ec) {
       close_now();
@@ -331,6 +359,13 @@ class Http1Connection final : public Connection,
     }
     touch();
     pump();
+  }
+
+  // A burst (a watch's backlog, a large LIST) may grow the write vectors; an idle connection
+  // keeps only a small capacity.
+  void trim_write_buffers() {
+    if (m_in_flight.capacity() > k_kept_pieces) std::vector<Piece>().swap(m_in_flight);
+    if (m_buffers.capacity() > 3 * k_kept_pieces) std::vector<asio::const_buffer>().swap(m_buffers);
   }
 
   void on_response_complete() {
@@ -415,6 +450,7 @@ class Http1Connection final : public Connection,
   std::shared_ptr<StreamCore> m_core;  // the response in flight
   std::vector<Piece> m_queue;
   std::vector<Piece> m_in_flight;
+  std::vector<asio::const_buffer> m_buffers;  // the gathered write in flight
 
   bool m_active = false;  // a request is being answered
   bool m_head_sent = false;

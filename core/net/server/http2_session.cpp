@@ -9,6 +9,7 @@
 #include <array>
 #include <charconv>
 #include <cstring>
+#include <limits>
 #include <vector>
 #include <unordered_map>
 
@@ -29,6 +30,7 @@ struct H2Stream {
   Request request;
   std::size_t header_bytes = 0;
   bool headers_too_large = false;
+  bool target_too_long = false;
   bool body_too_large = false;
   bool dispatched = false;  // the handler (or an error response) owns the answer
   bool responded = false;   // response HEADERS submitted
@@ -67,6 +69,7 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     m_last_read = m_last_activity = Clock::now();
     const nghttp2_settings_entry settings[] = {
         {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, m_state.config.max_concurrent_streams},
+        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, header_list_limit()},
     };
     nghttp2_submit_settings(m_session, NGHTTP2_FLAG_NONE, settings, std::size(settings));
     if (m_state.shutting_down.load()) begin_shutdown();
@@ -150,6 +153,11 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     return rv == 0;
   }
 
+  std::uint32_t header_list_limit() const {
+    const std::size_t limit = m_state.config.max_header_bytes;
+    return static_cast<std::uint32_t>(std::min<std::size_t>(limit, std::numeric_limits<std::uint32_t>::max()));
+  }
+
   H2Stream* find(std::int64_t id) {
     auto it = m_streams.find(static_cast<std::int32_t>(id));
     return it == m_streams.end() ? nullptr : it->second.get();
@@ -168,12 +176,16 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
                        const std::uint8_t* value, std::size_t value_length, std::uint8_t, void* user_data) {
     H2Stream* stream = self(user_data).find(frame->hd.stream_id);
     if (stream == nullptr || stream->dispatched) return 0;
+    const std::string_view key(reinterpret_cast<const char*>(name), name_length);
+    if (key == ":path" && value_length > self(user_data).m_state.config.max_url_bytes) {
+      stream->target_too_long = true;
+      return 0;
+    }
     stream->header_bytes += name_length + value_length + 32;
     if (stream->header_bytes > self(user_data).m_state.config.max_header_bytes) {
       stream->headers_too_large = true;
       return 0;
     }
-    const std::string_view key(reinterpret_cast<const char*>(name), name_length);
     std::string text(reinterpret_cast<const char*>(value), value_length);
     Request& request = stream->request;
     if (key == ":method") {
@@ -208,6 +220,10 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     H2Stream* stream = session.find(frame->hd.stream_id);
     if (stream == nullptr || stream->dispatched) return 0;
     if (frame->hd.type == NGHTTP2_HEADERS) {
+      if (stream->target_too_long) {
+        session.reject(*stream, 414);
+        return 0;
+      }
       if (stream->headers_too_large) {
         session.reject(*stream, 431);
         return 0;
@@ -225,6 +241,7 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     Http2Session& session = self(user_data);
     auto it = session.m_streams.find(stream_id);
     if (it == session.m_streams.end()) return 0;
+    session.m_last_activity = Clock::now();  // the idle timeout counts from the last response
     if (auto& core = it->second->core) {
       if (!it->second->eof_sent) core->peer_gone();
       core->transport_done();
@@ -323,8 +340,12 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
   bool feed(const char* data, std::size_t size) {
     const auto rv = nghttp2_session_mem_recv(m_session, reinterpret_cast<const std::uint8_t*>(data), size);
     if (rv < 0) {
-      flush_output();  // nghttp2 queued a GOAWAY for the protocol error
+      // A protocol error (bad HPACK, too many CONTINUATION frames, ...): nghttp2 queued a
+      // GOAWAY for most of them; make sure one goes out, then close once it is written.
       m_fatal = true;
+      if (!nghttp2_is_fatal(static_cast<int>(rv)) && !nghttp2_session_want_write(m_session))
+        nghttp2_session_terminate_session(m_session, NGHTTP2_PROTOCOL_ERROR);
+      flush_output();
       return false;
     }
     return true;

@@ -87,6 +87,24 @@ class ResponseStream {
 // Long-running responses (watches) keep the stream and return at once.
 using Handler = std::function<void(Request, std::shared_ptr<ResponseStream>)>;
 
+// How the in-flight limit sees a request (kube-apiserver's max-in-flight filter).
+enum class RequestClass { long_running, read_only, mutating };
+
+// Admission happens on the network thread when a request is complete, before it is queued
+// for a worker: a request whose class is at its limit is answered at once (429) and never
+// waits behind the busy workers. A request counts from that moment until its handler returns.
+struct AdmissionConfig {
+  std::size_t max_read_only_inflight = 0;  // 0 = no limit
+  std::size_t max_mutating_inflight = 0;   // 0 = no limit
+  // Classifies a request; long-running ones (watches) are never limited. Runs on a network
+  // thread: must be cheap and never block. Unset: GET/HEAD/OPTIONS read, other methods
+  // mutate, WebSocket upgrades are long-running.
+  std::function<RequestClass(const Request&)> classify;
+  // Answers a refused request (429 with Retry-After). Runs on a network thread: must not
+  // block. Unset: a plain-text 429 with "retry-after: 1".
+  std::function<void(const Request&, RequestClass, ResponseStream&)> refuse;
+};
+
 struct TlsConfig {
   std::string cert_file;       // PEM serving certificate (chain)
   std::string key_file;        // PEM private key
@@ -99,10 +117,17 @@ struct ServerConfig {
   std::optional<TlsConfig> tls;      // none = cleartext (HTTP/1.1 + h2c prior knowledge)
   int io_threads = 2;
   int worker_threads = 8;
-  std::size_t max_body_bytes = 3 * 1024 * 1024;   // 413 above
-  std::size_t max_header_bytes = 64 * 1024;        // 431 above
-  std::chrono::seconds idle_timeout{120};          // idle keep-alive connections are closed
-  std::uint32_t max_concurrent_streams = 1000;     // HTTP/2 SETTINGS
+  std::size_t max_body_bytes = 3 * 1024 * 1024;  // 413 above
+  // The whole request head (request line and header fields; on HTTP/2 the decoded header
+  // list, 32 bytes per field extra as RFC 9113 counts it): 431 above, and on HTTP/1.1 the
+  // connection is closed. 1 MiB as Go's http.DefaultMaxHeaderBytes, which kube-apiserver uses.
+  std::size_t max_header_bytes = 1024 * 1024;
+  std::size_t max_url_bytes = 1024 * 1024;  // request target (path and query): 414 above
+  // A connection with no request in flight for this long is closed (HTTP/2: GOAWAY first).
+  // 90 s as kube-apiserver's http.Server IdleTimeout (and client-go's idle keep-alive).
+  std::chrono::seconds idle_timeout{90};
+  std::uint32_t max_concurrent_streams = 1000;  // HTTP/2 SETTINGS
+  AdmissionConfig admission;                    // in-flight limits (none by default)
 };
 
 class HttpServer {

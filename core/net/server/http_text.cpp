@@ -79,6 +79,7 @@ std::string_view reason_phrase(int status) {
     case 409: return "Conflict";
     case 410: return "Gone";
     case 413: return "Payload Too Large";
+    case 414: return "URI Too Long";
     case 415: return "Unsupported Media Type";
     case 422: return "Unprocessable Entity";
     case 429: return "Too Many Requests";

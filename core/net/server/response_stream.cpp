@@ -35,6 +35,13 @@ bool Outbox::add(Item item) {
   return true;
 }
 
+bool Outbox::join(Item item) {
+  std::lock_guard lock(m_mutex);
+  if (!m_drain_posted) return false;
+  m_items.push_back(std::move(item));
+  return true;
+}
+
 void Outbox::drain(StreamSink& sink) {
   std::vector<Item> batch;
   {
@@ -77,7 +84,9 @@ bool StreamCore::enqueue_write(std::shared_ptr<const std::string> bytes) {
   return false;
 }
 
-void StreamCore::enqueue_flush() { add_to_outbox({m_id, Outbox::Kind::flush, nullptr, nullptr}); }
+// Every transport pushes its bytes out as soon as a write reaches the strand, so a flush only
+// matters while earlier calls still wait there; with nothing waiting it costs no post.
+void StreamCore::enqueue_flush() { m_outbox->join({m_id, Outbox::Kind::flush, nullptr, nullptr}); }
 
 void StreamCore::enqueue_finish() { add_to_outbox({m_id, Outbox::Kind::finish, nullptr, nullptr}); }
 

@@ -41,6 +41,9 @@ class Outbox {
   };
   // Queues a call. True when the caller must post drain(): nothing was pending.
   bool add(Item item);
+  // Queues a call only if a drain is already on its way (a call that is pointless once
+  // everything before it reached the strand). False when it was not queued.
+  bool join(Item item);
   // Strand side: hands the queued calls to the protocol.
   void drain(StreamSink& sink);
   // The posting failed (connection gone): drop what was queued.

@@ -77,8 +77,31 @@ void ConnectionRegistry::post_to_all(std::function<void(Connection&)> fn) {
   }
 }
 
+namespace {
+
+void refuse_plain(ResponseStream& stream) {
+  std::string body = "Too many requests, please try again later.\n";
+  stream.begin(ResponseHead{.status = 429,
+                            .headers = {{"content-type", "text/plain; charset=utf-8"},
+                                        {"retry-after", "1"},
+                                        {"content-length", std::to_string(body.size())}},
+                            .binary_messages = false});
+  stream.write(std::move(body));
+  stream.finish();
+}
+
+}  // namespace
+
 void ServerState::dispatch(Request request, std::shared_ptr<ResponseStream> stream) {
-  workers.submit([this, request = std::move(request), stream = std::move(stream)]() mutable {
+  const auto& admission = config.admission;
+  const RequestClass kind = admission.classify ? admission.classify(request) : default_request_class(request);
+  auto slot = inflight.try_acquire(kind);
+  if (!slot) {
+    if (admission.refuse) admission.refuse(request, kind, *stream);
+    else refuse_plain(*stream);
+    return;
+  }
+  workers.submit([this, slot = std::move(*slot), request = std::move(request), stream = std::move(stream)]() mutable {
     try {
       handler(std::move(request), std::move(stream));
     } catch (const std::exception&) {

@@ -18,6 +18,7 @@
 
 #include "core/net/server/byte_stream.hpp"
 #include "core/net/server/http_server.hpp"
+#include "core/net/server/inflight.hpp"
 
 namespace boost::asio::ssl {
 class context;
@@ -100,14 +101,17 @@ struct ServerState {
       : config(std::move(config_in)),
         handler(std::move(handler_in)),
         link(std::make_shared<ServerLink>()),
+        inflight(config.admission.max_read_only_inflight, config.admission.max_mutating_inflight),
         workers(config.worker_threads) {}
 
-  // Hands a complete request to a worker thread.
+  // Hands a complete request to a worker thread, or answers 429 at once (on the calling
+  // network thread) when its class is at its in-flight limit.
   void dispatch(Request request, std::shared_ptr<ResponseStream> stream);
 
   ServerConfig config;
   Handler handler;
   std::shared_ptr<ServerLink> link;
+  InflightLimiter inflight;
   WorkerPool workers;
   ConnectionRegistry connections;
   std::atomic<bool> shutting_down{false};

@@ -35,7 +35,7 @@ TEST_CASE("h2c: several concurrent streams on one connection") {
     for (auto at = result.output.find(needle); at != std::string::npos; at = result.output.find(needle, at + 1)) ++n;
     return n;
   };
-  CHECK(count("recv SETTINGS frame <length=6, flags=0x00") == 1);
+  CHECK(count("recv SETTINGS frame <length=12, flags=0x00") == 1);
   CHECK(count(":status: 200") == 4);
   CHECK(count("recv DATA frame") >= 5 + 6 + 1 + 3);
   CHECK(result.output.find("tick 4") != std::string::npos);

@@ -1,0 +1,320 @@
+"""kw serve's request limits, driven with curl and raw sockets: in-flight requests (429 with
+Retry-After, watches exempt), header block (431), request target (414), body (413) on
+HTTP/1.1 and h2c, and the idle timeout of keep-alive connections."""
+import http.client
+import json
+import os
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+from kwtest import KwServer
+
+NS = "/api/v1/namespaces/default"
+MIB = 1024 * 1024
+TOO_MANY = "Too many requests, please try again later."
+
+
+def raw_exchange(port, payload, timeout=10):
+    """Sends payload on a fresh connection; returns (status line, closed by the server)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        try:
+            s.sendall(payload)
+        except OSError:
+            pass  # the server may answer and close before the whole payload is in
+        data = b""
+        closed = False
+        while True:
+            try:
+                chunk = s.recv(65536)
+            except ConnectionResetError:
+                closed = True
+                break
+            if not chunk:
+                closed = True
+                break
+            data += chunk
+        return data.split(b"\r\n", 1)[0].decode(), closed
+
+
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+
+
+def hpack_integer(value, prefix_bits):
+    limit = (1 << prefix_bits) - 1
+    if value < limit:
+        return bytes([value])
+    out = [limit]
+    value -= limit
+    while value >= 128:
+        out.append(value % 128 + 128)
+        value //= 128
+    out.append(value)
+    return bytes(out)
+
+
+def literal_field(name, value):
+    """HPACK literal header field without indexing, new name, no Huffman coding."""
+    return b"\x00" + hpack_integer(len(name), 7) + name + hpack_integer(len(value), 7) + value
+
+
+def request_frames(path, extra=b""):
+    """A GET on stream 1: HEADERS, then CONTINUATIONs of 16 KiB (the default frame size)."""
+    block = b"\x04" + hpack_integer(len(path), 7) + path  # :path, name from the static table
+    block += b"\x82\x86\x41\x09127.0.0.1" + extra  # :method GET, :scheme http, :authority
+    pieces = [block[i:i + 16384] for i in range(0, len(block), 16384)]
+    frames = b""
+    for i, piece in enumerate(pieces):
+        kind = 0x1 if i == 0 else 0x9
+        flags = (0x1 if i == 0 else 0) | (0x4 if i == len(pieces) - 1 else 0)  # END_STREAM, END_HEADERS
+        frames += len(piece).to_bytes(3, "big") + bytes([kind, flags]) + (1).to_bytes(4, "big") + piece
+    return frames
+
+
+def h2_exchange(port, frames, timeout=10):
+    """h2c with prior knowledge: preface, empty SETTINGS, frames; returns (bytes read, closed),
+    reading until the server closes or stays silent for `timeout` seconds."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        try:
+            s.sendall(H2_PREFACE + frames)
+        except OSError:
+            pass
+        data = b""
+        while True:
+            try:
+                chunk = s.recv(65536)
+            except ConnectionResetError:
+                return data, True
+            except TimeoutError:
+                return data, False  # still open: HTTP/2 answers a stream and keeps the connection
+            if not chunk:
+                return data, True
+            data += chunk
+
+
+def frame_types(data):
+    types, at = [], 0
+    while at + 9 <= len(data):
+        types.append(data[at + 3])
+        at += 9 + int.from_bytes(data[at:at + 3], "big")
+    return types
+
+
+def curl(*args, timeout=20):
+    return subprocess.run(["timeout", str(timeout), "curl", "-sS", *args], capture_output=True, text=True)
+
+
+def configmap(name, size=0):
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"d": "x" * size}}
+
+
+class Load:
+    """Threads sending requests in a loop on keep-alive connections, counting the statuses."""
+
+    def __init__(self, port, paths, threads=12, method="GET", body=None):
+        self.port, self.paths, self.method, self.body = port, paths, method, body
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.statuses = {}
+        self.refused = None  # (headers, body) of one 429
+        self.threads = [threading.Thread(target=self.run, args=(i,)) for i in range(threads)]
+
+    def __enter__(self):
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        for t in self.threads:
+            t.join(30)
+
+    def run(self, index):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
+        n = 0
+        while not self.stop.is_set():
+            path = self.paths[(index + n) % len(self.paths)]
+            n += 1
+            try:
+                body = None if self.body is None else json.dumps(self.body(index, n)).encode()
+                conn.request(self.method, path, body=body, headers={"Content-Type": "application/json"})
+                response = conn.getresponse()
+                payload = response.read()
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
+                continue
+            with self.lock:
+                self.statuses[response.status] = self.statuses.get(response.status, 0) + 1
+                if response.status == 429 and self.refused is None:
+                    self.refused = (dict(response.getheaders()), payload)
+        conn.close()
+
+    def count(self, status):
+        with self.lock:
+            return self.statuses.get(status, 0)
+
+
+def wait_for(predicate, seconds=20):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+class InflightLimitTest(unittest.TestCase):
+    def test_readonly_limit_answers_429_and_watches_still_open(self):
+        with KwServer(["--max-requests-inflight=1", "--worker-threads=2"]) as server:
+            for i in range(40):  # LISTs of 40 x 20 KiB make each request take a while
+                status, _, _ = server.request("POST", NS + "/configmaps", configmap(f"big-{i}", 20000))
+                self.assertEqual(status, 201)
+            paths = [NS + "/configmaps", "/openapi/v2"]
+            with Load(server.port, paths) as load:
+                self.assertTrue(wait_for(lambda: load.count(429) > 0), f"no 429 under load: {load.statuses}")
+                headers, body = load.refused
+                self.assertEqual(headers.get("Retry-After") or headers.get("retry-after"), "1")
+                status = json.loads(body)
+                self.assertEqual((status["kind"], status["code"], status["reason"], status["message"]),
+                                 ("Status", 429, "TooManyRequests", TOO_MANY))
+                self.assertEqual(status["details"]["retryAfterSeconds"], 1)
+                # Each time a probe shows the limit reached, a watch must still open (HTTP/1.1
+                # and h2c): watches are long-running and take no slot.
+                opened = 0
+                for attempt in range(400):
+                    if opened == 6:
+                        break
+                    probe = curl("-o", "/dev/null", "-w", "%{http_code}", server.url + NS + "/configmaps?limit=1")
+                    if probe.stdout != "429":
+                        continue
+                    transport = "--http1.1" if opened % 2 == 0 else "--http2-prior-knowledge"
+                    watch = curl(transport, "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "3",
+                                 server.url + NS + "/configmaps?watch=1&timeoutSeconds=1")
+                    self.assertEqual(watch.stdout, "200", watch.stderr)
+                    opened += 1
+                self.assertEqual(opened, 6, "the limit was not reached often enough to check watches")
+            self.assertGreater(load.count(200), 0)
+            # Below the limit again: requests are served, and the refusals were counted.
+            self.assertTrue(wait_for(lambda: server.request("GET", "/metrics")[0] == 200))
+            metrics = server.request("GET", "/metrics")[2].decode()
+            self.assertIn('apiserver_dropped_requests_total{request_kind="readOnly"}', metrics)
+            line = [l for l in metrics.splitlines() if l.startswith('apiserver_dropped_requests_total{request_kind="readOnly"}')]
+            self.assertGreater(int(line[0].split()[-1]), 0)
+
+    def test_mutating_limit_is_separate(self):
+        with KwServer(["--max-mutating-requests-inflight=1", "--worker-threads=4"]) as server:
+            def body(index, n):
+                return {"apiVersion": "v1", "kind": "ConfigMap",
+                        "metadata": {"generateName": f"w{index}-"}, "data": {"d": "x" * 50000}}
+
+            with Load(server.port, [NS + "/configmaps"], threads=12, method="POST", body=body) as load:
+                self.assertTrue(wait_for(lambda: load.count(429) > 0), f"no 429 under load: {load.statuses}")
+                # Reads have their own limit (400 by default): never refused here.
+                for _ in range(20):
+                    self.assertEqual(server.request("GET", NS + "/configmaps?limit=1")[0], 200)
+            self.assertGreater(load.count(201), 0)
+            status = json.loads(load.refused[1])
+            self.assertEqual(status["reason"], "TooManyRequests")
+
+
+class SizeLimitTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = KwServer().start()
+        cls.tmp = tempfile.TemporaryDirectory()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.cleanup()
+        cls.tmp.cleanup()
+
+    def assert_still_serving(self):
+        self.assertEqual(self.server.request("GET", NS + "/configmaps")[0], 200)
+
+    def test_http1_header_block_over_1mib_gets_431_and_close(self):
+        headers = b"".join(b"X-F%d: %s\r\n" % (i, b"v" * 60000) for i in range(18))  # ~1.03 MiB
+        line, closed = raw_exchange(self.server.port, b"GET /version HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n")
+        self.assertEqual(line, "HTTP/1.1 431 Request Header Fields Too Large")
+        self.assertTrue(closed)
+        # Just under the limit is served.
+        headers = b"".join(b"X-F%d: %s\r\n" % (i, b"v" * 60000) for i in range(16))
+        line, _ = raw_exchange(self.server.port, b"GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + headers + b"\r\n")
+        self.assertEqual(line, "HTTP/1.1 200 OK")
+        self.assert_still_serving()
+
+    def test_http1_url_over_1mib_gets_414_and_close(self):
+        target = NS + "/configmaps?labelSelector=" + "a" * MIB
+        line, closed = raw_exchange(self.server.port, f"GET {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        self.assertEqual(line, "HTTP/1.1 414 URI Too Long")
+        self.assertTrue(closed)
+        self.assert_still_serving()
+
+    def test_h2_header_list_over_1mib_is_refused(self):
+        # Written by hand (curl will not send such a block): 18 literal fields of 60,000 bytes,
+        # each under HPACK's per-field cap, together over the 1 MiB limit.
+        fields = b"".join(literal_field(b"x-f%d" % i, b"v" * 60000) for i in range(18))
+        data, closed = h2_exchange(self.server.port, request_frames(b"/version", fields), timeout=3)
+        types = frame_types(data)
+        # 431, or the connection refused by the HTTP/2 layer (nghttp2 allows a header block of
+        # a few CONTINUATION frames only): never a 200, never a connection left hanging.
+        self.assertTrue(b"431 Request Header Fields Too Large" in data or 7 in types or closed, f"frames {types}")
+        self.assertNotIn(b'"major"', data)
+        self.assert_still_serving()
+
+    def test_h2_long_path_is_refused(self):
+        path = (NS + "/configmaps?labelSelector=" + "a" * MIB).encode()
+        data, closed = h2_exchange(self.server.port, request_frames(path), timeout=3)
+        types = frame_types(data)
+        self.assertTrue(b"414 URI Too Long" in data or 7 in types, f"frames {types}")
+        self.assertTrue(closed or b"414" in data)
+        self.assert_still_serving()
+
+    def test_body_over_3mib_gets_413_on_http1_and_h2(self):
+        path = os.path.join(self.tmp.name, "body.json")
+        with open(path, "w") as f:
+            json.dump(configmap("too-big", 3 * MIB + 100), f)
+        for transport in ("--http1.1", "--http2-prior-knowledge"):
+            result = curl(transport, "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json",
+                          "--data-binary", "@" + path, self.server.url + NS + "/configmaps")
+            self.assertEqual(result.stdout, "413", f"{transport}: {result.stderr}")
+        self.assertEqual(self.server.request("GET", NS + "/configmaps/too-big")[0], 404)
+        self.assert_still_serving()
+
+
+class IdleTimeoutTest(unittest.TestCase):
+    def test_idle_connections_are_closed(self):
+        with KwServer(["--idle-timeout-seconds=1"]) as server:
+            # HTTP/1.1: one request, then silence.
+            started = time.monotonic()
+            line, closed = raw_exchange(server.port, b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n")
+            self.assertEqual(line, "HTTP/1.1 200 OK")
+            self.assertTrue(closed)
+            self.assertLess(time.monotonic() - started, 8)
+            # h2c: the preface and SETTINGS, then silence: GOAWAY, then the close.
+            started = time.monotonic()
+            data, closed = h2_exchange(server.port, b"")
+            self.assertTrue(closed)
+            self.assertLess(time.monotonic() - started, 8)
+            self.assertIn(7, frame_types(data), f"no GOAWAY in {frame_types(data)}")
+
+    def test_active_connection_is_kept(self):
+        with KwServer(["--idle-timeout-seconds=1"]) as server:
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+            first_socket = None
+            for _ in range(6):  # requests 0.5 s apart keep the connection open past the timeout
+                conn.request("GET", "/version")
+                response = conn.getresponse()
+                response.read()
+                self.assertEqual(response.status, 200)
+                first_socket = first_socket or conn.sock
+                self.assertIs(conn.sock, first_socket)
+                time.sleep(0.5)
+            conn.close()
+
+
+if __name__ == "__main__":
+    unittest.main()

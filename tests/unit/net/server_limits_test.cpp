@@ -1,0 +1,172 @@
+// Request admission and size limits: in-flight slots (429), request target (414) and header
+// block (431) limits on HTTP/1.1 and HTTP/2.
+#include <doctest/doctest.h>
+
+#include "core/net/server/inflight.hpp"
+#include "server_test_support.hpp"
+
+namespace kw::net::test {
+
+namespace {
+
+std::string http_code(const std::string& options, const std::string& url) {
+  return run_command("timeout 20 curl -sS -o /dev/null -w '%{http_code}' " + options + " '" + url + "'").output;
+}
+
+// Sends `request` (a Python bytes expression) on a raw connection and prints the status line,
+// then whether the server closed the connection afterwards.
+CommandResult raw_exchange(std::uint16_t port, const std::string& request) {
+  const std::string script =
+      "import socket,sys\n"
+      "s=socket.create_connection(('127.0.0.1',int(sys.argv[1])),timeout=8)\n"
+      "try:\n"
+      "  s.sendall(" + request + ")\n"
+      "except OSError:\n"
+      "  pass\n"
+      "data=b''\n"
+      "while True:\n"
+      "  try:\n"
+      "    chunk=s.recv(65536)\n"
+      "  except OSError:\n"
+      "    break\n"
+      "  if not chunk: break\n"
+      "  data+=chunk\n"
+      "print(data.split(b'\\r\\n')[0].decode(), 'closed')\n";
+  return run_command("timeout 20 /usr/bin/python3 -c \"" + script + "\" " + std::to_string(port));
+}
+
+}  // namespace
+
+TEST_CASE("inflight limiter: slots per class, given back on destruction") {
+  detail::InflightLimiter limiter(2, 1);
+  auto first = limiter.try_acquire(RequestClass::read_only);
+  auto second = limiter.try_acquire(RequestClass::read_only);
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK_FALSE(limiter.try_acquire(RequestClass::read_only));
+  CHECK(limiter.in_flight(RequestClass::read_only) == 2);
+  // The classes are counted apart, and long-running requests never wait for a slot.
+  auto write = limiter.try_acquire(RequestClass::mutating);
+  REQUIRE(write);
+  CHECK_FALSE(limiter.try_acquire(RequestClass::mutating));
+  for (int i = 0; i < 100; ++i) CHECK(limiter.try_acquire(RequestClass::long_running));
+  first.reset();
+  CHECK(limiter.in_flight(RequestClass::read_only) == 1);
+  auto again = limiter.try_acquire(RequestClass::read_only);
+  CHECK(again);
+  // A moved slot is given back once.
+  detail::InflightSlot moved = std::move(*write);
+  write.reset();
+  CHECK(limiter.in_flight(RequestClass::mutating) == 1);
+  moved = detail::InflightSlot();
+  CHECK(limiter.in_flight(RequestClass::mutating) == 0);
+}
+
+TEST_CASE("inflight limiter: 0 means no limit") {
+  detail::InflightLimiter limiter(0, 0);
+  std::vector<detail::InflightSlot> slots;
+  for (int i = 0; i < 1000; ++i) {
+    auto slot = limiter.try_acquire(i % 2 ? RequestClass::read_only : RequestClass::mutating);
+    REQUIRE(slot);
+    slots.push_back(std::move(*slot));
+  }
+  CHECK(limiter.in_flight(RequestClass::read_only) == 500);
+  slots.clear();
+  CHECK(limiter.in_flight(RequestClass::read_only) == 0);
+}
+
+TEST_CASE("admission: over the in-flight limit a request gets 429 at once, long-running ones pass") {
+  ServerConfig config;
+  config.worker_threads = 4;
+  config.admission.max_read_only_inflight = 1;
+  config.admission.max_mutating_inflight = 1;
+  config.admission.classify = [](const Request& request) {
+    if (request.path == "/hold") return RequestClass::long_running;
+    return request.method == "GET" ? RequestClass::read_only : RequestClass::mutating;
+  };
+  auto server = start_test_server(config);
+  const std::string base = "http://" + server->base();
+  // /gated holds its worker (and the only read-only slot) until the gate opens.
+  LineReader busy("timeout 20 curl -sSN " + base + "/gated?n=2");
+  std::string line;
+  REQUIRE(busy.next(line));
+  CHECK(line == "event 0");
+
+  const auto refused = run_command("timeout 20 curl -sS -i " + base + "/hello");
+  CHECK(refused.output.starts_with("HTTP/1.1 429"));
+  CHECK(refused.output.find("retry-after: 1") != std::string::npos);
+  CHECK(refused.output.find("Too many requests, please try again later.") != std::string::npos);
+  CHECK(http_code("--http2-prior-knowledge", base + "/hello") == "429");
+  // Another class has its own slots; a long-running request takes none.
+  CHECK(http_code("--data-binary hello", base + "/echo") == "200");
+  CHECK(http_code("--max-time 1", base + "/hold") == "200");
+
+  server->app->gate.release();
+  server->app->gate.release();
+  while (busy.next(line)) {
+  }
+  CHECK(busy.wait() == 0);
+  CHECK(http_code("", base + "/hello") == "200");
+  CHECK(server->app->gate_timeouts.load() == 0);
+}
+
+TEST_CASE("admission: the refuse callback writes the answer") {
+  ServerConfig config;
+  config.admission.max_read_only_inflight = 1;
+  std::atomic<int> refused{0};
+  config.admission.refuse = [&refused](const Request&, RequestClass kind, ResponseStream& stream) {
+    CHECK(kind == RequestClass::read_only);
+    ++refused;
+    std::string body = "{\"reason\":\"TooManyRequests\"}";
+    stream.begin(ResponseHead{.status = 429,
+                              .headers = {{"content-length", std::to_string(body.size())}, {"retry-after", "1"}},
+                              .binary_messages = false});
+    stream.write(std::move(body));
+    stream.finish();
+  };
+  auto server = start_test_server(config);
+  LineReader busy("timeout 20 curl -sSN http://" + server->base() + "/gated?n=1");
+  std::string line;
+  REQUIRE(busy.next(line));
+  const auto answer = run_command("timeout 20 curl -sS http://" + server->base() + "/hello");
+  CHECK(answer.output == "{\"reason\":\"TooManyRequests\"}");
+  CHECK(refused.load() == 1);
+  server->app->gate.release();
+  CHECK(busy.wait() == 0);
+}
+
+TEST_CASE("http1: a request target over max_url_bytes gets 414, a long header block 431, both close") {
+  ServerConfig config;
+  config.max_url_bytes = 1024;
+  config.max_header_bytes = 4096;
+  auto server = start_test_server(config);
+  const auto long_url = raw_exchange(server->port, "b'GET /' + b'a'*2000 + b' HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'");
+  CHECK(long_url.output == "HTTP/1.1 414 URI Too Long closed\n");
+  // The target alone is checked while it arrives, before the whole line is in.
+  const auto endless = raw_exchange(server->port, "b'GET /' + b'a'*3000");
+  CHECK(endless.output == "HTTP/1.1 414 URI Too Long closed\n");
+  const auto fits = raw_exchange(server->port, "b'GET /' + b'a'*1000 + b' HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n'");
+  CHECK(fits.output == "HTTP/1.1 404 Not Found closed\n");
+  const auto big_headers = raw_exchange(server->port, "b'GET /hello HTTP/1.1\\r\\nHost: x\\r\\n' + b'X-A: ' + b'b'*5000 + b'\\r\\n\\r\\n'");
+  CHECK(big_headers.output == "HTTP/1.1 431 Request Header Fields Too Large closed\n");
+  CHECK(http_code("", "http://" + server->base() + "/hello") == "200");
+}
+
+TEST_CASE("h2c: a long :path gets 414, a long header list 431, and the server goes on") {
+  ServerConfig config;
+  config.max_url_bytes = 1024;
+  config.max_header_bytes = 4096;
+  auto server = start_test_server(config);
+  const std::string base = "http://" + server->base();
+  CHECK(http_code("--http2-prior-knowledge", base + "/" + std::string(2000, 'a')) == "414");
+  CHECK(http_code("--http2-prior-knowledge -H 'X-Big: " + std::string(5000, 'b') + "'", base + "/hello") == "431");
+  // Many small fields add up too (32 bytes of overhead each, as RFC 9113 counts them).
+  std::string many;
+  for (int i = 0; i < 80; ++i) many += " -H 'x-f" + std::to_string(i) + ": " + std::string(20, 'v') + "'";
+  CHECK(http_code("--http2-prior-knowledge" + many, base + "/hello") == "431");
+  const auto settings = run_command("timeout 20 nghttp -v " + base + "/hello");
+  CHECK(settings.output.find("SETTINGS_MAX_HEADER_LIST_SIZE(0x06):4096") != std::string::npos);
+  CHECK(http_code("--http2-prior-knowledge", base + "/hello") == "200");
+}
+
+}  // namespace kw::net::test
