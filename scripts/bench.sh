@@ -3,12 +3,13 @@
 # times with its baselines in the same invocation, and prints a summary of medians and
 # ratios, also written to build-bench/bench-results.md.
 #
-#   scripts/bench.sh [-k K] [--quick] [--only codec,storage,fanout,client]
+#   scripts/bench.sh [-k K] [--quick] [--only codec,storage,fanout,client,api]
 #     -k K      runs per benchmark (default 3); the summary reports the median
 #     --quick   smaller counts (for a smoke run): fewer ops, events and watchers
-#     --only    a comma-separated subset of codec, storage, fanout, client
+#     --only    a comma-separated subset of codec, storage, fanout, client, api
 # Every step is bounded by `timeout`; every process started here is stopped on exit.
-# KW_BIN=/path/to/kw uses that binary for the fan-out runs instead of building build-bench's kw.
+# KW_BIN=/path/to/kw uses that binary for the fan-out, client and API runs instead of building
+# build-bench's kw. API matrix override: KW_API_STORES="embedded etcd".
 # Fan-out matrix overrides: KW_FANOUT_STORES="embedded etcd", KW_FANOUT_TRANSPORTS="h2c h1",
 # KW_FANOUT_WATCHERS="1000 10000", KW_FANOUT_RATES="10 100", KW_FANOUT_SECONDS=10.
 set -euo pipefail
@@ -16,13 +17,13 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 runs=3
 quick=0
-only=codec,storage,fanout,client
+only=codec,storage,fanout,client,api
 while (($#)); do
   case $1 in
     -k|--runs) runs=${2:?-k needs a count}; shift 2 ;;
     --quick) quick=1; shift ;;
     --only) only=${2:?--only needs a list}; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -61,7 +62,7 @@ export CCACHE_DIR=${CCACHE_DIR:-$root/.cache/ccache}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKW_BENCH=ON -DCMAKE_CXX_FLAGS=-Wno-restrict >/dev/null
 cmake --build "$build" -j "$jobs" --target codec_bench storage_bench watch_fanout_bench
 kw_bin=${KW_BIN:-$build/cli/kw}
-if [[ -z ${KW_BIN:-} ]] && { wants fanout || wants client; }; then
+if [[ -z ${KW_BIN:-} ]] && { wants fanout || wants client || wants api; }; then
   cmake --build "$build" -j "$jobs" --target kw
 fi
 rm -rf "$out"
@@ -141,7 +142,13 @@ if wants client; then
   done
 fi
 
-# 6. Summary.
+# 6. The REST API under h2load (tests/bench/api_bench.sh): GET and CREATE at 1 and 64 clients,
+#    HTTP/1.1 and HTTP/2 over TLS, embedded store and a real etcd.
+if wants api; then
+  KW_API_QUICK=$quick timeout 3600 bash tests/bench/api_bench.sh "$kw_bin" "$out" "$runs"
+fi
+
+# 7. Summary.
 "$python" tests/bench/summarize.py "$out" >"$build/bench-results.md"
 cat "$build/bench-results.md"
 echo "bench.sh: results in $build/bench-results.md (raw output in $out)"

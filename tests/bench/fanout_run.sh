@@ -7,8 +7,9 @@
 #
 #   tests/bench/fanout_run.sh KW_BIN BENCH_BIN OUT_DIR [RUNS]
 # Environment: KW_FANOUT_QUICK=1 (one small scenario), KW_FANOUT_STORES="embedded etcd",
-# KW_FANOUT_TRANSPORTS="h2c h1", KW_FANOUT_WATCHERS="1000 10000", KW_FANOUT_RATES="10 100",
-# KW_FANOUT_SECONDS=10, KW_FANOUT_LIST=10000 (0 = no LIST scenario).
+# KW_FANOUT_TRANSPORTS="h2c h1", KW_FANOUT_ENCODINGS="json" (or "json protobuf"),
+# KW_FANOUT_WATCHERS="1000 10000", KW_FANOUT_RATES="10 100", KW_FANOUT_SECONDS=10,
+# KW_FANOUT_LIST=10000 (0 = no LIST scenario).
 # Every process started here is stopped on exit; every step is bounded by `timeout`.
 set -euo pipefail
 kw_bin=${1:?usage: fanout_run.sh KW_BIN BENCH_BIN OUT_DIR [RUNS]}
@@ -102,9 +103,12 @@ for store in ${KW_FANOUT_STORES:-embedded etcd}; do
   for run in $(seq "$runs"); do
     echo "== watch fan-out on $store, run $run/$runs"
     for transport in ${KW_FANOUT_TRANSPORTS:-h2c h1}; do
-      for n in "${watchers[@]}"; do
-        for w in "${rates[@]}"; do
-          run_scenario "$store" "$run" --transport="$transport" --watchers="$n" --rate="$w" --duration="$seconds"
+      for encoding in ${KW_FANOUT_ENCODINGS:-json}; do
+        for n in "${watchers[@]}"; do
+          for w in "${rates[@]}"; do
+            run_scenario "$store" "$run" --transport="$transport" --encoding="$encoding" --watchers="$n" \
+              --rate="$w" --duration="$seconds"
+          done
         done
       done
     done

@@ -152,6 +152,32 @@ def client_section(out, lines):
     lines += ["", "Targets: at least 10x kubectl's events/s, start-up under 10 ms.", ""]
 
 
+def api_section(out, lines):
+    """tests/bench/api_bench.sh: RESULT api.<store>.<transport>.<verb>.c<N>.<metric>."""
+    paths = sorted(glob.glob(os.path.join(out, "api.*.txt")))
+    if not paths:
+        return
+    values = results(paths)
+    runs = len(paths)
+    lines += ["## REST API (h2load, TLS + bearer token, one connection per client)", "",
+              f"Median of {runs} run(s). GET: one 1 KiB ConfigMap; CREATE: POST of a 1 KiB ConfigMap "
+              "with generateName.", "",
+              "| store | transport | verb | clients | requests/s | p50 ms | p99 ms |",
+              "|---|---|---|---:|---:|---:|---:|"]
+    for store in ("embedded", "etcd"):
+        for transport in ("h1", "h2"):
+            for verb in ("get", "create"):
+                for clients in (1, 64):
+                    key = f"api.{store}.{transport}.{verb}.c{clients}"
+                    rps = median(values, key + ".rps")
+                    if rps is None:
+                        continue
+                    label = "HTTP/1.1" if transport == "h1" else "HTTP/2"
+                    lines.append(f"| {store} | {label} | {verb} | {clients} | {fmt(rps)} | "
+                                 f"{fmt(median(values, key + '.p50_ms'))} | {fmt(median(values, key + '.p99_ms'))} |")
+    lines.append("")
+
+
 def main():
     out = sys.argv[1]
     lines = ["# kw benchmark results", ""]
@@ -163,6 +189,7 @@ def main():
     storage_section(out, lines)
     fanout_section(out, lines)
     client_section(out, lines)
+    api_section(out, lines)
     print("\n".join(lines))
 
 
