@@ -6,7 +6,7 @@
 namespace kw::registry {
 namespace {
 
-std::string text_at(const nlohmann::json& object, std::initializer_list<const char*> path) {
+std::string text_at(const nlohmann::json& object, const std::vector<const char*>& path) {
   const nlohmann::json* at = &object;
   for (const char* step : path) {
     if (!at->is_object()) return "";
@@ -20,7 +20,9 @@ std::string text_at(const nlohmann::json& object, std::initializer_list<const ch
   return "";
 }
 
-using FieldPath = std::pair<const char*, std::initializer_list<const char*>>;
+// The path is a vector, not an initializer_list: a list stored in a container would point at
+// a temporary array that is gone after the statement that built it.
+using FieldPath = std::pair<const char*, std::vector<const char*>>;
 
 }  // namespace
 
