@@ -117,9 +117,12 @@ bool LabelRequirement::matches(const std::map<std::string, std::string>& labels)
 }
 
 std::string LabelRequirement::to_string() const {
+  // Values joined by commas. A set holding only the empty value is written "(,)": "()"
+  // would not parse again (an empty set is refused).
   auto joined = [&] {
+    if (values.size() == 1 && values.front().empty()) return std::string(",");
     std::string out;
-    for (const auto& v : values) out += (out.empty() ? "" : ",") + v;
+    for (std::size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + values[i];
     return out;
   };
   const std::string first = values.empty() ? std::string() : values.front();

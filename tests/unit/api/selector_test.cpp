@@ -63,6 +63,14 @@ TEST_CASE("label selector: canonical string sorts keys and values and re-parses"
   auto s = must_parse("  z = 1 ,  a in (c,b,a,b) , m  ");
   CHECK(s.to_string() == "a in (a,b,c),m,z=1");
   CHECK(must_parse(s.to_string()).to_string() == s.to_string());
+  // The empty value survives the round trip, alone or with others (found by fuzzing).
+  for (const char* text : {"ben in (,)", "app=wv,ben in (,),x", "k notin (,a)", "k in (a,,b)"}) {
+    CAPTURE(text);
+    const auto canonical = must_parse(text).to_string();
+    CHECK(must_parse(canonical).to_string() == canonical);
+  }
+  CHECK(must_parse("ben in (,)").to_string() == "ben in (,)");
+  CHECK(must_parse("k notin (,a)").to_string() == "k notin (,a)");
 }
 
 TEST_CASE("label selector: prefixed keys and numeric comparisons") {
