@@ -28,12 +28,19 @@ trap cleanup EXIT
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 url="http://127.0.0.1:$port"
 
+# Ready when this server (not another test's on a reused port) says it serves and /readyz
+# answers.
 start_server() {
+  local banner="serving HTTP/1.1 and h2c on $url" before
+  before=$(grep -c "$banner" "$work/server.log" 2>/dev/null || true)
   timeout 100 "$SERVER" serve --data-dir "$work/data" --insecure-port "$port" --secure-port 0 >>"$work/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 100); do
-    curl -sf "$url/readyz" >/dev/null 2>&1 && return 0
-    curl -sf "$url/api/v1/namespaces/default/pods" >/dev/null 2>&1 && return 0
+    kill -0 "$server_pid" 2>/dev/null || break
+    if [[ $(grep -c "$banner" "$work/server.log" 2>/dev/null || true) -gt ${before:-0} ]] &&
+       curl -sf "$url/readyz" >/dev/null 2>&1; then
+      return 0
+    fi
     sleep 0.1
   done
   echo "server did not start"; cat "$work/server.log"; exit 1
@@ -42,12 +49,12 @@ start_server() {
 pod() {  # pod NAME [PHASE]
   printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","namespace":"default","labels":{"app":"%s"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}' "$1" "$1"
 }
-create() { curl -sf -X POST -H 'Content-Type: application/json' --data "$(pod "$1")" "$url/api/v1/namespaces/default/pods" >/dev/null; }
+create() { curl -sSf -X POST -H 'Content-Type: application/json' --data "$(pod "$1")" "$url/api/v1/namespaces/default/pods" >/dev/null; }
 label() {
-  curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' --data "{\"metadata\":{\"labels\":{\"step\":\"$2\"}}}" \
+  curl -sSf -X PATCH -H 'Content-Type: application/merge-patch+json' --data "{\"metadata\":{\"labels\":{\"step\":\"$2\"}}}" \
     "$url/api/v1/namespaces/default/pods/$1" >/dev/null
 }
-delete() { curl -sf -X DELETE "$url/api/v1/namespaces/default/pods/$1" >/dev/null; }
+delete() { curl -sSf -X DELETE "$url/api/v1/namespaces/default/pods/$1" >/dev/null; }
 
 wait_for_lines() {  # FILE PATTERN COUNT
   for _ in $(seq 100); do
@@ -131,7 +138,7 @@ case "$scenario" in
     # kw watch of two kinds in one stream, stopped with SIGINT and restarted from
     # --resume-file: the second run prints only what changed while it was stopped.
     cm() {  # cm NAME
-      curl -sf -X POST -H 'Content-Type: application/json' \
+      curl -sSf -X POST -H 'Content-Type: application/json' \
         --data "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$1\"},\"data\":{\"k\":\"v\"}}" \
         "$url/api/v1/namespaces/default/configmaps" >/dev/null
     }

@@ -34,10 +34,17 @@ url=""
 start_server() {
   port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   url="http://127.0.0.1:$port"
+  local banner="serving HTTP/1.1 and h2c on $url" before
+  before=$(grep -c "$banner" "$work/server.log" 2>/dev/null || true)
   timeout 110 "$KW" serve --data-dir "$work/data" --insecure-port "$port" --secure-port 0 >>"$work/server.log" 2>&1 &
   server_pid=$!
+  # Ready when this server (not another test's on a reused port) says it serves and answers.
   for _ in $(seq 150); do
-    curl -sf "$url/api/v1/namespaces/default/pods" >/dev/null 2>&1 && return 0
+    kill -0 "$server_pid" 2>/dev/null || break
+    if [[ $(grep -c "$banner" "$work/server.log" 2>/dev/null || true) -gt ${before:-0} ]] &&
+       curl -sf "$url/api/v1/namespaces/default/pods" >/dev/null 2>&1; then
+      return 0
+    fi
     sleep 0.1
   done
   echo "server did not start"; cat "$work/server.log"; exit 1
