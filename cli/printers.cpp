@@ -35,10 +35,6 @@ const json& meta(const json& object, std::string_view key) {
   return it == m->end() ? k_null : *it;
 }
 
-std::string meta_string(const json& object, std::string_view key) {
-  const json& value = meta(object, key);
-  return value.is_string() ? value.get<std::string>() : std::string();
-}
 
 std::string format_labels(const json& labels) {
   std::vector<std::string> parts;
@@ -302,6 +298,11 @@ class CustomColumnsPrinter final : public Printer {
 };
 
 }  // namespace
+
+std::string meta_string(const json& object, std::string_view key) {
+  const json& value = meta(object, key);
+  return value.is_string() ? value.get<std::string>() : std::string();
+}
 
 std::string KindInfo::prefix() const {
   std::string lower = kind;

@@ -68,6 +68,8 @@ Result<std::unique_ptr<Printer>> make_printer(const PrintOptions& options);
 
 // Go text/tabwriter with kubectl's settings (minwidth 6, padding 3, pad ' ').
 std::string tabulate(const std::vector<std::vector<std::string>>& rows);
+// A string field of .metadata ("" when absent or not a string).
+std::string meta_string(const nlohmann::json& object, std::string_view key);
 // kubectl's cell rendering: cut at the first newline ("..."), terminal escapes neutralised.
 std::string cell_text(const nlohmann::json& cell);
 std::string escape_terminal(std::string_view text);

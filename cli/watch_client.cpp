@@ -13,25 +13,14 @@ using nlohmann::json;
 // ---- SeenSet ------------------------------------------------------------------------------
 
 namespace {
-
-// A string field of .metadata, read in place ("" when absent or not a string).
-std::string meta_field(const json& object, const char* field) {
-  if (!object.is_object()) return {};
-  const auto metadata = object.find("metadata");
-  if (metadata == object.end() || !metadata->is_object()) return {};
-  const auto value = metadata->find(field);
-  return value != metadata->end() && value->is_string() ? value->get<std::string>() : std::string();
-}
-
-std::string uid_of(const json& object) { return meta_field(object, "uid"); }
-
+std::string uid_of(const json& object) { return meta_string(object, "uid"); }
 }  // namespace
 
 std::string SeenSet::key_of(const json& object) {
-  return meta_field(object, "namespace") + "/" + meta_field(object, "name");
+  return meta_string(object, "namespace") + "/" + meta_string(object, "name");
 }
 
-std::string SeenSet::resource_version_of(const json& object) { return meta_field(object, "resourceVersion"); }
+std::string SeenSet::resource_version_of(const json& object) { return meta_string(object, "resourceVersion"); }
 
 void SeenSet::reset(const std::vector<Item>& listed) {
   m_entries.clear();
