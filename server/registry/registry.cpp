@@ -357,8 +357,9 @@ ApiResult<nlohmann::json> Registry::update_with(
       return std::unexpected(bad_request("the namespace of the provided object does not match the namespace sent on the request"));
     // The revision the client read: a stale one is a conflict. None means "whatever is current".
     storage::Revision expected = current->mod_revision;
-    if (meta.contains("resourceVersion") && meta["resourceVersion"].is_string() &&
-        !meta["resourceVersion"].get<std::string>().empty()) {
+    const bool pinned = meta.contains("resourceVersion") && meta["resourceVersion"].is_string() &&
+                        !meta["resourceVersion"].get<std::string>().empty();
+    if (pinned) {
       auto parsed = parse_revision(meta["resourceVersion"].get<std::string>());
       if (!parsed)
         return std::unexpected(invalid(info.group, info.kind, name,
@@ -413,8 +414,8 @@ ApiResult<nlohmann::json> Registry::update_with(
                                           {}});
       return object;
     }
-    // A write raced ours: retry only when the client did not pin a revision.
-    const bool pinned = expected != current->mod_revision || meta.contains("resourceVersion");
+    // A write raced ours: retry only when the client did not pin a revision. (`meta` may be
+    // stale here: the status path replaces `object`.)
     if (written.error().code != storage::ErrorCode::conflict || attempt >= k_update_retries || pinned)
       return std::unexpected(from_storage(written.error(), info.group, info.plural, name));
   }
