@@ -114,6 +114,12 @@ void collect_items(json&& body, KindInfo& kind, const std::string& type, std::ve
     for (auto& item : *items) out.push_back(Item{type, std::move(item), nullptr});
     return;
   }
+  // An empty list decoded from protobuf has no "items" at all (an empty repeated field is
+  // not on the wire): a nameless "...List" is still a list, of nothing.
+  if (!body.contains("items") && string_field(body, "kind").ends_with("List") && !body.contains("spec")) {
+    const auto meta = body.find("metadata");
+    if (meta == body.end() || !meta->is_object() || !meta->contains("name")) return;
+  }
   out.push_back(Item{type, std::move(body), nullptr});
 }
 

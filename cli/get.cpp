@@ -212,6 +212,9 @@ int run_get(GetOptions& options) {
     return k_exit_usage;
   }
   if (options.watch_only) options.watch = true;
+  // Scripts reading `-o json -w` need the event type (a DELETED object looks like any
+  // other): each line is a {"type":...,"object":...} event, initial objects as ADDED.
+  if (options.watch && options.output == "json") print.watch_events = true;
   print.with_kind = targets->size() > 1;
   auto printer = make_printer(print);
   if (!printer) {
@@ -297,7 +300,7 @@ void add_common(CLI::App* command, GetOptions& options) {
   command->add_flag("--show-labels", options.show_labels, "Show all labels as the last column");
   command->add_option("-L,--label-columns", options.label_columns, "Labels to show as columns (comma-separated)");
   command->add_option("--chunk-size", options.chunk_size, "Return large lists in chunks of this size (0 = no chunks)");
-  command->add_flag("--output-watch-events", options.output_watch_events, "Print the event type with each watched object");
+  command->add_flag("--output-watch-events", options.output_watch_events, "Print the event type with each watched object (always on for -o json)");
   command->add_option("--resume-file", options.resume_file,
                       "Store the last seen resourceVersion in this file and resume the watch from it on start");
 }

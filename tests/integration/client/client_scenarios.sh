@@ -97,6 +97,10 @@ case "$scenario" in
     ;;
   watch_h2|watch_http1|watch_websocket)
     transport=${scenario#watch_}
+    # An empty list (protobuf leaves out "items") is no object: nothing printed, an empty List in JSON.
+    [[ -z $(timeout 20 "$KW" get configmaps --server "$url" -o name --transport "$transport") ]]
+    timeout 20 "$KW" get configmaps --server "$url" -o json --transport "$transport" |
+      python3 -c 'import json, sys; assert json.load(sys.stdin)["items"] == []'
     create w-0
     timeout 60 "$KW" get pods --server "$url" -w -o json --output-watch-events --transport "$transport" \
       >"$work/events.jsonl" 2>"$work/watch.err" &
@@ -114,7 +118,8 @@ case "$scenario" in
     ;;
   watch_restart)
     create r-0
-    timeout 90 "$KW" get pods --server "$url" -w -o json --output-watch-events \
+    # -o json with -w prints events without --output-watch-events too.
+    timeout 90 "$KW" get pods --server "$url" -w -o json \
       >"$work/events.jsonl" 2>"$work/watch.err" &
     watch_pid=$!
     wait_for_lines "$work/events.jsonl" '"ADDED"' 1

@@ -122,6 +122,19 @@ TEST_CASE("one-row Table events become items with cells, columns come from the f
   CHECK(items[1].type == "MODIFIED");
 }
 
+TEST_CASE("a list is a list even when empty and decoded from protobuf (no items field)") {
+  KindInfo kind{nullptr, "ConfigMap", "", "v1", {}};
+  std::vector<Item> items;
+  collect_items(json::parse(R"({"apiVersion":"v1","kind":"ConfigMapList","metadata":{"resourceVersion":"4"}})"), kind,
+                "ADDED", items);
+  CHECK(items.empty());
+  collect_items(json::parse(R"({"kind":"ConfigMapList","items":[{"metadata":{"name":"a"}}]})"), kind, "ADDED", items);
+  CHECK(items.size() == 1);
+  // A named object whose kind merely ends in "List" is an object.
+  collect_items(json::parse(R"({"kind":"ShoppingList","metadata":{"name":"weekly"}})"), kind, "ADDED", items);
+  CHECK(items.size() == 2);
+}
+
 TEST_CASE("query strings and paths") {
   Query query;
   query.label_selector = "app=web,tier!=db";
