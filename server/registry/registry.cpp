@@ -23,6 +23,8 @@ std::string random_string(std::size_t length, std::string_view alphabet) {
   return out;
 }
 
+constexpr int k_generate_name_retries = 7;
+
 std::string new_uid() {
   std::string hex = random_string(32, "0123456789abcdef");
   hex[12] = '4';
@@ -90,6 +92,8 @@ bool is_definitions(const api::ResourceInfo& info) {
 Registry::Registry(storage::Backend& backend, api::ResourceTable resources, RegistryOptions options)
     : m_backend(backend), m_options(std::move(options)) {
   if (!m_options.clock) m_options.clock = [] { return std::chrono::system_clock::now(); };
+  // generateName's suffix: five characters from kube-apiserver's alphabet (no vowels, no look-alikes).
+  if (!m_options.name_suffix) m_options.name_suffix = [] { return random_string(5, "bcdfghjklmnpqrstvwxz2456789"); };
   if (!resources.find_plural("apiextensions.k8s.io", "v1", "customresourcedefinitions"))
     resources.add(crd::definitions_resource());
   m_resources = std::make_shared<const api::ResourceTable>(std::move(resources));
@@ -293,9 +297,11 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   } else {
     meta.erase("namespace");
   }
-  if (meta.value("name", std::string()).empty() && !meta.value("generateName", std::string()).empty())
-    meta["name"] = meta["generateName"].get<std::string>() + random_string(5, "bcdfghjklmnpqrstvwxz2456789");
-  const std::string name = meta.value("name", std::string());
+  // The prefix is cut so that the generated name stays within 63 characters.
+  auto generated_name = [this](const std::string& prefix) { return prefix.substr(0, 58) + m_options.name_suffix(); };
+  const bool generated = meta.value("name", std::string()).empty() && !meta.value("generateName", std::string()).empty();
+  if (generated) meta["name"] = generated_name(meta["generateName"].get<std::string>());
+  std::string name = meta.value("name", std::string());
   if (auto causes = validate_object(info, object); !causes.empty())
     return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
   if (is_definitions(info))
@@ -317,6 +323,16 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   const std::string value = info.custom ? to_storage_version(info, object).dump() : object.dump();
   const auto ttl = info.group.empty() && info.kind == "Event" ? m_options.event_ttl : std::chrono::seconds{0};
   auto written = m_backend.create(key(info, ns, name), value, ttl);
+  // A generated name that is taken is drawn again, as kube-apiserver does (1 in 14 million
+  // per draw, but a busy generateName prefix holds many objects).
+  for (int retry = 0; generated && retry < k_generate_name_retries && !written &&
+                      written.error().code == storage::ErrorCode::exists;
+       ++retry) {
+    name = generated_name(meta["generateName"].get<std::string>());
+    meta["name"] = name;
+    written = m_backend.create(key(info, ns, name),
+                               info.custom ? to_storage_version(info, object).dump() : object.dump(), ttl);
+  }
   if (!written) return std::unexpected(from_storage(written.error(), info.group, info.plural, name));
   meta["resourceVersion"] = std::to_string(written->revision);
   if (is_definitions(info))

@@ -33,6 +33,8 @@ struct RegistryOptions {
   // deleting a manifest that holds the namespace still find the objects it names.
   std::chrono::milliseconds namespace_cleanup_delay{1000};
   SystemClock clock;  // defaults to system_clock::now
+  // generateName's random suffix (five characters); tests replace it to force collisions.
+  std::function<std::string()> name_suffix;
 };
 
 struct ListRequest {

@@ -1,6 +1,7 @@
 // The registry on a real embedded store: optimistic concurrency under racing writers.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -21,13 +22,13 @@ struct Fixture {
   std::unique_ptr<registry::Registry> registry;
   api::ResourceTable resources = api::ResourceTable::builtin();
 
-  Fixture() {
+  explicit Fixture(registry::RegistryOptions registry_options = {}) {
     storage::SqliteOptions options;
     options.data_dir = dir.path();
     auto opened = storage::open_sqlite_backend(options);
     REQUIRE_MESSAGE(opened.has_value(), opened.error().message);
     backend = std::move(*opened);
-    registry = std::make_unique<registry::Registry>(*backend, resources, registry::RegistryOptions{});
+    registry = std::make_unique<registry::Registry>(*backend, resources, std::move(registry_options));
     auto started = registry->start();
     REQUIRE_MESSAGE(started.has_value(), started.error().message);
   }
@@ -101,4 +102,43 @@ TEST_CASE("an update pinned to a stale resourceVersion is a conflict, on the obj
   auto status_conflict = f.registry->update(f.pods(), "default", "pinned", status, {.subresource = "status"});
   REQUIRE_FALSE(status_conflict.has_value());
   CHECK(status_conflict.error().code == 409);
+}
+
+TEST_CASE("a generated name that is taken is drawn again, a bounded number of times") {
+  // Suffixes come from a script: the first draws repeat, then a fresh one.
+  auto script = std::make_shared<std::vector<std::string>>();
+  auto next = std::make_shared<std::size_t>(0);
+  registry::RegistryOptions options;
+  options.name_suffix = [script, next] { return (*script)[std::min((*next)++, script->size() - 1)]; };
+  Fixture f(options);
+  auto generated = [](const std::string& prefix) {
+    nlohmann::json object = pod("");
+    object["metadata"].erase("name");
+    object["metadata"]["generateName"] = prefix;
+    return object;
+  };
+
+  *script = {"aaaaa", "aaaaa", "aaaaa", "bbbbb"};
+  auto first = f.registry->create(f.pods(), "default", generated("web-"), {});
+  REQUIRE(first.has_value());
+  CHECK((*first)["metadata"]["name"] == "web-aaaaa");
+  auto second = f.registry->create(f.pods(), "default", generated("web-"), {});
+  REQUIRE(second.has_value());
+  CHECK((*second)["metadata"]["name"] == "web-bbbbb");
+  CHECK(*next == 4);
+
+  // Every draw taken: the create fails as AlreadyExists after the retries, not forever.
+  *script = {"aaaaa"};
+  *next = 0;
+  auto exhausted = f.registry->create(f.pods(), "default", generated("web-"), {});
+  REQUIRE_FALSE(exhausted.has_value());
+  CHECK(exhausted.error().code == 409);
+  CHECK(*next == 8);
+
+  // A long prefix is cut so that the name stays a valid 63-character label.
+  *script = {"ccccc"};
+  *next = 0;
+  auto long_prefix = f.registry->create(f.pods(), "default", generated(std::string(70, 'x')), {});
+  REQUIRE(long_prefix.has_value());
+  CHECK((*long_prefix)["metadata"]["name"].get<std::string>().size() == 63);
 }
