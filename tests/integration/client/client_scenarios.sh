@@ -7,44 +7,17 @@ scenario=$1
 SERVER=$2
 KW=${3:-$2}
 work=$(mktemp -d "${TMPDIR:-/tmp}/kw-client-XXXXXX")
-server_pid=""
 watch_pid=""
-# The server runs under `timeout` (its pid is timeout's): SIGKILL goes to the server itself,
-# then to timeout, which could not pass a SIGKILL on.
-kill_server() {
-  pkill -KILL -P "$server_pid" 2>/dev/null || true
-  kill -KILL "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-  server_pid=""
-}
+KW_SERVE=$SERVER KW_SERVE_TIMEOUT=100
+# shellcheck source=../support/kw_server.sh
+source "$(dirname "$0")/../support/kw_server.sh"
 cleanup() {
   [[ -n "$watch_pid" ]] && kill "$watch_pid" 2>/dev/null || true
-  [[ -n "$server_pid" ]] && kill_server
+  kill_server
   wait 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
-
-port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-url="http://127.0.0.1:$port"
-
-# Ready when this server (not another test's on a reused port) says it serves and /readyz
-# answers.
-start_server() {
-  local banner="serving HTTP/1.1 and h2c on $url" before
-  before=$(grep -c "$banner" "$work/server.log" 2>/dev/null || true)
-  timeout 100 "$SERVER" serve --data-dir "$work/data" --insecure-port "$port" --secure-port 0 >>"$work/server.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 100); do
-    kill -0 "$server_pid" 2>/dev/null || break
-    if [[ $(grep -c "$banner" "$work/server.log" 2>/dev/null || true) -gt ${before:-0} ]] &&
-       curl -sf "$url/readyz" >/dev/null 2>&1; then
-      return 0
-    fi
-    sleep 0.1
-  done
-  echo "server did not start"; cat "$work/server.log"; exit 1
-}
 
 pod() {  # pod NAME [PHASE]
   printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","namespace":"default","labels":{"app":"%s"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}' "$1" "$1"

@@ -9,17 +9,11 @@ scenario=$1
 KW=$(realpath "$2")
 SRC=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/kw-verbs-XXXXXX")
-server_pid=""
-# The server runs under `timeout` (its pid is timeout's): SIGKILL goes to the server itself,
-# then to timeout, which could not pass a SIGKILL on.
-kill_server() {
-  pkill -KILL -P "$server_pid" 2>/dev/null || true
-  kill -KILL "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-  server_pid=""
-}
+KW_SERVE=$KW
+# shellcheck source=../support/kw_server.sh
+source "$(dirname "$0")/../support/kw_server.sh"
 cleanup() {
-  [[ -n "$server_pid" ]] && kill_server
+  kill_server
   wait 2>/dev/null || true
   rm -rf "$work"
 }
@@ -28,27 +22,6 @@ trap cleanup EXIT
 mkdir -p "$work/home" "$work/bin"
 ln -s "$KW" "$work/bin/kw"
 export HOME="$work/home" KUBECONFIG="" XDG_CACHE_HOME="" PATH="$work/bin:$PATH"
-port=""
-url=""
-
-start_server() {
-  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  url="http://127.0.0.1:$port"
-  local banner="serving HTTP/1.1 and h2c on $url" before
-  before=$(grep -c "$banner" "$work/server.log" 2>/dev/null || true)
-  timeout 110 "$KW" serve --data-dir "$work/data" --insecure-port "$port" --secure-port 0 >>"$work/server.log" 2>&1 &
-  server_pid=$!
-  # Ready when this server (not another test's on a reused port) says it serves and answers.
-  for _ in $(seq 150); do
-    kill -0 "$server_pid" 2>/dev/null || break
-    if [[ $(grep -c "$banner" "$work/server.log" 2>/dev/null || true) -gt ${before:-0} ]] &&
-       curl -sf "$url/api/v1/namespaces/default/pods" >/dev/null 2>&1; then
-      return 0
-    fi
-    sleep 0.1
-  done
-  echo "server did not start"; cat "$work/server.log"; exit 1
-}
 
 # A kubeconfig pointing at the server, so kw and kubectl need no flags.
 write_kubeconfig() {
