@@ -6,6 +6,7 @@
 
 #include "server/crd/schema.hpp"
 #include "server/registry/registry.hpp"
+#include "server/registry/stored_value.hpp"
 
 namespace kw::registry {
 namespace {
@@ -161,7 +162,7 @@ storage::Result<void> Registry::load_definitions() {
     auto page = m_backend.list(prefix, options);
     if (!page) return std::unexpected(page.error());
     for (const auto& kv : page->items) {
-      auto crd = nlohmann::json::parse(kv.value, nullptr, false);
+      auto crd = decode_stored(crd::definitions_resource(), kv.value).value_or(nlohmann::json());
       if (!crd.is_object() || !crd::validate_definition(crd).empty()) {
         std::cerr << "kw serve: not serving the CustomResourceDefinition stored at " << kv.key
                   << ": it is not a valid apiextensions.k8s.io/v1 object; delete and recreate it\n";

@@ -7,6 +7,7 @@
 #include "core/api/selector.hpp"
 #include "core/codec/protobuf_scalars.hpp"
 #include "server/registry/fields.hpp"
+#include "server/registry/stored_value.hpp"
 #include "server/registry/validation.hpp"
 
 namespace kw::registry {
@@ -133,10 +134,17 @@ std::string Registry::now_rfc3339() const {
   return buffer;
 }
 
+ApiResult<std::string> Registry::stored_value(const api::ResourceInfo& info, const nlohmann::json& object) const {
+  if (info.custom) return to_storage_version(info, object).dump();
+  auto encoded = encode_stored(info, object);
+  if (!encoded) return std::unexpected(ApiError{500, "InternalError", encoded.error().message, {}});
+  return std::move(*encoded);
+}
+
 storage::Result<cache::ObjectPtr> Registry::decode(const api::ResourceInfo& info, const storage::KeyValue& kv) const {
-  auto parsed = nlohmann::json::parse(kv.value, nullptr, false);
-  if (!parsed.is_object())
-    return std::unexpected(storage::Error{storage::ErrorCode::corrupt, kv.key, kv.mod_revision, "not a JSON object"});
+  auto decoded = decode_stored(info, kv.value);
+  if (!decoded) return std::unexpected(storage::Error{storage::ErrorCode::corrupt, kv.key, kv.mod_revision, decoded.error().message});
+  nlohmann::json parsed = std::move(*decoded);
   auto object = std::make_shared<cache::StoredObject>();
   object->key = kv.key;
   object->revision = kv.mod_revision;
@@ -192,7 +200,7 @@ storage::Result<void> Registry::start() {
   // Namespaces left Terminating by a previous run are cleaned up now.
   if (auto stored = m_backend.list(key_prefix(*namespaces, ""), storage::ListOptions{0, 0, ""}); stored)
     for (const auto& kv : stored->items) {
-      auto ns = nlohmann::json::parse(kv.value, nullptr, false);
+      auto ns = decode_stored(*namespaces, kv.value).value_or(nlohmann::json());
       const auto meta = ns.is_object() ? ns.find("metadata") : ns.end();
       if (ns.is_object() && meta != ns.end() && meta->is_object() && meta->contains("deletionTimestamp"))
         schedule_namespace_cleanup(meta->value("name", std::string()), std::chrono::milliseconds(0));
@@ -263,7 +271,7 @@ ApiResult<void> Registry::check_namespace(const api::ResourceInfo& info, const s
     if (found.error().code == storage::ErrorCode::not_found) return std::unexpected(not_found("", "namespaces", ns));
     return std::unexpected(from_storage(found.error(), "", "namespaces", ns));
   }
-  auto object = nlohmann::json::parse(found->value, nullptr, false);
+  auto object = decode_stored(*namespaces, found->value).value_or(nlohmann::json());
   if (object.is_object() && object.value("status", nlohmann::json::object()).value("phase", "") == "Terminating")
     return std::unexpected(ApiError{403, "Forbidden",
                                     info.plural + " is forbidden: unable to create new content in namespace " + ns +
@@ -320,9 +328,10 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
     if (!object["status"].contains("phase")) object["status"]["phase"] = "Pending";
   }
   if (options.dry_run) return object;
-  const std::string value = info.custom ? to_storage_version(info, object).dump() : object.dump();
+  auto value = stored_value(info, object);
+  if (!value) return std::unexpected(value.error());
   const auto ttl = info.group.empty() && info.kind == "Event" ? m_options.event_ttl : std::chrono::seconds{0};
-  auto written = m_backend.create(key(info, ns, name), value, ttl);
+  auto written = m_backend.create(key(info, ns, name), *value, ttl);
   // A generated name that is taken is drawn again, as kube-apiserver does (1 in 14 million
   // per draw, but a busy generateName prefix holds many objects).
   for (int retry = 0; generated && retry < k_generate_name_retries && !written &&
@@ -330,8 +339,9 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
        ++retry) {
     name = generated_name(meta["generateName"].get<std::string>());
     meta["name"] = name;
-    written = m_backend.create(key(info, ns, name),
-                               info.custom ? to_storage_version(info, object).dump() : object.dump(), ttl);
+    value = stored_value(info, object);
+    if (!value) return std::unexpected(value.error());
+    written = m_backend.create(key(info, ns, name), *value, ttl);
   }
   if (!written) return std::unexpected(from_storage(written.error(), info.group, info.plural, name));
   meta["resourceVersion"] = std::to_string(written->revision);
@@ -351,10 +361,11 @@ ApiResult<nlohmann::json> Registry::update_with(
   for (int attempt = 0;; ++attempt) {
     auto current = m_backend.get(k);
     if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));
-    auto existing = nlohmann::json::parse(current->value, nullptr, false);
-    if (!existing.is_object())
-      return std::unexpected(from_storage(storage::Error{storage::ErrorCode::corrupt, k, 0, "not JSON"}, info.group,
-                                          info.plural, name));
+    auto decoded = decode_stored(info, current->value);
+    if (!decoded)
+      return std::unexpected(from_storage(storage::Error{storage::ErrorCode::corrupt, k, 0, decoded.error().message},
+                                          info.group, info.plural, name));
+    nlohmann::json existing = std::move(*decoded);
     metadata(existing)["resourceVersion"] = std::to_string(current->mod_revision);
     if (info.custom) existing["apiVersion"] = info.api_version();
     auto wanted = mutate(existing);
@@ -418,8 +429,9 @@ ApiResult<nlohmann::json> Registry::update_with(
       metadata(object)["resourceVersion"] = std::to_string(current->mod_revision);
       return object;
     }
-    auto written = m_backend.update(k, info.custom ? to_storage_version(info, object).dump() : object.dump(),
-                                    current->mod_revision);
+    auto value = stored_value(info, object);
+    if (!value) return std::unexpected(value.error());
+    auto written = m_backend.update(k, *value, current->mod_revision);
     if (written) {
       metadata(object)["resourceVersion"] = std::to_string(written->revision);
       if (is_definitions(info))
@@ -451,10 +463,11 @@ ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const 
   const std::string k = key(info, ns, name);
   auto current = m_backend.get(k);
   if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));
-  auto existing = nlohmann::json::parse(current->value, nullptr, false);
-  if (!existing.is_object())
-    return std::unexpected(from_storage(storage::Error{storage::ErrorCode::corrupt, k, 0, "not JSON"}, info.group,
-                                        info.plural, name));
+  auto decoded = decode_stored(info, current->value);
+  if (!decoded)
+    return std::unexpected(from_storage(storage::Error{storage::ErrorCode::corrupt, k, 0, decoded.error().message},
+                                        info.group, info.plural, name));
+  nlohmann::json existing = std::move(*decoded);
   const auto preconditions = delete_options.is_object() ? delete_options.value("preconditions", nlohmann::json::object())
                                                         : nlohmann::json::object();
   const auto& meta = existing["metadata"];

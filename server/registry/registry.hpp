@@ -137,6 +137,8 @@ class Registry {
   std::shared_ptr<const crd::Definition> definition_for(const api::ResourceInfo& info) const;
   // The stored form of a custom object: apiVersion of the storage version.
   nlohmann::json to_storage_version(const api::ResourceInfo& info, nlohmann::json object) const;
+  // The bytes stored for `object`: see stored_value.hpp (custom resources at their storage version).
+  ApiResult<std::string> stored_value(const api::ResourceInfo& info, const nlohmann::json& object) const;
 
   storage::Backend& m_backend;
   RegistryOptions m_options;

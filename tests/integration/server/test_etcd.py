@@ -47,6 +47,32 @@ class EtcdTest(unittest.TestCase):
                                "--prefix", "--keys-only"], capture_output=True, text=True, env={"ETCDCTL_API": "3"})
         self.assertIn("/registry/configmaps/default/ec", keys.stdout.split())
         self.assertIn("/registry/namespaces/default", keys.stdout.split())
+        # Values as kube-apiserver stores them: "k8s\0" + runtime.Unknown{typeMeta{v1, ConfigMap}, raw}.
+        value = self.etcdctl("get", "/registry/configmaps/default/ec", "--print-value-only").stdout
+        self.assertTrue(value.startswith(b"k8s\x00"), value[:16])
+        self.assertIn(b"\x0a\x02v1\x12\x09ConfigMap", value[4:32])
+        self.assertNotIn(b'"data"', value)
+        # A value stored as JSON (an older kw) is still read, through the watch cache too.
+        legacy = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": "json"},
+                  "metadata": {"name": "legacy", "namespace": "default", "uid": "u-1",
+                               "creationTimestamp": "2026-01-01T00:00:00Z"}}
+        self.etcdctl("put", "/registry/configmaps/default/legacy", json.dumps(legacy))
+        deadline = time.monotonic() + 10
+        while True:
+            out = server.kubectl("get", "configmap", "legacy", "-o", "jsonpath={.data.k}", check=False)
+            if out.returncode == 0 and out.stdout == "json" or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        self.assertEqual(out.stdout, "json", out.stderr)
+        server.kubectl("label", "configmap", "legacy", "step=one")
+        relabeled = self.etcdctl("get", "/registry/configmaps/default/legacy", "--print-value-only").stdout
+        self.assertTrue(relabeled.startswith(b"k8s\x00"), relabeled[:16])
+
+    def etcdctl(self, *args):
+        out = subprocess.run(["timeout", "10", "etcdctl", f"--endpoints={self.etcd.url}", *args],
+                             capture_output=True, env={"ETCDCTL_API": "3"})
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return out
 
     def test_two_servers_see_each_others_writes(self):
         a, b = self.serve(), self.serve()

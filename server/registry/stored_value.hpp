@@ -1,0 +1,23 @@
+// How objects sit in storage, as kube-apiserver keeps them: built-in kinds as "k8s\0" +
+// runtime.Unknown holding the protobuf message, so an etcd written by one can be read by
+// the other; kinds without a message (custom resources, definitions) as JSON. Reading
+// accepts both forms, so data written as JSON stays readable.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/api/resource.hpp"
+#include "core/util/error.hpp"
+
+namespace kw::registry {
+
+// The bytes to store for `object` (kind and apiVersion already set to the resource's).
+kw::Result<std::string> encode_stored(const api::ResourceInfo& info, const nlohmann::json& object);
+
+// The object stored as `value`: enveloped protobuf or JSON, always a JSON object.
+kw::Result<nlohmann::json> decode_stored(const api::ResourceInfo& info, std::string_view value);
+
+}  // namespace kw::registry
