@@ -42,6 +42,10 @@ ResourceInfo make_info(const Builtin& b) {
   if (info.kind == "Namespace")
     std::erase(info.verbs, std::string("deletecollection"));
   info.subresources = b.subresources;
+  if (info.has_subresource("scale")) {
+    info.scale.emplace();
+    info.scale->selector_from_spec = true;
+  }
   const std::string package = info.group.empty() ? "k8s.io.api.core.v1." : "k8s.io.api.apps.v1.";
   info.proto_message = package + info.kind;
   return info;

@@ -19,6 +19,16 @@ struct ColumnDefinition {  // meta.k8s.io/v1 TableColumnDefinition
   std::string json_path;  // for CRD additionalPrinterColumns; empty for built-ins
 };
 
+// Where the scale subresource (autoscaling/v1 Scale) reads and writes: simple dotted JSON
+// paths. Built-in workloads read their selector from spec.selector (a LabelSelector);
+// custom resources from label_selector_path (a string field), when given.
+struct ScalePaths {
+  std::string spec_replicas = ".spec.replicas";
+  std::string status_replicas = ".status.replicas";
+  std::string label_selector;  // custom resources only; "" = no selector
+  bool selector_from_spec = false;
+};
+
 struct ResourceInfo {
   std::string group;    // "" for the core group
   std::string version;  // "v1"
@@ -31,6 +41,7 @@ struct ResourceInfo {
   bool namespaced = true;
   std::vector<std::string> verbs;        // discovery verbs
   std::vector<std::string> subresources; // {"status"}
+  std::optional<ScalePaths> scale;       // set when "scale" is a subresource
   // Full protobuf message name ("k8s.io.api.core.v1.Pod"); empty when the kind has no
   // protobuf form (CRDs, Table).
   std::string proto_message;

@@ -84,6 +84,31 @@ void validate_names(json& causes, const json& names) {
               "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'");
 }
 
+// A simple JSON path under .spec or .status: dot-separated field names, no arrays.
+bool scale_path(const std::string& path, std::initializer_list<std::string_view> roots) {
+  bool rooted = false;
+  for (std::string_view root : roots) rooted = rooted || (path.starts_with(root) && path.size() > root.size() && path[root.size()] == '.');
+  if (!rooted || path.ends_with('.')) return false;
+  for (std::size_t i = 1; i < path.size(); ++i)
+    if (path[i] == '[' || path[i] == ']' || (path[i] == '.' && path[i - 1] == '.')) return false;
+  return true;
+}
+
+void validate_scale(json& causes, const json& scale, const std::string& field) {
+  if (!scale.is_object()) return invalid(causes, field, scale, "must be an object");
+  const std::string spec = text_at(scale, "specReplicasPath");
+  const std::string status = text_at(scale, "statusReplicasPath");
+  if (spec.empty()) required(causes, field + ".specReplicasPath");
+  else if (!scale_path(spec, {".spec"}))
+    invalid(causes, field + ".specReplicasPath", spec, "should be a json path under .spec");
+  if (status.empty()) required(causes, field + ".statusReplicasPath");
+  else if (!scale_path(status, {".status"}))
+    invalid(causes, field + ".statusReplicasPath", status, "should be a json path under .status");
+  const std::string selector = text_at(scale, "labelSelectorPath");
+  if (!selector.empty() && !scale_path(selector, {".spec", ".status"}))
+    invalid(causes, field + ".labelSelectorPath", selector, "should be a json path under either .spec or .status");
+}
+
 void validate_version(json& causes, const json& version, const std::string& field) {
   const std::string name = text_at(version, "name");
   if (name.empty()) required(causes, field + ".name");
@@ -100,6 +125,8 @@ void validate_version(json& causes, const json& version, const std::string& fiel
     const auto colon = problem.find(": ");
     add(causes, "FieldValueInvalid", problem.substr(0, colon), problem.substr(colon + 2));
   }
+  if (auto scale = version.value("subresources", json::object()).value("scale", json()); !scale.is_null())
+    validate_scale(causes, scale, field + ".subresources.scale");
   if (auto columns = version.find("additionalPrinterColumns"); columns != version.end() && columns->is_array())
     for (std::size_t i = 0; i < columns->size(); ++i) {
       const auto& column = (*columns)[i];
@@ -159,6 +186,13 @@ std::vector<api::ResourceInfo> Definition::resource_infos() const {
     info.namespaced = namespaced;
     info.verbs = {"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"};
     if (v.status_subresource) info.subresources.push_back("status");
+    if (v.scale.is_object()) {
+      info.subresources.push_back("scale");
+      info.scale = api::ScalePaths{.spec_replicas = v.scale.value("specReplicasPath", std::string()),
+                                   .status_replicas = v.scale.value("statusReplicasPath", std::string()),
+                                   .label_selector = v.scale.value("labelSelectorPath", std::string()),
+                                   .selector_from_spec = false};
+    }
     info.columns = v.columns;
     info.custom = true;
     info.storage_version = storage_version().name;

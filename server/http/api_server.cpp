@@ -243,7 +243,9 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
   if (info.verb == "watch") return handle_watch(request, *resource, info, query, stream);
 
   const bool table_ok = info.subresource.empty() && (info.verb == "get" || info.verb == "list");
-  const bool has_protobuf = !resource->proto_message.empty();
+  // autoscaling/v1 Scale has no protobuf message in kw: JSON and YAML only.
+  const bool scale = info.subresource == "scale";
+  const bool has_protobuf = !resource->proto_message.empty() && !scale;
   auto format = negotiate_response(request.header("accept"), {.watch = false, .table = table_ok, .protobuf = has_protobuf});
   if (!format) return send_error(*stream, not_acceptable());
   const auto include = query_value(query, "includeObject");
@@ -278,6 +280,7 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
     send_object(*stream, status, *result, *format, warnings);
   };
 
+  if (scale && info.verb == "get") return reply(200, m_registry.get_scale(*resource, info.namespace_, info.name));
   if (info.verb == "get") return reply(200, m_registry.get(*resource, info.namespace_, info.name, query_value(query, "resourceVersion")));
   if (info.verb == "list") {
     registry::ListRequest list;
@@ -363,6 +366,10 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
         return send_error(*stream, registry::ApiError{405, "MethodNotAllowed", "POST is not supported on a named object", {}});
       return reply(201, m_registry.create(*resource, info.namespace_, std::move(*body), write));
     }
+    if (scale)
+      return reply(200, m_registry.update_scale(
+                            *resource, info.namespace_, info.name,
+                            [&](const nlohmann::json&) -> registry::ApiResult<nlohmann::json> { return *body; }, write));
     return reply(200, m_registry.update(*resource, info.namespace_, info.name, std::move(*body), write));
   }
   if (info.verb == "patch") {
@@ -370,8 +377,8 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
     auto media = type_header ? codec::parse_media_type(*type_header) : kw::fail("missing");
     auto type = media ? patch_type(media->essence()) : std::nullopt;
     // Custom resources have no merge keys: kube-apiserver refuses strategic merge patches.
-    if (type == PatchType::strategic && resource->custom) type.reset();
-    if (!type && resource->custom)
+    if (type == PatchType::strategic && resource->custom && !scale) type.reset();
+    if (!type && resource->custom && !scale)
       return send_error(*stream, registry::ApiError{415, "UnsupportedMediaType",
                                                     "the body of the request was in an unknown format - accepted media types include: "
                                                     "application/json-patch+json, application/merge-patch+json, "
@@ -383,9 +390,9 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
                                                     "application/json-patch+json, application/merge-patch+json, "
                                                     "application/strategic-merge-patch+json",
                                                     {}});
-    return reply(200, m_registry.update_with(
-                          *resource, info.namespace_, info.name,
-                          [&](const nlohmann::json& current) { return apply_patch(current, request.body, *type); }, write));
+    auto patch = [&](const nlohmann::json& current) { return apply_patch(current, request.body, *type); };
+    if (scale) return reply(200, m_registry.update_scale(*resource, info.namespace_, info.name, patch, write));
+    return reply(200, m_registry.update_with(*resource, info.namespace_, info.name, patch, write));
   }
   send_error(*stream, registry::ApiError{405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}});
 }

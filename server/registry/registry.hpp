@@ -91,6 +91,15 @@ class Registry {
                                 const std::string& resource_version);
   ApiResult<ListResult> list(const api::ResourceInfo& info, const ListRequest& request);
 
+  // The scale subresource: the object seen as an autoscaling/v1 Scale. `mutate` turns the
+  // current Scale into the wanted one (a PUT body or a patched Scale); only spec.replicas
+  // is written back, to the resource's replicas path, as an update of the main resource.
+  ApiResult<nlohmann::json> get_scale(const api::ResourceInfo& info, const std::string& ns, const std::string& name);
+  ApiResult<nlohmann::json> update_scale(const api::ResourceInfo& info, const std::string& ns,
+                                         const std::string& name,
+                                         const std::function<ApiResult<nlohmann::json>(const nlohmann::json&)>& mutate,
+                                         const WriteOptions& options);
+
   // A watch filter for the selectors (400 on a bad selector or an unsupported field).
   ApiResult<cache::WatchFilter> make_filter(const api::ResourceInfo& info, const std::string& ns,
                                             const std::string& label_selector,

@@ -33,6 +33,10 @@ spec:
     storage: true
     subresources:
       status: {{}}
+      scale:
+        specReplicasPath: .spec.replicas
+        statusReplicasPath: .status.replicas
+        labelSelectorPath: .status.selector
     additionalPrinterColumns:
     - name: Spec
       type: string
@@ -76,6 +80,10 @@ spec:
             properties:
               ready:
                 type: boolean
+              replicas:
+                type: integer
+              selector:
+                type: string
   - name: v1beta1
     served: true
     storage: false
@@ -241,6 +249,41 @@ class CustomResourceTest(CrdCase):
         self.assertEqual(status, 200, body)
         self.assertEqual(body["status"], {"ready": True})
         self.assertEqual(body["metadata"]["generation"], 3)
+
+    def test_scale_subresource(self):
+        self.apply_object(crontab("scaled", replicas=2))
+        path = f"/apis/{GROUP}/v1/namespaces/default/crontabs/scaled"
+        status, body = self.server.json("PATCH", path + "/status",
+                                        {"status": {"replicas": 2, "selector": "app=cron"}},
+                                        {"Content-Type": "application/merge-patch+json"})
+        self.assertEqual(status, 200, body)
+        self.server.kubectl("scale", "ct", "scaled", "--replicas=5")
+        status, scale = self.server.json("GET", path + "/scale")
+        self.assertEqual(status, 200, scale)
+        self.assertEqual((scale["kind"], scale["apiVersion"]), ("Scale", "autoscaling/v1"))
+        self.assertEqual(scale["spec"], {"replicas": 5})
+        self.assertEqual(scale["status"], {"replicas": 2, "selector": "app=cron"})
+        self.assertEqual(scale["metadata"]["name"], "scaled")
+        got = json.loads(self.server.kubectl("get", "ct", "scaled", "-o", "json").stdout)
+        self.assertEqual(got["spec"]["replicas"], 5)
+        self.assertEqual(got["status"]["replicas"], 2)
+        # The schema still applies (maximum 10), and a Scale cannot go negative.
+        too_many = self.server.kubectl("scale", "ct", "scaled", "--replicas=11", check=False)
+        self.assertNotEqual(too_many.returncode, 0)
+        self.assertIn("spec.replicas", too_many.stderr)
+        status, body = self.server.json("PUT", path + "/scale", dict(scale, spec={"replicas": -1}))
+        self.assertEqual(status, 422, body)
+        # A stale resourceVersion on the Scale is a conflict; kubectl's precondition too.
+        status, body = self.server.json("PUT", path + "/scale", dict(scale, spec={"replicas": 3}))
+        self.assertEqual(status, 200, body)
+        self.assertEqual(body["spec"]["replicas"], 3)
+        status, body = self.server.json("PUT", path + "/scale", dict(scale, spec={"replicas": 4}))
+        self.assertEqual(status, 409, body)
+        stale = self.server.kubectl("scale", "ct", "scaled", "--replicas=6", "--current-replicas=5", check=False)
+        self.assertNotEqual(stale.returncode, 0)
+        status, _, _ = self.server.request("GET", path + "/scale", None,
+                                           {"Accept": "application/vnd.kubernetes.protobuf"})
+        self.assertEqual(status, 406)
 
     def test_other_served_version_changes_only_api_version(self):
         self.apply_object(crontab("versions", replicas=5))

@@ -87,6 +87,17 @@ class KubectlTest(ServerTestCase):
         self.assertEqual([(e["type"], e["object"]["metadata"]["namespace"], e["object"]["metadata"]["name"])
                           for e in lines], [("ADDED", "wjson", "j1"), ("DELETED", "wjson", "j1")])
 
+    def test_scale_deployment(self):
+        self.server.kubectl("create", "deployment", "scaler", "--image=nginx", "--replicas=1")
+        self.server.kubectl("scale", "deployment", "scaler", "--replicas=4")
+        out = self.server.kubectl("get", "deployment", "scaler", "-o", "jsonpath={.spec.replicas}").stdout
+        self.assertEqual(out, "4")
+        status, scale = self.server.json("GET", "/apis/apps/v1/namespaces/default/deployments/scaler/scale")
+        self.assertEqual(status, 200, scale)
+        self.assertEqual(scale["spec"], {"replicas": 4})
+        self.assertEqual(scale["status"]["selector"], "app=scaler")
+        self.server.kubectl("delete", "deployment", "scaler")
+
     def test_apply_twice_is_idempotent(self):
         manifest = {
             "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api"},

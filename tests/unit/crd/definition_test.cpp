@@ -73,3 +73,30 @@ TEST_CASE("an established CRD has accepted names and conditions") {
   CHECK(crd["status"]["conditions"][1]["type"] == "Established");
   CHECK(crd["status"]["conditions"][1]["status"] == "True");
 }
+
+TEST_CASE("the scale subresource: paths parsed into the table entry and validated") {
+  json crd = crontab_crd();
+  crd["spec"]["versions"][0]["subresources"]["scale"] = {
+      {"specReplicasPath", ".spec.replicas"}, {"statusReplicasPath", ".status.replicas"},
+      {"labelSelectorPath", ".status.selector"}};
+  REQUIRE(kw::crd::validate_definition(crd).empty());
+  const auto infos = kw::crd::parse_definition(crd)->resource_infos();
+  REQUIRE(infos[0].has_subresource("scale"));
+  REQUIRE(infos[0].scale.has_value());
+  CHECK(infos[0].scale->spec_replicas == ".spec.replicas");
+  CHECK(infos[0].scale->label_selector == ".status.selector");
+  CHECK_FALSE(infos[0].scale->selector_from_spec);
+  CHECK_FALSE(infos[1].scale.has_value());
+
+  crd["spec"]["versions"][0]["subresources"]["scale"] = {
+      {"specReplicasPath", ".status.replicas"}, {"statusReplicasPath", ".status.items[0]"},
+      {"labelSelectorPath", ".metadata.labels"}};
+  const auto causes = kw::crd::validate_definition(crd);
+  std::vector<std::string> fields;
+  for (const auto& cause : causes) fields.push_back(cause["field"]);
+  CHECK(fields == std::vector<std::string>{"spec.versions[0].subresources.scale.specReplicasPath",
+                                           "spec.versions[0].subresources.scale.statusReplicasPath",
+                                           "spec.versions[0].subresources.scale.labelSelectorPath"});
+  crd["spec"]["versions"][0]["subresources"]["scale"] = json::object();
+  CHECK(kw::crd::validate_definition(crd).size() == 2);  // both replicas paths are required
+}
