@@ -58,8 +58,17 @@ ApiResult<void> Registry::check_custom(const api::ResourceInfo& info, const nloh
   return std::unexpected(invalid(info.group, info.kind, name, std::move(causes), summary));
 }
 
-ApiResult<void> Registry::prepare_definition(nlohmann::json& crd) const {
+ApiResult<void> Registry::prepare_definition(nlohmann::json& crd, const nlohmann::json* previous) const {
   auto causes = crd::validate_definition(crd);
+  if (previous && previous->contains("spec") && crd.contains("spec") && crd["spec"].is_object())
+    for (const char* immutable : {"group", "scope"}) {
+      const auto before = (*previous)["spec"].value(immutable, nlohmann::json());
+      const auto after = crd["spec"].value(immutable, nlohmann::json());
+      if (before != after)
+        causes.push_back({{"reason", "FieldValueInvalid"},
+                          {"message", "Invalid value: " + after.dump() + ": field is immutable"},
+                          {"field", std::string("spec.") + immutable}});
+    }
   if (!causes.empty()) {
     const std::string name = crd.value("metadata", nlohmann::json::object()).value("name", "");
     const std::string summary = causes_summary(causes);

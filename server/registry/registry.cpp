@@ -423,7 +423,7 @@ ApiResult<nlohmann::json> Registry::update_with(
     if (info.custom && options.subresource == "status")
       if (auto checked = check_custom(info, object); !checked) return std::unexpected(checked.error());
     if (is_definitions(info))
-      if (auto prepared = prepare_definition(object); !prepared) return std::unexpected(prepared.error());
+      if (auto prepared = prepare_definition(object, &existing); !prepared) return std::unexpected(prepared.error());
     metadata(object).erase("resourceVersion");
     if (options.dry_run) {
       metadata(object)["resourceVersion"] = std::to_string(current->mod_revision);

@@ -134,8 +134,9 @@ class Registry {
   storage::Result<void> start_cache(const api::ResourceInfo& info);
 
   // CustomResourceDefinitions (custom_resources.cpp).
-  // A CRD about to be written: validated (422) and given its serving status.
-  ApiResult<void> prepare_definition(nlohmann::json& crd) const;
+  // A CRD about to be written: validated (422; group and scope cannot change from
+  // `previous`, the stored one, on updates) and given its serving status.
+  ApiResult<void> prepare_definition(nlohmann::json& crd, const nlohmann::json* previous = nullptr) const;
   // Serves (again) the resource of a stored CRD: table entries and watch caches.
   storage::Result<void> install_definition(const nlohmann::json& crd);
   // Stops serving a CRD's resource: table entries and caches go, stored objects stay.

@@ -336,6 +336,11 @@ class CustomResourceTest(CrdCase):
         status, body = self.server.json("GET", f"/apis/{GROUP}/v1/regions/eu")
         self.assertEqual((status, body["spec"]), (200, {"zone": "a"}))
         self.assertEqual(self.server.json("GET", f"/apis/{GROUP}/v1/namespaces/default/regions/eu")[0], 404)
+        # Scope and group are fixed once created.
+        changed = self.apply_text(CLUSTER_CRD.replace("scope: Cluster", "scope: Namespaced"), check=False)
+        self.assertNotEqual(changed.returncode, 0)
+        self.assertIn("spec.scope", changed.stderr)
+        self.assertIn("field is immutable", changed.stderr)
 
 
 class CrdLifecycleTest(unittest.TestCase):
