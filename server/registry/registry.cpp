@@ -384,9 +384,8 @@ ApiResult<nlohmann::json> Registry::update_with(
       return std::unexpected(bad_request("the namespace of the provided object does not match the namespace sent on the request"));
     // The revision the client read: a stale one is a conflict. None means "whatever is current".
     storage::Revision expected = current->mod_revision;
-    const bool pinned = meta.contains("resourceVersion") && meta["resourceVersion"].is_string() &&
-                        !meta["resourceVersion"].get<std::string>().empty();
-    if (pinned) {
+    if (meta.contains("resourceVersion") && meta["resourceVersion"].is_string() &&
+        !meta["resourceVersion"].get<std::string>().empty()) {
       auto parsed = parse_revision(meta["resourceVersion"].get<std::string>());
       if (!parsed)
         return std::unexpected(invalid(info.group, info.kind, name,
@@ -442,9 +441,10 @@ ApiResult<nlohmann::json> Registry::update_with(
                                           {}});
       return object;
     }
-    // A write raced ours: retry only when the client did not pin a revision. (`meta` may be
-    // stale here: the status path replaces `object`.)
-    if (written.error().code != storage::ErrorCode::conflict || attempt >= k_update_retries || pinned)
+    // A write raced ours: read again and redo the change. A revision the client pinned (in a
+    // PUT body or inside a patch) no longer matches then, and that is the 409; a patch
+    // that did not pin one applies to the new object, as kube-apiserver's patch retries do.
+    if (written.error().code != storage::ErrorCode::conflict || attempt >= k_update_retries)
       return std::unexpected(from_storage(written.error(), info.group, info.plural, name));
   }
 }
