@@ -345,13 +345,27 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   }
   if (!written) return std::unexpected(from_storage(written.error(), info.group, info.plural, name));
   meta["resourceVersion"] = std::to_string(written->revision);
+  return after_write(info, std::move(object));
+}
+
+ApiResult<nlohmann::json> Registry::after_write(const api::ResourceInfo& info, nlohmann::json object) {
   if (is_definitions(info))
     if (auto installed = install_definition(object); !installed)
       return std::unexpected(ApiError{500, "InternalError",
-                                      "the CustomResourceDefinition was stored but cannot be served yet: " +
+                                      "the CustomResourceDefinition was stored but cannot be served: " +
                                           installed.error().message,
                                       {}});
   return object;
+}
+
+ApiResult<nlohmann::json> Registry::read_stored(const api::ResourceInfo& info, const storage::KeyValue& kv,
+                                                const std::string& name) const {
+  auto decoded = decode_stored(info, kv.value);
+  if (!decoded)
+    return std::unexpected(from_storage(storage::Error{storage::ErrorCode::corrupt, kv.key, kv.mod_revision,
+                                                       decoded.error().message},
+                                        info.group, info.plural, name));
+  return std::move(*decoded);
 }
 
 ApiResult<nlohmann::json> Registry::update_with(
@@ -361,10 +375,8 @@ ApiResult<nlohmann::json> Registry::update_with(
   for (int attempt = 0;; ++attempt) {
     auto current = m_backend.get(k);
     if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));
-    auto decoded = decode_stored(info, current->value);
-    if (!decoded)
-      return std::unexpected(from_storage(storage::Error{storage::ErrorCode::corrupt, k, 0, decoded.error().message},
-                                          info.group, info.plural, name));
+    auto decoded = read_stored(info, *current, name);
+    if (!decoded) return decoded;
     nlohmann::json existing = std::move(*decoded);
     metadata(existing)["resourceVersion"] = std::to_string(current->mod_revision);
     if (info.custom) existing["apiVersion"] = info.api_version();
@@ -433,13 +445,7 @@ ApiResult<nlohmann::json> Registry::update_with(
     auto written = m_backend.update(k, *value, current->mod_revision);
     if (written) {
       metadata(object)["resourceVersion"] = std::to_string(written->revision);
-      if (is_definitions(info))
-        if (auto installed = install_definition(object); !installed)
-          return std::unexpected(ApiError{500, "InternalError",
-                                          "the CustomResourceDefinition was stored but cannot be served: " +
-                                              installed.error().message,
-                                          {}});
-      return object;
+      return after_write(info, std::move(object));
     }
     // A write raced ours: read again and redo the change. A revision the client pinned (in a
     // PUT body or inside a patch) no longer matches then, and that is the 409; a patch
@@ -463,10 +469,8 @@ ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const 
   const std::string k = key(info, ns, name);
   auto current = m_backend.get(k);
   if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));
-  auto decoded = decode_stored(info, current->value);
-  if (!decoded)
-    return std::unexpected(from_storage(storage::Error{storage::ErrorCode::corrupt, k, 0, decoded.error().message},
-                                        info.group, info.plural, name));
+  auto decoded = read_stored(info, *current, name);
+  if (!decoded) return decoded;
   nlohmann::json existing = std::move(*decoded);
   const auto preconditions = delete_options.is_object() ? delete_options.value("preconditions", nlohmann::json::object())
                                                         : nlohmann::json::object();

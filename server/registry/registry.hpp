@@ -147,6 +147,11 @@ class Registry {
   std::shared_ptr<const crd::Definition> definition_for(const api::ResourceInfo& info) const;
   // The stored form of a custom object: apiVersion of the storage version.
   nlohmann::json to_storage_version(const api::ResourceInfo& info, nlohmann::json object) const;
+  // The stored object at `kv` (corrupt: 500 naming the key).
+  ApiResult<nlohmann::json> read_stored(const api::ResourceInfo& info, const storage::KeyValue& kv,
+                                        const std::string& name) const;
+  // A written object on its way back to the client; a written CRD is served from now on.
+  ApiResult<nlohmann::json> after_write(const api::ResourceInfo& info, nlohmann::json object);
   // The bytes stored for `object`: see stored_value.hpp (custom resources at their storage version).
   ApiResult<std::string> stored_value(const api::ResourceInfo& info, const nlohmann::json& object) const;
 

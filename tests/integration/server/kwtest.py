@@ -234,6 +234,18 @@ class ServerTestCase(unittest.TestCase):
         cls.server.cleanup()
 
 
+def read_events(resp, count, timeout=10):
+    """Reads `count` newline-delimited JSON events from a streaming http.client response."""
+    events = []
+    deadline = time.monotonic() + timeout
+    while len(events) < count and time.monotonic() < deadline:
+        line = resp.readline()
+        if not line:
+            break
+        events.append(json.loads(line))
+    return events
+
+
 def pod(name, labels=None, node=None, image="nginx"):
     spec = {"containers": [{"name": "c", "image": image}]}
     if node:

@@ -8,19 +8,9 @@ import tempfile
 import time
 import unittest
 
-from kwtest import EtcdServer, KwServer, make_tls_files, pod
+from kwtest import EtcdServer, KwServer, make_tls_files, pod, read_events
 
 NS = "/api/v1/namespaces/default"
-
-
-def read_events(resp, count, timeout=15):
-    events, deadline = [], time.monotonic() + timeout
-    while len(events) < count and time.monotonic() < deadline:
-        line = resp.readline()
-        if not line:
-            break
-        events.append(json.loads(line))
-    return events
 
 
 class EtcdTest(unittest.TestCase):
@@ -82,7 +72,7 @@ class EtcdTest(unittest.TestCase):
         status, _ = a.json("POST", NS + "/pods", pod("shared1", labels={"t": "shared"}))
         self.assertEqual(status, 201)
         a.json("DELETE", NS + "/pods/shared1")
-        events = read_events(resp, 2)
+        events = read_events(resp, 2, timeout=15)
         conn.close()
         self.assertEqual([(e["type"], e["object"]["metadata"]["name"]) for e in events],
                          [("ADDED", "shared1"), ("DELETED", "shared1")])
@@ -96,7 +86,7 @@ class EtcdTest(unittest.TestCase):
         resp = conn.getresponse()
         for i in range(3):
             server.json("POST", NS + "/configmaps", {"metadata": {"name": f"before{i}", "labels": {"t": "restart"}}})
-        first = read_events(resp, 3)
+        first = read_events(resp, 3, timeout=15)
         self.etcd.kill()
         self.etcd.start()
         deadline = time.monotonic() + 20

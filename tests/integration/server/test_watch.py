@@ -11,21 +11,9 @@ import unittest
 
 import websocket
 
-from kwtest import KwServer, ServerTestCase, pod
+from kwtest import KwServer, ServerTestCase, pod, read_events
 
 NS = "/api/v1/namespaces/default"
-
-
-def read_events(resp, count, timeout=10):
-    """Reads `count` newline-delimited JSON events from a streaming http.client response."""
-    events = []
-    deadline = time.monotonic() + timeout
-    while len(events) < count and time.monotonic() < deadline:
-        line = resp.readline()
-        if not line:
-            break
-        events.append(json.loads(line))
-    return events
 
 
 class WatchTest(ServerTestCase):
