@@ -181,6 +181,14 @@ bool ApiServer::handle_discovery(const net::Request& request, const RequestInfo&
   const auto snapshot = m_registry.resources();
   const auto& table = *snapshot;
   nlohmann::json body;
+  if (parts.size() == 1 && (parts[0] == "api" || parts[0] == "apis")) {
+    if (const auto version = aggregated_discovery_wanted(request.header("accept")); !version.empty()) {
+      const std::string api_version = "apidiscovery.k8s.io/" + version;
+      send_json(stream, 200, aggregated_discovery(table, parts[0] == "api", api_version),
+                "application/json;g=apidiscovery.k8s.io;v=" + version + ";as=APIGroupDiscoveryList");
+      return true;
+    }
+  }
   if (parts.size() == 1 && parts[0] == "api") {
     const auto* host = request.header("host");
     body = api_versions(host ? *host : "127.0.0.1");

@@ -1,5 +1,7 @@
 #include "server/http/discovery.hpp"
 
+#include "core/codec/media_type.hpp"
+
 namespace kw::http {
 namespace {
 
@@ -70,6 +72,77 @@ nlohmann::json version_info() {
           {"goVersion", "n/a"},
           {"compiler", "gcc"},
           {"platform", "linux/amd64"}};
+}
+
+namespace {
+
+nlohmann::json group_version_kind(const std::string& group, const std::string& version, const std::string& kind) {
+  return {{"group", group}, {"version", version}, {"kind", kind}};
+}
+
+nlohmann::json resource_discovery(const api::ResourceInfo& r) {
+  nlohmann::json entry = {{"resource", r.plural},
+                          {"responseKind", group_version_kind(r.group, r.version, r.kind)},
+                          {"scope", r.namespaced ? "Namespaced" : "Cluster"},
+                          {"singularResource", r.singular},
+                          {"verbs", r.verbs}};
+  if (!r.short_names.empty()) entry["shortNames"] = r.short_names;
+  if (!r.categories.empty()) entry["categories"] = r.categories;
+  nlohmann::json subresources = nlohmann::json::array();
+  for (const auto& sub : r.subresources) {
+    subresources.push_back(
+        {{"subresource", sub},
+         {"responseKind", sub == "scale" ? group_version_kind("autoscaling", "v1", "Scale")
+                                         : group_version_kind(r.group, r.version, r.kind)},
+         {"verbs", sub == "finalize" ? nlohmann::json{"update"} : nlohmann::json{"get", "patch", "update"}}});
+  }
+  if (!subresources.empty()) entry["subresources"] = std::move(subresources);
+  return entry;
+}
+
+nlohmann::json group_discovery(const api::ResourceTable& table, const std::string& group) {
+  nlohmann::json versions = nlohmann::json::array();
+  for (const auto& version : table.versions(group)) {
+    nlohmann::json resources = nlohmann::json::array();
+    for (const auto& r : table.all())
+      if (r.group == group && r.version == version) resources.push_back(resource_discovery(r));
+    versions.push_back({{"version", version}, {"resources", std::move(resources)}, {"freshness", "Current"}});
+  }
+  nlohmann::json meta = {{"creationTimestamp", nullptr}};
+  if (!group.empty()) meta["name"] = group;
+  return {{"metadata", std::move(meta)}, {"versions", std::move(versions)}};
+}
+
+}  // namespace
+
+nlohmann::json aggregated_discovery(const api::ResourceTable& table, bool core, const std::string& api_version) {
+  nlohmann::json items = nlohmann::json::array();
+  if (core) {
+    items.push_back(group_discovery(table, ""));
+  } else {
+    for (const auto& group : table.groups())
+      if (!group.empty()) items.push_back(group_discovery(table, group));
+  }
+  return {{"kind", "APIGroupDiscoveryList"},
+          {"apiVersion", api_version},
+          {"metadata", nlohmann::json::object()},
+          {"items", std::move(items)}};
+}
+
+std::string aggregated_discovery_wanted(const std::string* accept) {
+  if (!accept) return "";
+  auto ranges = codec::parse_accept(*accept);
+  if (!ranges) return "";
+  for (const auto& range : *ranges) {
+    const auto* group = range.param("g");
+    const auto* version = range.param("v");
+    const auto* as = range.param("as");
+    if (range.q <= 0 || !group || !version || !as) continue;
+    if (range.essence() != "application/json" || *group != "apidiscovery.k8s.io" || *as != "APIGroupDiscoveryList")
+      continue;
+    if (*version == "v2" || *version == "v2beta1") return *version;
+  }
+  return "";
 }
 
 }  // namespace kw::http

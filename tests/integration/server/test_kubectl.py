@@ -2,6 +2,7 @@
 import json
 import os
 import subprocess
+import tempfile
 import time
 
 from kwtest import Background, ServerTestCase
@@ -19,6 +20,30 @@ class KubectlTest(ServerTestCase):
         out = self.server.kubectl("api-resources", "--no-headers").stdout
         for name in ["pods", "deployments", "configmaps", "namespaces", "nodes", "statefulsets"]:
             self.assertIn(name, out)
+
+    def test_aggregated_discovery(self):
+        # kubectl asks /api and /apis for apidiscovery.k8s.io documents and needs nothing else.
+        out = self.server.kubectl("api-resources", "-v=6", "--cache-dir", tempfile.mkdtemp(prefix="kw-disc-"))
+        gets = [line.split(" GET ")[1].split("?")[0] for line in out.stderr.splitlines() if " GET " in line]
+        self.assertEqual(sorted(gets), [f"{self.server.url}/api", f"{self.server.url}/apis"], out.stderr)
+        rows = {line.split()[0]: line.split() for line in out.stdout.splitlines()[1:]}
+        self.assertEqual(rows["deployments"][1:], ["deploy", "apps/v1", "true", "Deployment"])
+        self.assertEqual(rows["nodes"][1:], ["no", "v1", "false", "Node"])
+        for version in ("v2", "v2beta1"):
+            accept = f"application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList,application/json"
+            status, headers, body = self.server.request("GET", "/api", None, {"Accept": accept})
+            self.assertEqual(status, 200)
+            content_type = next(v for k, v in headers.items() if k.lower() == "content-type")
+            self.assertEqual(content_type, f"application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList")
+            doc = json.loads(body)
+            self.assertEqual(doc["apiVersion"], f"apidiscovery.k8s.io/{version}")
+            core = doc["items"][0]["versions"][0]
+            pods = next(r for r in core["resources"] if r["resource"] == "pods")
+            self.assertEqual(pods["responseKind"], {"group": "", "version": "v1", "kind": "Pod"})
+            self.assertEqual([s["subresource"] for s in pods["subresources"]], ["status"])
+        # Without the aggregated media type, the legacy APIVersions document answers.
+        status, body = self.server.json("GET", "/api")
+        self.assertEqual((status, body["kind"]), (200, "APIVersions"))
 
     def test_create_get_label_delete(self):
         self.server.kubectl("create", "configmap", "cfg", "--from-literal=greeting=héllo")
