@@ -5,6 +5,11 @@
 namespace kw::http {
 namespace {
 
+// The verbs of a subresource, in both discovery forms.
+nlohmann::json subresource_verbs(const std::string& sub) {
+  return sub == "finalize" ? nlohmann::json{"update"} : nlohmann::json{"get", "patch", "update"};
+}
+
 nlohmann::json group_entry(const api::ResourceTable& table, const std::string& group) {
   nlohmann::json versions = nlohmann::json::array();
   for (const auto& v : table.versions(group)) versions.push_back({{"groupVersion", group + "/" + v}, {"version", v}});
@@ -47,12 +52,11 @@ nlohmann::json api_resource_list(const api::ResourceTable& table, const std::str
     if (!r.categories.empty()) entry["categories"] = r.categories;
     resources.push_back(entry);
     for (const auto& sub : r.subresources) {
-      nlohmann::json verbs = sub == "finalize" ? nlohmann::json{"update"} : nlohmann::json{"get", "patch", "update"};
       resources.push_back({{"name", r.plural + "/" + sub},
                            {"singularName", ""},
                            {"namespaced", r.namespaced},
                            {"kind", sub == "scale" ? "Scale" : r.kind},
-                           {"verbs", verbs}});
+                           {"verbs", subresource_verbs(sub)}});
     }
   }
   if (!any) return nullptr;
@@ -94,7 +98,7 @@ nlohmann::json resource_discovery(const api::ResourceInfo& r) {
         {{"subresource", sub},
          {"responseKind", sub == "scale" ? group_version_kind("autoscaling", "v1", "Scale")
                                          : group_version_kind(r.group, r.version, r.kind)},
-         {"verbs", sub == "finalize" ? nlohmann::json{"update"} : nlohmann::json{"get", "patch", "update"}}});
+         {"verbs", subresource_verbs(sub)}});
   }
   if (!subresources.empty()) entry["subresources"] = std::move(subresources);
   return entry;

@@ -72,6 +72,8 @@ nlohmann::json scale_of(const api::ResourceInfo& info, const nlohmann::json& obj
           {"status", status}};
 }
 
+ApiError no_scale() { return ApiError{404, "NotFound", "the server could not find the requested resource", {}}; }
+
 ApiError scale_invalid(const std::string& name, const std::string& field, const std::string& message) {
   ApiError error{422, "Invalid", "Scale.autoscaling \"" + name + "\" is invalid: " + field + ": " + message, {}};
   error.details = {{"name", name},
@@ -85,7 +87,7 @@ ApiError scale_invalid(const std::string& name, const std::string& field, const 
 
 ApiResult<nlohmann::json> Registry::get_scale(const api::ResourceInfo& info, const std::string& ns,
                                               const std::string& name) {
-  if (!info.scale) return std::unexpected(ApiError{404, "NotFound", "the server could not find the requested resource", {}});
+  if (!info.scale) return std::unexpected(no_scale());
   auto object = get(info, ns, name, "");
   if (!object) return object;
   return scale_of(info, *object);
@@ -94,7 +96,7 @@ ApiResult<nlohmann::json> Registry::get_scale(const api::ResourceInfo& info, con
 ApiResult<nlohmann::json> Registry::update_scale(
     const api::ResourceInfo& info, const std::string& ns, const std::string& name,
     const std::function<ApiResult<nlohmann::json>(const nlohmann::json&)>& mutate, const WriteOptions& options) {
-  if (!info.scale) return std::unexpected(ApiError{404, "NotFound", "the server could not find the requested resource", {}});
+  if (!info.scale) return std::unexpected(no_scale());
   WriteOptions main = options;
   main.subresource.clear();
   auto written = update_with(
