@@ -6,12 +6,16 @@
 // process per put).
 //
 //   storage_bench [--backends=sqlite,etcd3] [--threads=1,8,64] [--ops=3000] [--seconds=4]
-//                 [--watch-events=2000] [--etcdctl-puts=200] [--raw-rounds=5]
+//                 [--watch-events=2000] [--etcdctl-puts=200] [--raw-rounds=5] [--writers=kw,raw]
+//                 [--verbose=1]
 // Every phase stops at --ops operations or after --seconds, whichever comes first. The etcd3
-// backend and the raw loop run in alternating rounds (kw, raw, raw, kw, ...) so load drift
-// on the machine falls on both; each reports the median of its rounds.
+// backend and the raw loop run in alternating rounds, each kw phase next to the same raw phase
+// (creates: kw, raw; updates: raw, kw; the next round the other way round), so load drift on the
+// machine falls on both; rates are the median of the rounds.
+// --writers=kw or =raw runs one side only (for profiling); --verbose=1 prints every round.
 // Output: "RESULT <backend>.<metric> <value> <unit>" lines; etcd3.tN.raw_creates/raw_updates
-// are the raw loop, etcd3.tN.creates_overhead/updates_overhead = raw rate / kw rate - 1 in %,
+// are the raw loop; etcd3.tN.creates_overhead/updates_overhead are the median over rounds of
+// (raw rate / kw rate - 1) in %, each round's two figures taken back to back;
 // etcd3.tN.cpu_us_per_write/raw_cpu_us_per_write this process's CPU per write.
 #include <fcntl.h>
 #include <spawn.h>
@@ -20,6 +24,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <iostream>
@@ -54,6 +59,8 @@ struct Settings {
   int watch_events = 2000;
   int etcdctl_puts = 200;
   int raw_rounds = 3;
+  bool run_kw = true, run_raw = true;  // --writers: which etcd writers the rounds run
+  bool verbose = false;                // --verbose: each round's rates on stderr
 };
 
 struct Written {
@@ -180,20 +187,28 @@ struct WriteRates {
   PhaseResult creates, updates;
 };
 
-// Creates then updates keys under `prefix` with `threads` writers.
-WriteRates measure_writes(Writer& writer, const std::string& prefix, int threads, const Settings& s) {
+// The keys one writer created (per thread), which its update phase then rewrites.
+using WrittenKeys = std::vector<std::vector<Written>>;
+
+// Creates keys under `prefix` with `threads` writers, remembering them in `written`.
+PhaseResult measure_creates(Writer& writer, const std::string& prefix, int threads, const Settings& s,
+                            WrittenKeys& written) {
   const std::string value = kw::bench::sample_pod_compact();
-  std::vector<std::vector<Written>> written(static_cast<std::size_t>(threads));
-  auto create = [&](int t, int i) {
+  written.assign(static_cast<std::size_t>(threads), {});
+  return run_phase(threads, s.ops, s.seconds, [&](int t, int i) {
     Written w{prefix + "/t" + std::to_string(t) + "-" + std::to_string(i), 0};
     auto revision = writer.create(w.key, value);
     if (!revision) return false;
     w.revision = *revision;
     written[static_cast<std::size_t>(t)].push_back(std::move(w));
     return true;
-  };
-  const PhaseResult creates = run_phase(threads, s.ops, s.seconds, create);
-  auto update = [&](int t, int i) {
+  });
+}
+
+// Updates the keys of `written` round-robin, each guarded by the revision it was last written at.
+PhaseResult measure_updates(Writer& writer, int threads, const Settings& s, WrittenKeys& written) {
+  const std::string value = kw::bench::sample_pod_compact();
+  return run_phase(threads, s.ops, s.seconds, [&](int t, int i) {
     auto& mine = written[static_cast<std::size_t>(t)];
     if (mine.empty()) return false;
     Written& w = mine[static_cast<std::size_t>(i) % mine.size()];
@@ -201,8 +216,7 @@ WriteRates measure_writes(Writer& writer, const std::string& prefix, int threads
     if (!revision) return false;
     w.revision = *revision;
     return true;
-  };
-  return {creates, run_phase(threads, s.ops, s.seconds, update)};
+  });
 }
 
 void report_errors(const std::string& tag, const WriteRates& rates) {
@@ -213,7 +227,10 @@ void report_errors(const std::string& tag, const WriteRates& rates) {
 void bench_writes(Backend& backend, const std::string& name, const std::string& prefix, int threads,
                   const Settings& s) {
   BackendWriter writer(backend);
-  const WriteRates rates = measure_writes(writer, prefix, threads, s);
+  WrittenKeys written;
+  WriteRates rates;
+  rates.creates = measure_creates(writer, prefix, threads, s, written);
+  rates.updates = measure_updates(writer, threads, s, written);
   const std::string tag = name + ".t" + std::to_string(threads);
   kw::bench::report(tag + ".creates", rates.creates.per_second, "ops/s");
   kw::bench::report(tag + ".updates", rates.updates.per_second, "ops/s");
@@ -222,44 +239,64 @@ void bench_writes(Backend& backend, const std::string& name, const std::string& 
 
 double median_of(std::vector<double> values) { return kw::bench::percentile(values, 0.5); }
 
-// The etcd3 backend against the raw gRPC loop, in alternating rounds on the same etcd.
+// One side of the etcd comparison: its writer and the figures of each round.
+struct EtcdSide {
+  Writer& writer;
+  const char* name;  // "kw" or "raw"
+  std::vector<double> creates, updates, cpu;
+};
+
+// The etcd3 backend against the raw gRPC loop on the same etcd. Each round runs the create
+// phases of both back to back, then both update phases in the opposite order (kw, raw, raw, kw
+// in even rounds, raw, kw, kw, raw in odd ones), so the two figures compared are always taken
+// next to each other and load drift on the machine falls on both.
 void bench_etcd_writes(Backend& backend, const std::string& url, const std::string& prefix, int threads,
                        const Settings& s) {
   BackendWriter kw_writer(backend);
   RawEtcdWriter raw_writer(url);
-  std::vector<double> kw_creates, kw_updates, raw_creates, raw_updates, kw_cpu, raw_cpu;
+  EtcdSide kw{kw_writer, "kw", {}, {}, {}}, raw{raw_writer, "raw", {}, {}, {}};
+  std::vector<double> create_overheads, update_overheads;  // per round: raw rate / kw rate - 1
+  const std::string tag = "etcd3.t" + std::to_string(threads);
   for (int round = 0; round < std::max(1, s.raw_rounds); ++round) {
-    const std::string at = prefix + "/r" + std::to_string(round);
-    auto run = [&](Writer& writer, const char* tag, std::vector<double>& creates, std::vector<double>& updates,
-                   std::vector<double>& cpu) {
-      const WriteRates rates = measure_writes(writer, at + tag, threads, s);
-      creates.push_back(rates.creates.per_second);
-      updates.push_back(rates.updates.per_second);
-      cpu.push_back((rates.creates.cpu_us_per_op + rates.updates.cpu_us_per_op) / 2);
-      report_errors(std::string(tag == std::string("/kw") ? "etcd3" : "etcd3.raw") + ".t" + std::to_string(threads),
-                    rates);
-    };
-    if (round % 2 == 0) {
-      run(kw_writer, "/kw", kw_creates, kw_updates, kw_cpu);
-      run(raw_writer, "/raw", raw_creates, raw_updates, raw_cpu);
-    } else {
-      run(raw_writer, "/raw", raw_creates, raw_updates, raw_cpu);
-      run(kw_writer, "/kw", kw_creates, kw_updates, kw_cpu);
+    const std::string at = prefix + "/r" + std::to_string(round) + "/";
+    std::vector<EtcdSide*> order;
+    if (s.run_kw) order.push_back(&kw);
+    if (s.run_raw) order.push_back(&raw);
+    if (round % 2 == 1) std::reverse(order.begin(), order.end());
+    std::vector<WrittenKeys> written(order.size());
+    std::vector<WriteRates> rates(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+      rates[i].creates = measure_creates(order[i]->writer, at + order[i]->name, threads, s, written[i]);
+    for (std::size_t j = order.size(); j-- > 0;)
+      rates[j].updates = measure_updates(order[j]->writer, threads, s, written[j]);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      EtcdSide& side = *order[i];
+      side.creates.push_back(rates[i].creates.per_second);
+      side.updates.push_back(rates[i].updates.per_second);
+      side.cpu.push_back((rates[i].creates.cpu_us_per_op + rates[i].updates.cpu_us_per_op) / 2);
+      report_errors(&side == &kw ? tag : "etcd3.raw.t" + std::to_string(threads), rates[i]);
+      if (s.verbose)
+        std::cerr << "round " << round << " t" << threads << " " << side.name << ": creates "
+                  << rates[i].creates.per_second << "/s updates " << rates[i].updates.per_second << "/s cpu "
+                  << side.cpu.back() << " us/write\n";
+    }
+    if (order.size() == 2 && kw.creates.back() > 0 && kw.updates.back() > 0) {
+      create_overheads.push_back((raw.creates.back() / kw.creates.back() - 1) * 100);
+      update_overheads.push_back((raw.updates.back() / kw.updates.back() - 1) * 100);
     }
   }
-  const std::string tag = "etcd3.t" + std::to_string(threads);
-  const double kc = median_of(kw_creates), ku = median_of(kw_updates);
-  const double rc = median_of(raw_creates), ru = median_of(raw_updates);
-  kw::bench::report(tag + ".creates", kc, "ops/s");
-  kw::bench::report(tag + ".updates", ku, "ops/s");
-  kw::bench::report(tag + ".raw_creates", rc, "ops/s");
-  kw::bench::report(tag + ".raw_updates", ru, "ops/s");
-  if (kc > 0) kw::bench::report(tag + ".creates_overhead", (rc / kc - 1) * 100, "%");
-  if (ku > 0) kw::bench::report(tag + ".updates_overhead", (ru / ku - 1) * 100, "%");
+  kw::bench::report(tag + ".creates", median_of(kw.creates), "ops/s");
+  kw::bench::report(tag + ".updates", median_of(kw.updates), "ops/s");
+  kw::bench::report(tag + ".raw_creates", median_of(raw.creates), "ops/s");
+  kw::bench::report(tag + ".raw_updates", median_of(raw.updates), "ops/s");
+  if (!create_overheads.empty()) {
+    kw::bench::report(tag + ".creates_overhead", median_of(create_overheads), "%");
+    kw::bench::report(tag + ".updates_overhead", median_of(update_overheads), "%");
+  }
   // Client CPU per write is steadier than rates on a loaded machine: what the backend adds
   // on top of gRPC shows here even when etcd's own latency hides it in the rates.
-  kw::bench::report(tag + ".cpu_us_per_write", median_of(kw_cpu), "us");
-  kw::bench::report(tag + ".raw_cpu_us_per_write", median_of(raw_cpu), "us");
+  kw::bench::report(tag + ".cpu_us_per_write", median_of(kw.cpu), "us");
+  kw::bench::report(tag + ".raw_cpu_us_per_write", median_of(raw.cpu), "us");
 }
 
 // Counts watch events and remembers when each revision arrived.
@@ -453,6 +490,10 @@ int main(int argc, char** argv) {
     s.watch_events = std::stoi(kw::bench::flag(argc, argv, "watch-events", "2000"));
     s.etcdctl_puts = std::stoi(kw::bench::flag(argc, argv, "etcdctl-puts", "200"));
     s.raw_rounds = std::stoi(kw::bench::flag(argc, argv, "raw-rounds", "5"));
+    const std::string writers = "," + kw::bench::flag(argc, argv, "writers", "kw,raw") + ",";
+    s.run_kw = writers.find(",kw,") != std::string::npos;
+    s.run_raw = writers.find(",raw,") != std::string::npos;
+    s.verbose = kw::bench::flag(argc, argv, "verbose", "0") != "0";
     return run(s);
   } catch (const std::exception& e) {
     std::cerr << "storage_bench: " << e.what() << "\n";

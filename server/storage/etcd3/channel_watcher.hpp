@@ -6,13 +6,19 @@
 // backup poller (every 5 s). A fail-fast call on a channel in TRANSIENT_FAILURE returns
 // UNAVAILABLE at once without polling, so once etcd went away nothing polled the reconnect
 // attempts and each one hit its connect deadline unseen, over and over. The watcher keeps a
-// connectivity watch armed on every channel from one thread: the watch polls the channel,
-// and an idle channel is asked to connect, so a restarted etcd is reached within moments.
+// connectivity watch armed on every channel that is not connected, from one thread: the watch
+// polls the channel, and an idle channel is asked to connect, so a restarted etcd is reached
+// within moments.
+//
+// While every channel is connected the thread only checks their states now and then, without
+// polling: a thread waiting in a poll would take the answers of calls off their sockets and
+// have to wake the callers, a thread switch added to every call.
 #include <grpcpp/grpcpp.h>
 
-#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -27,15 +33,18 @@ class ChannelWatcher {
   ~ChannelWatcher();
 
  private:
-  // How long one armed watch lasts; bounds the destructor's wait.
+  // How long one armed watch lasts, and how often connected channels are checked; bounds the
+  // destructor's wait.
   static constexpr std::chrono::milliseconds k_slice{100};
 
   void run();
-  void arm(std::size_t index);
+  bool stopping();
 
   std::vector<std::shared_ptr<grpc::Channel>> m_channels;
   grpc::CompletionQueue m_queue;
-  std::atomic<bool> m_stopping{false};
+  std::mutex m_mutex;  // guards m_stopping
+  std::condition_variable m_wake;
+  bool m_stopping = false;
   std::thread m_thread;  // last: starts once everything above is built
 };
 

@@ -52,7 +52,7 @@ class Etcd3Store final : public Backend {
     if (response->kvs_size() == 0) {
       return error(ErrorCode::not_found, key, response->header().revision(), "key " + key + " not found");
     }
-    return etcd3::to_key_value(response->kvs(0));
+    return etcd3::take_key_value(*response->mutable_kvs(0));
   }
 
   Result<ListResult> list(const std::string& prefix, const ListOptions& options) override {
@@ -67,7 +67,8 @@ class Etcd3Store final : public Backend {
     if (!response) return std::unexpected(response.error());
     ListResult result;
     result.revision = options.revision > 0 ? options.revision : response->header().revision();
-    for (const auto& kv : response->kvs()) result.items.push_back(etcd3::to_key_value(kv));
+    result.items.reserve(static_cast<std::size_t>(response->kvs_size()));
+    for (auto& kv : *response->mutable_kvs()) result.items.push_back(etcd3::take_key_value(kv));
     result.more = response->more();
     if (result.more) result.remaining = response->count() - static_cast<std::int64_t>(result.items.size());
     return result;
@@ -118,8 +119,8 @@ class Etcd3Store final : public Backend {
     if (!response) return std::unexpected(response.error());
     if (!response->succeeded()) return guard_failure(*response, key, expected_mod_revision);
     WriteResult result{response->header().revision(), std::nullopt};
-    const auto& put_response = response->responses(0).response_put();
-    if (put_response.has_prev_kv()) result.previous = etcd3::to_key_value(put_response.prev_kv());
+    auto* put_response = response->mutable_responses(0)->mutable_response_put();
+    if (put_response->has_prev_kv()) result.previous = etcd3::take_key_value(*put_response->mutable_prev_kv());
     return result;
   }
 
@@ -135,8 +136,8 @@ class Etcd3Store final : public Backend {
     if (!response) return std::unexpected(response.error());
     if (!response->succeeded()) return guard_failure(*response, key, expected_mod_revision.value_or(0));
     WriteResult result{response->header().revision(), std::nullopt};
-    const auto& deleted = response->responses(0).response_delete_range();
-    if (deleted.prev_kvs_size() > 0) result.previous = etcd3::to_key_value(deleted.prev_kvs(0));
+    auto* deleted = response->mutable_responses(0)->mutable_response_delete_range();
+    if (deleted->prev_kvs_size() > 0) result.previous = etcd3::take_key_value(*deleted->mutable_prev_kvs(0));
     return result;
   }
 

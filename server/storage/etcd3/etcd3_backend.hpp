@@ -19,6 +19,9 @@ struct Etcd3Options {
   std::chrono::milliseconds request_timeout{5000};
   // How long a broken watch keeps reconnecting before it reports `unavailable`.
   std::chrono::milliseconds watch_retry_limit{60000};
+  // A watch stream silent for half of this is sent a progress request; silent for all of it,
+  // it is given up and resumed on the next endpoint (no gap, no duplicate). 0 turns it off.
+  std::chrono::milliseconds watch_liveness_timeout{10000};
 };
 
 // Connects lazily: opening succeeds without a reachable etcd; calls then fail with

@@ -52,7 +52,8 @@ class Client {
       context.set_deadline(attempt_deadline(deadline, ready, untried));
       status = fn(endpoint, context);
       if (status.ok()) {
-        m_preferred.store(index);
+        // Written only when it changes: every writer thread passes here once per call.
+        if (m_preferred.load(std::memory_order_relaxed) != index) m_preferred.store(index);
         return {};
       }
       if (!try_next(status, endpoint, ready) || std::chrono::system_clock::now() + k_retry_pause >= deadline) break;
