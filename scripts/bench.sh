@@ -109,11 +109,18 @@ print("RESULT python.json_dumps", per_op(lambda: json.dumps(obj, separators=(","
   done
 fi
 
-# 3. Storage backends: SQLite and etcd3 (a real etcd started by the benchmark), with etcdctl.
+# 3. Storage backends: SQLite and etcd3 (a real etcd started by the benchmark), with etcdctl
+#    and a raw gRPC loop. Each kw-vs-raw round's figures go to storage.N.rounds: on a shared
+#    machine one round can be far off, and the rounds show how far.
 if wants storage; then
   for run in $(seq "$runs"); do
     echo "== storage_bench run $run/$runs"
-    timeout 600 "$build/tests/bench/storage_bench" "${storage_args[@]}" | tee "$out/storage.$run.txt"
+    timeout 600 "$build/tests/bench/storage_bench" "${storage_args[@]}" --verbose=1 \
+      2>"$out/storage.$run.rounds" | tee "$out/storage.$run.txt" || {
+      cat "$out/storage.$run.rounds" >&2
+      exit 1
+    }
+    grep -v '^round ' "$out/storage.$run.rounds" >&2 || true  # anything else it had to say
   done
 fi
 

@@ -1,5 +1,7 @@
 #include "server/cache/watch_cache.hpp"
 
+#include "server/cache/watch_cache_parts.hpp"
+
 #include <algorithm>
 #include <iostream>
 
@@ -11,18 +13,18 @@ constexpr auto k_tick = std::chrono::milliseconds(250);
 constexpr auto k_blocked_poll = std::chrono::milliseconds(5);
 constexpr auto k_bookmark_before_deadline = std::chrono::seconds(2);
 
+storage::Error cache_error(storage::ErrorCode code, std::string message, Revision revision = 0) {
+  return storage::Error{code, "", revision, std::move(message)};
+}
+
+}  // namespace
+
 ObjectPtr with_revision(const ObjectPtr& object, Revision revision) {
   auto copy = std::make_shared<StoredObject>(*object);
   copy->revision = revision;
   copy->object["metadata"]["resourceVersion"] = std::to_string(revision);
   return copy;
 }
-
-storage::Error cache_error(storage::ErrorCode code, std::string message, Revision revision = 0) {
-  return storage::Error{code, "", revision, std::move(message)};
-}
-
-}  // namespace
 
 const char* to_string(EventType type) {
   switch (type) {
@@ -43,29 +45,6 @@ std::shared_ptr<const std::string> WatchEvent::encoded(std::string_view format,
   m_memo.emplace_back(std::string(format), std::make_shared<const std::string>(make()));
   return m_memo.back().second;
 }
-
-// One event of the window. `prev` is the object before it (null for an add); the variants
-// are what a watcher whose selector the object enters or leaves receives instead.
-struct WatchCache::Entry {
-  EventType type;
-  Revision revision;
-  ObjectPtr object;  // for deletions: the last state, at the deletion's revision
-  ObjectPtr prev;
-  std::chrono::steady_clock::time_point at;
-  EventPtr as_is, as_added, as_deleted;
-};
-
-struct WatchCache::Watcher {
-  WatcherId id = 0;
-  WatchRequest request;
-  std::shared_ptr<WatchSink> sink;
-  Revision start_after = 0;  // events at or below this revision were already covered
-  std::chrono::steady_clock::time_point next_bookmark;
-  std::vector<EventPtr> pending;  // held back while the sink is full (keeps order), from pending_head
-  std::size_t pending_head = 0;
-  std::chrono::steady_clock::time_point blocked_since;  // when `pending` became non-empty
-  bool touched = false;          // got events in the current dispatch (needs a flush)
-};
 
 struct WatchCache::Feed {
   enum class Kind { events, error, progress } kind;
@@ -253,97 +232,6 @@ void WatchCache::feed_loop() {
   }
 }
 
-void WatchCache::apply_events(std::vector<storage::Event> events) {
-  std::vector<Watcher*> touched;
-  std::unique_lock lock(m_mutex);
-  for (auto& event : events) {
-    const Revision revision = event.kv.mod_revision;
-    if (revision <= m_revision) continue;  // already applied (a resumed backend watch)
-    m_revision = revision;
-    ++m_metrics.events;
-    auto entry = std::make_unique<Entry>();
-    entry->revision = revision;
-    entry->at = now();
-    auto found = m_store.find(event.kv.key);
-    entry->prev = found == m_store.end() ? nullptr : found->second;
-    if (event.type == storage::EventType::put) {
-      auto object = m_options.decode(event.kv);
-      if (!object) {
-        std::cerr << "kw: skipping unreadable object " << event.kv.key << ": " << object.error().message << "\n";
-        continue;
-      }
-      entry->type = entry->prev ? EventType::modified : EventType::added;
-      entry->object = *object;
-      if (entry->prev) index_locked(entry->prev, false);
-      index_locked(*object, true);
-      m_store[event.kv.key] = *object;
-    } else {
-      if (!entry->prev) continue;
-      entry->type = EventType::deleted;
-      entry->object = with_revision(entry->prev, revision);
-      index_locked(entry->prev, false);
-      m_store.erase(found);
-    }
-    m_window.push_back(std::move(entry));
-    for (Watcher* watcher : candidates_locked(*m_window.back())) {
-      EventPtr out = event_for_locked(*m_window.back(), *watcher);
-      if (!out) continue;
-      if (!watcher->touched) {
-        watcher->touched = true;
-        touched.push_back(watcher);
-      }
-      deliver_locked(*watcher, std::move(out));
-    }
-  }
-  trim_history_locked();
-  // One flush per watcher per batch: a backlog goes out together.
-  for (Watcher* w : touched) {
-    w->touched = false;
-    if (!w->sink->closed()) w->sink->flush();
-  }
-  if (!m_blocked.empty()) service_blocked_locked();
-  m_advanced.notify_all();
-}
-
-void WatchCache::deliver_locked(Watcher& watcher, EventPtr event) {
-  if (watcher.pending.empty()) {
-    if (watcher.sink->try_send(event)) return;
-    watcher.blocked_since = now();
-    if (m_blocked.empty()) m_ticker_wake.notify_all();
-    m_blocked.insert(&watcher);
-  }
-  watcher.pending.push_back(std::move(event));
-}
-
-void WatchCache::service_blocked_locked() {
-  const auto at = now();
-  std::vector<WatcherId> expired;
-  for (auto it = m_blocked.begin(); it != m_blocked.end();) {
-    Watcher& w = **it;
-    while (w.pending_head < w.pending.size() && w.sink->try_send(w.pending[w.pending_head])) ++w.pending_head;
-    if (w.pending_head == w.pending.size()) {
-      std::vector<EventPtr>().swap(w.pending);
-      w.pending_head = 0;
-      w.sink->flush();
-      it = m_blocked.erase(it);
-      continue;
-    }
-    if (w.sink->closed() || at - w.blocked_since >= m_options.slow_budget ||
-        w.pending.size() - w.pending_head > m_options.max_held_events)
-      expired.push_back(w.id);
-    ++it;
-  }
-  for (WatcherId id : expired) {
-    auto found = m_watchers.find(id);
-    if (found == m_watchers.end()) continue;
-    if (!found->second->sink->closed()) {
-      found->second->sink->close("watcher too slow: its client did not keep up");
-      ++m_metrics.terminated_watchers;
-    }
-    erase_watcher_locked(found);
-  }
-}
-
 std::string WatchCache::index_value(const StoredObject& object) const {
   auto found = object.fields.find(m_options.index_field);
   return found == object.fields.end() ? std::string() : found->second;
@@ -381,42 +269,6 @@ std::map<WatcherId, std::unique_ptr<WatchCache::Watcher>>::iterator WatchCache::
     }
   }
   return m_watchers.erase(it);
-}
-
-std::vector<WatchCache::Watcher*> WatchCache::candidates_locked(const Entry& entry) const {
-  std::vector<Watcher*> out(m_unindexed_watchers.begin(), m_unindexed_watchers.end());
-  if (m_indexed_watchers.empty()) return out;
-  auto add = [&](const std::string& value) {
-    auto bucket = m_indexed_watchers.find(value);
-    if (bucket != m_indexed_watchers.end()) out.insert(out.end(), bucket->second.begin(), bucket->second.end());
-  };
-  const std::string now = index_value(*entry.object);
-  add(now);
-  if (entry.prev)
-    if (const std::string before = index_value(*entry.prev); before != now) add(before);
-  return out;
-}
-
-EventPtr WatchCache::event_for_locked(Entry& entry, const Watcher& watcher) {
-  if (entry.revision <= watcher.start_after) return nullptr;
-  const WatchFilter& filter = watcher.request.filter;
-  const bool was = entry.prev && filter.passes(*entry.prev);
-  const bool is = entry.type != EventType::deleted && filter.passes(*entry.object);
-  auto make = [&](EventPtr& slot, EventType type, ObjectPtr object) {
-    if (!slot) slot = std::make_shared<WatchEvent>(type, std::move(object), entry.revision);
-    return slot;
-  };
-  switch (entry.type) {
-    case EventType::added:
-      return is ? make(entry.as_is, EventType::added, entry.object) : nullptr;
-    case EventType::deleted:
-      return was ? make(entry.as_is, EventType::deleted, entry.object) : nullptr;
-    default:
-      if (is && was) return make(entry.as_is, EventType::modified, entry.object);
-      if (is) return make(entry.as_added, EventType::added, entry.object);
-      if (was) return make(entry.as_deleted, EventType::deleted, with_revision(entry.prev, entry.revision));
-      return nullptr;
-  }
 }
 
 void WatchCache::trim_history_locked() {

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/cache/fanout_pool.hpp"
 #include "server/cache/watcher.hpp"
 #include "server/storage/backend.hpp"
 
@@ -44,6 +45,12 @@ struct CacheOptions {
   std::size_t max_held_events = 1000;  // a watcher holding back more is closed at once
   std::chrono::milliseconds consistent_read_timeout{3000};
   std::chrono::seconds bookmark_interval{60};
+  // A dispatch round reaching at least parallel_dispatch_min watchers is split by watcher
+  // over dispatch_threads threads (the dispatching one included; helpers start on first use).
+  // Off by default: on a 2-core machine the extra thread costs more than it gains (the
+  // sends are kernel work competing for the same cores; measured with watch_fanout_bench).
+  int dispatch_threads = 1;
+  std::size_t parallel_dispatch_min = 1000;
   bool start_ticker = true;  // tests drive tick() themselves
 };
 
@@ -97,11 +104,17 @@ class WatchCache {
   void feed_loop();
   void apply_events(std::vector<storage::Event> events);
   void ticker_loop();
-  // Hands `event` to the watcher, or holds it back (in order) while its sink is full.
-  void deliver_locked(Watcher& watcher, EventPtr event);
+  // Fans a batch's new entries out to their watchers (over m_fanout when it reaches many).
+  void dispatch_locked(const std::vector<Entry*>& entries);
+  // Hands `event` to the watcher, or holds it back (in order) while its sink is full. True
+  // when the watcher just became blocked (the caller adds it to m_blocked). Touches only
+  // the watcher: dispatch shards call it for different watchers at once.
+  bool deliver_locked(Watcher& watcher, EventPtr event);
   // Retries the held-back events of blocked watchers; closes those past the budget.
   void service_blocked_locked();
   EventPtr event_for_locked(Entry& entry, const Watcher& watcher);
+  // Makes every variant of `entry` up front, so event_for_locked() only reads it (shards).
+  void prepare_variants_locked(Entry& entry);
   void trim_history_locked();
   std::string index_value(const StoredObject& object) const;
   void index_locked(const ObjectPtr& object, bool add);
@@ -145,6 +158,7 @@ class WatchCache {
   std::condition_variable m_feed_ready;
   std::deque<std::unique_ptr<Feed>> m_feed;
 
+  std::unique_ptr<FanoutPool> m_fanout;  // used by the feed thread only, under m_mutex
   std::thread m_feed_thread;
   std::thread m_ticker_thread;
 };

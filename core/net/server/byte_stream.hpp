@@ -44,6 +44,9 @@ class ByteStreamImpl {
   virtual void shutdown_send() = 0;
   // Immediate close; pending operations complete with operation_aborted.
   virtual void close() = 0;
+  // The socket descriptor when bytes written to it reach the peer as they are (plain TCP),
+  // else -1 (TLS). Only for non-blocking writes made while no asynchronous write runs.
+  virtual int native_handle() { return -1; }
 };
 
 class ByteStream {
@@ -88,6 +91,7 @@ class ByteStream {
 
   void shutdown_send() { m_impl->shutdown_send(); }
   void close() { m_impl->close(); }
+  int native_handle() { return m_impl->native_handle(); }
 
  private:
   static constexpr std::size_t k_max_gather = 64;

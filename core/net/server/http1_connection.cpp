@@ -61,7 +61,10 @@ class Http1Connection final : public Connection,
   Http1Connection(ServerState& state, ByteStream stream)
       : m_state(state), m_stream(std::move(stream)), m_timer(m_stream.get_executor()) {}
 
-  ~Http1Connection() override { m_state.connections.remove(this); }
+  ~Http1Connection() override {
+    if (m_outbox) m_outbox->stop_direct();  // before the socket closes with m_stream
+    m_state.connections.remove(this);
+  }
 
   void start(std::string initial) {
     m_state.connections.add(shared_from_this(), m_stream.get_executor());
@@ -103,6 +106,7 @@ class Http1Connection final : public Connection,
   // StreamSink
   void sink_begin(std::int64_t id, ResponseHead head) override {
     if (!current(id) || m_head_sent) return;
+    m_fd = m_stream.native_handle();
     m_head_sent = true;
     const bool has_length = has_header(head.headers, "content-length");
     m_no_body = m_head_request || head.status < 200 || head.status == 204 || head.status == 304;
@@ -127,13 +131,9 @@ class Http1Connection final : public Connection,
       m_core->sent(size);
       return;
     }
+    if (!leave_direct()) return;
     // A chunk's size line and closing CRLF travel with its bytes: no allocation per event.
-    Piece piece{std::move(bytes), size, {}, 0};
-    if (m_chunked) {
-      const int n = std::snprintf(piece.chunk_head.data(), piece.chunk_head.size(), "%zx\r\n", size);
-      piece.chunk_head_size = static_cast<std::uint8_t>(n);
-    }
-    m_queue.push_back(std::move(piece));
+    m_queue.push_back(m_chunked ? WirePiece::chunk(std::move(bytes)) : WirePiece::raw(std::move(bytes), size));
     pump();
   }
 
@@ -141,8 +141,13 @@ class Http1Connection final : public Connection,
     if (current(id)) pump();
   }
 
+  void sink_takeover(std::int64_t id) override {
+    if (current(id) && leave_direct()) pump();
+  }
+
   void sink_finish(std::int64_t id) override {
     if (!current(id) || m_finish_requested) return;
+    if (!leave_direct()) return;
     if (!m_head_sent) sink_begin(id, ResponseHead{});
     if (m_chunked) enqueue(k_last_chunk, 0);
     m_finish_requested = true;
@@ -152,14 +157,6 @@ class Http1Connection final : public Connection,
   Strand sink_strand() override { return m_stream.get_executor(); }
 
  private:
-  struct Piece {
-    std::shared_ptr<const std::string> bytes;
-    std::size_t payload;  // bytes counted in the stream's queued_bytes()
-    std::array<char, 20> chunk_head;  // "<hex size>\r\n" when the piece is one chunk
-    std::uint8_t chunk_head_size;     // 0: raw bytes (head, fixed-length body, last chunk)
-  };
-
-  static constexpr std::string_view k_crlf = "\r\n";
   static inline const auto k_last_chunk = std::make_shared<const std::string>("0\r\n\r\n");
 
   bool current(std::int64_t id) const { return m_active && id == m_request_id && !m_closing; }
@@ -317,18 +314,44 @@ class Http1Connection final : public Connection,
     m_head_request = request.method == "HEAD";
     if (!message.keep_alive()) m_close_after = true;
     ++m_request_id;
-    m_core = std::make_shared<StreamCore>(m_state.link, weak_from_this(), m_request_id);
+    m_outbox = std::make_shared<Outbox>();
+    m_core = std::make_shared<StreamCore>(m_state.link, weak_from_this(), m_request_id, m_outbox);
     m_state.dispatch(std::move(request), make_response_stream(m_core, Protocol::http1));
   }
 
   void enqueue(std::shared_ptr<const std::string> bytes, std::size_t payload) {
-    m_queue.push_back(Piece{std::move(bytes), payload, {}, 0});
+    m_queue.push_back(WirePiece::raw(std::move(bytes), payload));
+  }
+
+  // While a chunked body streams and nothing waits to be written, the producer writes its
+  // chunks to the socket itself (Outbox direct writing); plain TCP only.
+  void enter_direct() {
+    if (m_direct || !m_active || !m_chunked || !m_head_sent || m_finish_requested || m_closing || m_fd < 0 ||
+        !m_outbox)
+      return;
+    m_direct = m_outbox->start_direct(m_request_id, socket_sender(m_fd));
+  }
+
+  // Takes the writing back from the producer: its backlog goes first. False when a direct
+  // write found the connection broken (it is closed then).
+  bool leave_direct() {
+    if (!m_direct) return true;
+    m_direct = false;
+    auto stopped = m_outbox->stop_direct();
+    if (stopped.failed) {
+      close_now();
+      return false;
+    }
+    m_queue.insert(m_queue.begin(), std::make_move_iterator(stopped.backlog.begin()),
+                   std::make_move_iterator(stopped.backlog.end()));
+    return true;
   }
 
   void pump() {
     if (m_writing || m_closing) return;
     if (m_queue.empty()) {
       if (m_active && m_finish_requested) on_response_complete();
+      else enter_direct();
       return;
     }
     m_writing = true;
@@ -336,11 +359,8 @@ class Http1Connection final : public Connection,
     // kept (cleared, not freed) between writes while a response streams.
     m_in_flight.swap(m_queue);
     m_buffers.clear();
-    for (const auto& piece : m_in_flight) {
-      if (piece.chunk_head_size > 0) m_buffers.emplace_back(piece.chunk_head.data(), piece.chunk_head_size);
-      m_buffers.emplace_back(asio::buffer(*piece.bytes));
-      if (piece.chunk_head_size > 0) m_buffers.emplace_back(k_crlf.data(), k_crlf.size());
-    }
+    for (const auto& piece : m_in_flight)
+      piece.for_each_unwritten([this](const char* data, std::size_t size) { m_buffers.emplace_back(data, size); });
     asio::async_write(m_stream, m_buffers, [self = shared_from_this()](ErrorCode ec, std::size_t) {
       self->on_written(ec);
     });
@@ -364,7 +384,7 @@ class Http1Connection final : public Connection,
   // A burst (a watch's backlog, a large LIST) may grow the write vectors; an idle connection
   // keeps only a small capacity.
   void trim_write_buffers() {
-    if (m_in_flight.capacity() > k_kept_pieces) std::vector<Piece>().swap(m_in_flight);
+    if (m_in_flight.capacity() > k_kept_pieces) std::vector<WirePiece>().swap(m_in_flight);
     if (m_buffers.capacity() > 3 * k_kept_pieces) std::vector<asio::const_buffer>().swap(m_buffers);
   }
 
@@ -386,6 +406,7 @@ class Http1Connection final : public Connection,
   // Half-close, then read and drop what the client still sends (an unread request body
   // would otherwise turn the close into a reset that can destroy the response).
   void close_gracefully() {
+    leave_direct();
     m_closing = true;
     m_stream.shutdown_send();
     m_timer.cancel();
@@ -419,6 +440,10 @@ class Http1Connection final : public Connection,
   void close_now() {
     if (m_handed_off) return;
     const bool first = !m_closed;
+    if (m_direct) {
+      m_direct = false;
+      m_outbox->stop_direct();  // no other thread writes to the socket from here on
+    }
     m_closing = true;
     m_closed = true;
     m_lingering_done = true;
@@ -448,8 +473,9 @@ class Http1Connection final : public Connection,
 
   std::int64_t m_request_id = 0;
   std::shared_ptr<StreamCore> m_core;  // the response in flight
-  std::vector<Piece> m_queue;
-  std::vector<Piece> m_in_flight;
+  std::shared_ptr<Outbox> m_outbox;  // the response in flight's calls; lends it the socket
+  std::vector<WirePiece> m_queue;
+  std::vector<WirePiece> m_in_flight;
   std::vector<asio::const_buffer> m_buffers;  // the gathered write in flight
 
   bool m_active = false;  // a request is being answered
@@ -466,6 +492,8 @@ class Http1Connection final : public Connection,
   bool m_closed = false;
   bool m_lingering_done = false;
   bool m_handed_off = false;
+  bool m_direct = false;  // the outbox writes the body's chunks (see enter_direct)
+  int m_fd = -1;          // the socket for direct writes; -1 when not plain TCP
 };
 
 }  // namespace

@@ -23,7 +23,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr auto k_ping_interval = std::chrono::seconds(30);
-constexpr std::size_t k_output_batch = 64 * 1024;
+// Bytes taken from the session per socket write: one event for a few hundred streams.
+constexpr std::size_t k_output_batch = 256 * 1024;
+constexpr std::size_t k_kept_output = 64 * 1024;
 
 struct H2Stream {
   std::int32_t id = 0;
@@ -121,10 +123,11 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     if (bytes->empty()) return;
     stream->queue.push_back(std::move(bytes));
     nghttp2_session_resume_data(m_session, stream->id);
-    flush_output();
   }
 
-  void sink_flush(std::int64_t) override { flush_output(); }
+  // Writes of one batch (many streams, one event each) leave together in sink_drained().
+  void sink_flush(std::int64_t) override {}
+  void sink_drained() override { flush_output(); }
 
   void sink_finish(std::int64_t id) override {
     H2Stream* stream = find(id);
@@ -148,6 +151,7 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, on_data_chunk);
     nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, on_frame_recv);
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, on_stream_close);
+    nghttp2_session_callbacks_set_send_data_callback(callbacks, send_body);
     const int rv = nghttp2_session_server_new(&m_session, callbacks, this);
     nghttp2_session_callbacks_del(callbacks);
     return rv == 0;
@@ -250,15 +254,41 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     return 0;
   }
 
-  static ssize_t read_body(nghttp2_session*, std::int32_t stream_id, std::uint8_t* buffer, std::size_t length,
+  // Sizes the next DATA frame of a response; its bytes are copied once, straight from the
+  // shared event buffers into the output, by send_body (NGHTTP2_DATA_FLAG_NO_COPY).
+  static ssize_t read_body(nghttp2_session*, std::int32_t stream_id, std::uint8_t*, std::size_t length,
                            std::uint32_t* data_flags, nghttp2_data_source*, void* user_data) {
     H2Stream* stream = self(user_data).find(stream_id);
     if (stream == nullptr) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    // Counts past `length` by one buffer at most: enough to know whether this frame empties the queue.
+    std::size_t available = 0;
+    std::size_t next = stream->queue_head;
+    for (; next < stream->queue.size() && available <= length; ++next)
+      available += stream->queue[next]->size() - (next == stream->queue_head ? stream->front_offset : 0);
+    const std::size_t n = std::min(length, available);
+    const bool last = n == available && next == stream->queue.size() && stream->finish_requested;
+    if (n == 0 && !last) return NGHTTP2_ERR_DEFERRED;
+    if (n > 0) *data_flags |= NGHTTP2_DATA_FLAG_NO_COPY;
+    if (last) {
+      *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+      stream->eof_sent = true;
+      if (stream->core) stream->core->transport_done();
+    }
+    return static_cast<ssize_t>(n);
+  }
+
+  // Appends one DATA frame: nghttp2's 9-byte header, then `length` queued body bytes.
+  static int send_body(nghttp2_session*, nghttp2_frame* frame, const std::uint8_t* frame_head, std::size_t length,
+                       nghttp2_data_source*, void* user_data) {
+    Http2Session& session = self(user_data);
+    H2Stream* stream = session.find(frame->hd.stream_id);
+    if (stream == nullptr) return NGHTTP2_ERR_CALLBACK_FAILURE;
+    session.m_output.append(reinterpret_cast<const char*>(frame_head), 9);
     std::size_t copied = 0;
     while (copied < length && !stream->queue_empty()) {
       const std::string& front = *stream->queue[stream->queue_head];
       const std::size_t n = std::min(length - copied, front.size() - stream->front_offset);
-      std::memcpy(buffer + copied, front.data() + stream->front_offset, n);
+      session.m_output.append(front.data() + stream->front_offset, n);
       copied += n;
       stream->front_offset += n;
       if (stream->front_offset == front.size()) {
@@ -271,14 +301,8 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
       stream->queue_head = 0;
     }
     if (stream->core) stream->core->sent(copied);
-    if (stream->queue_empty() && stream->finish_requested) {
-      *data_flags |= NGHTTP2_DATA_FLAG_EOF;
-      stream->eof_sent = true;
-      if (stream->core) stream->core->transport_done();
-      return static_cast<ssize_t>(copied);
-    }
-    if (copied == 0) return NGHTTP2_ERR_DEFERRED;
-    return static_cast<ssize_t>(copied);
+    // A full batch goes to the socket before more frames are packed.
+    return session.m_output.size() >= k_output_batch ? NGHTTP2_ERR_PAUSE : 0;
   }
 
   bool declared_too_large(const Request& request) const {
@@ -389,6 +413,8 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
         self->close_now();
         return;
       }
+      // An idle connection keeps a small buffer only.
+      if (self->m_output.capacity() > k_kept_output) std::string().swap(self->m_output);
       self->flush_output();
     });
   }

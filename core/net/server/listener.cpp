@@ -59,6 +59,8 @@ class TcpStreamImpl final : public ByteStreamImpl {
     m_socket.close(ec);
   }
 
+  int native_handle() override { return m_socket.is_open() ? m_socket.native_handle() : -1; }
+
  private:
   tcp::socket m_socket;
 };

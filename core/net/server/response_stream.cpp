@@ -27,12 +27,42 @@ void StreamCore::set_on_close(std::function<void()> callback) {
   m_on_close = std::move(callback);
 }
 
-bool Outbox::add(Item item) {
+Outbox::Added Outbox::add(Item item) {
   std::lock_guard lock(m_mutex);
+  Added added;
+  if (m_direct && m_items.empty() && item.kind == Kind::write && item.id == m_direct_id) {
+    if (item.bytes->empty()) return added;  // a zero-size chunk would end the body
+    const auto outcome = m_direct->write(WirePiece::chunk(std::move(item.bytes)));
+    added.done_payload = outcome.done_payload;
+    added.post_takeover = outcome.needs_takeover;
+    return added;
+  }
   m_items.push_back(std::move(item));
-  if (m_drain_posted) return false;
+  if (m_drain_posted) return added;
   m_drain_posted = true;
+  added.post_drain = true;
+  return added;
+}
+
+bool Outbox::start_direct(std::int64_t id, SendFn send) {
+  std::lock_guard lock(m_mutex);
+  if (!m_items.empty() || m_drain_posted || m_stopped) return false;
+  m_direct = std::make_unique<ChunkWriter>(std::move(send));
+  m_direct_id = id;
   return true;
+}
+
+Outbox::Stopped Outbox::stop_direct() {
+  std::unique_ptr<ChunkWriter> writer;
+  {
+    std::lock_guard lock(m_mutex);
+    writer = m_direct ? std::move(m_direct) : std::move(m_stopped);
+  }
+  Stopped stopped;
+  if (!writer) return stopped;
+  stopped.failed = writer->failed();
+  stopped.backlog = writer->take_backlog();
+  return stopped;
 }
 
 bool Outbox::join(Item item) {
@@ -44,11 +74,20 @@ bool Outbox::join(Item item) {
 
 void Outbox::drain(StreamSink& sink) {
   std::vector<Item> batch;
+  bool took_direct = false;
+  std::int64_t direct_id = 0;
   {
     std::lock_guard lock(m_mutex);
     batch.swap(m_items);
     m_drain_posted = false;
+    // From here on writes queue behind the batch: the backlog goes first.
+    if (m_direct && !batch.empty()) {
+      m_stopped = std::move(m_direct);
+      took_direct = true;
+      direct_id = m_direct_id;
+    }
   }
+  if (took_direct) sink.sink_takeover(direct_id);
   for (auto& item : batch) {
     switch (item.kind) {
       case Kind::begin: sink.sink_begin(item.id, std::move(*item.head)); break;
@@ -57,6 +96,7 @@ void Outbox::drain(StreamSink& sink) {
       case Kind::finish: sink.sink_finish(item.id); break;
     }
   }
+  sink.sink_drained();
 }
 
 void Outbox::discard() {
@@ -66,7 +106,10 @@ void Outbox::discard() {
 }
 
 bool StreamCore::add_to_outbox(Outbox::Item item) {
-  if (!m_outbox->add(std::move(item))) return true;
+  const Outbox::Added added = m_outbox->add(std::move(item));
+  if (added.done_payload > 0) sent(added.done_payload);
+  if (added.post_takeover) post([](StreamSink& sink, std::int64_t id) { sink.sink_takeover(id); });
+  if (!added.post_drain) return true;
   if (post([outbox = m_outbox](StreamSink& sink, std::int64_t) { outbox->drain(sink); })) return true;
   m_outbox->discard();
   return false;

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/net/server/chunk_writer.hpp"
 #include "core/net/server/server_state.hpp"
 
 namespace kw::net::detail {
@@ -22,6 +23,12 @@ class StreamSink {
   virtual void sink_write(std::int64_t id, std::shared_ptr<const std::string> bytes) = 0;
   virtual void sink_flush(std::int64_t id) = 0;
   virtual void sink_finish(std::int64_t id) = 0;
+  // Direct writing (see Outbox::start_direct) left a backlog or failed: the connection takes
+  // the writing back. Only connections that start direct writing get it.
+  virtual void sink_takeover(std::int64_t) {}
+  // The end of a batch of the calls above (one Outbox drain): a protocol that multiplexes
+  // many responses writes them out together here.
+  virtual void sink_drained() {}
   // The connection's strand, where the calls above run.
   virtual Strand sink_strand() = 0;
 };
@@ -30,6 +37,14 @@ class StreamSink {
 // finish). Producers on any thread add to it; one drain posted to the strand hands everything
 // over in order, so a burst of events for many streams of one HTTP/2 connection costs one
 // post, not one each, and every response's calls keep their order.
+//
+// Direct writing (HTTP/1.1 over plain TCP, while a chunked body streams): the strand lends
+// the socket to the outbox, and a write made while no call waits for the strand is sent as
+// one chunk from the producer's thread (ChunkWriter): no post, no wake-up of the I/O thread.
+// A write the socket does not take whole starts a backlog; the producer then posts a
+// takeover, and the strand stops direct writing and writes the backlog asynchronously.
+// Any call queued for the strand also ends direct writing when it is drained, so the order
+// of the bytes never changes.
 class Outbox {
  public:
   enum class Kind : std::uint8_t { begin, write, flush, finish };
@@ -39,20 +54,39 @@ class Outbox {
     std::shared_ptr<const std::string> bytes;  // write
     std::unique_ptr<ResponseHead> head;        // begin
   };
-  // Queues a call. True when the caller must post drain(): nothing was pending.
-  bool add(Item item);
+  // What the caller of add() does next.
+  struct Added {
+    bool post_drain = false;        // post drain(): nothing was pending
+    bool post_takeover = false;     // post StreamSink::sink_takeover()
+    std::size_t done_payload = 0;   // payload a direct write sent (or dropped after a failure)
+  };
+  Added add(Item item);
   // Queues a call only if a drain is already on its way (a call that is pointless once
   // everything before it reached the strand). False when it was not queued.
   bool join(Item item);
-  // Strand side: hands the queued calls to the protocol.
+  // Strand side: hands the queued calls to the protocol (after a sink_takeover() when direct
+  // writing was on).
   void drain(StreamSink& sink);
   // The posting failed (connection gone): drop what was queued.
   void discard();
+
+  // Strand side. Lends `send` (the socket) for writes of response `id`; refused (false)
+  // while calls wait for the strand.
+  bool start_direct(std::int64_t id, SendFn send);
+  struct Stopped {
+    std::vector<WirePiece> backlog;  // to write before anything queued after it
+    bool failed = false;             // the socket broke during a direct write
+  };
+  // Ends direct writing. Once it returns no other thread touches the socket.
+  Stopped stop_direct();
 
  private:
   std::mutex m_mutex;  // guards the fields below; taken without any other lock
   std::vector<Item> m_items;
   bool m_drain_posted = false;
+  std::unique_ptr<ChunkWriter> m_direct;   // set while direct writing is on
+  std::unique_ptr<ChunkWriter> m_stopped;  // ended by drain(); its backlog not yet taken
+  std::int64_t m_direct_id = 0;
 };
 
 class StreamCore {

@@ -1,6 +1,7 @@
 // The watch cache against the real embedded store, with an injected clock.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <thread>
@@ -78,7 +79,8 @@ struct Fixture {
   std::atomic<std::int64_t> clock_ms{0};
   std::unique_ptr<cache::WatchCache> cache;
 
-  explicit Fixture(std::size_t min_history = 100, std::string index_field = "") {
+  // parallel_min: dispatch rounds reaching that many watchers are split over 3 threads.
+  explicit Fixture(std::size_t min_history = 100, std::string index_field = "", std::size_t parallel_min = 1000) {
     storage::SqliteOptions store;
     store.data_dir = dir.path();
     backend = std::move(*storage::open_sqlite_backend(store));
@@ -89,6 +91,8 @@ struct Fixture {
     options.min_history = min_history;
     options.start_ticker = false;
     options.index_field = index_field;
+    options.dispatch_threads = 3;
+    options.parallel_dispatch_min = parallel_min;
     options.clock = [this] { return std::chrono::steady_clock::time_point(std::chrono::milliseconds(clock_ms.load())); };
     options.decode = [](const storage::KeyValue& kv) -> storage::Result<cache::ObjectPtr> {
       auto object = std::make_shared<cache::StoredObject>();
@@ -422,4 +426,42 @@ TEST_CASE("a consistent watch's initial state holds a write acknowledged just be
     CHECK(got[0].type == "ADDED");
     CHECK(got[0].name == name);
   }
+}
+
+TEST_CASE("a round split over dispatch threads keeps every watcher's events whole and in order") {
+  Fixture f(100, "", 1);
+  std::vector<std::shared_ptr<RecordingSink>> all, web, slow;
+  for (int i = 0; i < 192; ++i) {  // runs of 64 share a thread: all three get watchers
+    auto sink = std::make_shared<RecordingSink>();
+    auto request = f.request(cache::StartMode::current_state);
+    if (i % 3 == 1) request.filter = app_filter("web");
+    REQUIRE(f.cache->watch(request, sink));
+    (i % 3 == 0 ? all : i % 3 == 1 ? web : slow).push_back(sink);
+    if (i % 3 == 2) sink->m_full = true;
+  }
+  for (int i = 0; i < 20; ++i) f.put("p" + std::to_string(i), "web");
+  f.put("p0", "db");   // leaves the selector
+  const auto last = f.remove("p1");
+  f.wait_revision(last);
+  auto names = [](const std::vector<Received>& got) {
+    std::string out;
+    for (const auto& e : got) out += e.type.substr(0, 1) + e.name + " ";
+    return out;
+  };
+  std::string added;
+  for (int i = 0; i < 20; ++i) added += "Ap" + std::to_string(i) + " ";
+  for (const auto& sink : all) {
+    const auto got = sink->wait_for(22);
+    CHECK(names(got) == added + "Mp0 Dp1 ");
+    CHECK(std::is_sorted(got.begin(), got.end(), [](auto& a, auto& b) { return a.revision < b.revision; }));
+  }
+  for (const auto& sink : web) CHECK(names(sink->wait_for(22)) == added + "Dp0 Dp1 ");
+  // The full ones were held back (and counted as blocked) by whichever thread served them.
+  f.cache->tick();
+  for (const auto& sink : slow) CHECK_FALSE(sink->closed());
+  f.clock_ms += 150;
+  f.cache->tick();
+  for (const auto& sink : slow) CHECK(sink->closed());
+  CHECK(f.cache->metrics().terminated_watchers == 64);
+  CHECK(f.cache->metrics().watchers == 128);
 }

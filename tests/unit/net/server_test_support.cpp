@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -111,6 +112,12 @@ std::unique_ptr<TestPki> make_test_pki() {
   return pki;
 }
 
+std::string flood_event(int index, int size) {
+  std::string event = "event " + std::to_string(index) + " ";
+  event.resize(static_cast<std::size_t>(std::max<int>(size, static_cast<int>(event.size()) + 1)) - 1, 'a' + index % 26);
+  return event + "\n";
+}
+
 std::string query_value(const std::string& query, const std::string& key) {
   std::size_t start = 0;
   while (start < query.size()) {
@@ -159,6 +166,22 @@ void TestApp::handle(Request request, std::shared_ptr<ResponseStream> stream) {
       std::this_thread::sleep_for(std::chrono::milliseconds(int_param(request, "ms", 20)));
     }
     stream->finish();
+  } else if (path == "/flood") {
+    // n numbered events of `size` bytes, written back to back by another thread (as the watch
+    // cache's dispatch does) once the first event is out and the body streams.
+    stream->begin(ResponseHead{.status = 200, .headers = {{"content-type", "text/plain"}}, .binary_messages = false});
+    const int n = int_param(request, "n", 1000);
+    const int size = int_param(request, "size", 1000);
+    stream->write(flood_event(0, size));
+    stream->flush();
+    std::thread([stream, n, size] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      for (int i = 1; i < n; ++i) {
+        stream->write(flood_event(i, size));
+        stream->flush();
+      }
+      stream->finish();
+    }).detach();
   } else if (path == "/hold") {
     stream->begin(ResponseHead{.status = 200, .headers = {{"content-type", "text/plain"}}, .binary_messages = false});
     stream->on_close([this] { ++closed_callbacks; });

@@ -90,5 +90,7 @@ struct TestServer {
 std::unique_ptr<TestServer> start_test_server(ServerConfig config = {});
 
 std::string query_value(const std::string& query, const std::string& key);
+// The body of event `index` of /flood?n=..&size=..: `size` bytes ending in a newline.
+std::string flood_event(int index, int size);
 
 }  // namespace kw::net::test
