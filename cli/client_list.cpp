@@ -204,7 +204,8 @@ Result<RawEvent> EventDecoder::decode_frame(std::string_view frame) const {
   }
   if (!document.is_object() || !document.contains("type"))
     return fail("watch event without a type: " + document.dump().substr(0, 200));
-  return RawEvent{document.value("type", ""), document.value("object", json::object())};
+  // The object is moved out of the event, never copied: it is most of the event's bytes.
+  return RawEvent{document.value("type", ""), take(document, "object", json::object())};
 }
 
 Result<void> EventDecoder::drain(std::vector<RawEvent>& out) {

@@ -44,17 +44,58 @@ bool reject_unknown_subcommand(const CLI::App& app, int argc, char** argv) {
   return true;
 }
 
+void add_version(CLI::App& app, int*) { kw::cli::add_version_command(app); }
+
+// Every subcommand, in the order `kw --help` lists them. `needs_tree`: the command walks the
+// whole command tree (completion scripts, man pages), so every command must be registered.
+struct Command {
+  std::string_view name;
+  void (*add)(CLI::App&, int*);
+  bool needs_tree = false;
+};
+constexpr Command k_commands[] = {
+    {"serve", kw::cli::add_serve_command},
+    {"get", kw::cli::add_get_command},
+    {"watch", kw::cli::add_watch_command},
+    {"create", kw::cli::add_create_command},
+    {"apply", kw::cli::add_apply_command},
+    {"delete", kw::cli::add_delete_command},
+    {"label", kw::cli::add_label_command},
+    {"annotate", kw::cli::add_annotate_command},
+    {"patch", kw::cli::add_patch_command},
+    {"api-resources", kw::cli::add_api_resources_command},
+    {"config", kw::cli::add_config_command},
+    {"completion", kw::cli::add_completion_commands, true},
+    {"__complete", kw::cli::add_completion_commands},
+    {"__manpage", kw::cli::add_manpage_command, true},
+    {"version", add_version},
+};
+
+// Registering a command's options costs start-up time (dozens of options each), so a run
+// that names a command registers only that one; anything else (help, a typo, completion
+// scripts, man pages) gets the whole tree.
+void add_commands(CLI::App& app, int argc, char** argv, int* exit_code) {
+  const std::string_view first = argc >= 2 ? std::string_view(argv[1]) : std::string_view();
+  for (const Command& command : k_commands) {
+    if (command.name == first && !command.needs_tree) {
+      command.add(app, exit_code);
+      return;
+    }
+  }
+  const Command* previous = nullptr;  // completion and __complete share one registration
+  for (const Command& command : k_commands) {
+    if (previous == nullptr || command.add != previous->add) command.add(app, exit_code);
+    previous = &command;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"kw: a Kubernetes watch stack"};
   app.require_subcommand(1);
   int exit_code = 0;
-  kw::cli::add_serve_command(app, &exit_code);
-  kw::cli::add_get_command(app, &exit_code);
-  kw::cli::add_watch_command(app, &exit_code);
-  kw::cli::add_verb_commands(app, &exit_code);
-  kw::cli::add_version_command(app);
+  add_commands(app, argc, argv, &exit_code);
   if (reject_unknown_subcommand(app, argc, argv)) return 1;
   CLI11_PARSE(app, argc, argv);
   return exit_code;

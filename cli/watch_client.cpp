@@ -1,10 +1,13 @@
 #include "cli/watch_client.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
+
+#include "cli/event_pipeline.hpp"
 
 namespace kw::cli {
 
@@ -237,6 +240,18 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
   bool got_event = false;
   const bool websocket = m_api.transport() == net::client::Transport::WebSocket;
   Result<void> decode_error;
+  // Events are decoded on this thread (it reads the stream) and handled on the pipeline's:
+  // the events of one read, or of several when printing lags, are printed together and
+  // flushed once, so output is never held back waiting for more bytes from the server.
+  EventPipeline pipeline([this](std::vector<RawEvent>& batch) {
+    for (auto& event : batch) {
+      if (!handle_event(event)) {
+        end_batch();
+        return false;
+      }
+    }
+    return end_batch();
+  });
   net::client::StreamHandler handler{
       .on_head = [&](const net::client::ResponseHead& head) {
         status = head.status;
@@ -267,18 +282,15 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
           error_body.append(bytes.substr(0, 4096));
           return true;
         }
-        // The events of one read are printed together and flushed once: output is never
-        // held back waiting for more bytes from the server.
         std::vector<RawEvent> events;
         auto fed = decoder->feed(bytes, events);
-        for (auto& event : events) {
-          got_event = true;
-          if (!handle_event(event)) {
-            end_batch();
-            return false;
-          }
-        }
-        if (!events.empty() && !end_batch()) return false;
+        got_event = got_event || !events.empty();
+        // An ERROR event ends the stream: nothing after it is handled.
+        const auto error = std::find_if(events.begin(), events.end(),
+                                        [](const RawEvent& event) { return event.type == "ERROR"; });
+        const bool ends = error != events.end();
+        if (ends) events.erase(error + 1, events.end());
+        if (!pipeline.push(events) || ends) return false;
         if (!fed) {
           decode_error = fed;
           return false;
@@ -289,6 +301,7 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
                            query_string(m_query, true, m_resource_version, "");
   m_expired = false;
   auto result = m_api.stream(path, accept_for(m_query, true), handler);
+  pipeline.finish();
   (void)got_event;
   if (m_stop.stopped() || m_output.closed) return StreamOutcome::Stopped;
   if (m_expired) return StreamOutcome::Expired;

@@ -101,35 +101,35 @@ class JsonFrameDecoder final : public QueueDecoder {
   using QueueDecoder::QueueDecoder;
 
  protected:
-  // Scans for the next byte that matters (a quote or backslash inside a string, a bracket or
-  // quote outside) and copies the plain bytes before it in one piece.
+  // Between events only whitespace may come; inside one, scan() skips over plain bytes with
+  // table lookups and the frame's bytes are copied once per fed chunk, not byte by byte.
   Result<void> consume(std::string_view bytes) override {
+    const std::size_t base = m_offset;  // stream offset of bytes[0], for messages
+    m_offset += bytes.size();
     std::size_t i = 0;
     while (i < bytes.size()) {
-      if (m_current.empty()) {
+      if (m_closers.empty()) {
         const char c = bytes[i];
-        if (!is_json_space(c) && c != '{') return garbage(c);
-        if (c == '{') {
-          m_current.reserve(m_last_size);
-          m_current += c;
-          m_closers.push_back('}');
+        if (c != '{') {
+          if (!is_json_space(c)) return garbage(c, base + i);
+          ++i;
+          continue;
         }
+        m_current.reserve(m_last_size);
+        m_closers.push_back('}');
+        m_current += c;
         ++i;
-        ++m_offset;
-        continue;
       }
-      std::size_t j = i;
-      if (!m_escaped) {
-        const auto& stops = m_in_string ? k_string_stops : k_structure_stops;
-        while (j < bytes.size() && !stops[static_cast<unsigned char>(bytes[j])]) ++j;
+      auto end = scan(bytes, i, base);
+      if (!end) return std::unexpected(end.error());
+      if (m_current.size() + (*end - i) > m_max_frame) return too_large("JSON");
+      m_current.append(bytes.substr(i, *end - i));
+      i = *end;
+      if (m_closers.empty()) {
+        m_last_size = m_current.size();
+        emit(std::move(m_current));
+        m_current.clear();
       }
-      if (m_current.size() + (j - i) > m_max_frame) return too_large("JSON");
-      m_current.append(bytes.substr(i, j - i));
-      m_offset += j - i;
-      if (j == bytes.size()) break;
-      if (auto ok = step(bytes[j]); !ok) return ok;
-      ++m_offset;
-      i = j + 1;
     }
     return {};
   }
@@ -141,41 +141,49 @@ class JsonFrameDecoder final : public QueueDecoder {
   }
 
  private:
-  // One significant byte of an open object: an escaped byte, a quote, a backslash or a bracket.
-  Result<void> step(char c) {
-    if (m_current.size() >= m_max_frame) return too_large("JSON");
-    m_current += c;
-    if (m_in_string) {
-      if (m_escaped) m_escaped = false;
-      else if (c == '\\') m_escaped = true;
-      else if (c == '"') m_in_string = false;
-      return {};
-    }
-    switch (c) {
-      case '"': m_in_string = true; break;
-      case '{': m_closers.push_back('}'); break;
-      case '[': m_closers.push_back(']'); break;
-      case '}':
-      case ']':
-        if (m_closers.back() != c)
-          return set_error("malformed JSON watch stream at byte " + std::to_string(m_offset) + ": '" +
-                           std::string(1, c) + "' does not match the open '" +
-                           (m_closers.back() == '}' ? "{" : "[") + "'");
-        m_closers.pop_back();
-        if (m_closers.empty()) {
-          m_last_size = m_current.size();
-          emit(std::move(m_current));
-          m_current.clear();
+  // Walks the bytes of an open object from `i`: past the bracket that closes it, or to the
+  // end of `bytes` when it goes on in the next chunk.
+  Result<std::size_t> scan(std::string_view bytes, std::size_t i, std::size_t base) {
+    const char* data = bytes.data();
+    const std::size_t n = bytes.size();
+    while (i < n) {
+      if (m_in_string) {
+        if (m_escaped) {
+          m_escaped = false;
+          ++i;
+          continue;
         }
-        break;
-      default: break;
+        while (i < n && !k_string_stops[static_cast<unsigned char>(data[i])]) ++i;
+        if (i == n) break;
+        if (data[i] == '\\') m_escaped = true;
+        else m_in_string = false;
+        ++i;
+        continue;
+      }
+      while (i < n && !k_structure_stops[static_cast<unsigned char>(data[i])]) ++i;
+      if (i == n) break;
+      const char c = data[i];
+      switch (c) {
+        case '"': m_in_string = true; break;
+        case '{': m_closers.push_back('}'); break;
+        case '[': m_closers.push_back(']'); break;
+        default:  // '}' or ']'
+          if (m_closers.back() != c)
+            return set_error("malformed JSON watch stream at byte " + std::to_string(base + i) + ": '" +
+                             std::string(1, c) + "' does not match the open '" +
+                             (m_closers.back() == '}' ? "{" : "[") + "'");
+          m_closers.pop_back();
+          if (m_closers.empty()) return i + 1;
+          break;
+      }
+      ++i;
     }
-    return {};
+    return n;
   }
 
-  std::unexpected<Error> garbage(char c) {
+  std::unexpected<Error> garbage(char c, std::size_t offset) {
     std::string shown = (c >= 0x20 && c < 0x7f) ? "'" + std::string(1, c) + "'" : "byte " + std::to_string(static_cast<unsigned char>(c));
-    return set_error("malformed JSON watch stream at byte " + std::to_string(m_offset) + ": expected '{' to start an event, found " + shown);
+    return set_error("malformed JSON watch stream at byte " + std::to_string(offset) + ": expected '{' to start an event, found " + shown);
   }
 
   std::string m_current;

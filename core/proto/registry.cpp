@@ -15,8 +15,11 @@
 namespace kw::proto {
 namespace {
 
-// Touching one message of each generated file keeps the static linker from
-// dropping that file's object, whose initialiser registers the descriptors.
+// The generated files register their descriptors lazily (see
+// cmake/lazy_descriptors.cmake): asking one message of each file for its
+// descriptor adds that file and its imports to the generated pool, and keeps
+// the static linker from dropping the file's object. Runs once, on the first
+// lookup, so processes that never touch protobuf never pay for it.
 void link_all_files() {
   static const bool k_linked = [] {
     (void)k8s::io::apimachinery::pkg::runtime::Unknown::descriptor();
