@@ -92,7 +92,11 @@ CustomSchemas custom_schemas(registry::Registry& store) {
 ApiServer::ApiServer(registry::Registry& registry, ApiServerOptions options)
     : m_registry(registry), m_options(options) {}
 
-net::RequestClass ApiServer::classify(const net::Request& request) {
+net::RequestClass ApiServer::classify(const net::Request& request) const {
+  if (m_options.authenticator) {
+    const auto user = m_options.authenticator->authenticate(request);
+    if (user && user->in_group(auth::k_group_masters)) return net::RequestClass::exempt;
+  }
   if (request.path.starts_with("/api/") || request.path.starts_with("/apis/")) {
     const RequestInfo info = parse_request_info(request.method, request.path, parse_query(request.query));
     const std::string& sub = info.subresource;
@@ -111,7 +115,7 @@ net::AdmissionConfig ApiServer::admission(std::size_t max_read_only, std::size_t
   net::AdmissionConfig config;
   config.max_read_only_inflight = max_read_only;
   config.max_mutating_inflight = max_mutating;
-  config.classify = &ApiServer::classify;
+  config.classify = [this](const net::Request& request) { return classify(request); };
   config.refuse = [this](const net::Request&, net::RequestClass kind, net::ResponseStream& stream) {
     ++(kind == net::RequestClass::mutating ? m_dropped_mutating : m_dropped_read_only);
     registry::ApiError error{429, "TooManyRequests", "Too many requests, please try again later.", {}};

@@ -29,10 +29,11 @@ class ApiServer {
   void handle(net::Request request, std::shared_ptr<net::ResponseStream> stream);
   // The transport's in-flight limits (kube-apiserver's --max-requests-inflight and
   // --max-mutating-requests-inflight; 0 = no limit). Watches and the other long-running
-  // requests are exempt; get/list and non-resource GETs are read-only, the rest mutating. A
-  // refused request gets 429 TooManyRequests with Retry-After: 1. Counted per listener.
+  // requests are exempt, and so is every request of a system:masters user (as kube-apiserver
+  // does); get/list and non-resource GETs are read-only, the rest mutating. A refused request
+  // gets 429 TooManyRequests with Retry-After: 1. Counted per listener.
   net::AdmissionConfig admission(std::size_t max_read_only, std::size_t max_mutating);
-  static net::RequestClass classify(const net::Request& request);
+  net::RequestClass classify(const net::Request& request) const;
 
  private:
   void handle_resource(const net::Request& request, const struct RequestInfo& info,

@@ -87,8 +87,10 @@ class ResponseStream {
 // Long-running responses (watches) keep the stream and return at once.
 using Handler = std::function<void(Request, std::shared_ptr<ResponseStream>)>;
 
-// How the in-flight limit sees a request (kube-apiserver's max-in-flight filter).
-enum class RequestClass { long_running, read_only, mutating };
+// How the in-flight limit sees a request (kube-apiserver's max-in-flight filter). `exempt` is
+// a short request that is never limited either: kube-apiserver lets system:masters through so
+// that an administrator can still act on an overloaded server.
+enum class RequestClass { long_running, exempt, read_only, mutating };
 
 // Admission happens on the network thread when a request is complete, before it is queued
 // for a worker: a request whose class is at its limit is answered at once (429) and never
@@ -96,7 +98,7 @@ enum class RequestClass { long_running, read_only, mutating };
 struct AdmissionConfig {
   std::size_t max_read_only_inflight = 0;  // 0 = no limit
   std::size_t max_mutating_inflight = 0;   // 0 = no limit
-  // Classifies a request; long-running ones (watches) are never limited. Runs on a network
+  // Classifies a request; long-running (watches) and exempt ones are never limited. Runs on a network
   // thread: must be cheap and never block. Unset: GET/HEAD/OPTIONS read, other methods
   // mutate, WebSocket upgrades are long-running.
   std::function<RequestClass(const Request&)> classify;
@@ -126,6 +128,10 @@ struct ServerConfig {
   // A connection with no request in flight for this long is closed (HTTP/2: GOAWAY first).
   // 90 s as kube-apiserver's http.Server IdleTimeout (and client-go's idle keep-alive).
   std::chrono::seconds idle_timeout{90};
+  // HTTP/1.1: a request head must be complete this long after its first byte arrived, or the
+  // connection is closed (a client trickling header bytes cannot hold it open). 32 s as
+  // kube-apiserver's http.Server ReadHeaderTimeout.
+  std::chrono::milliseconds read_header_timeout{std::chrono::seconds(32)};
   std::uint32_t max_concurrent_streams = 1000;  // HTTP/2 SETTINGS
   AdmissionConfig admission;                    // in-flight limits (none by default)
 };

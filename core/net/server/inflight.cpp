@@ -30,7 +30,8 @@ std::optional<InflightSlot> InflightLimiter::take(std::atomic<std::size_t>& coun
 
 std::optional<InflightSlot> InflightLimiter::try_acquire(RequestClass kind) {
   switch (kind) {
-    case RequestClass::long_running: return InflightSlot();
+    case RequestClass::long_running:
+    case RequestClass::exempt: return InflightSlot();
     case RequestClass::read_only: return take(m_read_only, m_max_read_only);
     case RequestClass::mutating: return take(m_mutating, m_max_mutating);
   }
@@ -41,7 +42,8 @@ std::size_t InflightLimiter::in_flight(RequestClass kind) const {
   switch (kind) {
     case RequestClass::read_only: return m_read_only.load();
     case RequestClass::mutating: return m_mutating.load();
-    case RequestClass::long_running: break;
+    case RequestClass::long_running:
+    case RequestClass::exempt: break;
   }
   return 0;
 }

@@ -2,7 +2,7 @@
 // Internal to core/net/server: the in-flight limit of kube-apiserver's max-in-flight filter.
 // A request takes a slot of its class when it is handed to the worker pool and gives it back
 // when its handler returns, so queued and running requests both count. Long-running requests
-// (watches) never take one.
+// (watches) and exempt ones never take one.
 #include <atomic>
 #include <cstddef>
 #include <optional>
@@ -36,7 +36,7 @@ class InflightLimiter {
   InflightLimiter(std::size_t max_read_only, std::size_t max_mutating)
       : m_max_read_only(max_read_only), m_max_mutating(max_mutating) {}
   // A slot of the request's class, or nullopt when that class is at its limit. Long-running
-  // requests always get an empty slot. Thread-safe and lock-free.
+  // and exempt requests always get an empty slot. Thread-safe and lock-free.
   std::optional<InflightSlot> try_acquire(RequestClass kind);
   std::size_t in_flight(RequestClass kind) const;
 

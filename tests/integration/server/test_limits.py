@@ -1,17 +1,18 @@
 """kw serve's request limits, driven with curl and raw sockets: in-flight requests (429 with
-Retry-After, watches exempt), header block (431), request target (414), body (413) on
+Retry-After, watches and system:masters exempt), header block (431), request target (414), body (413) on
 HTTP/1.1 and h2c, and the idle timeout of keep-alive connections."""
 import http.client
 import json
 import os
 import socket
+import ssl
 import subprocess
 import tempfile
 import threading
 import time
 import unittest
 
-from kwtest import KwServer
+from kwtest import KwServer, free_port
 
 NS = "/api/v1/namespaces/default"
 MIB = 1024 * 1024
@@ -114,8 +115,10 @@ def configmap(name, size=0):
 class Load:
     """Threads sending requests in a loop on keep-alive connections, counting the statuses."""
 
-    def __init__(self, port, paths, threads=12, method="GET", body=None):
+    def __init__(self, port, paths, threads=12, method="GET", body=None, connect=None, headers=None):
         self.port, self.paths, self.method, self.body = port, paths, method, body
+        self.connect = connect or (lambda: http.client.HTTPConnection("127.0.0.1", self.port, timeout=20))
+        self.headers = {"Content-Type": "application/json", **(headers or {})}
         self.stop = threading.Event()
         self.lock = threading.Lock()
         self.statuses = {}
@@ -133,19 +136,19 @@ class Load:
             t.join(30)
 
     def run(self, index):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
+        conn = self.connect()
         n = 0
         while not self.stop.is_set():
             path = self.paths[(index + n) % len(self.paths)]
             n += 1
             try:
                 body = None if self.body is None else json.dumps(self.body(index, n)).encode()
-                conn.request(self.method, path, body=body, headers={"Content-Type": "application/json"})
+                conn.request(self.method, path, body=body, headers=self.headers)
                 response = conn.getresponse()
                 payload = response.read()
             except (OSError, http.client.HTTPException):
                 conn.close()
-                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
+                conn = self.connect()
                 continue
             with self.lock:
                 self.statuses[response.status] = self.statuses.get(response.status, 0) + 1
@@ -219,6 +222,43 @@ class InflightLimitTest(unittest.TestCase):
             self.assertGreater(load.count(201), 0)
             status = json.loads(load.refused[1])
             self.assertEqual(status["reason"], "TooManyRequests")
+
+
+    def test_system_masters_are_exempt(self):
+        # kube-apiserver's max-in-flight filter lets system:masters through, so an administrator
+        # can still act on a server that refuses everyone else.
+        with tempfile.TemporaryDirectory(prefix="kw-limits-") as config_dir:
+            tokens = os.path.join(config_dir, "tokens.csv")
+            with open(tokens, "w") as f:
+                f.write('load-token,loader,1001\nroot-token,root,1002,"system:masters"\n')
+            with KwServer(["--max-requests-inflight=1", "--worker-threads=2", "--token-auth-file", tokens],
+                          secure_port=free_port()) as server:
+                for i in range(40):
+                    status, _, _ = server.request("POST", NS + "/configmaps", configmap(f"big-{i}", 20000))
+                    self.assertEqual(status, 201)
+                context = ssl.create_default_context(cafile=server.ca_file)
+
+                def connect():
+                    return http.client.HTTPSConnection("127.0.0.1", server.secure_port, timeout=20, context=context)
+
+                def as_user(token):
+                    return curl("-o", "/dev/null", "-w", "%{http_code}", "--cacert", server.ca_file,
+                                "-H", f"Authorization: Bearer {token}",
+                                server.secure_url + NS + "/configmaps?limit=1").stdout
+
+                with Load(server.secure_port, [NS + "/configmaps"], connect=connect,
+                          headers={"Authorization": "Bearer load-token"}) as load:
+                    self.assertTrue(wait_for(lambda: load.count(429) > 0), f"no 429 under load: {load.statuses}")
+                    # Whenever the limit refuses an ordinary user, system:masters is still served.
+                    checked = 0
+                    for attempt in range(400):
+                        if checked == 5:
+                            break
+                        if as_user("load-token") != "429":
+                            continue
+                        self.assertEqual(as_user("root-token"), "200")
+                        checked += 1
+                    self.assertEqual(checked, 5, "the limit was not reached often enough to check the exemption")
 
 
 class SizeLimitTest(unittest.TestCase):
