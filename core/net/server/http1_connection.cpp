@@ -171,13 +171,32 @@ class Http1Connection final : public Connection,
 
   void on_idle_check() {
     if (m_closing) return;
-    const auto idle_for = Clock::now() - m_last_activity;
+    const auto now = Clock::now();
+    const auto idle_for = now - m_last_activity;
     const auto limit = std::chrono::duration_cast<Clock::duration>(m_state.config.idle_timeout);
     if (!m_active && idle_for >= limit) {
       close_now();
       return;
     }
-    arm_idle_timer(m_active ? limit : limit - idle_for);
+    auto next = m_active ? limit : limit - idle_for;
+    if (reading_head()) {
+      const auto head_left = m_head_deadline - now;
+      if (head_left <= Clock::duration::zero()) {
+        close_now();
+        return;
+      }
+      next = std::min(next, head_left);
+    }
+    arm_idle_timer(next);
+  }
+
+  // A request head has started to arrive and is not complete yet.
+  bool reading_head() const { return !m_active && m_parser && !m_parser->is_header_done(); }
+
+  // Called when the first bytes of a request arrive: its head must be complete in time.
+  void start_head_deadline() {
+    m_head_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(m_state.config.read_header_timeout);
+    if (m_timer.expiry() > m_head_deadline) arm_idle_timer(m_head_deadline - Clock::now());
   }
 
   void read_next() {
@@ -220,6 +239,7 @@ class Http1Connection final : public Connection,
         m_parser->header_limit(static_cast<std::uint32_t>(m_state.config.max_header_bytes));
         m_parser->body_limit(m_state.config.max_body_bytes);
         m_continue_sent = false;
+        start_head_deadline();
       }
       if (!m_parser->is_header_done() && target_too_long()) {
         reject(414);
@@ -463,6 +483,7 @@ class Http1Connection final : public Connection,
   ServerState& m_state;
   ByteStream m_stream;
   asio::steady_timer m_timer;
+  Clock::time_point m_head_deadline{};  // see start_head_deadline
   boost::beast::flat_buffer m_input;  // bytes read and not yet parsed
   // The target of the outstanding read: k_read_chunk bytes, k_read_chunk_active while a
   // response is in flight. Only replaced while no read is outstanding.

@@ -1,5 +1,5 @@
 // Request admission and size limits: in-flight slots (429), request target (414) and header
-// block (431) limits on HTTP/1.1 and HTTP/2.
+// block (431) limits on HTTP/1.1 and HTTP/2, and the HTTP/1.1 read-header timeout.
 #include <doctest/doctest.h>
 
 #include "core/net/server/inflight.hpp"
@@ -150,6 +150,56 @@ TEST_CASE("http1: a request target over max_url_bytes gets 414, a long header bl
   const auto big_headers = raw_exchange(server->port, "b'GET /hello HTTP/1.1\\r\\nHost: x\\r\\n' + b'X-A: ' + b'b'*5000 + b'\\r\\n\\r\\n'");
   CHECK(big_headers.output == "HTTP/1.1 431 Request Header Fields Too Large closed\n");
   CHECK(http_code("", "http://" + server->base() + "/hello") == "200");
+}
+
+TEST_CASE("http1: a request head still incomplete after read_header_timeout closes the connection") {
+  ServerConfig config;
+  config.read_header_timeout = std::chrono::milliseconds(800);
+  auto server = start_test_server(config);
+  // A client trickling header bytes (one every 100 ms, so the idle timeout never fires) is cut
+  // off about read_header_timeout after its first byte; one that sent a whole request and then
+  // stays quiet keeps its connection, and its next request is served.
+  const std::string script =
+      "import socket,sys,time\n"
+      "port=int(sys.argv[1])\n"
+      "s=socket.create_connection(('127.0.0.1',port),timeout=10)\n"
+      "start=time.monotonic()\n"
+      "s.sendall(b'GET /hello HTTP/1.1\\r\\nHost: x\\r\\n')\n"
+      "closed=False\n"
+      "for i in range(100):\n"
+      "  try:\n"
+      "    s.sendall(b'X')\n"
+      "  except OSError:\n"
+      "    closed=True\n"
+      "    break\n"
+      "  s.settimeout(0.1)\n"
+      "  try:\n"
+      "    if s.recv(100)==b'':\n"
+      "      closed=True\n"
+      "      break\n"
+      "  except socket.timeout:\n"
+      "    pass\n"
+      "  except OSError:\n"
+      "    closed=True\n"
+      "    break\n"
+      "elapsed=time.monotonic()-start\n"
+      "print('trickle', 'closed' if closed else 'open', 'late' if elapsed>4 else 'in-time' if elapsed>0.7 else 'early')\n"
+      "k=socket.create_connection(('127.0.0.1',port),timeout=10)\n"
+      "k.sendall(b'GET /hello HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n')\n"
+      "def response():\n"
+      "  data=b''\n"
+      "  while not data.endswith(b'hello world'):\n"
+      "    chunk=k.recv(65536)\n"
+      "    if not chunk: break\n"
+      "    data+=chunk\n"
+      "  return data.split(b'\\r\\n')[0].decode()\n"
+      "first=response()\n"
+      "time.sleep(1.5)\n"
+      "k.sendall(b'GET /hello HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n')\n"
+      "second=response()\n"
+      "print('quiet', first, '/', second)\n";
+  const auto result = run_command("timeout 30 /usr/bin/python3 -c \"" + script + "\" " + std::to_string(server->port));
+  CHECK(result.output == "trickle closed in-time\nquiet HTTP/1.1 200 OK / HTTP/1.1 200 OK\n");
 }
 
 TEST_CASE("h2c: a long :path gets 414, a long header list 431, and the server goes on") {
