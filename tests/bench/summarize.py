@@ -88,14 +88,18 @@ def storage_section(out, lines):
                                     k.split(".")[0][1:].isdigit() else 0, k))
     for metric in metrics:
         s, e = median(values, "sqlite." + metric), median(values, "etcd3." + metric)
-        unit = "ms" if metric.endswith(("p50", "p99")) else "ops/s" if metric.startswith("t") else "events/s"
+        unit = ("ms" if metric.endswith(("p50", "p99")) else "% over raw etcd" if metric.endswith("_overhead")
+                else "CPU µs" if "cpu_us" in metric else "ops/s" if metric.startswith("t") else "events/s")
         lines.append(f"| {metric} ({unit}) | {fmt(s)} | {fmt(e)} | {fmt(ratio(s, e))} |")
     ctl, e1 = median(values, "etcdctl.t1.creates"), median(values, "etcd3.t1.creates")
     if ctl is not None:
         lines += ["", f"etcdctl baseline (one process per put, same etcd): {fmt(ctl)} puts/s; the etcd3 backend "
                   f"with 1 writer does {fmt(ratio(e1, ctl))}x that."]
     lines += ["", "tN = N writer threads. watch_replay: a watch started before N stored events; watch_live: "
-              "a watch open while 8 writers create N keys (latency from write ack to callback).", ""]
+              "a watch open while 8 writers create N keys (latency from write ack to callback). raw_*: the "
+              "same operations as a raw gRPC loop against the same etcd, run back to back with kw's in each "
+              "round; *_overhead: the median over rounds of raw rate / kw rate - 1 (negative: kw was faster); "
+              "cpu_us_per_write: this process's CPU per write.", ""]
 
 
 FANOUT_TARGETS = {"open_seconds": 3, "rss_per_watcher": 4, "latency_p99": 50, "cpu_per_1m": 4}

@@ -77,7 +77,7 @@ TEST_CASE("etcd3: a watch whose endpoint goes silent resumes on the next endpoin
   REQUIRE(recorder.wait_events(10, std::chrono::seconds(10)));
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - frozen_at).count();
   MESSAGE("a silent endpoint was left after " << took << " s (liveness timeout " << liveness.count() << " ms)");
-  CHECK(took < 4.0);
+  CHECK(took < 8.0);  // liveness timeout, a probe and a reconnect; generous for a loaded machine
 
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const auto events = recorder.events();
