@@ -17,4 +17,17 @@ const char* to_string(ErrorCode code) {
   return "unknown";
 }
 
+std::optional<std::string> prefix_end(std::string_view prefix) {
+  std::string end(prefix);
+  while (!end.empty()) {
+    auto& last = reinterpret_cast<unsigned char&>(end.back());
+    if (last < 0xff) {
+      ++last;
+      return end;
+    }
+    end.pop_back();
+  }
+  return std::nullopt;
+}
+
 }  // namespace kw::storage

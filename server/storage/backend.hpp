@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kw::storage {
@@ -39,6 +40,10 @@ struct Error {
 };
 
 const char* to_string(ErrorCode code);
+
+// The smallest key above every key that starts with `prefix`; nullopt when there is none
+// (the prefix is empty or all 0xff bytes).
+std::optional<std::string> prefix_end(std::string_view prefix);
 
 template <class T>
 using Result = std::expected<T, Error>;

@@ -60,7 +60,7 @@ class Etcd3Store final : public Backend {
     etcdserverpb::RangeRequest request;
     const std::string start = options.continue_key > prefix ? options.continue_key : prefix;
     request.set_key(start.empty() ? std::string(1, '\0') : start);
-    request.set_range_end(etcd3::prefix_end(prefix));
+    request.set_range_end(etcd3::range_end(prefix));
     request.set_limit(options.limit);
     request.set_revision(options.revision);
     auto response = range(request, prefix, "list");

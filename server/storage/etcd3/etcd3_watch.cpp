@@ -9,18 +9,7 @@
 
 namespace kw::storage::etcd3 {
 
-std::string prefix_end(const std::string& prefix) {
-  std::string end = prefix;
-  while (!end.empty()) {
-    auto& last = reinterpret_cast<unsigned char&>(end.back());
-    if (last < 0xff) {
-      ++last;
-      return end;
-    }
-    end.pop_back();
-  }
-  return std::string(1, '\0');
-}
+std::string range_end(const std::string& prefix) { return prefix_end(prefix).value_or(std::string(1, '\0')); }
 
 KeyValue to_key_value(const mvccpb::KeyValue& kv) {
   return KeyValue{kv.key(), kv.value(), kv.create_revision(), kv.mod_revision()};
@@ -160,7 +149,7 @@ bool WatchState::run_stream(Endpoint& endpoint, bool& delivered_anything) {
     etcdserverpb::WatchRequest request;
     auto* create = request.mutable_create_request();
     create->set_key(prefix.empty() ? std::string(1, '\0') : prefix);
-    create->set_range_end(prefix_end(prefix));
+    create->set_range_end(range_end(prefix));
     create->set_start_revision(last_revision + 1);
     create->set_prev_kv(true);
     create->set_progress_notify(true);

@@ -11,8 +11,8 @@
 
 namespace kw::storage::etcd3 {
 
-// The smallest key above every key starting with prefix ("\0" = no upper bound).
-std::string prefix_end(const std::string& prefix);
+// etcd's range end for every key starting with prefix ("\0" = no upper bound).
+std::string range_end(const std::string& prefix);
 KeyValue to_key_value(const mvccpb::KeyValue& kv);
 // The same, moving the key and value out of `kv` (left empty).
 KeyValue take_key_value(mvccpb::KeyValue& kv);

@@ -7,20 +7,6 @@
 namespace kw::storage::sqlite {
 namespace {
 
-// The smallest key above every key starting with prefix; nullopt when there is none.
-std::optional<std::string> prefix_end(const std::string& prefix) {
-  std::string end = prefix;
-  while (!end.empty()) {
-    auto& last = reinterpret_cast<unsigned char&>(end.back());
-    if (last < 0xff) {
-      ++last;
-      return end;
-    }
-    end.pop_back();
-  }
-  return std::nullopt;
-}
-
 std::unexpected<Error> compacted_error(Revision requested, Revision compacted) {
   return std::unexpected(Error{ErrorCode::compacted, "", compacted,
                                "revision " + std::to_string(requested) + " has been compacted (oldest available: " +
