@@ -252,8 +252,12 @@ void WatchCache::index_locked(const ObjectPtr& object, bool add) {
 
 void WatchCache::add_watcher_locked(WatcherId id, std::unique_ptr<Watcher> watcher) {
   const auto& value = watcher->request.filter.index_value;
-  if (value && !m_options.index_field.empty()) m_indexed_watchers[*value].insert(watcher.get());
-  else m_unindexed_watchers.insert(watcher.get());
+  if (value && !m_options.index_field.empty()) {
+    m_indexed_watchers[*value].insert(watcher.get());
+  } else {
+    m_unindexed_watchers.insert(watcher.get());
+    m_unindexed_list_stale = true;
+  }
   m_watchers.emplace(id, std::move(watcher));
 }
 
@@ -261,7 +265,9 @@ std::map<WatcherId, std::unique_ptr<WatchCache::Watcher>>::iterator WatchCache::
     std::map<WatcherId, std::unique_ptr<Watcher>>::iterator it) {
   Watcher* watcher = it->second.get();
   m_blocked.erase(watcher);
-  if (!m_unindexed_watchers.erase(watcher)) {
+  if (m_unindexed_watchers.erase(watcher)) {
+    m_unindexed_list_stale = true;
+  } else {
     auto bucket = m_indexed_watchers.find(watcher->request.filter.index_value.value_or(""));
     if (bucket != m_indexed_watchers.end()) {
       bucket->second.erase(watcher);
@@ -285,6 +291,8 @@ void WatchCache::close_all_locked(const std::string& reason) {
   m_watchers.clear();
   m_blocked.clear();
   m_unindexed_watchers.clear();
+  m_unindexed_list.clear();
+  m_unindexed_list_stale = false;
   m_indexed_watchers.clear();
 }
 

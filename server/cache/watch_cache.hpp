@@ -123,7 +123,7 @@ class WatchCache {
       std::map<WatcherId, std::unique_ptr<Watcher>>::iterator it);
   // The watchers an entry can concern: the unindexed ones and those whose index value the
   // object had before or has after.
-  std::vector<Watcher*> candidates_locked(const Entry& entry) const;
+  std::vector<Watcher*> candidates_locked(const Entry& entry);
   void close_all_locked(const std::string& reason);
   template <class Fn>  // Fn(const ObjectPtr&)
   void for_each_match_locked(const WatchFilter& filter, Fn&& fn) const;
@@ -146,6 +146,10 @@ class WatchCache {
   std::map<WatcherId, std::unique_ptr<Watcher>> m_watchers;
   std::map<std::string, std::set<std::string>> m_index;  // index value -> keys in m_store
   std::set<Watcher*> m_unindexed_watchers;
+  // m_unindexed_watchers as a flat array for dispatch rounds (walking a set of thousands of
+  // nodes costs a cache miss each); rebuilt on the first round after the set changes.
+  std::vector<Watcher*> m_unindexed_list;
+  bool m_unindexed_list_stale = false;
   std::map<std::string, std::set<Watcher*>> m_indexed_watchers;  // by filter.index_value
   WatcherId m_next_id = 1;
   CacheMetrics m_metrics;

@@ -143,8 +143,12 @@ void WatchCache::service_blocked_locked() {
   }
 }
 
-std::vector<WatchCache::Watcher*> WatchCache::candidates_locked(const Entry& entry) const {
-  std::vector<Watcher*> out(m_unindexed_watchers.begin(), m_unindexed_watchers.end());
+std::vector<WatchCache::Watcher*> WatchCache::candidates_locked(const Entry& entry) {
+  if (m_unindexed_list_stale) {
+    m_unindexed_list.assign(m_unindexed_watchers.begin(), m_unindexed_watchers.end());
+    m_unindexed_list_stale = false;
+  }
+  std::vector<Watcher*> out(m_unindexed_list);
   if (m_indexed_watchers.empty()) return out;
   auto add = [&](const std::string& value) {
     auto bucket = m_indexed_watchers.find(value);

@@ -38,21 +38,32 @@ void Receipts::on_closed(int watcher) {
 
 void Receipts::on_body(int watcher, std::string_view bytes) {
   std::string& pending = m_pending[static_cast<std::size_t>(watcher)];
+  if (pending.empty()) {
+    // The usual case: whole frames arrive together; they are read in place, and only a
+    // partial frame at the end is copied.
+    const std::size_t used = split_frames(watcher, bytes);
+    pending.assign(bytes.substr(used));
+    return;
+  }
   pending.append(bytes);
+  pending.erase(0, split_frames(watcher, pending));
+}
+
+std::size_t Receipts::split_frames(int watcher, std::string_view bytes) {
   std::size_t at = 0;
   if (encoding == Encoding::json) {
-    for (std::size_t end; (end = pending.find('\n', at)) != std::string::npos; at = end + 1)
-      on_frame(watcher, std::string_view(pending).substr(at, end - at));
-  } else {
-    while (pending.size() - at >= 4) {
-      const auto* p = reinterpret_cast<const unsigned char*>(pending.data() + at);
-      const std::size_t length = (std::size_t(p[0]) << 24) | (std::size_t(p[1]) << 16) | (std::size_t(p[2]) << 8) | p[3];
-      if (pending.size() - at - 4 < length) break;
-      on_frame(watcher, std::string_view(pending).substr(at + 4, length));
-      at += 4 + length;
-    }
+    for (std::size_t end; (end = bytes.find('\n', at)) != std::string_view::npos; at = end + 1)
+      on_frame(watcher, bytes.substr(at, end - at));
+    return at;
   }
-  pending.erase(0, at);
+  while (bytes.size() - at >= 4) {
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes.data() + at);
+    const std::size_t length = (std::size_t(p[0]) << 24) | (std::size_t(p[1]) << 16) | (std::size_t(p[2]) << 8) | p[3];
+    if (bytes.size() - at - 4 < length) break;
+    on_frame(watcher, bytes.substr(at + 4, length));
+    at += 4 + length;
+  }
+  return at;
 }
 
 void Receipts::on_frame(int watcher, std::string_view frame) {

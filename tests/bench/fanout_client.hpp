@@ -40,6 +40,8 @@ class Receipts {
   }
 
  private:
+  // Records the whole frames at the start of `bytes`; returns the bytes they took.
+  std::size_t split_frames(int watcher, std::string_view bytes);
   void on_frame(int watcher, std::string_view frame);
   int m_watchers;
   int m_events;

@@ -12,6 +12,7 @@
 //   watch_fanout_bench --server=127.0.0.1:PORT [--server-pid=PID] [--watchers=1000]
 //       [--rate=10] [--duration=10] [--transport=h2c|h1] [--encoding=json|protobuf]
 //       [--streams-per-connection=500] [--payload=1024] [--list-objects=0] [--tag=NAME]
+//       [--events-detail=1]  (per event on stderr: write round trip, first/median/last receipt)
 // Output: "RESULT fanout.<tag>.<metric> <value> <unit>" lines (tag defaults to
 // <transport>.<encoding>.n<N>.w<W>), the format scripts/bench.sh and summarize.py read.
 #include <sys/resource.h>
@@ -45,6 +46,7 @@ struct Settings {
   std::size_t payload = 1024;
   int list_objects = 0;
   std::string tag;
+  bool events_detail = false;  // one stderr line per event: write time, first/median/last receipt
 };
 
 std::string event_name(int index) {
@@ -76,6 +78,7 @@ void raise_open_files_limit() {
 
 struct Writes {
   std::vector<Clock::time_point> sent;  // epoch for a failed write
+  std::vector<Clock::time_point> answered;  // when the write's response arrived
   Clock::time_point start, end;
   int ok = 0;
 };
@@ -89,6 +92,7 @@ Writes write_paced(kw::bench::HttpWriter& writer, const std::string& namespace_,
   const std::string path = "/api/v1/namespaces/" + namespace_ + "/configmaps";
   Writes w;
   w.sent.resize(static_cast<std::size_t>(events));
+  w.answered.resize(static_cast<std::size_t>(events));
   w.start = Clock::now();
   for (int i = 0; i < events && kw::bench::seconds_since(w.start) < limit_seconds; ++i) {
     if (rate > 0)
@@ -100,6 +104,7 @@ Writes write_paced(kw::bench::HttpWriter& writer, const std::string& namespace_,
       continue;
     }
     w.sent[static_cast<std::size_t>(i)] = sent;
+    w.answered[static_cast<std::size_t>(i)] = Clock::now();
     ++w.ok;
   }
   w.end = Clock::now();
@@ -108,6 +113,26 @@ Writes write_paced(kw::bench::HttpWriter& writer, const std::string& namespace_,
 
 std::optional<kw::bench::ProcessSample> sample(const Settings& s) {
   return s.server_pid > 0 ? kw::bench::sample_process(s.server_pid) : std::nullopt;
+}
+
+// Where each event's latency goes: the write's round trip, then the spread of its receipts.
+void print_event_detail(const kw::bench::Receipts& receipts, const Writes& writes) {
+  auto ms = [](Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double, std::milli>(to - from).count();
+  };
+  std::vector<double> at_ms;
+  for (int e = 0; e < receipts.events(); ++e) {
+    const auto sent = writes.sent[static_cast<std::size_t>(e)];
+    if (sent == Clock::time_point{}) continue;
+    at_ms.clear();
+    for (int w = 0; w < receipts.watchers(); ++w)
+      if (const auto at = receipts.at(w, e); at != Clock::time_point{}) at_ms.push_back(ms(sent, at));
+    if (at_ms.empty()) continue;
+    std::sort(at_ms.begin(), at_ms.end());
+    std::fprintf(stderr, "event %d: write %.1f ms, receipts first %.1f median %.1f last %.1f ms (%zu)\n", e,
+                 ms(sent, writes.answered[static_cast<std::size_t>(e)]), at_ms.front(), at_ms[at_ms.size() / 2],
+                 at_ms.back(), at_ms.size());
+  }
 }
 
 void run_fanout(const Settings& s) {
@@ -165,6 +190,7 @@ void run_fanout(const Settings& s) {
       last = std::max(last, at);
       latency_ms.push_back(std::max(0.0, std::chrono::duration<double, std::milli>(at - sent).count()));
     }
+  if (s.events_detail) print_event_detail(receipts, writes);
   const double write_seconds = std::chrono::duration<double>(writes.end - writes.start).count();
   const double span = std::chrono::duration<double>(last - writes.start).count();
   kw::bench::report(tag + ".write_rate", write_seconds > 0 ? writes.ok / write_seconds : 0, "ops/s");
@@ -220,6 +246,7 @@ Settings parse(int argc, char** argv) {
   s.streams_per_connection = std::stoi(kw::bench::flag(argc, argv, "streams-per-connection", "500"));
   s.payload = static_cast<std::size_t>(std::stoul(kw::bench::flag(argc, argv, "payload", "1024")));
   s.list_objects = std::stoi(kw::bench::flag(argc, argv, "list-objects", "0"));
+  s.events_detail = kw::bench::flag(argc, argv, "events-detail", "0") == "1";
   if (s.watchers < 0 || s.watchers > 100000 || s.rate > 10000 || s.duration <= 0 || s.streams_per_connection <= 0)
     throw std::invalid_argument("--watchers must be 0..100000, --rate <= 10000, --duration and --streams-per-connection positive");
   if (s.transport != "h2c" && s.transport != "h1") throw std::invalid_argument("--transport must be h2c or h1");

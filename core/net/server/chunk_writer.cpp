@@ -4,15 +4,19 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
+#include <charconv>
 
 namespace kw::net::detail {
 
 WirePiece WirePiece::chunk(std::shared_ptr<const std::string> bytes) {
   WirePiece piece;
   piece.payload = bytes->size();
-  const int n = std::snprintf(piece.chunk_head.data(), piece.chunk_head.size(), "%zx\r\n", bytes->size());
-  piece.chunk_head_size = static_cast<std::uint8_t>(n);
+  // "<hex size>\r\n": at most 16 digits, so it always fits chunk_head.
+  char* const head = piece.chunk_head.data();
+  char* end = std::to_chars(head, head + 16, bytes->size(), 16).ptr;
+  *end++ = '\r';
+  *end++ = '\n';
+  piece.chunk_head_size = static_cast<std::uint8_t>(end - head);
   piece.bytes = std::move(bytes);
   return piece;
 }

@@ -181,7 +181,11 @@ class ResponseStreamImpl final : public ResponseStream {
     return m_core->enqueue_write(std::move(bytes));
   }
 
-  void flush() override { m_core->enqueue_flush(); }
+  // HTTP/2 writes out each drain of the connection's outbox as a whole (sink_drained), so a
+  // flush would only cost a queued call per stream per event.
+  void flush() override {
+    if (m_protocol != Protocol::http2) m_core->enqueue_flush();
+  }
 
   void finish() override {
     if (m_finished.exchange(true)) return;

@@ -465,3 +465,36 @@ TEST_CASE("a round split over dispatch threads keeps every watcher's events whol
   CHECK(f.cache->metrics().terminated_watchers == 64);
   CHECK(f.cache->metrics().watchers == 128);
 }
+
+TEST_CASE("watchers joining and leaving between rounds: each round reaches exactly the live ones") {
+  Fixture f;
+  f.put("a", "web");
+  f.wait_revision(1);
+  std::vector<std::shared_ptr<RecordingSink>> sinks;
+  std::vector<cache::WatcherId> ids;
+  for (int i = 0; i < 4; ++i) {
+    sinks.push_back(std::make_shared<RecordingSink>());
+    auto id = f.cache->watch(f.request(cache::StartMode::exact, 1), sinks.back());
+    REQUIRE(id);
+    ids.push_back(*id);
+  }
+  f.wait_revision(f.put("b", "web"));  // round 1: all four
+  f.cache->stop_watch(ids[1]);
+  auto late = std::make_shared<RecordingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::exact, 2), late));
+  f.wait_revision(f.put("c", "web"));  // round 2: 0, 2, 3 and the late one
+  f.cache->stop_watch(ids[3]);
+  const auto last = f.put("d", "web");  // round 3: 0, 2 and the late one
+  f.wait_revision(last);
+  auto names = [](const std::vector<Received>& got) {
+    std::string out;
+    for (const auto& r : got) out += r.name;
+    return out;
+  };
+  CHECK(names(sinks[0]->wait_for(3)) == "bcd");
+  CHECK(names(sinks[2]->wait_for(3)) == "bcd");
+  CHECK(names(late->wait_for(2)) == "cd");
+  std::this_thread::sleep_for(50ms);  // a stray delivery to a stopped watcher would show by now
+  CHECK(names(sinks[1]->events()) == "b");
+  CHECK(names(sinks[3]->events()) == "bc");
+}
