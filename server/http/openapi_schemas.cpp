@@ -11,6 +11,7 @@
 #include "core/codec/protobuf_mapping.hpp"
 #include "core/proto/registry.hpp"
 #include "server/http/openapi_build.hpp"
+#include "server/http/openapi_descriptions.hpp"
 
 namespace kw::http::openapi {
 namespace {
@@ -141,6 +142,17 @@ json type_meta_properties() {
   };
 }
 
+// `schema` with its help text. A bare reference keeps its "$ref": Swagger 2.0 lets a
+// description sit beside it; OpenAPI 3.0 ignores siblings of "$ref", so the reference is
+// wrapped in a one-element allOf, as Kubernetes does (kubectl explain follows allOf).
+json described(json schema, std::string_view description, Dialect dialect) {
+  if (description.empty()) return schema;
+  if (dialect == Dialect::openapi_v3 && schema.size() == 1 && schema.contains("$ref"))
+    return {{"allOf", json::array({std::move(schema)})}, {"description", description}};
+  schema["description"] = description;
+  return schema;
+}
+
 bool has_meta_field(const pb::Descriptor& descriptor) {
   const pb::FieldDescriptor* metadata = descriptor.FindFieldByName("metadata");
   if (metadata == nullptr || metadata->message_type() == nullptr) return false;
@@ -177,12 +189,14 @@ class SchemaBuilder {
 
  private:
   json message_schema(const pb::Descriptor& descriptor) {
+    const std::string_view description = description_of(descriptor.full_name());
     if (const auto special = codec::special_message(descriptor); special != codec::SpecialMessage::None)
-      return special_schema(special);
+      return described(special_schema(special), description, m_dialect);
     json properties = json::object();
     if (carries_type_meta(descriptor)) properties = type_meta_properties();
     add_properties(descriptor, properties);
     json schema = {{"type", "object"}, {"properties", std::move(properties)}};
+    if (!description.empty()) schema["description"] = description;
     const auto& table = required_fields();
     const auto found = std::find_if(table.begin(), table.end(),
                                     [&](const Required& r) { return r.message == descriptor.full_name(); });
@@ -197,7 +211,7 @@ class SchemaBuilder {
         add_properties(*field.message_type(), properties);
         continue;
       }
-      properties[field.name()] = field_schema(field);
+      properties[field.name()] = described(field_schema(field), description_of(field.full_name()), m_dialect);
     }
   }
 
@@ -304,14 +318,16 @@ std::string reversed_group(std::string_view group) {
 void add_custom_resource_schemas(const api::ResourceInfo& resource, Dialect dialect, json& schemas) {
   SchemaBuilder builder(dialect, schemas);
   json properties = type_meta_properties();
-  properties["metadata"] = builder.reference_to(meta_message("ObjectMeta"));
+  properties["metadata"] =
+      described(builder.reference_to(meta_message("ObjectMeta")), "Standard object metadata.", dialect);
   schemas[kind_definition(resource)] = {
       {"type", "object"},
       {"properties", properties},
       {"x-kubernetes-preserve-unknown-fields", true},
       {"x-kubernetes-group-version-kind", gvk_extension(resource.group, resource.version, resource.kind)}};
   json list_properties = type_meta_properties();
-  list_properties["metadata"] = builder.reference_to(meta_message("ListMeta"));
+  list_properties["metadata"] =
+      described(builder.reference_to(meta_message("ListMeta")), "Standard list metadata.", dialect);
   list_properties["items"] = {{"type", "array"}, {"items", reference(kind_definition(resource), dialect)}};
   schemas[list_definition(resource)] = {
       {"type", "object"},

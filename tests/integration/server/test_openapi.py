@@ -180,6 +180,39 @@ class OpenApiTest(ServerTestCase):
         out = self.kubectl("explain", "deployment.spec.strategy.rollingUpdate.maxSurge").stdout
         self.assertIn("FIELD: maxSurge <IntOrString>", out)
 
+    def explain(self, *args):
+        """kubectl explain's output with its line wrapping undone (runs of spaces become one)."""
+        out = self.kubectl("explain", *args).stdout
+        return out, " ".join(out.split())
+
+    def test_explain_pods_has_descriptions(self):
+        out, flat = self.explain("pods")
+        self.assertNotIn("<empty>", out)
+        self.assertIn("DESCRIPTION: A group of one or more containers scheduled together on one node", flat)
+        # Every field of Pod is described: metadata, spec and status too.
+        self.assertNotIn("<no description>", out)
+        self.assertIn("spec <PodSpec> Desired state of the pod: its containers, volumes and scheduling.", flat)
+
+    def test_explain_field_description(self):
+        image = ("Container image to run, such as nginx:1.25 or registry.example.com/app@sha256:<digest>. "
+                 "A tag-less name means :latest.")
+        for output in ("plaintext", "plaintext-openapiv2"):
+            with self.subTest(output=output):
+                out, flat = self.explain("pods.spec.containers.image", f"--output={output}")
+                self.assertIn("DESCRIPTION: " + image, flat)
+
+    def test_explain_message_field_shows_field_and_type_descriptions(self):
+        field = "How old pods are replaced by new ones."
+        kind = "How a deployment replaces old pods with new ones."
+        type_text = "RollingUpdate (default) replaces pods gradually; Recreate deletes all old pods first."
+        for output in ("plaintext", "plaintext-openapiv2"):
+            with self.subTest(output=output):
+                out, flat = self.explain("deployment.spec.strategy", f"--output={output}")
+                self.assertIn("DESCRIPTION: " + field + " " + kind, flat)
+                self.assertIn(type_text, flat)
+                self.assertRegex(out, r"\n\s+rollingUpdate\t<(Object|RollingUpdateDeployment)>")
+                self.assertNotIn("<no description>", out)
+
     def test_unknown_field_is_rejected(self):
         path = self.write("typo.yaml", POD.replace("NAME", "typo").replace("IMAGE_KEY", "imagee"))
         out = self.kubectl("create", "-f", path, "-v=6", check=False)

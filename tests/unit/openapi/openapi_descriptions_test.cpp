@@ -1,0 +1,214 @@
+// The description table (every key names a real message or field, the kinds and the
+// fields people explain most are covered) and how the schemas carry it in both dialects.
+#include <doctest/doctest.h>
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/unknown_field_set.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/proto/registry.hpp"
+#include "server/http/openapi.hpp"
+#include "server/http/openapi_build.hpp"
+#include "server/http/openapi_descriptions.hpp"
+
+namespace {
+
+using kw::http::openapi::description_of;
+using nlohmann::json;
+
+const kw::api::ResourceTable& table() {
+  static const kw::api::ResourceTable builtin = kw::api::ResourceTable::builtin();
+  return builtin;
+}
+
+const json& core_v3() {
+  static const json doc = kw::http::openapi_v3_document(table(), "api/v1");
+  return doc;
+}
+const json& apps_v3() {
+  static const json doc = kw::http::openapi_v3_document(table(), "apis/apps/v1");
+  return doc;
+}
+const json& v2() {
+  static const json doc = kw::http::swagger_v2_document(table());
+  return doc;
+}
+
+const json& schema(const json& doc, const std::string& name) {
+  const json& schemas = doc.contains("definitions") ? doc["definitions"] : doc["components"]["schemas"];
+  REQUIRE_MESSAGE(schemas.contains(name), name << " is missing");
+  return schemas[name];
+}
+
+// True when `key` is a message, or "<message>.<field>" with such a field.
+bool names_message_or_field(std::string_view key) {
+  if (kw::proto::find_message(key) != nullptr) return true;
+  const auto dot = key.rfind('.');
+  if (dot == std::string_view::npos) return false;
+  const auto* message = kw::proto::find_message(key.substr(0, dot));
+  return message != nullptr && message->FindFieldByName(std::string(key.substr(dot + 1))) != nullptr;
+}
+
+// Every field of `message` lacking a description.
+std::vector<std::string> undescribed_fields(std::string_view message) {
+  const auto* descriptor = kw::proto::find_message(message);
+  REQUIRE_MESSAGE(descriptor != nullptr, message);
+  std::vector<std::string> missing;
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const std::string& name = descriptor->field(i)->full_name();
+    if (description_of(name).empty()) missing.push_back(name);
+  }
+  return missing;
+}
+
+// The length-delimited values of field `number` in protobuf `bytes`.
+std::vector<std::string> fields(const std::string& bytes, int number) {
+  google::protobuf::UnknownFieldSet set;
+  REQUIRE(set.ParseFromString(bytes));
+  std::vector<std::string> out;
+  for (int i = 0; i < set.field_count(); ++i) {
+    const auto& field = set.field(i);
+    if (field.number() == number && field.type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
+      out.push_back(field.length_delimited());
+  }
+  return out;
+}
+
+// The value of the (name = 1, value = 2) entry called `name` among `entries`.
+std::string named(const std::vector<std::string>& entries, std::string_view name) {
+  for (const auto& entry : entries) {
+    const auto names = fields(entry, 1);
+    if (!names.empty() && names[0] == name) return fields(entry, 2).at(0);
+  }
+  FAIL("no entry " << name);
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("every description key names a message or field of the descriptors") {
+  const auto all = kw::http::openapi::all_descriptions();
+  CHECK(all.size() > 400);
+  std::set<std::string_view> seen;
+  for (const auto& entry : all) {
+    CHECK_MESSAGE(names_message_or_field(entry.key), entry.key << " is neither a message nor a field");
+    CHECK_MESSAGE(seen.insert(entry.key).second, entry.key << " appears twice");
+    CHECK_MESSAGE(!entry.text.empty(), entry.key);
+    CHECK_MESSAGE(entry.text.size() < 300, entry.key << " is too long");
+    CHECK_MESSAGE(entry.text.ends_with('.'), entry.key << " does not end a sentence");
+  }
+}
+
+TEST_CASE("description_of finds messages and fields, and nothing else") {
+  CHECK(description_of("k8s.io.api.core.v1.Pod").starts_with("A group of"));
+  CHECK(description_of("k8s.io.api.core.v1.Container.image").find("image") != std::string_view::npos);
+  CHECK(description_of("k8s.io.api.apps.v1.DeploymentStrategy.type").find("Recreate") != std::string_view::npos);
+  CHECK(description_of("k8s.io.api.core.v1.NoSuchMessage").empty());
+  CHECK(description_of("k8s.io.api.core.v1.Pod.nosuchfield").empty());
+  CHECK(description_of("").empty());
+}
+
+TEST_CASE("every served kind and list has a description, and so do their top-level fields") {
+  int kinds = 0;
+  for (const auto& resource : table().all()) {
+    if (resource.proto_message.empty()) continue;
+    ++kinds;
+    const std::string package = resource.proto_message.substr(0, resource.proto_message.rfind('.') + 1);
+    for (const std::string& message : {resource.proto_message, package + resource.list_kind}) {
+      CHECK_MESSAGE(!description_of(message).empty(), message);
+      CHECK_MESSAGE(undescribed_fields(message).empty(), message);
+    }
+  }
+  CHECK(kinds >= 13);
+}
+
+TEST_CASE("the fields people explain most are all described") {
+  for (const char* message : {"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+                              "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta",
+                              "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector",
+                              "k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference",
+                              "k8s.io.api.core.v1.PodSpec",
+                              "k8s.io.api.core.v1.Container",
+                              "k8s.io.api.core.v1.ContainerPort",
+                              "k8s.io.api.core.v1.EnvVar",
+                              "k8s.io.api.core.v1.EnvVarSource",
+                              "k8s.io.api.core.v1.ResourceRequirements",
+                              "k8s.io.api.core.v1.VolumeMount",
+                              "k8s.io.api.core.v1.ServiceSpec",
+                              "k8s.io.api.core.v1.ServicePort",
+                              "k8s.io.api.core.v1.NamespaceSpec",
+                              "k8s.io.api.core.v1.NamespaceStatus",
+                              "k8s.io.api.core.v1.NodeSpec",
+                              "k8s.io.api.core.v1.Event",
+                              "k8s.io.api.core.v1.PersistentVolumeClaimSpec",
+                              "k8s.io.api.apps.v1.DeploymentSpec",
+                              "k8s.io.api.apps.v1.DeploymentStrategy",
+                              "k8s.io.api.apps.v1.RollingUpdateDeployment",
+                              "k8s.io.api.apps.v1.DeploymentStatus",
+                              "k8s.io.api.apps.v1.ReplicaSetSpec",
+                              "k8s.io.api.apps.v1.StatefulSetSpec",
+                              "k8s.io.api.apps.v1.DaemonSetSpec"}) {
+    CHECK_MESSAGE(undescribed_fields(message).empty(), message);
+  }
+  // Probe's and Volume's inline members are described under the inlined messages.
+  CHECK_FALSE(description_of("k8s.io.api.core.v1.ProbeHandler.httpGet").empty());
+  CHECK_FALSE(description_of("k8s.io.api.core.v1.VolumeSource.configMap").empty());
+}
+
+TEST_CASE("schemas carry descriptions and a referencing field keeps its $ref in both dialects") {
+  const json& pod_v3 = schema(core_v3(), "io.k8s.api.core.v1.Pod");
+  CHECK(pod_v3["description"] == description_of("k8s.io.api.core.v1.Pod"));
+  // v3: the reference is wrapped, with the field's own description beside the allOf.
+  CHECK(pod_v3["properties"]["spec"] ==
+        json{{"allOf", json::array({{{"$ref", "#/components/schemas/io.k8s.api.core.v1.PodSpec"}}})},
+             {"description", description_of("k8s.io.api.core.v1.Pod.spec")}});
+  // v2: the description sits beside the reference.
+  CHECK(schema(v2(), "io.k8s.api.core.v1.Pod")["properties"]["spec"] ==
+        json{{"$ref", "#/definitions/io.k8s.api.core.v1.PodSpec"},
+             {"description", description_of("k8s.io.api.core.v1.Pod.spec")}});
+  const json& strategy = schema(apps_v3(), "io.k8s.api.apps.v1.DeploymentSpec")["properties"]["strategy"];
+  CHECK(strategy["allOf"][0]["$ref"] == "#/components/schemas/io.k8s.api.apps.v1.DeploymentStrategy");
+  CHECK(strategy["description"] == description_of("k8s.io.api.apps.v1.DeploymentSpec.strategy"));
+  CHECK(schema(apps_v3(), "io.k8s.api.apps.v1.DeploymentStrategy")["description"] ==
+        description_of("k8s.io.api.apps.v1.DeploymentStrategy"));
+
+  // Scalars, arrays and maps get the description directly, next to their markers.
+  const json& container = schema(core_v3(), "io.k8s.api.core.v1.Container");
+  CHECK(container["properties"]["image"] ==
+        json{{"type", "string"}, {"description", description_of("k8s.io.api.core.v1.Container.image")}});
+  CHECK(container["required"] == json{"name"});
+  const json& containers = schema(v2(), "io.k8s.api.core.v1.PodSpec")["properties"]["containers"];
+  CHECK(containers["items"]["$ref"] == "#/definitions/io.k8s.api.core.v1.Container");
+  CHECK(containers["x-kubernetes-patch-merge-key"] == "name");
+  CHECK(containers["description"] == description_of("k8s.io.api.core.v1.PodSpec.containers"));
+  const json& labels = schema(core_v3(), "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")["properties"]["labels"];
+  CHECK(labels["additionalProperties"] == json{{"type", "string"}});
+  CHECK_FALSE(labels["description"].get<std::string>().empty());
+
+  // Inline members (Probe's handler) and special types.
+  CHECK(schema(core_v3(), "io.k8s.api.core.v1.Probe")["properties"]["httpGet"]["description"] ==
+        description_of("k8s.io.api.core.v1.ProbeHandler.httpGet"));
+  CHECK(schema(apps_v3(), "io.k8s.apimachinery.pkg.util.intstr.IntOrString")["description"] ==
+        description_of("k8s.io.apimachinery.pkg.util.intstr.IntOrString"));
+  // A field without a description stays a bare reference.
+  const json& terminated = schema(core_v3(), "io.k8s.api.core.v1.ContainerStateTerminated")["properties"];
+  REQUIRE(description_of("k8s.io.api.core.v1.ContainerStateTerminated.finishedAt").empty());
+  CHECK(terminated["finishedAt"] == json{{"$ref", "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time"}});
+}
+
+TEST_CASE("the v2 protobuf form carries descriptions, beside references too") {
+  kw::http::OpenApiDocuments documents;
+  const std::string& document = documents.documents(table())->v2_protobuf.body;
+  const auto definitions = fields(fields(document, 9).at(0), 1);
+  const std::string pod = named(definitions, "io.k8s.api.core.v1.Pod");
+  CHECK(fields(pod, 4) == std::vector<std::string>{std::string(description_of("k8s.io.api.core.v1.Pod"))});
+  const std::string spec = named(fields(fields(pod, 25).at(0), 1), "spec");
+  CHECK(fields(spec, 1) == std::vector<std::string>{"#/definitions/io.k8s.api.core.v1.PodSpec"});
+  CHECK(fields(spec, 4) == std::vector<std::string>{std::string(description_of("k8s.io.api.core.v1.Pod.spec"))});
+  const std::string container = named(definitions, "io.k8s.api.core.v1.Container");
+  const std::string image = named(fields(fields(container, 25).at(0), 1), "image");
+  CHECK(fields(image, 4) ==
+        std::vector<std::string>{std::string(description_of("k8s.io.api.core.v1.Container.image"))});
+}
