@@ -10,6 +10,8 @@
 #include <openssl/x509v3.h>
 
 #include <cctype>
+#include <charconv>
+#include <optional>
 
 #include "core/net/client/detail.hpp"
 
@@ -119,6 +121,11 @@ class Connector : public std::enable_shared_from_this<Connector> {
       ErrorCode ignored;
       self->m_socket.close(ignored);
     });
+    // A numeric host (127.0.0.1, ::1) needs no resolver: asio's would start a thread for it.
+    if (auto endpoint = numeric_endpoint()) {
+      connect_to(tcp::resolver::results_type::create(*endpoint, m_target.url.host, m_target.url.port));
+      return;
+    }
     m_resolver.async_resolve(m_target.url.host, m_target.url.port,
                              [self](ErrorCode ec, tcp::resolver::results_type results) {
                                if (ec) return self->finish_error("cannot resolve " + self->m_target.url.host, ec);
@@ -127,6 +134,17 @@ class Connector : public std::enable_shared_from_this<Connector> {
   }
 
  private:
+  std::optional<tcp::endpoint> numeric_endpoint() const {
+    ErrorCode not_numeric;
+    const auto address = asio::ip::make_address(m_target.url.host, not_numeric);
+    if (not_numeric) return std::nullopt;
+    const std::string& text = m_target.url.port;
+    unsigned port = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
+    if (ec != std::errc() || end != text.data() + text.size() || port > 65535) return std::nullopt;
+    return tcp::endpoint(address, static_cast<unsigned short>(port));
+  }
+
   void connect_to(tcp::resolver::results_type results) {
     auto self = shared_from_this();
     asio::async_connect(m_socket, results, [self](ErrorCode ec, const tcp::endpoint&) {
