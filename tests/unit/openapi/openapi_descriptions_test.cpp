@@ -2,7 +2,6 @@
 // fields people explain most are covered) and how the schemas carry it in both dialects.
 #include <doctest/doctest.h>
 #include <google/protobuf/descriptor.h>
-#include <google/protobuf/unknown_field_set.h>
 
 #include <set>
 #include <string>
@@ -10,6 +9,7 @@
 
 #include "core/proto/registry.hpp"
 #include "server/http/openapi.hpp"
+#include "openapi_test_support.hpp"
 #include "server/http/openapi_build.hpp"
 #include "server/http/openapi_descriptions.hpp"
 
@@ -17,30 +17,7 @@ namespace {
 
 using kw::http::openapi::description_of;
 using nlohmann::json;
-
-const kw::api::ResourceTable& table() {
-  static const kw::api::ResourceTable builtin = kw::api::ResourceTable::builtin();
-  return builtin;
-}
-
-const json& core_v3() {
-  static const json doc = kw::http::openapi_v3_document(table(), "api/v1");
-  return doc;
-}
-const json& apps_v3() {
-  static const json doc = kw::http::openapi_v3_document(table(), "apis/apps/v1");
-  return doc;
-}
-const json& v2() {
-  static const json doc = kw::http::swagger_v2_document(table());
-  return doc;
-}
-
-const json& schema(const json& doc, const std::string& name) {
-  const json& schemas = doc.contains("definitions") ? doc["definitions"] : doc["components"]["schemas"];
-  REQUIRE_MESSAGE(schemas.contains(name), name << " is missing");
-  return schemas[name];
-}
+using namespace kw::http::openapi::test;
 
 // True when `key` is a message, or "<message>.<field>" with such a field.
 bool names_message_or_field(std::string_view key) {
@@ -61,29 +38,6 @@ std::vector<std::string> undescribed_fields(std::string_view message) {
     if (description_of(name).empty()) missing.push_back(name);
   }
   return missing;
-}
-
-// The length-delimited values of field `number` in protobuf `bytes`.
-std::vector<std::string> fields(const std::string& bytes, int number) {
-  google::protobuf::UnknownFieldSet set;
-  REQUIRE(set.ParseFromString(bytes));
-  std::vector<std::string> out;
-  for (int i = 0; i < set.field_count(); ++i) {
-    const auto& field = set.field(i);
-    if (field.number() == number && field.type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
-      out.push_back(field.length_delimited());
-  }
-  return out;
-}
-
-// The value of the (name = 1, value = 2) entry called `name` among `entries`.
-std::string named(const std::vector<std::string>& entries, std::string_view name) {
-  for (const auto& entry : entries) {
-    const auto names = fields(entry, 1);
-    if (!names.empty() && names[0] == name) return fields(entry, 2).at(0);
-  }
-  FAIL("no entry " << name);
-  return "";
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 // The OpenAPI documents: schemas derived from the descriptors, Kubernetes' extensions,
 // the paths kubectl inspects, and how they are served (ETag, ?hash=, Accept).
 #include <doctest/doctest.h>
-#include <google/protobuf/unknown_field_set.h>
 
 #include <memory>
 #include <mutex>
@@ -9,10 +8,12 @@
 
 #include "core/codec/protobuf.hpp"
 #include "server/http/openapi.hpp"
+#include "openapi_test_support.hpp"
 
 namespace {
 
 using nlohmann::json;
+using namespace kw::http::openapi::test;
 
 // Collects what a handler writes.
 class RecordingStream : public kw::net::ResponseStream {
@@ -54,30 +55,6 @@ kw::net::Request get(std::string path, std::string query = "", kw::net::Headers 
   return request;
 }
 
-const kw::api::ResourceTable& table() {
-  static const kw::api::ResourceTable builtin = kw::api::ResourceTable::builtin();
-  return builtin;
-}
-
-const json& core_v3() {
-  static const json doc = kw::http::openapi_v3_document(table(), "api/v1");
-  return doc;
-}
-const json& apps_v3() {
-  static const json doc = kw::http::openapi_v3_document(table(), "apis/apps/v1");
-  return doc;
-}
-const json& v2() {
-  static const json doc = kw::http::swagger_v2_document(table());
-  return doc;
-}
-
-const json& schema(const json& doc, const std::string& name) {
-  const json& schemas = doc.contains("definitions") ? doc["definitions"] : doc["components"]["schemas"];
-  REQUIRE_MESSAGE(schemas.contains(name), name << " is missing");
-  return schemas[name];
-}
-
 // The reference a property points at: its "$ref", or the one in its allOf wrapper (v3).
 std::string ref_of(const json& property) {
   if (property.contains("$ref")) return property["$ref"];
@@ -96,29 +73,6 @@ bool has_query_param(const json& operation, std::string_view name) {
     if (p.value("name", "") == name && p.value("in", "") == "query") return true;
   }
   return false;
-}
-
-// The length-delimited values of field `number` in protobuf `bytes`.
-std::vector<std::string> fields(const std::string& bytes, int number) {
-  google::protobuf::UnknownFieldSet set;
-  REQUIRE(set.ParseFromString(bytes));
-  std::vector<std::string> out;
-  for (int i = 0; i < set.field_count(); ++i) {
-    const auto& field = set.field(i);
-    if (field.number() == number && field.type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
-      out.push_back(field.length_delimited());
-  }
-  return out;
-}
-
-// The value of the (name = 1, value = 2) entry called `name` among `entries`.
-std::string named(const std::vector<std::string>& entries, std::string_view name) {
-  for (const auto& entry : entries) {
-    const auto names = fields(entry, 1);
-    if (!names.empty() && names[0] == name) return fields(entry, 2).at(0);
-  }
-  FAIL("no entry " << name);
-  return "";
 }
 
 }  // namespace
