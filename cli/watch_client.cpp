@@ -237,7 +237,6 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
   std::optional<EventDecoder> decoder;
   std::string error_body;
   int status = 0;
-  bool got_event = false;
   const bool websocket = m_api.transport() == net::client::Transport::WebSocket;
   Result<void> decode_error;
   // Events are decoded on this thread (it reads the stream) and handled on the pipeline's:
@@ -284,7 +283,6 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
         }
         std::vector<RawEvent> events;
         auto fed = decoder->feed(bytes, events);
-        got_event = got_event || !events.empty();
         // An ERROR event ends the stream: nothing after it is handled.
         const auto error = std::find_if(events.begin(), events.end(),
                                         [](const RawEvent& event) { return event.type == "ERROR"; });
@@ -302,7 +300,6 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
   m_expired = false;
   auto result = m_api.stream(path, accept_for(m_query, true), handler);
   pipeline.finish();
-  (void)got_event;
   if (m_stop.stopped() || m_output.closed) return StreamOutcome::Stopped;
   if (m_expired) return StreamOutcome::Expired;
   if (!decode_error) {
