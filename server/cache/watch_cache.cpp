@@ -381,6 +381,9 @@ storage::Result<WatcherId> WatchCache::watch(const WatchRequest& request, std::s
     });
     watcher->start_after = m_revision;
     if (request.initial_events_end) watcher->sink->send(bookmark_locked(true));
+  } else if (request.consistent) {  // changes only, after the store's current revision
+    if (auto fresh = wait_fresh(lock); !fresh) return std::unexpected(fresh.error());
+    watcher->start_after = m_revision;
   } else if (request.revision < m_window_start) {
     return std::unexpected(cache_error(storage::ErrorCode::compacted,
                                        "too old resource version: " + std::to_string(request.revision) + " (" +

@@ -117,8 +117,9 @@ struct WatchRequest {
   WatchFilter filter;
   StartMode mode = StartMode::current_state;
   Revision revision = 0;               // for exact: events after it
-  // current_state only: first catch up with the store's current revision (RV unset: the
-  // state a client just wrote must be in the initial events).
+  // First catch up with the store's current revision (RV unset: what a client just wrote
+  // must be in the initial events, or, for exact, behind the start and never streamed).
+  // For exact, the watch then starts at that revision and `revision` is not used.
   bool consistent = false;
   bool allow_bookmarks = false;
   bool initial_events_end = false;     // sendInitialEvents: bookmark after the initial ADDED

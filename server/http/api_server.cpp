@@ -476,8 +476,9 @@ void ApiServer::handle_watch(const net::Request& request, const api::ResourceInf
     stream->finish();
     return;
   }
-  // sendInitialEvents=false without a resourceVersion: changes from now on, no initial state.
-  if (watch.mode == cache::StartMode::exact && (rv.empty() || rv == "0")) watch.revision = cache->revision();
+  // sendInitialEvents=false: changes only, no initial state. With resourceVersion "0" they
+  // start at the cache's revision; unset (consistent), the cache first catches up with storage.
+  if (watch.mode == cache::StartMode::exact && rv == "0") watch.revision = cache->revision();
   // Over WebSocket, protobuf events travel as binary messages and JSON/YAML as text.
   const bool binary = format->format == Format::protobuf;
   net::ResponseHead head{200, {{"content-type", format->content_type}, {"cache-control", "no-cache, private"}}, binary};

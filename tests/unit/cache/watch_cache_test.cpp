@@ -428,6 +428,32 @@ TEST_CASE("a consistent watch's initial state holds a write acknowledged just be
   }
 }
 
+TEST_CASE("a consistent changes-only watch never streams a write acknowledged just before it") {
+  // sendInitialEvents=false without a resourceVersion: the watch starts after the store's
+  // current revision, so a write made before it is neither initial state nor a change.
+  Fixture f;
+  for (int i = 0; i < 50; ++i) {
+    const std::string before = "before" + std::to_string(i);
+    const std::string after = "after" + std::to_string(i);
+    // A revision from before the write stands in for a cache that has not seen it yet:
+    // consistent, the watch must not start from it.
+    const auto stale = f.cache->revision();
+    f.put(before, "web");
+    auto sink = std::make_shared<RecordingSink>();
+    auto request = f.request(cache::StartMode::exact, stale);
+    request.consistent = true;
+    request.filter = app_filter("web");
+    REQUIRE(f.cache->watch(request, sink));
+    f.put(after, "web");
+    auto got = sink->wait_for(1);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].type == "ADDED");
+    CHECK(got[0].name == after);
+    f.remove(before);
+    f.wait_revision(f.remove(after));
+  }
+}
+
 TEST_CASE("a round split over dispatch threads keeps every watcher's events whole and in order") {
   Fixture f(100, "", 1);
   std::vector<std::shared_ptr<RecordingSink>> all, web, slow;
