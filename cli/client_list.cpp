@@ -1,5 +1,6 @@
 #include "cli/client_list.hpp"
 
+#include "cli/table_event.hpp"
 #include "core/codec/media_type.hpp"
 #include "core/codec/protobuf.hpp"
 #include "core/codec/yaml.hpp"
@@ -191,7 +192,7 @@ Result<RawEvent> EventDecoder::decode_frame(std::string_view frame) const {
     if (!raw) return fail("bad protobuf watch event: " + raw.error().message);
     auto object = codec::decode_object_protobuf(raw->object, codec::builtin_message_for);
     if (!object) return fail("bad protobuf object in a " + raw->type + " event: " + object.error().message);
-    return RawEvent{raw->type, std::move(*object)};
+    return RawEvent{raw->type, std::move(*object), std::nullopt};
   }
   json document;
   if (m_format == Format::Yaml) {
@@ -199,13 +200,15 @@ Result<RawEvent> EventDecoder::decode_frame(std::string_view frame) const {
     if (!docs || docs->empty()) return fail("bad YAML watch event");
     document = std::move(docs->front());
   } else {
+    if (m_thin_tables)
+      if (auto thin = decode_thin_table_event(frame)) return std::move(*thin);
     document = json::parse(frame, nullptr, false);
     if (document.is_discarded()) return fail("bad JSON watch event");
   }
   if (!document.is_object() || !document.contains("type"))
     return fail("watch event without a type: " + document.dump().substr(0, 200));
   // The object is moved out of the event, never copied: it is most of the event's bytes.
-  return RawEvent{document.value("type", ""), take(document, "object", json::object())};
+  return RawEvent{document.value("type", ""), take(document, "object", json::object()), std::nullopt};
 }
 
 Result<void> EventDecoder::drain(std::vector<RawEvent>& out) {

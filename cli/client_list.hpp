@@ -3,6 +3,7 @@
 // JSON, YAML or protobuf bodies), watch event decoding by the response's Content-Type,
 // and the exit codes the client commands return.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,8 @@ Result<nlohmann::json> decode_body(const std::string& content_type, std::string_
 struct RawEvent {
   std::string type;
   nlohmann::json object;
+  // Set instead of `object` by the thin Table reader (cli/table_event.hpp): the rows, as items.
+  std::optional<std::vector<Item>> rows;
 };
 
 // Watch frames -> events, chosen by the response Content-Type. With message framing (a
@@ -73,6 +76,9 @@ class EventDecoder {
   static Result<EventDecoder> create(const std::string& content_type, bool message_framed);
   Result<void> feed(std::string_view bytes, std::vector<RawEvent>& out);
   Result<void> finish(std::vector<RawEvent>& out);
+  // Reads Table events thin (cli/table_event.hpp): for a table printer that needs only the
+  // cells and the rows' metadata.
+  void read_tables_thin(bool thin) { m_thin_tables = thin; }
 
  private:
   enum class Format { Json, Yaml, Protobuf };
@@ -81,6 +87,7 @@ class EventDecoder {
 
   Format m_format = Format::Json;
   bool m_message_framed = false;
+  bool m_thin_tables = false;
   std::unique_ptr<codec::FrameDecoder> m_frames;
 };
 

@@ -83,9 +83,11 @@ class TablePrinter final : public Printer {
 
  private:
   bool header_needed(const KindInfo& kind) {
-    const std::string key = kind.group + "/" + kind.kind;
-    const bool changed = key != m_last_kind;
-    m_last_kind = key;
+    const bool changed = !m_printed_any || kind.group != m_last_group || kind.kind != m_last_kind;
+    if (changed) {
+      m_last_group = kind.group;
+      m_last_kind = kind.kind;
+    }
     return changed && !m_options.no_headers;
   }
 
@@ -132,6 +134,7 @@ class TablePrinter final : public Printer {
   }
 
   PrintOptions m_options;
+  std::string m_last_group;
   std::string m_last_kind;
   bool m_printed_any = false;
 };

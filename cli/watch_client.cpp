@@ -32,33 +32,32 @@ void SeenSet::reset(const std::vector<Item>& listed) {
   m_complete = true;
 }
 
-bool SeenSet::is_new(const Item& item) const {
-  const auto it = m_entries.find(key_of(item.object));
+bool SeenSet::is_new(const Item& item, const std::string& key, const std::string& resource_version) const {
+  const auto it = m_entries.find(key);
   if (item.type == "DELETED") return it != m_entries.end() || !m_complete;
-  const std::string rv = resource_version_of(item.object);
-  return it == m_entries.end() || rv.empty() || it->second.resource_version != rv;
+  return it == m_entries.end() || resource_version.empty() || it->second.resource_version != resource_version;
 }
 
-void SeenSet::record(Item item) {
-  std::string key = key_of(item.object);
+void SeenSet::record(Item item, std::string key, std::string resource_version) {
   if (item.type == "DELETED") {
     m_entries.erase(key);
     return;
   }
-  std::string rv = resource_version_of(item.object);
   std::string uid = uid_of(item.object);
-  m_entries.insert_or_assign(std::move(key), Entry{std::move(rv), std::move(uid), std::move(item)});
+  m_entries.insert_or_assign(std::move(key), Entry{std::move(resource_version), std::move(uid), std::move(item)});
 }
 
 bool SeenSet::apply(const Item& item) {
-  if (!is_new(item)) return false;
-  record(item);
+  std::string key = key_of(item.object);
+  std::string resource_version = resource_version_of(item.object);
+  if (!is_new(item, key, resource_version)) return false;
+  record(item, std::move(key), std::move(resource_version));
   return true;
 }
 
 std::vector<Item> SeenSet::diff(const std::vector<Item>& listed) {
   std::vector<Item> events;
-  std::map<std::string, Entry> next;
+  std::unordered_map<std::string, Entry> next;
   for (const auto& item : listed) {
     const std::string key = key_of(item.object);
     Entry entry{resource_version_of(item.object), uid_of(item.object), item};
@@ -73,8 +72,12 @@ std::vector<Item> SeenSet::diff(const std::vector<Item>& listed) {
     }
     next[key] = std::move(entry);
   }
-  for (const auto& [key, entry] : m_entries)
-    if (!next.contains(key)) events.push_back(Item{"DELETED", entry.item.object, entry.item.cells});
+  // Deletions in key order, so the same change prints the same way every time.
+  std::vector<const std::pair<const std::string, Entry>*> gone;
+  for (const auto& entry : m_entries)
+    if (!next.contains(entry.first)) gone.push_back(&entry);
+  std::sort(gone.begin(), gone.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  for (const auto* entry : gone) events.push_back(Item{"DELETED", entry->second.item.object, entry->second.item.cells});
   m_entries = std::move(next);
   m_complete = true;
   return events;
@@ -205,13 +208,17 @@ bool WatchSession::handle_event(RawEvent& event) {
     return true;
   }
   std::vector<Item> items;
-  collect_items(std::move(event.object), m_kind, event.type, items);
+  if (event.rows)
+    items = std::move(*event.rows);
+  else
+    collect_items(std::move(event.object), m_kind, event.type, items);
   for (auto& item : items) {
+    std::string key = SeenSet::key_of(item.object);
     std::string rv = SeenSet::resource_version_of(item.object);
-    if (!rv.empty()) m_resource_version = std::move(rv);
-    if (!m_seen.is_new(item)) continue;
+    if (!rv.empty()) m_resource_version = rv;
+    if (!m_seen.is_new(item, key, rv)) continue;
     if (!emit(item, false)) return false;
-    m_seen.record(std::move(item));
+    m_seen.record(std::move(item), std::move(key), std::move(rv));
   }
   m_resume_pending = true;
   return true;
@@ -238,6 +245,8 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
   std::string error_body;
   int status = 0;
   const bool websocket = m_api.transport() == net::client::Transport::WebSocket;
+  // A table printer without --sort-by uses only the cells and metadata of Table rows.
+  const bool thin_tables = m_query.want_table && !m_query.include_object && m_output.printer.wants_table();
   Result<void> decode_error;
   // Events are decoded on this thread (it reads the stream) and handled on the pipeline's:
   // the events of one read, or of several when printing lags, are printed together and
@@ -265,6 +274,7 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
           return false;
         }
         decoder.emplace(std::move(*created));
+        decoder->read_tables_thin(thin_tables);
         return true;
       },
       .on_data = [&](std::string_view bytes) {
@@ -276,6 +286,7 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
                               : first == '-' ? "application/yaml"
                                              : "application/vnd.kubernetes.protobuf";
           decoder.emplace(std::move(*EventDecoder::create(media, true)));
+          decoder->read_tables_thin(thin_tables);
         }
         if (!decoder) {
           error_body.append(bytes.substr(0, 4096));

@@ -4,10 +4,10 @@
 // 410 Expired relist and print only the differences, so each change is printed once.
 #include <atomic>
 #include <condition_variable>
-#include <map>
 #include <mutex>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cli/client_list.hpp"
@@ -22,9 +22,10 @@ class SeenSet {
   // An event from the stream; false when the consumer has already seen it (a duplicate).
   bool apply(const Item& item);
   // apply() in two steps, so the item can be printed before it is moved in: whether the
-  // consumer has not seen it yet, then remember it.
-  bool is_new(const Item& item) const;
-  void record(Item item);
+  // consumer has not seen it yet, then remember it. `key` and `resource_version` are the
+  // item's key_of() and resource_version_of(), read once by the caller.
+  bool is_new(const Item& item, const std::string& key, const std::string& resource_version) const;
+  void record(Item item, std::string key, std::string resource_version);
   // After a relist: the synthesized ADDED / MODIFIED / DELETED events that bring the
   // consumer from what it saw to `listed`; the set then equals `listed`.
   std::vector<Item> diff(const std::vector<Item>& listed);
@@ -41,7 +42,9 @@ class SeenSet {
     std::string uid;
     Item item;
   };
-  std::map<std::string, Entry> m_entries;
+  // Hashed: a watch looks up every event, and keys of one namespace share long prefixes.
+  // diff() sorts what it reports.
+  std::unordered_map<std::string, Entry> m_entries;
   bool m_complete = false;
 };
 

@@ -15,7 +15,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-fuzz
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(fuzz_json_frame fuzz_length_prefixed_frame fuzz_yaml_frame fuzz_yaml_to_json fuzz_selector fuzz_media_type)
+  targets=(fuzz_json_frame fuzz_length_prefixed_frame fuzz_yaml_frame fuzz_yaml_to_json fuzz_selector fuzz_media_type
+    fuzz_json_cursor)
 fi
 
 # Pick a clang whose C++23 mode has std::expected, natively or with the macro raised.
