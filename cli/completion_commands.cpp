@@ -26,7 +26,7 @@ struct CompleteOptions {
 
 void print_resource_types(ApiClient& api) {
   auto resources = cached_discovery(api, default_discovery_cache_root(), false);
-  const api::ResourceTable builtin = api::ResourceTable::builtin();
+  const api::ResourceTable& builtin = api::ResourceTable::builtin();
   const std::vector<api::ResourceInfo> list = resources ? *resources : builtin.all();
   std::set<std::string> seen;
   for (const auto& r : list) {
@@ -74,7 +74,7 @@ int run_complete(CompleteOptions& options) {
   auto api = ApiClient::create(options.connection);
   if (what == "resource-types") {
     if (!api) {
-      const api::ResourceTable builtin = api::ResourceTable::builtin();
+      const api::ResourceTable& builtin = api::ResourceTable::builtin();
       for (const auto& r : builtin.all()) std::cout << r.plural << '\n';
       return k_exit_ok;
     }

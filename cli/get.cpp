@@ -205,7 +205,7 @@ int run_get(GetOptions& options) {
                      .label_columns = {}};
   for (const auto& column : options.label_columns)
     for (auto& key : split_list(column, ',')) print.label_columns.push_back(key);
-  const api::ResourceTable table = api::ResourceTable::builtin();
+  const api::ResourceTable& table = api::ResourceTable::builtin();
   auto targets = parse_targets(table, options.args);
   if (!targets) {
     std::cerr << "error: " << targets.error().message << '\n';

@@ -57,7 +57,7 @@ class Resolver {
 
   ApiClient& m_api;
   std::filesystem::path m_cache_root;
-  api::ResourceTable m_builtin;
+  const api::ResourceTable& m_builtin;
   std::optional<api::ResourceTable> m_discovered;
   bool m_refreshed = false;
 };

@@ -60,7 +60,12 @@ bool ResourceInfo::has_subresource(std::string_view name) const {
   return std::find(subresources.begin(), subresources.end(), name) != subresources.end();
 }
 
-ResourceTable ResourceTable::builtin() {
+const ResourceTable& ResourceTable::builtin() {
+  static const ResourceTable k_table = make_builtin_table();
+  return k_table;
+}
+
+ResourceTable ResourceTable::make_builtin_table() {
   const std::vector<Builtin> builtins = {
       {"", "Namespace", "namespaces", {"ns"}, false, {"status", "finalize"}},
       {"", "Pod", "pods", {"po"}, true, {"status"}, true},

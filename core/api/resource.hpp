@@ -60,7 +60,8 @@ struct ResourceInfo {
 // owner's lock. Lookups are case-insensitive where kubectl's are.
 class ResourceTable {
  public:
-  static ResourceTable builtin();  // v1 and apps/v1 kinds served by kw
+  // v1 and apps/v1 kinds served by kw: built once, immutable.
+  static const ResourceTable& builtin();
 
   void add(ResourceInfo info);     // replaces an entry with the same group+version+plural
   bool remove(std::string_view group, std::string_view version, std::string_view plural);
@@ -78,6 +79,7 @@ class ResourceTable {
   std::vector<std::string> versions(std::string_view group) const;
 
  private:
+  static ResourceTable make_builtin_table();
   std::vector<ResourceInfo> m_resources;
 };
 
