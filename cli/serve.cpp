@@ -42,6 +42,7 @@ struct ServeOptions {
   bool anonymous_auth = false;
   int io_threads = 2;
   int worker_threads = 16;
+  int watch_dispatch_threads = 1;
   int max_requests_inflight = 400;
   int max_mutating_requests_inflight = 200;
   int idle_timeout_seconds = 90;
@@ -161,6 +162,7 @@ int run_serve(const ServeOptions& o) {
   // 3. Registry and watch caches (one per resource), default namespaces.
   registry::RegistryOptions registry_options;
   registry_options.prefix = o.etcd_servers.empty() ? "/registry" : o.etcd_prefix;
+  registry_options.watch_dispatch_threads = std::max(1, o.watch_dispatch_threads);
   registry::Registry registry(**backend, api::ResourceTable::builtin(), registry_options);
   if (auto started = registry.start(); !started) {
     std::cerr << "kw serve: cannot start the watch caches: " << started.error().message << "\n";
@@ -243,6 +245,11 @@ void add_serve_command(CLI::App& app, int* exit_code) {
                     "seconds between storage compactions (0 = never)")->capture_default_str();
   serve->add_option("--io-threads", options->io_threads, "network threads")->capture_default_str();
   serve->add_option("--worker-threads", options->worker_threads, "request handler threads")->capture_default_str();
+  serve->add_option("--watch-dispatch-threads", options->watch_dispatch_threads,
+                    "threads that hand each watch event to a resource's watchers (worth more than 1 only with "
+                    "thousands of watchers and cores to spare)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
   serve->add_option("--max-requests-inflight", options->max_requests_inflight,
                     "read-only requests (get, list) queued or running at once, per listener; over it: 429 "
                     "(watches are exempt; 0 = no limit)")

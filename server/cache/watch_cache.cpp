@@ -12,6 +12,8 @@ constexpr std::int64_t k_relist_page = 10000;
 constexpr auto k_tick = std::chrono::milliseconds(250);
 constexpr auto k_blocked_poll = std::chrono::milliseconds(5);
 constexpr auto k_bookmark_before_deadline = std::chrono::seconds(2);
+// At most this many backend events are applied and dispatched as one batch.
+constexpr std::size_t k_max_batch_events = 1024;
 
 storage::Error cache_error(storage::ErrorCode code, std::string message, Revision revision = 0) {
   return storage::Error{code, "", revision, std::move(message)};
@@ -197,6 +199,15 @@ void WatchCache::feed_loop() {
       if (m_stopping) return;
       feed = std::move(m_feed.front());
       m_feed.pop_front();
+      // A backlog (dispatch slower than the writes) is applied as one batch: each watcher
+      // then gets one write for all of it instead of one per event.
+      while (feed->kind == Feed::Kind::events && !m_feed.empty() && m_feed.front()->kind == Feed::Kind::events &&
+             m_feed.front()->generation == feed->generation && feed->events.size() < k_max_batch_events) {
+        auto& more = m_feed.front()->events;
+        feed->events.insert(feed->events.end(), std::make_move_iterator(more.begin()),
+                            std::make_move_iterator(more.end()));
+        m_feed.pop_front();
+      }
     }
     std::unique_lock lock(m_mutex);
     if (m_stopping) return;

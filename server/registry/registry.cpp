@@ -181,6 +181,7 @@ storage::Result<void> Registry::start_cache(const api::ResourceInfo& info) {
   options.api_version = info.api_version();
   options.kind = info.kind;
   options.index_field = index_field_for(info);
+  options.dispatch_threads = m_options.watch_dispatch_threads;
   options.decode = [this, info](const storage::KeyValue& kv) { return decode(info, kv); };
   auto cache = std::make_shared<cache::WatchCache>(m_backend, std::move(options));
   if (auto started = cache->start(); !started) return started;

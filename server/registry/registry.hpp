@@ -35,6 +35,8 @@ struct RegistryOptions {
   SystemClock clock;  // defaults to system_clock::now
   // generateName's random suffix (five characters); tests replace it to force collisions.
   std::function<std::string()> name_suffix;
+  // Threads each watch cache splits a dispatch round over (cache::CacheOptions).
+  int watch_dispatch_threads = 1;
 };
 
 struct ListRequest {

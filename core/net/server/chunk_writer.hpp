@@ -3,9 +3,11 @@
 // sends them straight from the thread producing them to a non-blocking socket.
 //
 // A watch event reaches an HTTP/1.1 client as one chunk: "<hex size>\r\n", the event's shared
-// bytes, "\r\n". ChunkWriter sends that in one gathered write with no copy and no wake-up of
-// the connection's I/O thread. What the socket does not take (a slow reader) is kept in order
-// as a backlog for the connection to write the usual asynchronous way (see Outbox).
+// bytes, "\r\n". ChunkWriter holds the chunks of one round of writes and sends them at the
+// flush that ends the round, in one gathered write, with no copy and no wake-up of the
+// connection's I/O thread: one event is one send, a backlog of events is one send too. What
+// the socket does not take (a slow reader) is kept in order as a backlog for the connection
+// to write the usual asynchronous way (see Outbox).
 // ChunkWriter itself is not thread-safe: its owner serialises the calls.
 #include <sys/uio.h>
 
@@ -78,15 +80,21 @@ class ChunkWriter {
   // Writes `piece` now when nothing is backlogged; whatever the socket does not take is kept,
   // and every later piece queues behind it. After a failure pieces are dropped.
   Outcome write(WirePiece piece);
+  // Keeps `piece` for the next flush() (behind the backlog when there is one).
+  Outcome hold(WirePiece piece);
+  // Writes the held pieces in gathered sends, as write() does one.
+  Outcome flush();
 
   bool backlogged() const { return !m_backlog.empty(); }
+  bool holding() const { return !m_held.empty(); }
   bool failed() const { return m_failed; }
-  // The unwritten pieces, in order, the first possibly partly written.
+  // The unwritten pieces (backlog, then held), in order, the first possibly partly written.
   std::vector<WirePiece> take_backlog();
 
  private:
   SendFn m_send;
   std::vector<WirePiece> m_backlog;
+  std::vector<WirePiece> m_held;  // empty while there is a backlog
   bool m_failed = false;
 };
 

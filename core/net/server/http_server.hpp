@@ -65,7 +65,9 @@ class ResponseStream {
   virtual ~ResponseStream() = default;
   virtual void begin(ResponseHead head) = 0;
   // Queues bytes: an HTTP/1.1 chunk (or body part), HTTP/2 DATA, or one WebSocket message.
-  // The shared buffer lets one encoded event go to many streams without copies.
+  // The shared buffer lets one encoded event go to many streams without copies. Bytes may
+  // wait for the next flush() or finish() (HTTP/1.1 sends a round of writes in one go), so
+  // a producer flushes at the end of each round.
   // Returns false when the stream is closed (peer gone, reset, server shutting down).
   virtual bool write(std::shared_ptr<const std::string> bytes) = 0;
   bool write(std::string bytes) { return write(std::make_shared<const std::string>(std::move(bytes))); }

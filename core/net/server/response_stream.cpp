@@ -32,7 +32,9 @@ Outbox::Added Outbox::add(Item item) {
   Added added;
   if (m_direct && m_items.empty() && item.kind == Kind::write && item.id == m_direct_id) {
     if (item.bytes->empty()) return added;  // a zero-size chunk would end the body
-    const auto outcome = m_direct->write(WirePiece::chunk(std::move(item.bytes)));
+    // Held for the flush that ends the producer's round of writes (or for the connection,
+    // if it takes the writing back first).
+    const auto outcome = m_direct->hold(WirePiece::chunk(std::move(item.bytes)));
     added.done_payload = outcome.done_payload;
     added.post_takeover = outcome.needs_takeover;
     return added;
@@ -63,6 +65,16 @@ Outbox::Stopped Outbox::stop_direct() {
   stopped.failed = writer->failed();
   stopped.backlog = writer->take_backlog();
   return stopped;
+}
+
+Outbox::Added Outbox::flush_direct() {
+  std::lock_guard lock(m_mutex);
+  Added added;
+  if (!m_direct || !m_direct->holding()) return added;
+  const auto outcome = m_direct->flush();
+  added.done_payload = outcome.done_payload;
+  added.post_takeover = outcome.needs_takeover;
+  return added;
 }
 
 bool Outbox::join(Item item) {
@@ -128,8 +140,14 @@ bool StreamCore::enqueue_write(std::shared_ptr<const std::string> bytes) {
 }
 
 // Every transport pushes its bytes out as soon as a write reaches the strand, so a flush only
-// matters while earlier calls still wait there; with nothing waiting it costs no post.
-void StreamCore::enqueue_flush() { m_outbox->join({m_id, Outbox::Kind::flush, nullptr, nullptr}); }
+// matters while earlier calls still wait there (with nothing waiting it costs no post), or
+// while HTTP/1.1 direct writing holds the chunks of the producer's round.
+void StreamCore::enqueue_flush() {
+  const Outbox::Added added = m_outbox->flush_direct();
+  if (added.done_payload > 0) sent(added.done_payload);
+  if (added.post_takeover) post([](StreamSink& sink, std::int64_t id) { sink.sink_takeover(id); });
+  m_outbox->join({m_id, Outbox::Kind::flush, nullptr, nullptr});
+}
 
 void StreamCore::enqueue_finish() { add_to_outbox({m_id, Outbox::Kind::finish, nullptr, nullptr}); }
 

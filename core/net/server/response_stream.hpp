@@ -64,6 +64,8 @@ class Outbox {
   // Queues a call only if a drain is already on its way (a call that is pointless once
   // everything before it reached the strand). False when it was not queued.
   bool join(Item item);
+  // Caller side: sends what direct writing holds (see ChunkWriter::flush()).
+  Added flush_direct();
   // Strand side: hands the queued calls to the protocol (after a sink_takeover() when direct
   // writing was on).
   void drain(StreamSink& sink);

@@ -150,6 +150,60 @@ TEST_CASE("chunk writer: EAGAIN inside the closing CRLF, and on the first byte")
   }
 }
 
+TEST_CASE("chunk writer: held pieces go out at the flush in one gathered send, in order") {
+  ScriptedSocket socket;
+  ChunkWriter writer(socket.sender());
+  for (const char* event : {"one", "two", "three"}) CHECK(writer.hold(WirePiece::chunk(bytes(event))).done_payload == 0);
+  CHECK(writer.holding());
+  CHECK(socket.calls == 0);
+  const auto outcome = writer.flush();
+  CHECK(outcome.done_payload == 11);
+  CHECK_FALSE(outcome.needs_takeover);
+  CHECK(socket.calls == 1);
+  CHECK(socket.taken == "3\r\none\r\n3\r\ntwo\r\n5\r\nthree\r\n");
+  CHECK_FALSE(writer.holding());
+  CHECK(writer.flush().done_payload == 0);
+  CHECK(socket.calls == 1);
+}
+
+TEST_CASE("chunk writer: a flush the socket takes in part leaves the rest as the backlog") {
+  for (std::ptrdiff_t taken : {0, 5, 10, 12, 22}) {
+    CAPTURE(taken);
+    ScriptedSocket socket;
+    socket.script = {taken};
+    ChunkWriter writer(socket.sender());
+    writer.hold(WirePiece::chunk(bytes("hello")));
+    writer.hold(WirePiece::chunk(bytes("world")));
+    writer.hold(WirePiece::chunk(bytes("again")));
+    const auto outcome = writer.flush();
+    CHECK(outcome.needs_takeover);
+    CHECK(outcome.done_payload == static_cast<std::size_t>(taken / 10 * 5));
+    CHECK(writer.backlogged());
+    // Later pieces go behind the backlog, never ahead of it.
+    writer.hold(WirePiece::chunk(bytes("later")));
+    std::string wire = socket.taken;
+    for (const auto& piece : writer.take_backlog()) wire += unwritten(piece);
+    CHECK(wire == "5\r\nhello\r\n5\r\nworld\r\n5\r\nagain\r\n5\r\nlater\r\n");
+  }
+}
+
+TEST_CASE("chunk writer: more held pieces than one send's iovecs go out in several sends") {
+  ScriptedSocket socket;
+  ChunkWriter writer(socket.sender());
+  std::string expected;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string event = std::to_string(i) + ",";
+    writer.hold(WirePiece::chunk(bytes(event)));
+    expected += event;
+  }
+  CHECK(writer.flush().done_payload == expected.size());
+  CHECK(socket.calls == 3);  // 340 pieces (1020 iovecs) per send
+  std::string body;
+  bool ended = false;
+  CHECK(decode_chunked(socket.taken, body, ended));
+  CHECK(body == expected);
+}
+
 TEST_CASE("chunk writer: a broken connection drops the piece and every later one") {
   ScriptedSocket socket;
   socket.script = {-1};
@@ -221,22 +275,31 @@ TEST_CASE("outbox: direct writes only while nothing waits for the strand, and a 
   CHECK(sink.calls == std::vector<std::string>{"write a"});
   REQUIRE(outbox.start_direct(1, socket.sender()));
 
+  // Direct writes are held until the producer's flush, which sends them in one go.
   auto direct = outbox.add({1, Outbox::Kind::write, bytes("bc"), nullptr});
   CHECK_FALSE(direct.post_drain);
-  CHECK(direct.done_payload == 2);
+  CHECK(direct.done_payload == 0);
+  CHECK(socket.taken.empty());
+  CHECK(outbox.flush_direct().done_payload == 2);
   CHECK(socket.taken == "2\r\nbc\r\n");
+  CHECK(socket.calls == 1);
   // A flush with nothing pending costs nothing; an empty write is no chunk at all.
   CHECK_FALSE(outbox.join({1, Outbox::Kind::flush, nullptr, nullptr}));
+  CHECK(outbox.flush_direct().done_payload == 0);
   CHECK(outbox.add({1, Outbox::Kind::write, bytes(""), nullptr}).done_payload == 0);
+  CHECK(outbox.flush_direct().done_payload == 0);
   CHECK(socket.taken == "2\r\nbc\r\n");
+  CHECK(socket.calls == 1);
 
   // The socket fills: the rest is kept and a takeover is asked for once.
   socket.script = {3};
-  auto partial = outbox.add({1, Outbox::Kind::write, bytes("def"), nullptr});
+  CHECK(outbox.add({1, Outbox::Kind::write, bytes("def"), nullptr}).done_payload == 0);
+  auto partial = outbox.flush_direct();
   CHECK(partial.post_takeover);
   CHECK(partial.done_payload == 0);
   auto queued = outbox.add({1, Outbox::Kind::write, bytes("g"), nullptr});
   CHECK_FALSE(queued.post_takeover);
+  CHECK_FALSE(outbox.flush_direct().post_takeover);  // behind the backlog: the connection writes it
   // finish waits for the strand; writes after it queue behind it, not on the socket.
   CHECK(outbox.add({1, Outbox::Kind::finish, nullptr, nullptr}).post_drain);
   CHECK(outbox.add({1, Outbox::Kind::write, bytes("h"), nullptr}).done_payload == 0);
