@@ -200,7 +200,11 @@ class Connector : public std::enable_shared_from_this<Connector> {
   void finish_error(std::string what, const ErrorCode& ec) {
     m_timer.cancel();
     if (m_timed_out) what += ": timed out after " + std::to_string(m_config.connect_timeout.count()) + " ms";
-    else what += ": " + openssl_error(ec);
+    else if (ec.category() == asio::error::get_ssl_category()) what += ": " + openssl_error(ec);
+    else what += ": " + ec.message();  // a plain socket error: no TLS library state to read
+    if (ec == asio::error::connection_refused || ec == asio::error::host_unreachable ||
+        ec == asio::error::network_unreachable || m_timed_out)
+      what += " (is the API server running, and is the server address in the kubeconfig or --server right?)";
     finish(fail(std::move(what)));
   }
 

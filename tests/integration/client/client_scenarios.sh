@@ -67,6 +67,10 @@ case "$scenario" in
     grep -q 'allowed formats are' "$work/err.txt"
     set +e; timeout 20 "$KW" get pod missing --server "$url" 2>/dev/null; code=$?; set -e
     [[ $code -eq 2 ]]
+    # Nothing listens on port 1: exit 3 and one line that says what to check.
+    set +e; timeout 20 "$KW" get pods --server http://127.0.0.1:1 2>"$work/err.txt"; code=$?; set -e
+    [[ $code -eq 3 && $(wc -l <"$work/err.txt") -eq 1 ]] || { echo "unreachable: exit $code"; cat "$work/err.txt"; exit 1; }
+    grep -q 'is the API server running' "$work/err.txt"
     ;;
   watch_h2|watch_http1|watch_websocket)
     transport=${scenario#watch_}
