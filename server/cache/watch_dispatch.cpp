@@ -119,11 +119,12 @@ void WatchCache::service_blocked_locked() {
   std::vector<WatcherId> expired;
   for (auto it = m_blocked.begin(); it != m_blocked.end();) {
     Watcher& w = **it;
+    const std::size_t head = w.pending_head;
     while (w.pending_head < w.pending.size() && w.sink->try_send(w.pending[w.pending_head])) ++w.pending_head;
+    if (w.pending_head != head) w.sink->flush();  // what the sink took goes out now
     if (w.pending_head == w.pending.size()) {
       std::vector<EventPtr>().swap(w.pending);
       w.pending_head = 0;
-      w.sink->flush();
       it = m_blocked.erase(it);
       continue;
     }

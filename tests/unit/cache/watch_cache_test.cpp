@@ -330,6 +330,43 @@ TEST_CASE("a watcher full for less than the budget gets every held-back event, i
   CHECK(f.cache->metrics().terminated_watchers == 0);
 }
 
+// A sink that, like HTTP/1.1 direct writing, keeps what it took until flush(): at most two
+// unflushed events, then it is full until the next flush.
+class HoldingSink : public RecordingSink {
+ public:
+  bool try_send(const cache::EventPtr& event) override {
+    if (m_full || m_unflushed >= 2) return false;
+    ++m_unflushed;
+    send(event);
+    return true;
+  }
+  bool writable() const override { return !m_full && m_unflushed < 2; }
+  void flush() override { m_unflushed = 0; }
+
+ private:
+  std::atomic<int> m_unflushed{0};
+};
+
+TEST_CASE("a blocked watcher that takes part of its held-back events gets them flushed, so it drains") {
+  Fixture f;
+  auto slow = std::make_shared<HoldingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::current_state), slow));
+  slow->m_full = true;
+  cache::Revision last = 0;
+  for (int i = 0; i < 5; ++i) last = f.put("p" + std::to_string(i), "web");
+  f.wait_revision(last);
+  slow->m_full = false;
+  // Each retry sends what the sink takes and flushes it, which makes room for the next.
+  for (int i = 0; i < 5; ++i) f.cache->tick();
+  const auto got = slow->events();
+  REQUIRE(got.size() == 5);
+  for (int i = 0; i < 5; ++i) CHECK(got[static_cast<std::size_t>(i)].name == "p" + std::to_string(i));
+  f.clock_ms += 150;
+  f.cache->tick();
+  CHECK_FALSE(slow->closed());
+  CHECK(f.cache->metrics().terminated_watchers == 0);
+}
+
 TEST_CASE("dispatch never waits for a full watcher: others and reads go on at once") {
   Fixture f;
   auto slow = std::make_shared<RecordingSink>();
