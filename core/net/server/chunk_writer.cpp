@@ -55,35 +55,9 @@ SendFn socket_sender(int fd) {
 }
 
 ChunkWriter::Outcome ChunkWriter::write(WirePiece piece) {
-  Outcome outcome;
-  if (m_failed) {
-    outcome.done_payload = piece.payload;
-    return outcome;
-  }
-  if (!m_backlog.empty()) {
-    m_backlog.push_back(std::move(piece));
-    return outcome;
-  }
-  std::array<iovec, 3> parts{};
-  int count = 0;
-  piece.for_each_unwritten([&](const char* data, std::size_t size) {
-    parts[static_cast<std::size_t>(count++)] = iovec{const_cast<char*>(data), size};
-  });
-  const std::ptrdiff_t sent = m_send(parts.data(), count);
-  if (sent < 0) {
-    m_failed = true;
-    outcome.done_payload = piece.payload;
-    outcome.needs_takeover = true;
-    return outcome;
-  }
-  piece.advance(static_cast<std::size_t>(sent));
-  if (piece.done()) {
-    outcome.done_payload = piece.payload;
-    return outcome;
-  }
-  m_backlog.push_back(std::move(piece));
-  outcome.needs_takeover = true;
-  return outcome;
+  Outcome held = hold(std::move(piece));  // dropped after a failure, queued behind a backlog
+  if (!holding()) return held;
+  return flush();
 }
 
 ChunkWriter::Outcome ChunkWriter::hold(WirePiece piece) {

@@ -77,8 +77,9 @@ class ChunkWriter {
     bool needs_takeover = false;
   };
 
-  // Writes `piece` now when nothing is backlogged; whatever the socket does not take is kept,
-  // and every later piece queues behind it. After a failure pieces are dropped.
+  // hold() then flush(): writes `piece` (after anything held) now when nothing is
+  // backlogged; whatever the socket does not take is kept, and every later piece queues
+  // behind it. After a failure pieces are dropped.
   Outcome write(WirePiece piece);
   // Keeps `piece` for the next flush() (behind the backlog when there is one).
   Outcome hold(WirePiece piece);

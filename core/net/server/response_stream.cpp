@@ -27,6 +27,10 @@ void StreamCore::set_on_close(std::function<void()> callback) {
   m_on_close = std::move(callback);
 }
 
+Outbox::Added Outbox::direct_outcome(const ChunkWriter::Outcome& outcome) {
+  return Added{.post_drain = false, .post_takeover = outcome.needs_takeover, .done_payload = outcome.done_payload};
+}
+
 Outbox::Added Outbox::add(Item item) {
   std::lock_guard lock(m_mutex);
   Added added;
@@ -34,10 +38,7 @@ Outbox::Added Outbox::add(Item item) {
     if (item.bytes->empty()) return added;  // a zero-size chunk would end the body
     // Held for the flush that ends the producer's round of writes (or for the connection,
     // if it takes the writing back first).
-    const auto outcome = m_direct->hold(WirePiece::chunk(std::move(item.bytes)));
-    added.done_payload = outcome.done_payload;
-    added.post_takeover = outcome.needs_takeover;
-    return added;
+    return direct_outcome(m_direct->hold(WirePiece::chunk(std::move(item.bytes))));
   }
   m_items.push_back(std::move(item));
   if (m_drain_posted) return added;
@@ -69,12 +70,8 @@ Outbox::Stopped Outbox::stop_direct() {
 
 Outbox::Added Outbox::flush_direct() {
   std::lock_guard lock(m_mutex);
-  Added added;
-  if (!m_direct || !m_direct->holding()) return added;
-  const auto outcome = m_direct->flush();
-  added.done_payload = outcome.done_payload;
-  added.post_takeover = outcome.needs_takeover;
-  return added;
+  if (!m_direct || !m_direct->holding()) return {};
+  return direct_outcome(m_direct->flush());
 }
 
 bool Outbox::join(Item item) {
@@ -117,10 +114,14 @@ void Outbox::discard() {
   m_drain_posted = false;
 }
 
-bool StreamCore::add_to_outbox(Outbox::Item item) {
-  const Outbox::Added added = m_outbox->add(std::move(item));
+void StreamCore::after_direct(const Outbox::Added& added) {
   if (added.done_payload > 0) sent(added.done_payload);
   if (added.post_takeover) post([](StreamSink& sink, std::int64_t id) { sink.sink_takeover(id); });
+}
+
+bool StreamCore::add_to_outbox(Outbox::Item item) {
+  const Outbox::Added added = m_outbox->add(std::move(item));
+  after_direct(added);
   if (!added.post_drain) return true;
   if (post([outbox = m_outbox](StreamSink& sink, std::int64_t) { outbox->drain(sink); })) return true;
   m_outbox->discard();
@@ -143,9 +144,7 @@ bool StreamCore::enqueue_write(std::shared_ptr<const std::string> bytes) {
 // matters while earlier calls still wait there (with nothing waiting it costs no post), or
 // while HTTP/1.1 direct writing holds the chunks of the producer's round.
 void StreamCore::enqueue_flush() {
-  const Outbox::Added added = m_outbox->flush_direct();
-  if (added.done_payload > 0) sent(added.done_payload);
-  if (added.post_takeover) post([](StreamSink& sink, std::int64_t id) { sink.sink_takeover(id); });
+  after_direct(m_outbox->flush_direct());
   m_outbox->join({m_id, Outbox::Kind::flush, nullptr, nullptr});
 }
 

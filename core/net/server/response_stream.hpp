@@ -83,6 +83,7 @@ class Outbox {
   Stopped stop_direct();
 
  private:
+  static Added direct_outcome(const ChunkWriter::Outcome& outcome);
   std::mutex m_mutex;  // guards the fields below; taken without any other lock
   std::vector<Item> m_items;
   bool m_drain_posted = false;
@@ -140,6 +141,8 @@ class StreamCore {
   std::atomic<bool> m_transport_done{false};
   std::shared_ptr<Outbox> m_outbox;
 
+  // Accounts the payload direct writing sent and asks for a takeover when it needs one.
+  void after_direct(const Outbox::Added& added);
   bool add_to_outbox(Outbox::Item item);
   std::mutex m_callback_mutex;  // guards the three fields below
   std::function<void()> m_on_close;
