@@ -17,6 +17,16 @@ bool key_text(std::string_view raw, std::string& out) {
   return codec::json_unescape(raw, out);
 }
 
+// Reads an object member by member: `member(key)` reads each value (keys decoded).
+template <class Member>  // bool(const std::string& key)
+bool members(JsonCursor& in, Member&& member) {
+  if (!in.begin_object()) return false;
+  std::string key;
+  while (auto raw = in.next_key())
+    if (!key_text(*raw, key) || !member(key)) return false;
+  return !in.failed();
+}
+
 // A string member; other kinds (null included) are skipped, as a printer reading the field
 // as a string would ignore them.
 bool string_member(JsonCursor& in, json& object, const std::string& key) {
@@ -27,51 +37,33 @@ bool string_member(JsonCursor& in, json& object, const std::string& key) {
   return true;
 }
 
+// An object of strings (labels); anything else in its place is skipped.
 bool labels(JsonCursor& in, json& out) {
   if (in.peek() != '{') return in.skip();
-  if (!in.begin_object()) return false;
   out = json::object();
-  std::string key;
-  while (auto raw = in.next_key()) {
-    if (!key_text(*raw, key) || !string_member(in, out, key)) return false;
-  }
-  return !in.failed();
+  return members(in, [&](const std::string& key) { return string_member(in, out, key); });
 }
 
 bool metadata(JsonCursor& in, json& out) {
   if (in.peek() != '{') return in.skip();
-  if (!in.begin_object()) return false;
   out = json::object();
-  std::string key;
-  while (auto raw = in.next_key()) {
-    if (!key_text(*raw, key)) return false;
-    bool read = true;
-    if (key == "labels") {
-      read = labels(in, out["labels"]);
-    } else if (key == "name" || key == "namespace" || key == "uid" || key == "resourceVersion" ||
-               key == "generateName" || key == "creationTimestamp" || key == "deletionTimestamp") {
-      read = string_member(in, out, key);
-    } else {
-      read = in.skip();
-    }
-    if (!read) return false;
-  }
-  return !in.failed();
+  return members(in, [&](const std::string& key) {
+    if (key == "labels") return labels(in, out["labels"]);
+    if (key == "name" || key == "namespace" || key == "uid" || key == "resourceVersion" || key == "generateName" ||
+        key == "creationTimestamp" || key == "deletionTimestamp")
+      return string_member(in, out, key);
+    return in.skip();
+  });
 }
 
 // kind, apiVersion and thin metadata of a row's object (a PartialObjectMetadata).
 bool row_object(JsonCursor& in, json& out) {
-  if (!in.begin_object()) return false;
   out = json::object();
-  std::string key;
-  while (auto raw = in.next_key()) {
-    if (!key_text(*raw, key)) return false;
-    const bool read = key == "metadata"                        ? metadata(in, out["metadata"])
-                      : key == "kind" || key == "apiVersion" ? string_member(in, out, key)
-                                                               : in.skip();
-    if (!read) return false;
-  }
-  return !in.failed();
+  return members(in, [&](const std::string& key) {
+    if (key == "metadata") return metadata(in, out["metadata"]);
+    if (key == "kind" || key == "apiVersion") return string_member(in, out, key);
+    return in.skip();
+  });
 }
 
 bool cells(JsonCursor& in, json& out) {
@@ -86,75 +78,64 @@ bool cells(JsonCursor& in, json& out) {
 }
 
 bool row(JsonCursor& in, Item& out) {
-  if (!in.begin_object()) return false;
-  std::string key;
-  while (auto raw = in.next_key()) {
-    if (!key_text(*raw, key)) return false;
-    const bool read = key == "cells" ? cells(in, out.cells) : key == "object" ? row_object(in, out.object) : in.skip();
-    if (!read) return false;
-  }
+  const bool read = members(in, [&](const std::string& key) {
+    if (key == "cells") return cells(in, out.cells);
+    if (key == "object") return row_object(in, out.object);
+    return in.skip();
+  });
   if (out.object.is_null()) out.object = json::object();  // as collect_items() fills in
   if (out.cells.is_null()) out.cells = json::array();
-  return !in.failed();
+  return read;
 }
 
 bool table(JsonCursor& in, std::vector<Item>& rows) {
-  if (!in.begin_object()) return false;
-  std::string key;
   bool is_table = false;
-  while (auto raw = in.next_key()) {
-    if (!key_text(*raw, key)) return false;
-    bool read = true;
+  const bool read = members(in, [&](const std::string& key) {
     if (key == "kind") {
       std::string kind;
-      if (!in.string(kind) || kind != "Table") return false;
-      is_table = true;
-    } else if (key == "columnDefinitions") {
-      // Column definitions change what the printer shows: the full decoder takes those.
-      if (in.null()) continue;
-      if (!in.begin_array() || in.next_element()) return false;
-    } else if (key == "rows") {
+      is_table = in.string(kind) && kind == "Table";
+      return is_table;
+    }
+    if (key == "columnDefinitions")  // they change what the printer shows: the full decoder takes those
+      return in.null() || (in.begin_array() && !in.next_element() && !in.failed());
+    if (key == "rows") {
       rows.clear();
-      if (in.null()) continue;
+      if (in.null()) return true;
       if (!in.begin_array()) return false;
       while (in.next_element()) {
         rows.push_back(Item{{}, nullptr, nullptr});
         if (!row(in, rows.back())) return false;
       }
-      read = !in.failed();
-    } else {
-      read = in.skip();
+      return !in.failed();
     }
-    if (!read) return false;
-  }
-  return is_table && !in.failed();
+    return in.skip();
+  });
+  return read && is_table;
 }
 
 }  // namespace
 
 std::optional<RawEvent> decode_thin_table_event(std::string_view frame) {
   JsonCursor in(frame);
-  if (!in.begin_object()) return std::nullopt;
   RawEvent event;
   std::vector<Item> rows;
   bool has_type = false;
   bool has_object = false;
-  std::string key;
-  while (auto raw = in.next_key()) {
-    if (!key_text(*raw, key)) return std::nullopt;
+  const bool read = members(in, [&](const std::string& key) {
     if (key == "type") {
-      if (has_type || !in.string(event.type)) return std::nullopt;
-      // Bookmarks and errors are rare and read in full.
-      if (event.type != "ADDED" && event.type != "MODIFIED" && event.type != "DELETED") return std::nullopt;
+      if (has_type || !in.string(event.type)) return false;
       has_type = true;
-    } else if (key == "object") {
-      if (has_object || !table(in, rows)) return std::nullopt;
-      has_object = true;
-    } else if (!in.skip()) {
-      return std::nullopt;
+      // Bookmarks and errors are rare and read in full.
+      return event.type == "ADDED" || event.type == "MODIFIED" || event.type == "DELETED";
     }
-  }
-  if (in.failed() || !in.at_end() || !has_type || !has_object) return std::nullopt;
+    if (key == "object") {
+      if (has_object) return false;
+      has_object = true;
+      return table(in, rows);
+    }
+    return in.skip();
+  });
+  if (!read || !in.at_end() || !has_type || !has_object) return std::nullopt;
   for (Item& item : rows) item.type = event.type;
   event.rows = std::move(rows);
   return event;

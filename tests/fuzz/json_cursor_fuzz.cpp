@@ -2,53 +2,20 @@
 // member, and with one skip()) into the same document; it never crashes on anything else.
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "core/codec/json_cursor.hpp"
-
-namespace {
+#include "tests/unit/codec/json_cursor_rebuild.hpp"
 
 using kw::codec::JsonCursor;
 using nlohmann::json;
 
-std::optional<json> rebuild(JsonCursor& in, int depth) {
-  if (depth > 256) return std::nullopt;
-  const char c = in.peek();
-  if (c == '{' || c == '[') {
-    const bool object = c == '{';
-    if (!(object ? in.begin_object() : in.begin_array())) return std::nullopt;
-    json out = object ? json::object() : json::array();
-    for (;;) {
-      std::string name;
-      if (object) {
-        auto key = in.next_key();
-        if (!key) break;
-        if (!kw::codec::json_unescape(*key, name)) return std::nullopt;
-      } else if (!in.next_element()) {
-        break;
-      }
-      auto value = rebuild(in, depth + 1);
-      if (!value) return std::nullopt;
-      if (object) out[name] = std::move(*value);
-      else out.push_back(std::move(*value));
-    }
-    if (in.failed()) return std::nullopt;
-    return out;
-  }
-  json value;
-  if (!in.scalar(value)) return std::nullopt;
-  return value;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   JsonCursor reader(input);
-  auto rebuilt = rebuild(reader, 0);
+  auto rebuilt = kw::codec::test::rebuild(reader);
   JsonCursor skipper(input);
   const bool skipped = skipper.skip() && skipper.at_end();
   // nlohmann stops at a NUL byte as if the text ended there; JSON does not.

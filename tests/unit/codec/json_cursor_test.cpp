@@ -3,44 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include "core/codec/json_cursor.hpp"
+#include "json_cursor_rebuild.hpp"
 
 using kw::codec::JsonCursor;
+using kw::codec::test::rebuild;
 using nlohmann::json;
 
 namespace {
-
-// Reads `text` through the cursor into a document: strings and scalars with string() /
-// scalar(), containers member by member. nullopt when the cursor fails.
-std::optional<json> rebuild(JsonCursor& in) {
-  const char c = in.peek();
-  if (c == '{') {
-    if (!in.begin_object()) return std::nullopt;
-    json out = json::object();
-    while (auto key = in.next_key()) {
-      std::string name;
-      if (!kw::codec::json_unescape(*key, name)) return std::nullopt;
-      auto value = rebuild(in);
-      if (!value) return std::nullopt;
-      out[name] = std::move(*value);
-    }
-    if (in.failed()) return std::nullopt;
-    return out;
-  }
-  if (c == '[') {
-    if (!in.begin_array()) return std::nullopt;
-    json out = json::array();
-    while (in.next_element()) {
-      auto value = rebuild(in);
-      if (!value) return std::nullopt;
-      out.push_back(std::move(*value));
-    }
-    if (in.failed()) return std::nullopt;
-    return out;
-  }
-  json value;
-  if (!in.scalar(value)) return std::nullopt;
-  return value;
-}
 
 const char* const k_valid[] = {
     R"({})",
