@@ -8,7 +8,7 @@ that server. Both clients see byte-identical streams over HTTP/1.1 chunked. Repo
 lines, one run per invocation; scripts/bench.sh repeats and takes medians):
 
   client.<tool>.<table|json>.events_per_s   events printed per second, process start to last
-  client.<tool>.startup_ms                  process start to the first request at the proxy
+  client.<tool>.startup_ms                  process start to the proxy accepting its first connection
 
 Usage: client_bench.py --kw BIN --server HOST:PORT [--events N] [--kubectl BIN] [--runs K]
 """
@@ -117,7 +117,7 @@ def render_streams(pod, table, events):
 
 
 class Replay:
-    """The proxy: forwards to kw serve, replays pod watches, notes the first request's time."""
+    """The proxy: forwards to kw serve, replays pod watches, notes when the first connection arrives."""
 
     def __init__(self, upstream, streams):
         self.upstream = upstream
@@ -131,12 +131,6 @@ class Replay:
 
             def log_message(self, *args):
                 pass
-
-            def handle_one_request(self):
-                with replay.lock:
-                    if replay.first_request is None:
-                        replay.first_request = time.perf_counter()
-                super().handle_one_request()
 
             def do_GET(self):
                 self.forward()
@@ -188,6 +182,14 @@ class Replay:
         class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
             daemon_threads = True
             allow_reuse_address = True
+
+            def process_request(self, request, client_address):
+                # Stamped on accept, before the handler thread starts: the client's first
+                # connection is its first request, and Python's thread start-up is not its time.
+                with replay.lock:
+                    if replay.first_request is None:
+                        replay.first_request = time.perf_counter()
+                super().process_request(request, client_address)
 
         self.httpd = Server(("127.0.0.1", 0), Handler)
         self.port = self.httpd.server_address[1]
@@ -263,7 +265,7 @@ def main():
     ap.add_argument("--kubectl", default=shutil.which("kubectl") or "kubectl")
     ap.add_argument("--server", required=True, help="kw serve's insecure HOST:PORT")
     ap.add_argument("--events", type=int, default=100000)
-    ap.add_argument("--startup-runs", type=int, default=10)
+    ap.add_argument("--startup-runs", type=int, default=30)
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--outputs", default="table,json", help="comma-separated subset of table,json")
     ap.add_argument("--tools", default="kw,kubectl", help="comma-separated subset of kw,kubectl")
