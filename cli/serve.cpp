@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/prctl.h>
+
 #include "cli/commands.hpp"
 #include "core/net/server/http_server.hpp"
 #include "server/auth/authenticator.hpp"
@@ -137,6 +139,11 @@ int run_serve(const ServeOptions& o) {
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
+  // The allocator asks for transparent huge pages so that short client commands start with
+  // few page faults (cli/jemalloc_conf.cpp). A long-lived server gains nothing from that and
+  // would keep a mostly empty 2 MiB page per allocator arena (idle RSS 15 -> 47 MiB), so the
+  // server turns huge pages off for the rest of its life.
+  ::prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 
   // 1. Who may do what: client certificates and tokens, then the authorization mode.
   auto authenticator = auth::Authenticator::load({o.token_auth_file, true, o.anonymous_auth});
