@@ -6,6 +6,7 @@
 
 #include "cli/print_jsonpath.hpp"
 #include "core/api/table.hpp"
+#include "core/codec/text.hpp"
 #include "core/codec/yaml.hpp"
 
 namespace kw::cli {
@@ -230,19 +231,9 @@ class ObjectPrinter final : public Printer {
     return {};
   }
 
-  // Compact JSON with <, > and & escaped as Go's encoding/json does.
+  // Compact JSON, escaped as Go's encoding/json does.
   static std::string to_kubectl_json_compact(const json& value) {
-    std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (text.find_first_of("<>&") == std::string::npos) return text;
-    std::string out;
-    out.reserve(text.size() + 16);
-    for (char c : text) {
-      if (c == '<') out += "\\u003c";
-      else if (c == '>') out += "\\u003e";
-      else if (c == '&') out += "\\u0026";
-      else out.push_back(c);
-    }
-    return out;
+    return codec::go_json_escape(value.dump(-1, ' ', false, json::error_handler_t::replace));
   }
 
   PrintOptions m_options;
@@ -365,16 +356,7 @@ std::string cell_text(const json& cell) {
 }
 
 std::string to_kubectl_json(const json& value) {
-  std::string text = value.dump(4, ' ', false, json::error_handler_t::replace);
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    if (c == '<') out += "\\u003c";
-    else if (c == '>') out += "\\u003e";
-    else if (c == '&') out += "\\u0026";
-    else out.push_back(c);
-  }
-  return out;
+  return codec::go_json_escape(value.dump(4, ' ', false, json::error_handler_t::replace));
 }
 
 json client_cells(const KindInfo& kind, const json& object, std::chrono::system_clock::time_point now) {

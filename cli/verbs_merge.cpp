@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "core/codec/text.hpp"
+
 namespace kw::cli {
 
 using nlohmann::json;
@@ -187,26 +189,7 @@ const char* merge_key(std::string_view field, const json& items) {
   return builtin_merge_key(field);
 }
 
-std::string go_json(const json& value) {
-  const std::string compact = value.dump();
-  std::string out;
-  out.reserve(compact.size() + 1);
-  for (std::size_t i = 0; i < compact.size(); ++i) {
-    const char c = compact[i];
-    if (c == '<') out += "\\u003c";
-    else if (c == '>') out += "\\u003e";
-    else if (c == '&') out += "\\u0026";
-    else if (c == '\xe2' && i + 2 < compact.size() && compact[i + 1] == '\x80' &&
-             (compact[i + 2] == '\xa8' || compact[i + 2] == '\xa9')) {
-      out += compact[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
-      i += 2;
-    } else {
-      out.push_back(c);
-    }
-  }
-  out.push_back('\n');
-  return out;
-}
+std::string go_json(const json& value) { return codec::go_json_escape(value.dump()) + '\n'; }
 
 json with_last_applied(const json& manifest) {
   json object = manifest;

@@ -9,6 +9,7 @@
 #include "core/codec/protobuf.hpp"
 #include "core/codec/protobuf_mapping.hpp"
 #include "core/codec/protobuf_scalars.hpp"
+#include "core/codec/text.hpp"
 #include "core/proto/registry.hpp"
 
 namespace kw::codec {
@@ -316,7 +317,7 @@ class MessageToJson {
       for (int i = 0; i < reflection->FieldSize(message, &field); ++i) {
         const pb::Message& entry = reflection->GetRepeatedMessage(message, &field, i);
         const std::string key = entry.GetReflection()->GetString(entry, key_field);
-        if (!scalars::is_valid_utf8(key)) return kw::fail(path + ": map key is not valid UTF-8");
+        if (!is_valid_utf8(key)) return kw::fail(path + ": map key is not valid UTF-8");
         auto value = convert_value(*value_field, entry, -1, path + "[" + key + "]");
         if (!value) return value;
         out[key] = std::move(*value);
@@ -344,7 +345,7 @@ class MessageToJson {
       case Cpp::CPPTYPE_STRING: {
         std::string text = rep ? r->GetRepeatedString(message, &field, index) : r->GetString(message, &field);
         if (field.type() == pb::FieldDescriptor::TYPE_BYTES) return json(scalars::base64_encode(text));
-        if (!scalars::is_valid_utf8(text)) return kw::fail(path + ": string is not valid UTF-8");
+        if (!is_valid_utf8(text)) return kw::fail(path + ": string is not valid UTF-8");
         return json(std::move(text));
       }
       case Cpp::CPPTYPE_BOOL:
@@ -386,13 +387,13 @@ class MessageToJson {
         return json(scalars::format_go_duration(r->GetInt64(message, field(1))));
       case Special::Quantity: {
         std::string text = r->GetString(message, field(1));
-        if (!scalars::is_valid_utf8(text)) return kw::fail(path + ": quantity is not valid UTF-8");
+        if (!is_valid_utf8(text)) return kw::fail(path + ": quantity is not valid UTF-8");
         return json(std::move(text));
       }
       case Special::IntOrString: {
         if (r->GetInt64(message, field(1)) != 1) return json(r->GetInt32(message, field(2)));
         std::string text = r->GetString(message, field(3));
-        if (!scalars::is_valid_utf8(text)) return kw::fail(path + ": string is not valid UTF-8");
+        if (!is_valid_utf8(text)) return kw::fail(path + ": string is not valid UTF-8");
         return json(std::move(text));
       }
       case Special::RawExtension:

@@ -28,6 +28,5 @@ std::string format_rfc3339(Timestamp timestamp, int fraction_digits);
 kw::Result<std::int64_t> parse_go_duration(std::string_view text);
 std::string format_go_duration(std::int64_t nanoseconds);
 
-bool is_valid_utf8(std::string_view text);
 
 }  // namespace kw::codec::scalars

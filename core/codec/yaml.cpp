@@ -12,30 +12,12 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include "core/codec/text.hpp"
+
 namespace kw::codec {
 namespace {
 
 constexpr int k_max_depth = 512;
-
-// Strict UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
-bool valid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return false;
-    std::uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
-    for (std::size_t k = 1; k < len; ++k) {
-      auto b = static_cast<unsigned char>(s[i + k]);
-      if ((b & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    static constexpr std::uint32_t k_min[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < k_min[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += len;
-  }
-  return true;
-}
 constexpr std::size_t k_max_nodes = 4'000'000;  // bounds alias expansion ("billion laughs")
 
 std::string strip_underscores(std::string_view s) {
@@ -172,7 +154,7 @@ class JsonBuilder final : public YAML::EventHandler {
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, const std::string& value) override {
     if (m_error) return;
-    if (!valid_utf8(value)) return set_error("text is not valid UTF-8 (UTF-16/32 input is not supported)", mark);
+    if (!is_valid_utf8(value)) return set_error("text is not valid UTF-8 (UTF-16/32 input is not supported)", mark);
     if (tag == "!" || tag == "tag:yaml.org,2002:str") return add(nlohmann::json(value), false, anchor, 1);
     auto resolved = resolve_plain(value);
     if (!resolved) return set_error(resolved.error().message, mark);
@@ -268,7 +250,7 @@ class JsonBuilder final : public YAML::EventHandler {
 }  // namespace
 
 Result<std::vector<nlohmann::json>> yaml_to_json(std::string_view yaml) {
-  if (!valid_utf8(yaml)) return fail("invalid YAML: the input is not valid UTF-8");
+  if (!is_valid_utf8(yaml)) return fail("invalid YAML: the input is not valid UTF-8");
   std::vector<nlohmann::json> out;
   std::istringstream input{std::string(yaml)};
   JsonBuilder builder;
@@ -311,7 +293,7 @@ bool is_utf8_line_break_or_bom(std::string_view s, std::size_t i, std::size_t* l
 }
 
 bool has_unsafe_chars(std::string_view s, bool allow_newline) {
-  if (!valid_utf8(s)) return true;
+  if (!is_valid_utf8(s)) return true;
   for (std::size_t i = 0; i < s.size(); ++i) {
     auto c = static_cast<unsigned char>(s[i]);
     if (c == '\n' && allow_newline) continue;
