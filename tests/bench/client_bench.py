@@ -9,8 +9,10 @@ lines, one run per invocation; scripts/bench.sh repeats and takes medians):
 
   client.<tool>.<table|json>.events_per_s   events printed per second, process start to last
   client.<tool>.startup_ms                  process start to the proxy accepting its first connection
+  client.floor.startup_ms                   the same for --floor, a static program that only connects:
+                                            the harness's share of both tools' start-up figures
 
-Usage: client_bench.py --kw BIN --server HOST:PORT [--events N] [--kubectl BIN] [--runs K]
+Usage: client_bench.py --kw BIN --server HOST:PORT [--events N] [--kubectl BIN] [--floor BIN]
 """
 import argparse
 import copy
@@ -265,6 +267,7 @@ def main():
     ap.add_argument("--kubectl", default=shutil.which("kubectl") or "kubectl")
     ap.add_argument("--server", required=True, help="kw serve's insecure HOST:PORT")
     ap.add_argument("--events", type=int, default=100000)
+    ap.add_argument("--floor", help="a program run as FLOOR 127.0.0.1 PORT that only connects (connect_floor)")
     ap.add_argument("--startup-runs", type=int, default=30)
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--outputs", default="table,json", help="comma-separated subset of table,json")
@@ -291,11 +294,20 @@ def main():
                 seconds = run_watch(tool, argv(output), output, args.events, env, args.timeout)
                 if seconds:
                     print(f"RESULT client.{tool}.{output}.events_per_s {args.events / seconds:.1f}", flush=True)
-        for tool, argv in (("kw", [args.kw, "get", "pods"]), ("kubectl", [args.kubectl, "get", "pods"])):
-            if tool not in tools or args.startup_runs <= 0:
-                continue
-            times = sorted(t for t in (run_startup(argv, replay, env) for _ in range(args.startup_runs)) if t)
+        starters = {tool: argv for tool, argv in (("kw", [args.kw, "get", "pods"]),
+                                                   ("kubectl", [args.kubectl, "get", "pods"])) if tool in tools}
+        if args.floor:
+            starters["floor"] = [args.floor, "127.0.0.1", str(replay.port)]
+        # Interleaved, so that a noisy stretch of the machine falls on every program alike.
+        samples = {tool: [] for tool in starters}
+        for _ in range(args.startup_runs):
+            for tool, argv in starters.items():
+                t = run_startup(argv, replay, env)
+                if t:
+                    samples[tool].append(t)
+        for tool, times in samples.items():
             if times:
+                times.sort()
                 print(f"RESULT client.{tool}.startup_ms {times[len(times) // 2]:.2f}", flush=True)
     finally:
         replay.close()
