@@ -1,5 +1,7 @@
 #include "cli/client_api.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <fstream>
 #include <sstream>
 

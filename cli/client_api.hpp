@@ -1,7 +1,7 @@
 #pragma once
 // The Kubernetes side of the client: kubeconfig + flags -> an authenticated HTTP client,
 // API paths for a kind, and the connection flags shared by get and watch.
-#include <CLI/CLI.hpp>
+#include "cli/cli_fwd.hpp"
 
 #include <memory>
 #include <string>

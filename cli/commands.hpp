@@ -1,6 +1,6 @@
 #pragma once
 // The subcommands of kw: each registers its options on the CLI11 app and runs when chosen.
-#include <CLI/CLI.hpp>
+#include "cli/cli_fwd.hpp"
 
 namespace kw::cli {
 

@@ -2,6 +2,8 @@
 // Both scripts share one candidate function written in the common subset of bash and zsh.
 #include "cli/completion.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <map>
 #include <set>
 #include <sstream>

@@ -4,7 +4,7 @@
 // IsMember check, or kubectl's -o formats), and what its positional arguments complete to.
 // Resource types, object names, namespaces and contexts are asked of `kw __complete` at
 // completion time, so they come from the live server.
-#include <CLI/CLI.hpp>
+#include "cli/cli_fwd.hpp"
 
 #include <string>
 #include <vector>

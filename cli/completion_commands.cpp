@@ -1,6 +1,8 @@
 // kw completion bash|zsh, and the hidden kw __complete WHAT [ARG] the scripts call for names
 // that live on the server: resource types (discovery, cached for ten minutes), object names
 // and namespaces (listed live), and kubeconfig contexts.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <iostream>
 #include <memory>

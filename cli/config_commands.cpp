@@ -1,5 +1,7 @@
 // kw config view | get-contexts | current-context | use-context: the merged kubeconfig as
 // kubectl shows it (secrets redacted unless --raw), and switching the current context.
+#include <CLI/CLI.hpp>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>

@@ -1,6 +1,8 @@
 // kw get / kw watch: options, validation, and the run that lists or watches and prints.
 #include "cli/get.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 #pragma once
 // kw get and kw watch: the kubectl-style client subcommands.
-#include <CLI/CLI.hpp>
+#include "cli/cli_fwd.hpp"
 
 namespace kw::cli {
 

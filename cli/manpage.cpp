@@ -1,5 +1,7 @@
 #include "cli/manpage.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>

@@ -2,7 +2,7 @@
 // Man pages generated from the CLI11 definition: kw(1) and kw-<command>(1) for every visible
 // command (nested ones as kw-config-view(1)), in roff with NAME, SYNOPSIS, DESCRIPTION,
 // OPTIONS (name, value type, description, default), EXIT STATUS and SEE ALSO.
-#include <CLI/CLI.hpp>
+#include "cli/cli_fwd.hpp"
 
 #include <string>
 #include <utility>

@@ -1,4 +1,6 @@
 // kw serve: the Kubernetes-compatible API server.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>

@@ -3,7 +3,7 @@
 // patch), api-resources, config, and the shell integration (completion scripts, the hidden
 // __complete and __manpage helpers). Each add_* registers one subcommand on the app; the
 // exit code lands in *exit_code when it ran.
-#include <CLI/CLI.hpp>
+#include "cli/cli_fwd.hpp"
 
 namespace kw::cli {
 

@@ -1,5 +1,7 @@
 // kw create -f / kw apply -f: objects from manifests, created or brought in line with the
 // manifest by client-side apply (three-way patch against the last-applied annotation).
+#include <CLI/CLI.hpp>
+
 #include <iostream>
 #include <memory>
 

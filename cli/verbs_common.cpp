@@ -1,5 +1,7 @@
 #include "cli/verbs_common.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <iostream>
 
 #include "cli/printers.hpp"

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+#include "cli/cli_fwd.hpp"
 #include <nlohmann/json.hpp>
 
 #include "cli/client_api.hpp"

@@ -1,4 +1,6 @@
 // kw delete: named objects, objects from manifests, or every object matching a selector.
+#include <CLI/CLI.hpp>
+
 #include <iostream>
 #include <memory>
 

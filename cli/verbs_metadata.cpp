@@ -1,4 +1,6 @@
 // kw label / kw annotate (key=value, key-, --overwrite) and kw patch (strategic, merge, json).
+#include <CLI/CLI.hpp>
+
 #include <fstream>
 #include <iostream>
 #include <memory>

@@ -1,5 +1,7 @@
 // kw api-resources: the server's discovery as kubectl prints it, and the registration of
 // every verb subcommand.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <iostream>
 #include <memory>

@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+
 #include <iostream>
 
 #include "cli/commands.hpp"

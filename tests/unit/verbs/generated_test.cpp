@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
