@@ -171,7 +171,7 @@ int run_serve(const ServeOptions& o) {
   // 3. Registry and watch caches (one per resource), default namespaces.
   registry::RegistryOptions registry_options;
   registry_options.prefix = o.etcd_servers.empty() ? "/registry" : o.etcd_prefix;
-  registry_options.watch_dispatch_threads = std::max(1, o.watch_dispatch_threads);
+  registry_options.watch_dispatch_threads = o.watch_dispatch_threads;  // 1..64, checked by CLI11
   registry::Registry registry(**backend, api::ResourceTable::builtin(), registry_options);
   if (auto started = registry.start(); !started) {
     std::cerr << "kw serve: cannot start the watch caches: " << started.error().message << "\n";
