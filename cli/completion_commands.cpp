@@ -12,6 +12,7 @@
 #include "cli/verbs.hpp"
 #include "cli/verbs_common.hpp"
 #include "cli/verbs_discovery.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::cli {
 
@@ -28,7 +29,7 @@ struct CompleteOptions {
 
 void print_resource_types(ApiClient& api) {
   auto resources = cached_discovery(api, default_discovery_cache_root(), false);
-  const api::ResourceTable& builtin = api::ResourceTable::builtin();
+  const api::ResourceTable& builtin = kinds::builtin_table();
   const std::vector<api::ResourceInfo> list = resources ? *resources : builtin.all();
   std::set<std::string> seen;
   for (const auto& r : list) {
@@ -76,7 +77,7 @@ int run_complete(CompleteOptions& options) {
   auto api = ApiClient::create(options.connection);
   if (what == "resource-types") {
     if (!api) {
-      const api::ResourceTable& builtin = api::ResourceTable::builtin();
+      const api::ResourceTable& builtin = kinds::builtin_table();
       for (const auto& r : builtin.all()) std::cout << r.plural << '\n';
       return k_exit_ok;
     }

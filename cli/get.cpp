@@ -18,6 +18,7 @@
 #include "cli/printers.hpp"
 #include "cli/verbs_common.hpp"
 #include "cli/watch_client.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::cli {
 
@@ -207,7 +208,7 @@ int run_get(GetOptions& options) {
                      .label_columns = {}};
   for (const auto& column : options.label_columns)
     for (auto& key : split_list(column, ',')) print.label_columns.push_back(key);
-  const api::ResourceTable& table = api::ResourceTable::builtin();
+  const api::ResourceTable& table = kinds::builtin_table();
   auto targets = parse_targets(table, options.args);
   if (!targets) {
     std::cerr << "error: " << targets.error().message << '\n';

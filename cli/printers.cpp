@@ -8,6 +8,7 @@
 #include "core/api/table.hpp"
 #include "core/codec/text.hpp"
 #include "core/codec/yaml.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::cli {
 
@@ -365,6 +366,9 @@ json client_cells(const KindInfo& kind, const json& object, std::chrono::system_
   generic.kind = kind.kind;
   generic.group = kind.group;
   generic.columns = kind.columns;
+  // A built-in kind printed with its own columns gets its row's printer.
+  const auto* row = kinds::builtin_table().find_kind(kind.api_version, kind.kind);
+  if (row && row->columns.size() == kind.columns.size()) generic.printer = row->printer;
   return api::table_cells(generic, object, now);
 }
 

@@ -25,6 +25,7 @@
 #include "server/storage/compactor.hpp"
 #include "server/storage/etcd3/etcd3_backend.hpp"
 #include "server/storage/sqlite/sqlite_backend.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::cli {
 namespace {
@@ -172,7 +173,7 @@ int run_serve(const ServeOptions& o) {
   registry::RegistryOptions registry_options;
   registry_options.prefix = o.etcd_servers.empty() ? "/registry" : o.etcd_prefix;
   registry_options.watch_dispatch_threads = o.watch_dispatch_threads;  // 1..64, checked by CLI11
-  registry::Registry registry(**backend, api::ResourceTable::builtin(), registry_options);
+  registry::Registry registry(**backend, kinds::builtin_table(), registry_options);
   if (auto started = registry.start(); !started) {
     std::cerr << "kw serve: cannot start the watch caches: " << started.error().message << "\n";
     return 1;

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "cli/verbs_common.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::cli {
 
@@ -156,7 +157,7 @@ VerbResult<std::vector<api::ResourceInfo>> cached_discovery(ApiClient& api, cons
 }
 
 Resolver::Resolver(ApiClient& api, fs::path cache_root)
-    : m_api(api), m_cache_root(std::move(cache_root)), m_builtin(api::ResourceTable::builtin()) {}
+    : m_api(api), m_cache_root(std::move(cache_root)), m_builtin(kinds::builtin_table()) {}
 
 VerbResult<const api::ResourceTable*> Resolver::discovered(bool refresh) {
   if (m_discovered && !refresh) return &*m_discovered;

@@ -6,49 +6,10 @@
 namespace kw::api {
 namespace {
 
-const std::vector<std::string> k_verbs = {"create", "delete", "deletecollection", "get",
-                                          "list",   "patch",  "update",           "watch"};
-
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
          });
-}
-
-struct Builtin {
-  const char* group;
-  const char* kind;
-  const char* plural;
-  std::vector<std::string> short_names;
-  bool namespaced;
-  std::vector<std::string> subresources;
-  bool in_all = false;
-};
-
-ResourceInfo make_info(const Builtin& b) {
-  ResourceInfo info;
-  info.group = b.group;
-  info.version = "v1";
-  info.kind = b.kind;
-  info.list_kind = info.kind + "List";
-  info.plural = b.plural;
-  info.singular = info.kind;
-  std::transform(info.singular.begin(), info.singular.end(), info.singular.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  info.short_names = b.short_names;
-  if (b.in_all) info.categories = {"all"};
-  info.namespaced = b.namespaced;
-  info.verbs = k_verbs;
-  if (info.kind == "Namespace")
-    std::erase(info.verbs, std::string("deletecollection"));
-  info.subresources = b.subresources;
-  if (info.has_subresource("scale")) {
-    info.scale.emplace();
-    info.scale->selector_from_spec = true;
-  }
-  const std::string package = info.group.empty() ? "k8s.io.api.core.v1." : "k8s.io.api.apps.v1.";
-  info.proto_message = package + info.kind;
-  return info;
 }
 
 }  // namespace
@@ -58,36 +19,6 @@ std::string ResourceInfo::group_version() const { return api_version(); }
 
 bool ResourceInfo::has_subresource(std::string_view name) const {
   return std::find(subresources.begin(), subresources.end(), name) != subresources.end();
-}
-
-const ResourceTable& ResourceTable::builtin() {
-  static const ResourceTable k_table = make_builtin_table();
-  return k_table;
-}
-
-ResourceTable ResourceTable::make_builtin_table() {
-  const std::vector<Builtin> builtins = {
-      {"", "Namespace", "namespaces", {"ns"}, false, {"status", "finalize"}},
-      {"", "Pod", "pods", {"po"}, true, {"status"}, true},
-      {"", "Service", "services", {"svc"}, true, {"status"}, true},
-      {"", "ConfigMap", "configmaps", {"cm"}, true, {}},
-      {"", "Secret", "secrets", {}, true, {}},
-      {"", "Event", "events", {"ev"}, true, {}},
-      {"", "Node", "nodes", {"no"}, false, {"status"}},
-      {"", "ServiceAccount", "serviceaccounts", {"sa"}, true, {}},
-      {"", "Endpoints", "endpoints", {"ep"}, true, {}},
-      {"apps", "Deployment", "deployments", {"deploy"}, true, {"status", "scale"}, true},
-      {"apps", "ReplicaSet", "replicasets", {"rs"}, true, {"status", "scale"}, true},
-      {"apps", "StatefulSet", "statefulsets", {"sts"}, true, {"status", "scale"}, true},
-      {"apps", "DaemonSet", "daemonsets", {"ds"}, true, {"status"}, true},
-  };
-  ResourceTable table;
-  for (const auto& b : builtins) {
-    ResourceInfo info = make_info(b);
-    info.columns = builtin_columns(info.group, info.kind);
-    table.add(std::move(info));
-  }
-  return table;
 }
 
 void ResourceTable::add(ResourceInfo info) {

@@ -1,12 +1,16 @@
 #pragma once
-// The resource table: what kinds exist, how they are named and served. Data, not code per
-// kind: CRDs are added at run time through the same ResourceInfo.
+// The resource table: what kinds exist, how they are named and served. Built-in kinds come
+// from their rows (server/registry/kinds/), CRDs are added at run time, discovery fills a
+// client's; all through the same ResourceInfo.
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace kw::api {
 
@@ -29,6 +33,11 @@ struct ScalePaths {
   bool selector_from_spec = false;
 };
 
+// The cells of one Table row of a built-in kind, in the order of its columns, as
+// kube-apiserver's printer for the kind fills them.
+using TablePrinter = std::vector<nlohmann::json> (*)(const nlohmann::json& object,
+                                                      std::chrono::system_clock::time_point now);
+
 struct ResourceInfo {
   std::string group;    // "" for the core group
   std::string version;  // "v1"
@@ -46,6 +55,7 @@ struct ResourceInfo {
   // protobuf form (CRDs, Table).
   std::string proto_message;
   std::vector<ColumnDefinition> columns;  // Table columns (NAME first)
+  TablePrinter printer = nullptr;         // fills `columns` where they need code
   // A custom resource (from a CRD): stored as JSON under storage_version's apiVersion and
   // served as `version` (conversion None: only apiVersion differs).
   bool custom = false;
@@ -60,9 +70,6 @@ struct ResourceInfo {
 // owner's lock. Lookups are case-insensitive where kubectl's are.
 class ResourceTable {
  public:
-  // v1 and apps/v1 kinds served by kw: built once, immutable.
-  static const ResourceTable& builtin();
-
   void add(ResourceInfo info);     // replaces an entry with the same group+version+plural
   bool remove(std::string_view group, std::string_view version, std::string_view plural);
 
@@ -79,16 +86,11 @@ class ResourceTable {
   std::vector<std::string> versions(std::string_view group) const;
 
  private:
-  static ResourceTable make_builtin_table();
   std::vector<ResourceInfo> m_resources;
 };
 
 // The protobuf message of a meta.k8s.io kind served without a resource (Status, WatchEvent,
 // discovery documents...); nullopt for kinds with no protobuf form (Table).
 std::optional<std::string> meta_proto_message(std::string_view kind);
-
-// Column definitions of a built-in kind as kube-apiserver's printers declare them
-// (defined in table.cpp).
-std::vector<ColumnDefinition> builtin_columns(std::string_view group, std::string_view kind);
 
 }  // namespace kw::api

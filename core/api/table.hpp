@@ -1,6 +1,6 @@
 #pragma once
-// Server-side Table rows (meta.k8s.io/v1 Table): column definitions and cells for the
-// built-in kinds as kube-apiserver's printers produce them, and JSONPath columns for CRDs.
+// Server-side Table rows (meta.k8s.io/v1 Table): the cells of an object through its kind's
+// printer (built-in kinds, see ResourceInfo::printer) or JSONPath columns (CRDs).
 #include <chrono>
 #include <string>
 #include <string_view>
@@ -19,12 +19,11 @@ std::string format_age(std::chrono::seconds age);
 // unparseable or too far in the future.
 std::string age_since(const nlohmann::json& timestamp, std::chrono::system_clock::time_point now);
 
-// Column definitions exactly as kube-apiserver sends them for a built-in kind; for other
-// kinds the default Name + Created At pair.
-std::vector<ColumnDefinition> builtin_columns(std::string_view group, std::string_view kind);
-bool has_builtin_printer(std::string_view group, std::string_view kind);
+// The columns of a kind with neither a printer nor printer columns: Name + Created At.
+std::vector<ColumnDefinition> default_columns();
 
-// The cells of one Table row, in info.columns order.
+// The cells of one Table row, in info.columns order: the kind's printer where it has one,
+// JSONPath and the generic Name/Age/Created At columns otherwise.
 nlohmann::json table_cells(const ResourceInfo& info, const nlohmann::json& object,
                            std::chrono::system_clock::time_point now);
 

@@ -2,11 +2,11 @@
 // Kubernetes protobuf codec. Transcoding itself lives in protobuf_json.cpp.
 #include "core/codec/protobuf.hpp"
 
-#include <array>
 #include <limits>
 
 #include "k8s.io/apimachinery/pkg/apis/meta/v1/generated.pb.h"
 #include "k8s.io/apimachinery/pkg/runtime/generated.pb.h"
+#include "core/proto/registry.hpp"
 
 namespace kw::codec {
 namespace {
@@ -14,33 +14,15 @@ namespace {
 namespace runtime = k8s::io::apimachinery::pkg::runtime;
 namespace metav1 = k8s::io::apimachinery::pkg::apis::meta::v1;
 
-struct KindMessage {
-  std::string_view api_version;
-  std::string_view kind;
-  std::string_view message;
-};
-
-constexpr std::string_view k_core = "k8s.io.api.core.v1.";
-constexpr std::string_view k_apps = "k8s.io.api.apps.v1.";
 constexpr std::string_view k_meta = "k8s.io.apimachinery.pkg.apis.meta.v1.";
 
-constexpr std::array k_core_kinds{"Namespace", "Pod", "Service", "ConfigMap", "Secret", "Event", "Node", "ServiceAccount",
-                                  "Endpoints", "PersistentVolumeClaim"};
-constexpr std::array k_apps_kinds{"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"};
-constexpr std::array k_meta_kinds{"Status", "WatchEvent", "APIResourceList", "APIGroup", "APIGroupList", "APIVersions",
-                                  "PartialObjectMetadata", "PartialObjectMetadataList", "ListOptions", "GetOptions",
-                                  "DeleteOptions", "CreateOptions", "UpdateOptions", "PatchOptions"};
-
-template <std::size_t N>
-std::optional<std::string> match_kind(const std::array<const char*, N>& kinds, std::string_view prefix, std::string_view kind) {
-  for (std::string_view known : kinds) {
-    if (kind == known) return std::string(prefix) + std::string(kind);
-    if (kind.size() == known.size() + 4 && kind.starts_with(known) && kind.ends_with("List")) {
-      return std::string(prefix) + std::string(kind);
-    }
-  }
-  return std::nullopt;
-}
+// Groups whose protobuf package is not k8s.io.api.<first label of the group>.
+constexpr std::pair<std::string_view, std::string_view> k_package_exceptions[] = {
+    {"meta.k8s.io", "k8s.io.apimachinery.pkg.apis.meta"},
+    {"apiextensions.k8s.io", "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions"},
+    {"apiregistration.k8s.io", "k8s.io.kube_aggregator.pkg.apis.apiregistration"},
+    {"internal.apiserver.k8s.io", "k8s.io.api.apiserverinternal"},
+};
 
 kw::Result<std::pair<std::string, std::string>> type_of(const nlohmann::json& object) {
   if (!object.is_object()) return kw::fail("expected a JSON object with apiVersion and kind");
@@ -71,19 +53,23 @@ bool parse_exact(google::protobuf::Message& message, std::string_view bytes) {
 
 }  // namespace
 
+std::string proto_package(std::string_view group, std::string_view version) {
+  for (const auto& [name, package] : k_package_exceptions)
+    if (name == group) return std::string(package) + "." + std::string(version);
+  const std::string_view label = group.empty() ? std::string_view("core") : group.substr(0, group.find('.'));
+  return "k8s.io.api." + std::string(label) + "." + std::string(version);
+}
+
 std::optional<std::string> builtin_message_for(std::string_view api_version, std::string_view kind) {
-  if (api_version == "v1") {
-    if (auto name = match_kind(k_core_kinds, k_core, kind)) return name;
-    if (kind == "Status") return std::string(k_meta) + "Status";
-    return std::nullopt;
-  }
-  if (api_version == "apps/v1") return match_kind(k_apps_kinds, k_apps, kind);
-  if (api_version == "meta.k8s.io/v1") {
-    for (std::string_view known : k_meta_kinds) {
-      if (kind == known) return std::string(k_meta) + std::string(kind);
-    }
-  }
-  return std::nullopt;
+  // Status travels as apiVersion v1 whatever the group of the request.
+  if (kind == "Status") return std::string(k_meta) + "Status";
+  const auto slash = api_version.find('/');
+  const std::string_view group = slash == std::string_view::npos ? std::string_view() : api_version.substr(0, slash);
+  const std::string_view version = slash == std::string_view::npos ? api_version : api_version.substr(slash + 1);
+  if (version.empty() || kind.empty()) return std::nullopt;
+  std::string name = proto_package(group, version) + "." + std::string(kind);
+  if (proto::find_message(name) == nullptr) return std::nullopt;
+  return name;
 }
 
 std::string encode_envelope(std::string_view api_version, std::string_view kind, std::string_view raw) {

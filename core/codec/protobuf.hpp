@@ -68,8 +68,12 @@ kw::Result<Envelope> decode_envelope(std::string_view bytes);
 // Maps (apiVersion, kind) to a proto message full name, or nullopt when unknown.
 using ResourceLookup = std::function<std::optional<std::string>(std::string_view api_version, std::string_view kind)>;
 
-// The kinds whose messages kw_proto carries: core/v1 and apps/v1 kinds and
-// their lists, and the meta/v1 Status, WatchEvent and discovery documents.
+// The protobuf package Kubernetes gives an API group version: "k8s.io.api.core.v1" for
+// ("", "v1"), "k8s.io.api.rbac.v1" for ("rbac.authorization.k8s.io", "v1")...
+std::string proto_package(std::string_view group, std::string_view version);
+// The message of a kind (or its list) in its group version's package, when kw_proto
+// carries it; Status is meta/v1's whatever the apiVersion. The compiled descriptors are
+// the list: a kind whose .proto is compiled in needs no other entry.
 std::optional<std::string> builtin_message_for(std::string_view api_version, std::string_view kind);
 
 // JSON object with apiVersion/kind -> enveloped protobuf bytes.

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "k8s.io/api/apps/v1/generated.pb.h"
+#include "k8s.io/api/batch/v1/generated.pb.h"
+#include "k8s.io/api/coordination/v1/generated.pb.h"
 #include "k8s.io/api/core/v1/generated.pb.h"
 #include "k8s.io/apimachinery/pkg/api/resource/generated.pb.h"
 #include "k8s.io/apimachinery/pkg/apis/meta/v1/generated.pb.h"
@@ -28,6 +30,8 @@ void link_all_files() {
     (void)k8s::io::apimachinery::pkg::apis::meta::v1::ObjectMeta::descriptor();
     (void)k8s::io::api::core::v1::Pod::descriptor();
     (void)k8s::io::api::apps::v1::Deployment::descriptor();
+    (void)k8s::io::api::batch::v1::Job::descriptor();
+    (void)k8s::io::api::coordination::v1::Lease::descriptor();
     return true;
   }();
   (void)k_linked;

@@ -2,7 +2,7 @@
 // Lookup of the Kubernetes wire messages compiled into kw_proto.
 //
 // Every message of the k8s.io packages kw knows (runtime, meta/v1, resource,
-// intstr, core/v1, apps/v1) is reachable by its full protobuf name, e.g.
+// intstr, and each API group compiled in) is reachable by its full protobuf name, e.g.
 // "k8s.io.api.core.v1.Pod". Descriptors live in protobuf's generated pool and
 // stay valid for the life of the process.
 #include <string_view>

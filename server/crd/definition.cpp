@@ -297,21 +297,4 @@ json with_established_status(json crd, const std::string& now_rfc3339) {
   return crd;
 }
 
-api::ResourceInfo definitions_resource() {
-  api::ResourceInfo info;
-  info.group = "apiextensions.k8s.io";
-  info.version = "v1";
-  info.kind = "CustomResourceDefinition";
-  info.list_kind = "CustomResourceDefinitionList";
-  info.plural = "customresourcedefinitions";
-  info.singular = "customresourcedefinition";
-  info.short_names = {"crd", "crds"};
-  info.namespaced = false;
-  info.verbs = {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
-  info.subresources = {"status"};
-  info.columns = {{"Name", "string", "name", k_name_description, 0, ""},
-                  {"Created At", "date", "", k_age_description, 0, ""}};
-  return info;
-}
-
 }  // namespace kw::crd

@@ -46,7 +46,4 @@ std::shared_ptr<const Definition> parse_definition(const nlohmann::json& crd);
 // acceptedNames from spec.names, storedVersions including the storage version.
 nlohmann::json with_established_status(nlohmann::json crd, const std::string& now_rfc3339);
 
-// The table entry of the CustomResourceDefinition resource itself.
-api::ResourceInfo definitions_resource();
-
 }  // namespace kw::crd

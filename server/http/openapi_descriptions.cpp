@@ -8,7 +8,8 @@ namespace kw::http::openapi {
 std::vector<Description> all_descriptions() {
   std::vector<Description> out;
   for (const auto part :
-       {meta_descriptions(), pod_descriptions(), workload_descriptions(), core_descriptions(), apps_descriptions()})
+       {meta_descriptions(), pod_descriptions(), workload_descriptions(), core_descriptions(), apps_descriptions(),
+        batch_descriptions()})
     out.insert(out.end(), part.begin(), part.end());
   return out;
 }

@@ -28,5 +28,6 @@ std::span<const Description> pod_descriptions();       // Pod, PodSpec, Containe
 std::span<const Description> workload_descriptions();  // PodStatus, probes, volumes, env sources
 std::span<const Description> core_descriptions();      // the other core/v1 kinds
 std::span<const Description> apps_descriptions();      // apps/v1
+std::span<const Description> batch_descriptions();     // batch/v1 and coordination.k8s.io/v1
 
 }  // namespace kw::http::openapi

@@ -6,9 +6,24 @@
 
 #include "server/crd/schema.hpp"
 #include "server/registry/registry.hpp"
+
+#include <cstdlib>
+
+#include "server/registry/kinds/kind_spec.hpp"
 #include "server/registry/stored_value.hpp"
 
 namespace kw::registry {
+namespace {
+
+// The row of the CustomResourceDefinition resource: the one whose lifecycle is definitions.
+const api::ResourceInfo& definitions_info() {
+  for (const auto& spec : kinds::builtin_kinds())
+    if (spec.lifecycle == kinds::Lifecycle::definition) return spec.info;
+  std::abort();  // kinds/apiextensions_v1.cpp always has it
+}
+
+}  // namespace
+
 namespace {
 
 constexpr std::int64_t k_delete_page = 500;
@@ -165,13 +180,13 @@ ApiResult<void> Registry::retire_definition(const std::string& name) {
 }
 
 storage::Result<void> Registry::load_definitions() {
-  const std::string prefix = key_prefix(crd::definitions_resource(), "");
+  const std::string prefix = key_prefix(definitions_info(), "");
   storage::ListOptions options{0, k_delete_page, ""};
   for (;;) {
     auto page = m_backend.list(prefix, options);
     if (!page) return std::unexpected(page.error());
     for (const auto& kv : page->items) {
-      auto crd = decode_stored(crd::definitions_resource(), kv.value).value_or(nlohmann::json());
+      auto crd = decode_stored(definitions_info(), kv.value).value_or(nlohmann::json());
       if (!crd.is_object() || !crd::validate_definition(crd).empty()) {
         std::cerr << "kw serve: not serving the CustomResourceDefinition stored at " << kv.key
                   << ": it is not a valid apiextensions.k8s.io/v1 object; delete and recreate it\n";

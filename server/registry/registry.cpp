@@ -7,6 +7,7 @@
 #include "core/api/selector.hpp"
 #include "core/codec/protobuf_scalars.hpp"
 #include "server/registry/fields.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 #include "server/registry/stored_value.hpp"
 #include "server/registry/validation.hpp"
 
@@ -44,21 +45,6 @@ std::optional<storage::Revision> parse_revision(const std::string& text) {
   return value;
 }
 
-// A Secret's stringData is write-only convenience: folded into data (base64), as
-// kube-apiserver does on every write; stringData wins over data for the same key.
-void fold_string_data(const api::ResourceInfo& info, nlohmann::json& object) {
-  if (!info.group.empty() || info.kind != "Secret") return;
-  const auto string_data = object.find("stringData");
-  if (string_data == object.end()) return;
-  if (string_data->is_object()) {
-    auto& data = object["data"];
-    if (!data.is_object()) data = nlohmann::json::object();
-    for (const auto& [key, value] : string_data->items())
-      if (value.is_string()) data[key] = codec::scalars::base64_encode(value.get<std::string>());
-  }
-  object.erase("stringData");
-}
-
 nlohmann::json& metadata(nlohmann::json& object) {
   if (!object.contains("metadata") || !object["metadata"].is_object()) object["metadata"] = nlohmann::json::object();
   return object["metadata"];
@@ -78,14 +64,29 @@ ApiResult<std::pair<storage::Revision, std::string>> decode_continue(const std::
   return std::pair{parsed["rv"].get<storage::Revision>(), parsed["start"].get<std::string>()};
 }
 
-// The field a resource's cache indexes objects and watchers by: what watchers filter on most
-// (kubelets watch their node's pods).
-std::string index_field_for(const api::ResourceInfo& info) {
-  return info.group.empty() && info.kind == "Pod" ? "spec.nodeName" : "";
+// The row of a built-in resource; null for custom resources.
+const kinds::KindSpec* spec_of(const api::ResourceInfo& info) {
+  return info.custom ? nullptr : kinds::find_kind(info.group, info.version, info.plural);
 }
 
-bool is_definitions(const api::ResourceInfo& info) {
-  return info.group == "apiextensions.k8s.io" && info.plural == "customresourcedefinitions";
+const kinds::Strategy& strategy_of(const api::ResourceInfo& info) {
+  static const kinds::Strategy k_none;
+  const auto* spec = spec_of(info);
+  return spec ? spec->strategy : k_none;
+}
+
+kinds::Lifecycle lifecycle_of(const api::ResourceInfo& info) {
+  const auto* spec = spec_of(info);
+  return spec ? spec->lifecycle : kinds::Lifecycle::plain;
+}
+
+bool is_definitions(const api::ResourceInfo& info) { return lifecycle_of(info) == kinds::Lifecycle::definition; }
+
+// The API's defaults and write-only conveniences, applied to every write of the object.
+void apply_defaults(const api::ResourceInfo& info, nlohmann::json& object, bool status_only) {
+  const auto& strategy = strategy_of(info);
+  if (strategy.canonicalize) strategy.canonicalize(object);
+  if (strategy.defaults && !status_only) strategy.defaults(object);
 }
 
 }  // namespace
@@ -95,8 +96,6 @@ Registry::Registry(storage::Backend& backend, api::ResourceTable resources, Regi
   if (!m_options.clock) m_options.clock = [] { return std::chrono::system_clock::now(); };
   // generateName's suffix: five characters from kube-apiserver's alphabet (no vowels, no look-alikes).
   if (!m_options.name_suffix) m_options.name_suffix = [] { return random_string(5, "bcdfghjklmnpqrstvwxz2456789"); };
-  if (!resources.find_plural("apiextensions.k8s.io", "v1", "customresourcedefinitions"))
-    resources.add(crd::definitions_resource());
   m_resources = std::make_shared<const api::ResourceTable>(std::move(resources));
   m_tasks = std::make_unique<DelayedTasks>();
 }
@@ -114,9 +113,12 @@ std::string Registry::cache_key(const api::ResourceInfo& info) const {
 Registry::~Registry() = default;
 
 std::string Registry::key_prefix(const api::ResourceInfo& info, const std::string& ns) const {
+  // Built-in kinds where kube-apiserver keeps them (their rows say); custom resources
+  // under <group>/<plural>.
+  const auto* spec = spec_of(info);
   std::string out = m_options.prefix + "/";
-  if (!info.group.empty() && info.group != "apps") out += info.group + "/";
-  out += info.plural + "/";
+  out += spec ? spec->storage_resource : info.group + "/" + info.plural;
+  out += "/";
   if (info.namespaced && !ns.empty()) out += ns + "/";
   return out;
 }
@@ -154,7 +156,7 @@ storage::Result<cache::ObjectPtr> Registry::decode(const api::ResourceInfo& info
   object->name = meta.value("name", std::string());
   object->namespace_ = meta.value("namespace", std::string());
   object->labels = api::labels_of(parsed);
-  object->fields = selectable_fields(info, parsed);
+  object->fields = selectable_fields(spec_of(info), info, parsed);
   object->object = std::move(parsed);
   return object;
 }
@@ -180,7 +182,8 @@ storage::Result<void> Registry::start_cache(const api::ResourceInfo& info) {
   options.prefix = key_prefix(info, "");
   options.api_version = info.api_version();
   options.kind = info.kind;
-  options.index_field = index_field_for(info);
+  const auto* spec = spec_of(info);
+  options.index_field = spec ? spec->index_field : "";
   options.dispatch_threads = m_options.watch_dispatch_threads;
   options.decode = [this, info](const storage::KeyValue& kv) { return decode(info, kv); };
   auto cache = std::make_shared<cache::WatchCache>(m_backend, std::move(options));
@@ -246,13 +249,14 @@ ApiResult<cache::WatchFilter> Registry::make_filter(const api::ResourceInfo& inf
   if (!labels) return std::unexpected(bad_request("unable to parse labelSelector: " + labels.error().message));
   auto fields = api::FieldSelector::parse(field_selector);
   if (!fields) return std::unexpected(bad_request("unable to parse fieldSelector: " + fields.error().message));
-  const auto supported = selectable_fields(info, nlohmann::json::object());
+  const auto supported = selectable_fields(spec_of(info), info, nlohmann::json::object());
   for (const auto& requirement : fields->requirements())
     if (!supported.contains(requirement.field))
       return std::unexpected(bad_request("field label not supported: " + requirement.field));
   cache::WatchFilter filter;
   filter.namespace_ = info.namespaced ? ns : "";
-  const std::string index_field = index_field_for(info);
+  const auto* spec = spec_of(info);
+  const std::string index_field = spec ? spec->index_field : "";
   for (const auto& requirement : fields->requirements())
     if (!index_field.empty() && requirement.field == index_field && requirement.op == api::FieldOperator::equals)
       filter.index_value = requirement.value;
@@ -285,7 +289,6 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
                                            const WriteOptions& options) {
   if (!object.is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
   if (auto wrong = normalize_meta_types(object)) return std::unexpected(bad_request(*wrong));
-  fold_string_data(info, object);
   if (object.value("kind", info.kind) != info.kind || object.value("apiVersion", info.api_version()) != info.api_version())
     return std::unexpected(bad_request("the API version in the data (" + object.value("apiVersion", std::string()) +
                                        ") and kind (" + object.value("kind", std::string()) +
@@ -296,6 +299,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   auto normalized = normalize(info, object, options);
   if (!normalized) return std::unexpected(normalized.error());
   object = std::move(*normalized);
+  apply_defaults(info, object, false);
   if (info.custom && info.has_subresource("status")) object.erase("status");  // written through /status only
   auto& meta = metadata(object);
   if (info.namespaced) {
@@ -311,27 +315,22 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   const bool generated = meta.value("name", std::string()).empty() && !meta.value("generateName", std::string()).empty();
   if (generated) meta["name"] = generated_name(meta["generateName"].get<std::string>());
   std::string name = meta.value("name", std::string());
-  if (auto causes = validate_object(info, object); !causes.empty())
-    return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
-  if (is_definitions(info))
-    if (auto prepared = prepare_definition(object); !prepared) return std::unexpected(prepared.error());
-  if (auto ok = check_namespace(info, ns); !ok) return std::unexpected(ok.error());
   for (const char* server_set : {"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"})
     meta.erase(server_set);
   meta["uid"] = new_uid();
   meta["creationTimestamp"] = now_rfc3339();
   if (object.contains("spec")) meta["generation"] = 1;
-  if (info.group.empty() && info.kind == "Namespace") {
-    object["spec"]["finalizers"] = {"kubernetes"};
-    object["status"] = {{"phase", "Active"}};
-  } else if (info.group.empty() && info.kind == "Pod") {
-    if (!object.contains("status") || !object["status"].is_object()) object["status"] = nlohmann::json::object();
-    if (!object["status"].contains("phase")) object["status"]["phase"] = "Pending";
-  }
+  if (const auto& strategy = strategy_of(info); strategy.prepare_create) strategy.prepare_create(object);
+  if (auto causes = validate_object(spec_of(info), object); !causes.empty())
+    return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
+  if (is_definitions(info))
+    if (auto prepared = prepare_definition(object); !prepared) return std::unexpected(prepared.error());
+  if (auto ok = check_namespace(info, ns); !ok) return std::unexpected(ok.error());
   if (options.dry_run) return object;
   auto value = stored_value(info, object);
   if (!value) return std::unexpected(value.error());
-  const auto ttl = info.group.empty() && info.kind == "Event" ? m_options.event_ttl : std::chrono::seconds{0};
+  const auto* spec = spec_of(info);
+  const auto ttl = spec && spec->uses_event_ttl ? m_options.event_ttl : std::chrono::seconds{0};
   auto written = m_backend.create(key(info, ns, name), *value, ttl);
   // A generated name that is taken is drawn again, as kube-apiserver does (1 in 14 million
   // per draw, but a busy generateName prefix holds many objects).
@@ -385,10 +384,10 @@ ApiResult<nlohmann::json> Registry::update_with(
     if (!wanted) return wanted;
     if (!wanted->is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
     if (auto wrong = normalize_meta_types(*wanted)) return std::unexpected(bad_request(*wrong));
-    fold_string_data(info, *wanted);
     auto normalized = normalize(info, *wanted, options);
     if (!normalized) return std::unexpected(normalized.error());
     nlohmann::json object = std::move(*normalized);
+    apply_defaults(info, object, options.subresource == "status");
     auto& meta = metadata(object);
     if (meta.value("name", name) != name)
       return std::unexpected(bad_request("the name of the object (" + meta.value("name", std::string()) +
@@ -427,10 +426,14 @@ ApiResult<nlohmann::json> Registry::update_with(
         if (existing.contains("status")) object["status"] = existing["status"];
         else object.erase("status");
       }
+      if (const auto& strategy = strategy_of(info); strategy.prepare_update) strategy.prepare_update(object, existing);
       if (object.value("spec", nlohmann::json()) != existing.value("spec", nlohmann::json()))
         meta["generation"] = old_meta.value("generation", 0) + 1;
     }
-    if (auto causes = validate_object(info, object); !causes.empty())
+    auto causes = validate_object(spec_of(info), object);
+    if (const auto& strategy = strategy_of(info); strategy.validate_update && options.subresource.empty())
+      strategy.validate_update(object, existing, causes);
+    if (!causes.empty())
       return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
     if (info.custom && options.subresource == "status")
       if (auto checked = check_custom(info, object); !checked) return std::unexpected(checked.error());
@@ -466,7 +469,7 @@ ApiResult<nlohmann::json> Registry::update(const api::ResourceInfo& info, const 
 ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const std::string& ns,
                                            const std::string& name, const nlohmann::json& delete_options,
                                            const WriteOptions& options) {
-  if (info.group.empty() && info.kind == "Namespace") return remove_namespace(info, name, delete_options, options);
+  if (lifecycle_of(info) == kinds::Lifecycle::namespace_) return remove_namespace(info, name, delete_options, options);
   const std::string k = key(info, ns, name);
   auto current = m_backend.get(k);
   if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));

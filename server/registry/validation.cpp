@@ -1,44 +1,13 @@
 #include "server/registry/validation.hpp"
 
-#include <cctype>
+#include "server/registry/kinds/checks.hpp"
 
 namespace kw::registry {
 namespace {
 
+using namespace kinds;
+
 constexpr std::size_t k_max_annotations_bytes = 256 * 1024;
-
-bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
-
-const char* const k_subdomain_help =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
-    "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
-    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const char* const k_label_help =
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
-    "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-
-void add_cause(nlohmann::json& causes, const std::string& field, const std::string& reason,
-               const std::string& message) {
-  causes.push_back({{"reason", reason}, {"message", message}, {"field", field}});
-}
-
-void invalid_value(nlohmann::json& causes, const std::string& field, const nlohmann::json& value,
-                   const std::string& why) {
-  add_cause(causes, field, "FieldValueInvalid", "Invalid value: " + value.dump() + ": " + why);
-}
-
-void required(nlohmann::json& causes, const std::string& field) {
-  add_cause(causes, field, "FieldValueRequired", "Required value");
-}
-
-bool name_part(std::string_view v) {  // the name of a qualified name
-  if (v.empty() || v.size() > 63 || !alnum(v.front()) || !alnum(v.back())) return false;
-  for (char c : v)
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  return true;
-}
 
 void validate_string_map(nlohmann::json& causes, const nlohmann::json& map, const std::string& field,
                          bool values_are_labels) {
@@ -69,93 +38,19 @@ void validate_string_map(nlohmann::json& causes, const nlohmann::json& map, cons
               "Too long: must have at most " + std::to_string(k_max_annotations_bytes) + " bytes");
 }
 
-void validate_containers(nlohmann::json& causes, const nlohmann::json& spec, const std::string& path) {
-  const auto containers = spec.find("containers");
-  if (containers == spec.end() || !containers->is_array() || containers->empty()) {
-    required(causes, path + ".containers");
-    return;
-  }
-  for (std::size_t i = 0; i < containers->size(); ++i) {
-    const auto& c = (*containers)[i];
-    const std::string at = path + ".containers[" + std::to_string(i) + "]";
-    if (!c.is_object()) {
-      invalid_value(causes, at, c, "must be an object");
-      continue;
-    }
-    const auto name = c.value("name", std::string());
-    if (name.empty()) required(causes, at + ".name");
-    else if (!is_dns1123_label(name)) invalid_value(causes, at + ".name", name, k_label_help);
-    if (c.value("image", std::string()).empty()) required(causes, at + ".image");
-  }
-}
-
-void validate_spec(const api::ResourceInfo& info, const nlohmann::json& object, nlohmann::json& causes) {
-  if (info.custom) return;  // a custom resource's spec is its CRD schema's business
-  const auto& spec = object.contains("spec") && object["spec"].is_object() ? object["spec"] : nlohmann::json();
-  if (info.kind == "Pod") {
-    if (spec.is_null()) required(causes, "spec");
-    else validate_containers(causes, spec, "spec");
-  } else if (info.kind == "Deployment" || info.kind == "ReplicaSet" || info.kind == "StatefulSet" ||
-             info.kind == "DaemonSet") {
-    if (spec.is_null() || !spec.contains("selector")) {
-      required(causes, "spec.selector");
-      return;
-    }
-    const auto& tmpl = spec.value("template", nlohmann::json::object());
-    const auto& labels = tmpl.value("metadata", nlohmann::json::object()).value("labels", nlohmann::json::object());
-    const auto& wanted = spec["selector"].value("matchLabels", nlohmann::json::object());
-    for (const auto& [k, v] : wanted.items())
-      if (!labels.contains(k) || labels[k] != v) {
-        invalid_value(causes, "spec.template.metadata.labels", labels,
-                      "`selector` does not match template `labels`");
-        break;
-      }
-    validate_containers(causes, tmpl.value("spec", nlohmann::json::object()), "spec.template.spec");
-  }
-}
-
 }  // namespace
 
-bool is_dns1123_label(std::string_view v) {
-  if (v.empty() || v.size() > 63 || !lower_alnum(v.front()) || !lower_alnum(v.back())) return false;
-  for (char c : v)
-    if (!lower_alnum(c) && c != '-') return false;
-  return true;
-}
-
-bool is_dns1123_subdomain(std::string_view v) {
-  if (v.empty() || v.size() > 253) return false;
-  std::size_t start = 0;
-  for (;;) {
-    const auto dot = v.find('.', start);
-    const auto part = v.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (part.empty() || !lower_alnum(part.front()) || !lower_alnum(part.back())) return false;
-    for (char c : part)
-      if (!lower_alnum(c) && c != '-') return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-bool is_qualified_name(std::string_view v) {
-  const auto slash = v.find('/');
-  if (slash == std::string_view::npos) return name_part(v);
-  return is_dns1123_subdomain(v.substr(0, slash)) && name_part(v.substr(slash + 1));
-}
-
-bool is_label_value(std::string_view v) { return v.empty() || name_part(v); }
-
-nlohmann::json validate_object(const api::ResourceInfo& info, const nlohmann::json& object) {
+nlohmann::json validate_object(const kinds::KindSpec* spec, const nlohmann::json& object) {
   nlohmann::json causes = nlohmann::json::array();
   const auto& meta = object.value("metadata", nlohmann::json::object());
   const auto name = meta.value("name", std::string());
-  const bool label_names = !info.custom && (info.kind == "Namespace" || info.kind == "Service");
+  const bool label_names = spec && spec->name_rule == kinds::NameRule::label;
   if (name.empty()) required(causes, "metadata.name");
   else if (label_names ? !is_dns1123_label(name) : !is_dns1123_subdomain(name))
     invalid_value(causes, "metadata.name", name, label_names ? k_label_help : k_subdomain_help);
   validate_string_map(causes, meta.value("labels", nlohmann::json()), "metadata.labels", true);
   validate_string_map(causes, meta.value("annotations", nlohmann::json()), "metadata.annotations", false);
-  validate_spec(info, object, causes);
+  if (spec && spec->strategy.validate) spec->strategy.validate(object, causes);
   return causes;
 }
 

@@ -18,6 +18,7 @@
 #include "server/registry/registry.hpp"
 #include "server/storage/sqlite/sqlite_backend.hpp"
 #include "support/temp_dir.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace {
 
@@ -105,7 +106,7 @@ struct Harness {
       std::abort();
     }
     backend = std::move(*opened);
-    registry = std::make_unique<registry::Registry>(*backend, api::ResourceTable::builtin(), registry::RegistryOptions{});
+    registry = std::make_unique<registry::Registry>(*backend, kinds::builtin_table(), registry::RegistryOptions{});
     if (auto started = registry->start(); !started) {
       std::fprintf(stderr, "request_fuzz: %s\n", started.error().message.c_str());
       std::abort();

@@ -9,6 +9,7 @@
 #include "core/codec/protobuf.hpp"
 #include "server/http/openapi.hpp"
 #include "openapi_test_support.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace {
 
@@ -92,7 +93,7 @@ TEST_CASE("key schemas are present under Kubernetes' definition names") {
   CHECK(schema(v2(), "io.k8s.api.apps.v1.DeploymentStrategy").is_object());
   // A group version's document carries only its own kinds.
   CHECK_FALSE(core_v3()["components"]["schemas"].contains("io.k8s.api.apps.v1.Deployment"));
-  CHECK(kw::http::openapi_v3_document(table(), "apis/batch/v1").is_null());
+  CHECK(kw::http::openapi_v3_document(table(), "apis/example.com/v1").is_null());
 }
 
 TEST_CASE("kinds carry x-kubernetes-group-version-kind, apiVersion and kind") {
@@ -241,7 +242,7 @@ TEST_CASE("paths: operations, GVK extension and query parameters kubectl looks f
 }
 
 TEST_CASE("a custom resource gets a permissive schema and merge-patch only") {
-  kw::api::ResourceTable crds = kw::api::ResourceTable::builtin();
+  kw::api::ResourceTable crds = kw::kinds::builtin_table();
   kw::api::ResourceInfo info;
   info.group = "stable.example.com";
   info.version = "v1";
@@ -264,7 +265,7 @@ TEST_CASE("handle_openapi serves discovery, documents, ETag and ?hash=") {
   kw::http::OpenApiDocuments documents;
   RecordingStream other;
   CHECK_FALSE(kw::http::handle_openapi(get("/api/v1"), other, table(), documents));
-  CHECK_FALSE(kw::http::handle_openapi(get("/openapi/v3/apis/batch/v1"), other, table(), documents));
+  CHECK_FALSE(kw::http::handle_openapi(get("/openapi/v3/apis/example.com/v1"), other, table(), documents));
 
   RecordingStream discovery;
   REQUIRE(kw::http::handle_openapi(get("/openapi/v3", "", {{"accept", "application/json"}}), discovery, table(),
@@ -324,7 +325,7 @@ TEST_CASE("handle_openapi serves discovery, documents, ETag and ?hash=") {
 
 TEST_CASE("documents are rebuilt when the resource table changes") {
   kw::http::OpenApiDocuments documents;
-  kw::api::ResourceTable changing = kw::api::ResourceTable::builtin();
+  kw::api::ResourceTable changing = kw::kinds::builtin_table();
   const auto first = documents.documents(changing);
   CHECK(documents.documents(changing) == first);  // cached
   changing.remove("apps", "v1", "daemonsets");

@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "server/http/openapi.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::http::openapi::test {
 
 using nlohmann::json;
 
 inline const api::ResourceTable& table() {
-  static const api::ResourceTable builtin = api::ResourceTable::builtin();
+  static const api::ResourceTable builtin = kinds::builtin_table();
   return builtin;
 }
 

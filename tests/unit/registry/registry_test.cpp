@@ -11,6 +11,7 @@
 #include "server/registry/registry.hpp"
 #include "server/storage/sqlite/sqlite_backend.hpp"
 #include "support/temp_dir.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace {
 
@@ -20,7 +21,7 @@ struct Fixture {
   testing::TempDir dir{"kw-registry-test"};
   std::unique_ptr<storage::Backend> backend;
   std::unique_ptr<registry::Registry> registry;
-  api::ResourceTable resources = api::ResourceTable::builtin();
+  api::ResourceTable resources = kinds::builtin_table();
 
   explicit Fixture(registry::RegistryOptions registry_options = {}) {
     storage::SqliteOptions options;

@@ -1,0 +1,161 @@
+#include "core/api/print_support.hpp"
+
+#include <algorithm>
+
+#include "core/api/selector.hpp"
+#include "core/api/table.hpp"
+
+namespace kw::api::print {
+namespace {
+
+using Clock = std::chrono::system_clock;
+
+const json& null_json() {
+  static const json k_null;
+  return k_null;
+}
+
+bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
+  if (pos + n > s.size()) return false;
+  out = 0;
+  for (std::size_t i = pos; i < pos + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    out = out * 10 + (s[i] - '0');
+  }
+  return true;
+}
+
+}  // namespace
+
+// ---- small JSON accessors -----------------------------------------------------------------
+
+const json& at(const json& j, std::initializer_list<std::string_view> path) {
+  const json* cur = &j;
+  for (std::string_view key : path) {
+    if (!cur->is_object()) return null_json();
+    auto it = cur->find(key);
+    if (it == cur->end()) return null_json();
+    cur = &*it;
+  }
+  return *cur;
+}
+
+std::string str(const json& j) { return j.is_string() ? j.get<std::string>() : std::string(); }
+std::int64_t num(const json& j) {
+  if (j.is_number_integer() || j.is_number_unsigned()) return j.get<std::int64_t>();
+  if (j.is_number_float()) return static_cast<std::int64_t>(j.get<double>());
+  return 0;
+}
+const json& arr(const json& j) {
+  static const json k_empty = json::array();
+  return j.is_array() ? j : k_empty;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+// ---- time ---------------------------------------------------------------------------------
+
+std::optional<TimePoint> parse_rfc3339(std::string_view s) {
+  int y, mo, d, h, mi, sec;
+  if (!digits(s, 0, 4, y) || s.size() < 19 || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||
+      !digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !digits(s, 11, 2, h) ||
+      s[13] != ':' || !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, sec))
+    return std::nullopt;
+  std::size_t pos = 19;
+  std::chrono::nanoseconds frac{0};
+  if (pos < s.size() && s[pos] == '.') {
+    std::int64_t scale = 100'000'000, ns = 0;
+    ++pos;
+    std::size_t start = pos;
+    for (; pos < s.size() && s[pos] >= '0' && s[pos] <= '9'; ++pos, scale /= 10) ns += (s[pos] - '0') * scale;
+    if (pos == start) return std::nullopt;
+    frac = std::chrono::nanoseconds(ns);
+  }
+  int offset_minutes = 0;
+  if (pos < s.size() && (s[pos] == 'Z' || s[pos] == 'z')) {
+    ++pos;
+  } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
+    int oh, om;
+    if (!digits(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' || !digits(s, pos + 4, 2, om))
+      return std::nullopt;
+    offset_minutes = (s[pos] == '-' ? -1 : 1) * (oh * 60 + om);
+    pos += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (pos != s.size()) return std::nullopt;
+  std::chrono::year_month_day ymd{std::chrono::year(y), std::chrono::month(static_cast<unsigned>(mo)),
+                                  std::chrono::day(static_cast<unsigned>(d))};
+  if (!ymd.ok() || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+  auto tp = std::chrono::sys_days(ymd) + std::chrono::hours(h) + std::chrono::minutes(mi) +
+            std::chrono::seconds(sec) - std::chrono::minutes(offset_minutes);
+  return std::chrono::time_point_cast<Clock::duration>(tp + frac);
+}
+
+std::optional<TimePoint> time_of(const json& j) {
+  if (!j.is_string()) return std::nullopt;
+  return parse_rfc3339(j.get_ref<const std::string&>());
+}
+
+std::string since(std::optional<TimePoint> t, TimePoint now) {
+  if (!t) return "<unknown>";
+  return format_age(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
+}
+
+std::string format_labels(const json& labels) {
+  std::vector<std::string> parts;
+  if (labels.is_object())
+    for (const auto& [k, v] : labels.items()) parts.push_back(k + "=" + str(v));
+  std::sort(parts.begin(), parts.end());
+  return parts.empty() ? "<none>" : join(parts, ",");
+}
+
+std::string selector_string(const json& selector) {
+  auto s = LabelSelector::from_label_selector_json(selector);
+  return s ? s->to_string() : std::string("<error>");
+}
+
+std::pair<std::string, std::string> container_cells(const json& containers) {
+  std::vector<std::string> names, images;
+  for (const auto& c : arr(containers)) {
+    names.push_back(str(at(c, {"name"})));
+    images.push_back(str(at(c, {"image"})));
+  }
+  return {join(names, ","), join(images, ",")};
+}
+
+std::int64_t size_of(const json& j) { return j.is_object() || j.is_array() ? static_cast<std::int64_t>(j.size()) : 0; }
+
+std::string name_of(const json& o) { return str(at(o, {"metadata", "name"})); }
+std::string age_of(const json& o, TimePoint now) { return since(time_of(at(o, {"metadata", "creationTimestamp"})), now); }
+
+// ---- column definitions ---------------------------------------------------------------------
+
+const char* const k_name_doc =
+    "Name must be unique within a namespace. Is required when creating resources, although some resources may "
+    "allow a client to request the generation of an appropriate name automatically. Name is primarily intended "
+    "for creation idempotence and configuration definition. Cannot be updated. More info: "
+    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
+const char* const k_created_doc =
+    "CreationTimestamp is a timestamp representing the server time when this object was created. It is not "
+    "guaranteed to be set in happens-before order across separate operations. Clients may not set this value. "
+    "It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. "
+    "More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+
+ColumnDefinition col(std::string name, std::string type, std::string description, int priority,
+                     std::string format) {
+  return ColumnDefinition{std::move(name), std::move(type), std::move(format), std::move(description), priority, ""};
+}
+ColumnDefinition name_col() { return col("Name", "string", k_name_doc, 0, "name"); }
+ColumnDefinition age_col() { return col("Age", "string", k_created_doc); }
+ColumnDefinition containers_col() { return col("Containers", "string", "Names of each container in the template.", 1); }
+ColumnDefinition images_col() { return col("Images", "string", "Images referenced by each container in the template.", 1); }
+
+}  // namespace kw::api::print

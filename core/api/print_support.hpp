@@ -1,0 +1,54 @@
+#pragma once
+// The building blocks of kube-apiserver's table printers: tolerant JSON accessors (a
+// missing or mistyped step reads as null, "" or 0), ages, label and selector text, and the
+// column definitions most kinds share. The per-kind printers live with their kinds' rows.
+#include <chrono>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/api/resource.hpp"
+
+namespace kw::api::print {
+
+using nlohmann::json;
+using TimePoint = std::chrono::system_clock::time_point;
+using Cells = std::vector<json>;
+
+// The value at `path` (object keys), or a null when a step is missing.
+const json& at(const json& j, std::initializer_list<std::string_view> path);
+std::string str(const json& j);   // "" unless a string
+std::int64_t num(const json& j);  // 0 unless a number (floats truncated)
+const json& arr(const json& j);   // an empty array unless an array
+std::int64_t size_of(const json& j);  // members of an object or array, else 0
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+// RFC 3339 timestamps ("2024-01-02T03:04:05Z", fractions and offsets allowed).
+std::optional<TimePoint> parse_rfc3339(std::string_view s);
+std::optional<TimePoint> time_of(const json& j);
+// kubectl's human age of `t` at `now`; "<unknown>" without a time.
+std::string since(std::optional<TimePoint> t, TimePoint now);
+
+std::string format_labels(const json& labels);     // "a=1,b=2" sorted, or "<none>"
+std::string selector_string(const json& selector); // a LabelSelector in its canonical text
+// The names and images of a container list, comma-joined.
+std::pair<std::string, std::string> container_cells(const json& containers);
+std::string name_of(const json& object);
+std::string age_of(const json& object, TimePoint now);
+
+extern const char* const k_name_doc;
+extern const char* const k_created_doc;
+ColumnDefinition col(std::string name, std::string type, std::string description, int priority = 0,
+                     std::string format = "");
+ColumnDefinition name_col();
+ColumnDefinition age_col();
+ColumnDefinition containers_col();
+ColumnDefinition images_col();
+
+}  // namespace kw::api::print

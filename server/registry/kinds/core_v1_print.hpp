@@ -1,0 +1,21 @@
+#pragma once
+// The Table printers of the core/v1 kinds; the columns they fill are in core_v1.cpp's rows.
+#include "core/api/print_support.hpp"
+
+namespace kw::kinds {
+
+using api::print::Cells;
+using api::print::TimePoint;
+using api::print::json;
+
+Cells print_namespace(const json& object, TimePoint now);
+Cells print_service(const json& object, TimePoint now);
+Cells print_config_map(const json& object, TimePoint now);
+Cells print_secret(const json& object, TimePoint now);
+Cells print_service_account(const json& object, TimePoint now);
+Cells print_endpoints(const json& object, TimePoint now);
+Cells print_event(const json& object, TimePoint now);
+Cells print_node(const json& object, TimePoint now);
+Cells print_pod(const json& object, TimePoint now);
+
+}  // namespace kw::kinds

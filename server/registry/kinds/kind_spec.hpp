@@ -1,0 +1,83 @@
+#pragma once
+// A kind is a row. Everything kw knows about one built-in resource sits in its KindSpec:
+// names, scope, verbs and subresources (the ResourceInfo that discovery, OpenAPI and the
+// client read), where it lives in storage, its Table printer, its selectable fields, and
+// its strategy: defaults, validation and the rules of create and update. Rows are grouped
+// one file per API group version (core_v1.cpp, apps_v1.cpp, ...); nothing outside this
+// folder names a kind.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/api/resource.hpp"
+
+namespace kw::kinds {
+
+// Validation failures: a JSON array of StatusCause objects {reason, message, field}.
+using Causes = nlohmann::json;
+
+// A field that field selectors may name, and where its value sits in the object.
+struct SelectableField {
+  std::string name;               // "spec.nodeName"
+  std::vector<std::string> path;  // {"spec", "nodeName"}
+  std::string unset;              // what an object without the field reports ("false"...)
+};
+
+// How metadata.name is checked (Kubernetes' ValidateObjectMeta name functions).
+enum class NameRule { subdomain, label };
+
+// Lifecycle the registry runs for the kind beyond create/update/delete.
+enum class Lifecycle {
+  plain,
+  namespace_,  // deletion marks it Terminating; contents go first, in the background
+  definition,  // a CustomResourceDefinition: writing it serves (or retires) a resource
+};
+
+// The strategy of a kind, as Kubernetes' pkg/registry/<group>/<kind>/strategy.go has it.
+// Every hook is optional. Objects are JSON with kind, apiVersion and metadata already set.
+struct Strategy {
+  // Every write (create, update, patch, status): write-only conveniences folded in.
+  void (*canonicalize)(nlohmann::json& object) = nullptr;
+  // Every write of the main resource: the API's defaults (Kubernetes' SetDefaults_*),
+  // which a client reads back as if it had sent them.
+  void (*defaults)(nlohmann::json& object) = nullptr;
+  // Create, after uid, name and creationTimestamp are set: defaults, server-owned
+  // fields (status reset, generated selectors).
+  void (*prepare_create)(nlohmann::json& object) = nullptr;
+  // Update of the main resource (not /status): `old` is the stored object.
+  void (*prepare_update)(nlohmann::json& object, const nlohmann::json& old) = nullptr;
+  // Checks of a whole object, on create and on every update.
+  void (*validate)(const nlohmann::json& object, Causes& causes) = nullptr;
+  // Checks of an update against the stored object (immutable fields).
+  void (*validate_update)(const nlohmann::json& object, const nlohmann::json& old, Causes& causes) = nullptr;
+};
+
+struct KindSpec {
+  // Names, scope, verbs, subresources, Table columns and printer. list_kind, singular,
+  // proto_message and scale are derived when left empty.
+  api::ResourceInfo info;
+  // The etcd key segment as kube-apiserver writes it: keys are
+  // <prefix>/<storage_resource>[/<namespace>]/<name>. Defaults to the plural.
+  std::string storage_resource;
+  // Field selector support beyond metadata.name and metadata.namespace.
+  std::vector<SelectableField> fields;
+  // The field the watch cache indexes objects and watchers by ("" = none).
+  std::string index_field;
+  // Objects expire --event-ttl after their last write.
+  bool uses_event_ttl = false;
+  NameRule name_rule = NameRule::subdomain;
+  Lifecycle lifecycle = Lifecycle::plain;
+  Strategy strategy;
+};
+
+// Every built-in row, in discovery order ("" first, then by group as kube-apiserver
+// lists them). Built once, immutable.
+const std::vector<KindSpec>& builtin_kinds();
+// The row of a served built-in resource; null for custom resources.
+const KindSpec* find_kind(std::string_view group, std::string_view version, std::string_view plural);
+// The ResourceInfo of every row, as a table (the server's start and the client's names).
+const api::ResourceTable& builtin_table();
+
+}  // namespace kw::kinds

@@ -1,0 +1,65 @@
+#include <algorithm>
+#include <cctype>
+
+#include "core/codec/protobuf.hpp"
+#include "server/registry/kinds/groups.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
+
+namespace kw::kinds {
+namespace {
+
+const std::vector<std::string> k_all_verbs = {"create", "delete", "deletecollection", "get",
+                                              "list",   "patch",  "update",           "watch"};
+
+// Fills what a row leaves to convention.
+void complete(KindSpec& spec) {
+  api::ResourceInfo& info = spec.info;
+  if (info.list_kind.empty()) info.list_kind = info.kind + "List";
+  if (info.singular.empty()) {
+    info.singular = info.kind;
+    std::transform(info.singular.begin(), info.singular.end(), info.singular.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  }
+  if (info.verbs.empty()) info.verbs = k_all_verbs;
+  if (info.proto_message.empty())
+    info.proto_message = codec::builtin_message_for(info.api_version(), info.kind).value_or("");
+  if (info.has_subresource("scale") && !info.scale) {
+    info.scale.emplace();
+    info.scale->selector_from_spec = true;
+  }
+  if (spec.storage_resource.empty()) spec.storage_resource = info.plural;
+}
+
+std::vector<KindSpec> make_rows() {
+  std::vector<KindSpec> rows;
+  for (auto group : {core_v1_kinds, apps_v1_kinds, batch_v1_kinds, apiextensions_v1_kinds, coordination_v1_kinds})
+    for (auto& spec : group()) {
+      complete(spec);
+      rows.push_back(std::move(spec));
+    }
+  return rows;
+}
+
+}  // namespace
+
+const std::vector<KindSpec>& builtin_kinds() {
+  static const std::vector<KindSpec> k_rows = make_rows();
+  return k_rows;
+}
+
+const KindSpec* find_kind(std::string_view group, std::string_view version, std::string_view plural) {
+  for (const auto& spec : builtin_kinds())
+    if (spec.info.plural == plural && spec.info.version == version && spec.info.group == group) return &spec;
+  return nullptr;
+}
+
+const api::ResourceTable& builtin_table() {
+  static const api::ResourceTable k_table = [] {
+    api::ResourceTable table;
+    for (const auto& spec : builtin_kinds()) table.add(spec.info);
+    return table;
+  }();
+  return k_table;
+}
+
+}  // namespace kw::kinds
