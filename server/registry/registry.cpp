@@ -80,6 +80,11 @@ kinds::Lifecycle lifecycle_of(const api::ResourceInfo& info) {
   return spec ? spec->lifecycle : kinds::Lifecycle::plain;
 }
 
+WriteOptions marking_deletion(WriteOptions options) {
+  options.marks_deletion = true;
+  return options;
+}
+
 bool is_definitions(const api::ResourceInfo& info) { return lifecycle_of(info) == kinds::Lifecycle::definition; }
 
 // The API's defaults and write-only conveniences, applied to every write of the object.
@@ -412,6 +417,11 @@ ApiResult<nlohmann::json> Registry::update_with(
                                           info.plural, name));
     object["kind"] = info.kind;
     object["apiVersion"] = info.api_version();
+    // The registry's own graceful delete marks the object deleted; a client's write cannot.
+    nlohmann::json deletion;
+    if (options.marks_deletion && meta.contains("deletionTimestamp"))
+      deletion = {{"deletionTimestamp", meta["deletionTimestamp"]},
+                  {"deletionGracePeriodSeconds", meta.value("deletionGracePeriodSeconds", nlohmann::json(0))}};
     const auto& old_meta = existing["metadata"];
     for (const char* kept : {"uid", "creationTimestamp", "generation", "deletionTimestamp", "namespace", "name"})
       if (old_meta.contains(kept)) meta[kept] = old_meta[kept];
@@ -430,6 +440,7 @@ ApiResult<nlohmann::json> Registry::update_with(
       if (object.value("spec", nlohmann::json()) != existing.value("spec", nlohmann::json()))
         meta["generation"] = old_meta.value("generation", 0) + 1;
     }
+    if (deletion.is_object()) metadata(object).update(deletion);
     auto causes = validate_object(spec_of(info), object);
     if (const auto& strategy = strategy_of(info); strategy.validate_update && options.subresource.empty())
       strategy.validate_update(object, existing, causes);
@@ -504,7 +515,7 @@ ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const 
                          }
                          return out;
                        },
-                       options);
+                       marking_deletion(options));
   }
   if (options.dry_run) return existing;
   auto removed = m_backend.remove(k, current->mod_revision);
@@ -528,7 +539,7 @@ ApiResult<nlohmann::json> Registry::remove_namespace(const api::ResourceInfo& in
                                    out["status"] = {{"phase", "Terminating"}};
                                    return out;
                                  },
-                                 {.dry_run = options.dry_run, .subresource = "status"});
+                                 {.dry_run = options.dry_run, .subresource = "status", .marks_deletion = true});
   if (!terminating || options.dry_run) return terminating;
   schedule_namespace_cleanup(name, m_options.namespace_cleanup_delay);
   return terminating;

@@ -62,6 +62,9 @@ struct WriteOptions {
   // Unknown fields of typed kinds: dropped silently, dropped with a warning, or refused.
   codec::FieldValidation field_validation = codec::FieldValidation::Warn;
   std::vector<std::string>* warnings = nullptr;  // where Warn's messages go (may be null)
+  // Set by the registry's own graceful delete (finalizers, namespaces): the write may set
+  // metadata.deletionTimestamp, which is otherwise kept as stored.
+  bool marks_deletion = false;
 };
 
 class Registry {

@@ -74,7 +74,7 @@ void default_job(json& job) {
 // PrepareForCreate: no status yet, and unless the user picks the selector, pods are
 // labelled with this Job's uid and name and selected by the uid.
 void prepare_job(json& job) {
-  job.erase("status");
+  job["status"] = json::object();
   auto& spec = object_at(job, "spec");
   if (spec.value("manualSelector", false) == true) return;
   const auto& meta = at(job, {"metadata"});
