@@ -1,8 +1,7 @@
 #include "cli/verbs_merge.hpp"
 
 #include <algorithm>
-#include <map>
-
+#include "core/codec/patch_schema.hpp"
 #include "core/codec/text.hpp"
 
 namespace kw::cli {
@@ -10,31 +9,6 @@ namespace kw::cli {
 using nlohmann::json;
 
 namespace {
-
-// The patchMergeKey tags of the built-in kinds' list fields, by field name. "ports" is
-// resolved from its items (container ports vs service ports).
-const char* builtin_merge_key(std::string_view field) {
-  static const std::map<std::string_view, const char*> k_keys = {
-      {"containers", "name"},
-      {"initContainers", "name"},
-      {"ephemeralContainers", "name"},
-      {"volumes", "name"},
-      {"env", "name"},
-      {"imagePullSecrets", "name"},
-      {"volumeMounts", "mountPath"},
-      {"volumeDevices", "devicePath"},
-      {"conditions", "type"},
-      {"hostAliases", "ip"},
-      {"topologySpreadConstraints", "topologyKey"},
-      {"schedulingGates", "name"},
-      {"resourceClaims", "name"},
-      {"podIPs", "ip"},
-      {"hostIPs", "ip"},
-      {"addresses", "type"},
-  };
-  auto found = k_keys.find(field);
-  return found == k_keys.end() ? nullptr : found->second;
-}
 
 enum class Shape { object, array, scalar };
 
@@ -60,17 +34,19 @@ json::const_iterator find_by_key(const json& list, const char* key, const json& 
                       [&](const json& item) { return item.is_object() && item.contains(key) && item[key] == value; });
 }
 
-json diff_maps(const json& original, const json& modified, const DiffOptions& options);
+json diff_maps(const json& original, const json& modified, const DiffOptions& options, const codec::SchemaNode& schema);
+
+// The merge key of a list field under a strategic patch; nullptr when the list is replaced.
+const char* list_key(const std::string& field, const DiffOptions& options, const codec::SchemaNode& schema) {
+  if (options.strategy != PatchStrategy::strategic) return nullptr;
+  const codec::PatchMeta* meta = schema.list_meta(field);
+  return meta == nullptr || meta->merge_key.empty() ? nullptr : meta->merge_key.data();
+}
 
 void diff_lists(const std::string& field, const json& original, const json& modified, const DiffOptions& options,
-                json& patch) {
-  const char* key = nullptr;
-  if (options.strategy == PatchStrategy::strategic) {
-    json both = original;
-    both.insert(both.end(), modified.begin(), modified.end());
-    key = merge_key(field, both);
-    if (key != nullptr && !(keyed(original, key) && keyed(modified, key))) key = nullptr;
-  }
+                const codec::SchemaNode& schema, json& patch) {
+  const char* key = list_key(field, options, schema);
+  if (key != nullptr && !(keyed(original, key) && keyed(modified, key))) key = nullptr;
   if (key == nullptr) {
     if (original != modified && !options.ignore_changes_and_additions) patch[field] = modified;
     return;
@@ -82,7 +58,7 @@ void diff_lists(const std::string& field, const json& original, const json& modi
       if (!options.ignore_changes_and_additions) items.push_back(item);
       continue;
     }
-    json sub = diff_maps(*match, item, options);
+    json sub = diff_maps(*match, item, options, schema.child(field));
     if (!sub.empty()) {
       sub[key] = item[key];
       items.push_back(std::move(sub));
@@ -95,7 +71,7 @@ void diff_lists(const std::string& field, const json& original, const json& modi
   if (!items.empty()) patch[field] = std::move(items);
 }
 
-json diff_maps(const json& original, const json& modified, const DiffOptions& options) {
+json diff_maps(const json& original, const json& modified, const DiffOptions& options, const codec::SchemaNode& schema) {
   json patch = json::object();
   const json empty = json::object();
   const json& from = original.is_object() ? original : empty;
@@ -108,12 +84,12 @@ json diff_maps(const json& original, const json& modified, const DiffOptions& op
     }
     switch (shape_of(value)) {
       case Shape::object: {
-        json sub = diff_maps(*found, value, options);
+        json sub = diff_maps(*found, value, options, schema.child(field));
         if (!sub.empty()) patch[field] = std::move(sub);
         break;
       }
       case Shape::array:
-        diff_lists(field, *found, value, options, patch);
+        diff_lists(field, *found, value, options, schema, patch);
         break;
       case Shape::scalar:
         if (*found != value && !options.ignore_changes_and_additions) patch[field] = value;
@@ -127,18 +103,16 @@ json diff_maps(const json& original, const json& modified, const DiffOptions& op
 }
 
 // Combines two patches computed against the same object (the deletions and the changes).
-json merge_patches(json into, const json& next, PatchStrategy strategy) {
+json merge_patches(json into, const json& next, const DiffOptions& options, const codec::SchemaNode& schema) {
   for (const auto& [field, value] : next.items()) {
     auto found = into.find(field);
     if (found == into.end()) {
       into[field] = value;
     } else if (found->is_object() && value.is_object()) {
-      *found = merge_patches(*found, value, strategy);
-    } else if (found->is_array() && value.is_array() && strategy == PatchStrategy::strategic) {
-      json both = *found;
-      both.insert(both.end(), value.begin(), value.end());
-      const char* key = merge_key(field, both);
-      if (key == nullptr || !keyed(both, key)) {
+      *found = merge_patches(*found, value, options, schema.child(field));
+    } else if (found->is_array() && value.is_array() && list_key(field, options, schema) != nullptr) {
+      const char* key = list_key(field, options, schema);
+      if (!keyed(*found, key) || !keyed(value, key)) {
         *found = value;
         continue;
       }
@@ -147,7 +121,7 @@ json merge_patches(json into, const json& next, PatchStrategy strategy) {
           return existing[key] == item[key] && !existing.contains("$patch") && !item.contains("$patch");
         });
         if (match == found->end()) found->push_back(item);
-        else *match = merge_patches(*match, item, strategy);
+        else *match = merge_patches(*match, item, options, schema.child(field));
       }
     } else {
       *found = value;
@@ -156,38 +130,7 @@ json merge_patches(json into, const json& next, PatchStrategy strategy) {
   return into;
 }
 
-json merge_list_items(json target, const json& patch, const char* key) {
-  if (!target.is_array()) target = json::array();
-  for (const auto& item : patch) {
-    if (!item.is_object() || !item.contains(key)) {
-      target.push_back(item);
-      continue;
-    }
-    auto match = std::find_if(target.begin(), target.end(),
-                              [&](const json& t) { return t.is_object() && t.contains(key) && t[key] == item[key]; });
-    if (item.value("$patch", std::string()) == "delete") {
-      if (match != target.end()) target.erase(match);
-    } else if (match != target.end()) {
-      *match = apply_strategic_patch(*match, item);
-    } else {
-      json added = item;
-      added.erase("$patch");
-      target.push_back(std::move(added));
-    }
-  }
-  return target;
-}
-
 }  // namespace
-
-const char* merge_key(std::string_view field, const json& items) {
-  if (field == "ports") {
-    for (const auto& item : items)
-      if (item.is_object() && item.contains("containerPort")) return "containerPort";
-    return "port";
-  }
-  return builtin_merge_key(field);
-}
 
 std::string go_json(const json& value) { return codec::go_json_escape(value.dump()) + '\n'; }
 
@@ -216,32 +159,15 @@ json last_applied_of(const json& live) {
 }
 
 json three_way_patch(const json& original, const json& modified, const json& current, PatchStrategy strategy) {
-  const json delta = diff_maps(current, modified, DiffOptions{true, false, strategy});
-  const json deletions = diff_maps(original, modified, DiffOptions{false, true, strategy});
-  return merge_patches(deletions, delta, strategy);
+  const codec::SchemaNode schema = codec::SchemaNode::of_object(modified);
+  const json delta = diff_maps(current, modified, DiffOptions{true, false, strategy}, schema);
+  const json deletions = diff_maps(original, modified, DiffOptions{false, true, strategy}, schema);
+  return merge_patches(deletions, delta, DiffOptions{false, false, strategy}, schema);
 }
 
 json apply_strategic_patch(json target, const json& patch) {
-  if (!patch.is_object()) return patch;
-  if (patch.value("$patch", std::string()) == "replace") {
-    json out = patch;
-    out.erase("$patch");
-    return out;
-  }
-  if (!target.is_object()) target = json::object();
-  for (const auto& [field, value] : patch.items()) {
-    if (field.starts_with("$")) continue;
-    if (value.is_null()) {
-      target.erase(field);
-    } else if (value.is_object()) {
-      target[field] = apply_strategic_patch(target.contains(field) ? target[field] : json(), value);
-    } else if (const char* key = value.is_array() ? merge_key(field, value) : nullptr; key != nullptr) {
-      target[field] = merge_list_items(target.contains(field) ? target[field] : json(), value, key);
-    } else {
-      target[field] = value;
-    }
-  }
-  return target;
+  const codec::SchemaNode schema = codec::SchemaNode::of_object(target);
+  return codec::strategic_merge(std::move(target), patch, schema);
 }
 
 }  // namespace kw::cli

@@ -4,7 +4,7 @@
 // manifest (modified) and the live object (current). Fields dropped from the manifest since
 // the last apply are deleted; fields the server or other writers added are kept; lists of the
 // built-in kinds with a merge key (containers by name, ports by containerPort...) are merged
-// item by item. Kinds without patch metadata (CRDs) get a JSON merge patch instead: lists are
+// item by item, as core/codec/patch_schema.hpp says for each field. Kinds without patch metadata (CRDs) get a JSON merge patch instead: lists are
 // replaced whole.
 #include <string>
 #include <string_view>
@@ -28,10 +28,6 @@ std::string go_json(const nlohmann::json& value);
 nlohmann::json with_last_applied(const nlohmann::json& manifest);
 // The annotation of a live object, parsed; null when absent or unreadable.
 nlohmann::json last_applied_of(const nlohmann::json& live);
-
-// The merge key of a list field (nullptr = the list is replaced whole). `items` is the
-// list's content, for fields whose key depends on the element ("ports").
-const char* merge_key(std::string_view field, const nlohmann::json& items);
 
 // kubectl's CreateThreeWayMergePatch (strategy strategic) / CreateThreeWayJSONMergePatch
 // (strategy merge). `original` may be null (no last-applied annotation). An empty object

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/codec/patch_schema.hpp"
 #include "core/codec/protobuf_mapping.hpp"
 #include "core/proto/registry.hpp"
 #include "server/http/openapi_build.hpp"
@@ -20,50 +21,6 @@ namespace pb = google::protobuf;
 using nlohmann::json;
 
 constexpr std::string_view k_meta = "k8s.io.apimachinery.pkg.apis.meta.v1.";
-
-struct PatchMeta {
-  std::string_view field;  // full protobuf field name
-  std::string_view merge_key;
-  std::string_view strategy;
-};
-
-// The lists strategic merge patch merges instead of replacing (Go `patchMergeKey` /
-// `patchStrategy` tags of k8s.io/api).
-constexpr std::array<PatchMeta, 30> k_patch_meta{{
-    {"k8s.io.api.core.v1.PodSpec.volumes", "name", "merge,retainKeys"},
-    {"k8s.io.api.core.v1.PodSpec.initContainers", "name", "merge"},
-    {"k8s.io.api.core.v1.PodSpec.containers", "name", "merge"},
-    {"k8s.io.api.core.v1.PodSpec.ephemeralContainers", "name", "merge"},
-    {"k8s.io.api.core.v1.PodSpec.imagePullSecrets", "name", "merge"},
-    {"k8s.io.api.core.v1.PodSpec.hostAliases", "ip", "merge"},
-    {"k8s.io.api.core.v1.PodSpec.topologySpreadConstraints", "topologyKey", "merge"},
-    {"k8s.io.api.core.v1.PodSpec.schedulingGates", "name", "merge"},
-    {"k8s.io.api.core.v1.PodSpec.resourceClaims", "name", "merge,retainKeys"},
-    {"k8s.io.api.core.v1.Container.ports", "containerPort", "merge"},
-    {"k8s.io.api.core.v1.Container.env", "name", "merge"},
-    {"k8s.io.api.core.v1.Container.volumeMounts", "mountPath", "merge"},
-    {"k8s.io.api.core.v1.Container.volumeDevices", "devicePath", "merge"},
-    {"k8s.io.api.core.v1.EphemeralContainerCommon.ports", "containerPort", "merge"},
-    {"k8s.io.api.core.v1.EphemeralContainerCommon.env", "name", "merge"},
-    {"k8s.io.api.core.v1.EphemeralContainerCommon.volumeMounts", "mountPath", "merge"},
-    {"k8s.io.api.core.v1.EphemeralContainerCommon.volumeDevices", "devicePath", "merge"},
-    {"k8s.io.api.core.v1.PodStatus.conditions", "type", "merge"},
-    {"k8s.io.api.core.v1.PodStatus.podIPs", "ip", "merge"},
-    {"k8s.io.api.core.v1.PodStatus.hostIPs", "ip", "merge"},
-    {"k8s.io.api.core.v1.ServiceSpec.ports", "port", "merge"},
-    {"k8s.io.api.core.v1.ServiceStatus.conditions", "type", "merge"},
-    {"k8s.io.api.core.v1.NodeStatus.conditions", "type", "merge"},
-    {"k8s.io.api.core.v1.NodeStatus.addresses", "type", "merge"},
-    {"k8s.io.api.core.v1.NamespaceStatus.conditions", "type", "merge"},
-    {"k8s.io.api.apps.v1.DeploymentStatus.conditions", "type", "merge"},
-    {"k8s.io.api.apps.v1.ReplicaSetStatus.conditions", "type", "merge"},
-    {"k8s.io.api.apps.v1.StatefulSetStatus.conditions", "type", "merge"},
-    {"k8s.io.api.apps.v1.DaemonSetStatus.conditions", "type", "merge"},
-    {"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.ownerReferences", "uid", "merge"},
-}};
-
-// ObjectMeta.finalizers merges as a set (strategy without a key).
-constexpr std::string_view k_finalizers = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.finalizers";
 
 struct Required {
   std::string_view message;  // full protobuf message name
@@ -220,11 +177,9 @@ class SchemaBuilder {
       return {{"type", "object"}, {"additionalProperties", value_schema(*field.message_type()->map_value())}};
     if (!field.is_repeated()) return value_schema(field);
     json schema = {{"type", "array"}, {"items", value_schema(field)}};
-    if (field.full_name() == k_finalizers) schema["x-kubernetes-patch-strategy"] = "merge";
-    for (const PatchMeta& meta : k_patch_meta) {
-      if (field.full_name() != meta.field) continue;
-      schema["x-kubernetes-patch-merge-key"] = meta.merge_key;
-      schema["x-kubernetes-patch-strategy"] = meta.strategy;
+    if (const codec::PatchMeta* meta = codec::patch_meta(field.full_name())) {
+      if (!meta->merge_key.empty()) schema["x-kubernetes-patch-merge-key"] = meta->merge_key;
+      schema["x-kubernetes-patch-strategy"] = meta->strategy;
     }
     return schema;
   }

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "cli/verbs_merge.hpp"
+#include "core/codec/patch_schema.hpp"
 
 using kw::cli::PatchStrategy;
 using nlohmann::json;
@@ -105,10 +106,28 @@ TEST_CASE("a field removed inside a merged list item is deleted in that item") {
   CHECK(patch["spec"]["containers"] == json::array({{{"name", "a"}, {"command", nullptr}}}));
 }
 
-TEST_CASE("container ports merge by containerPort, service ports by port") {
-  CHECK(std::string(kw::cli::merge_key("ports", json::array({{{"containerPort", 80}}}))) == "containerPort");
-  CHECK(std::string(kw::cli::merge_key("ports", json::array({{{"port", 80}}}))) == "port");
-  CHECK(kw::cli::merge_key("args", json::array()) == nullptr);
+TEST_CASE("container ports merge by containerPort, service ports by port, from the schema") {
+  const auto pod_schema = kw::codec::SchemaNode::of_object(pod(json::array()));
+  const auto containers = pod_schema.child("spec").child("containers");
+  REQUIRE(containers.list_meta("ports") != nullptr);
+  CHECK(containers.list_meta("ports")->merge_key == "containerPort");
+  CHECK(containers.list_meta("args") == nullptr);
+  CHECK(pod_schema.child("spec").child("ephemeralContainers").list_meta("ports")->merge_key == "containerPort");
+  const auto service = kw::codec::SchemaNode::of_object(json{{"apiVersion", "v1"}, {"kind", "Service"}});
+  REQUIRE(service.child("spec").list_meta("ports") != nullptr);
+  CHECK(service.child("spec").list_meta("ports")->merge_key == "port");
+  // Maps lead to their values' schema; unknown kinds know nothing.
+  const auto secret_volumes = pod_schema.child("spec").child("volumes").child("secret");
+  CHECK(secret_volumes.known());
+  CHECK_FALSE(kw::codec::SchemaNode::of_object(json{{"apiVersion", "example.com/v1"}, {"kind", "Widget"}}).known());
+}
+
+TEST_CASE("a Job's status conditions merge by type, as every kind's do") {
+  const json job = {{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", {{"name", "j"}}},
+                    {"status", {{"conditions", {{{"type", "Complete"}, {"status", "False"}}, {{"type", "Failed"}, {"status", "False"}}}}}}};
+  const json patched = kw::cli::apply_strategic_patch(job, json{{"status", {{"conditions", {{{"type", "Complete"}, {"status", "True"}}}}}}});
+  CHECK(patched["status"]["conditions"] ==
+        json::array({{{"type", "Complete"}, {"status", "True"}}, {{"type", "Failed"}, {"status", "False"}}}));
 }
 
 TEST_CASE("a changed scalar and a list without merge key are sent whole") {

@@ -1,0 +1,159 @@
+#include "core/codec/patch_schema.hpp"
+
+#include <google/protobuf/descriptor.h>
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "core/codec/protobuf.hpp"
+#include "core/codec/protobuf_mapping.hpp"
+#include "core/proto/registry.hpp"
+
+namespace kw::codec {
+namespace {
+
+namespace pb = google::protobuf;
+
+constexpr std::array k_patch_meta{
+    PatchMeta{"k8s.io.api.core.v1.PodSpec.volumes", "name", "merge,retainKeys"},
+    PatchMeta{"k8s.io.api.core.v1.PodSpec.initContainers", "name", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.PodSpec.containers", "name", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.PodSpec.ephemeralContainers", "name", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.PodSpec.imagePullSecrets", "name", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.PodSpec.hostAliases", "ip", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.PodSpec.topologySpreadConstraints", "topologyKey", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.PodSpec.schedulingGates", "name", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.PodSpec.resourceClaims", "name", "merge,retainKeys"},
+    PatchMeta{"k8s.io.api.core.v1.Container.ports", "containerPort", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.Container.env", "name", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.Container.volumeMounts", "mountPath", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.Container.volumeDevices", "devicePath", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.EphemeralContainerCommon.ports", "containerPort", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.EphemeralContainerCommon.env", "name", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.EphemeralContainerCommon.volumeMounts", "mountPath", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.EphemeralContainerCommon.volumeDevices", "devicePath", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.PodStatus.conditions", "type", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.PodStatus.podIPs", "ip", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.PodStatus.hostIPs", "ip", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.ServiceSpec.ports", "port", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.ServiceStatus.conditions", "type", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.NodeStatus.conditions", "type", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.NodeStatus.addresses", "type", "merge"},
+    PatchMeta{"k8s.io.api.core.v1.NamespaceStatus.conditions", "type", "merge"},
+    PatchMeta{"k8s.io.api.apps.v1.DeploymentStatus.conditions", "type", "merge"},
+    PatchMeta{"k8s.io.api.apps.v1.ReplicaSetStatus.conditions", "type", "merge"},
+    PatchMeta{"k8s.io.api.apps.v1.StatefulSetStatus.conditions", "type", "merge"},
+    PatchMeta{"k8s.io.api.apps.v1.DaemonSetStatus.conditions", "type", "merge"},
+    PatchMeta{"k8s.io.api.batch.v1.JobStatus.conditions", "type", "merge"},
+    PatchMeta{"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.ownerReferences", "uid", "merge"},
+    PatchMeta{"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.finalizers", "", "merge"},
+};
+
+// The field called `json_name` in `message`'s JSON object, looking through inlined messages.
+const pb::FieldDescriptor* find_field(const pb::Descriptor& message, std::string_view json_name) {
+  for (int i = 0; i < message.field_count(); ++i) {
+    const pb::FieldDescriptor* field = message.field(i);
+    if (is_inline_field(*field)) {
+      if (const auto* inner = find_field(*field->message_type(), json_name)) return inner;
+    } else if (field->name() == json_name) {
+      return field;
+    }
+  }
+  return nullptr;
+}
+
+nlohmann::json merge_list(nlohmann::json target, const nlohmann::json& patch, const std::string& key,
+                          const SchemaNode& items) {
+  if (!target.is_array()) target = nlohmann::json::array();
+  for (const auto& item : patch) {
+    if (!item.is_object() || !item.contains(key)) {
+      target.push_back(item);
+      continue;
+    }
+    auto found = std::find_if(target.begin(), target.end(), [&](const nlohmann::json& t) {
+      return t.is_object() && t.contains(key) && t[key] == item[key];
+    });
+    if (item.value("$patch", std::string()) == "delete") {
+      if (found != target.end()) target.erase(found);
+    } else if (found != target.end()) {
+      *found = strategic_merge(std::move(*found), item, items);
+    } else {
+      nlohmann::json added = item;
+      added.erase("$patch");
+      target.push_back(std::move(added));
+    }
+  }
+  return target;
+}
+
+}  // namespace
+
+std::span<const PatchMeta> patch_meta_table() { return k_patch_meta; }
+
+const PatchMeta* patch_meta(std::string_view full_field_name) {
+  for (const auto& meta : k_patch_meta)
+    if (meta.field == full_field_name) return &meta;
+  return nullptr;
+}
+
+SchemaNode SchemaNode::of_object(const nlohmann::json& object) {
+  if (!object.is_object()) return {};
+  const auto api_version = object.find("apiVersion");
+  const auto kind = object.find("kind");
+  if (api_version == object.end() || kind == object.end() || !api_version->is_string() || !kind->is_string())
+    return {};
+  const auto message = builtin_message_for(api_version->get<std::string>(), kind->get<std::string>());
+  return message ? SchemaNode(proto::find_message(*message)) : SchemaNode();
+}
+
+SchemaNode SchemaNode::child(std::string_view json_name) const {
+  if (m_message == nullptr) return {};
+  if (m_map_values) return SchemaNode(m_message);
+  const pb::FieldDescriptor* field = find_field(*m_message, json_name);
+  if (field == nullptr || field->message_type() == nullptr) return {};
+  if (field->is_map()) {
+    const pb::FieldDescriptor* value = field->message_type()->map_value();
+    SchemaNode out(value->message_type());
+    out.m_map_values = out.m_message != nullptr;
+    return out;
+  }
+  return SchemaNode(field->message_type());
+}
+
+const PatchMeta* SchemaNode::list_meta(std::string_view json_name) const {
+  if (m_message == nullptr || m_map_values) return nullptr;
+  const pb::FieldDescriptor* field = find_field(*m_message, json_name);
+  if (field == nullptr || !field->is_repeated()) return nullptr;
+  return patch_meta(field->full_name());
+}
+
+nlohmann::json strategic_merge(nlohmann::json target, const nlohmann::json& patch, const SchemaNode& schema) {
+  if (!patch.is_object()) return patch;
+  if (patch.value("$patch", std::string()) == "replace") {
+    nlohmann::json out = patch;
+    out.erase("$patch");
+    return out;
+  }
+  if (!target.is_object()) target = nlohmann::json::object();
+  for (const auto& [field, value] : patch.items()) {
+    if (field.starts_with("$")) continue;  // $patch, $retainKeys, $setElementOrder/..., $deleteFromPrimitiveList/...
+    if (value.is_null()) {
+      target.erase(field);
+    } else if (value.is_object()) {
+      auto found = target.find(field);
+      target[field] = strategic_merge(found == target.end() ? nlohmann::json() : std::move(*found), value,
+                                      schema.child(field));
+    } else if (const PatchMeta* meta = value.is_array() ? schema.list_meta(field) : nullptr;
+               meta != nullptr && !meta->merge_key.empty()) {
+      auto found = target.find(field);
+      target[field] = merge_list(found == target.end() ? nlohmann::json() : std::move(*found), value,
+                                 std::string(meta->merge_key), schema.child(field));
+    } else {
+      target[field] = value;
+    }
+  }
+  return target;
+}
+
+}  // namespace kw::codec

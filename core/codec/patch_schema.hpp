@@ -1,0 +1,53 @@
+#pragma once
+// How lists and maps of the built-in kinds merge, stated once for the server's strategic
+// merge patch, the client's apply and the OpenAPI schemas: an annotation table keyed by
+// protobuf field (what Kubernetes' patchMergeKey and patchStrategy tags say), and a cursor
+// that walks an object's schema by JSON field name, through inlined messages and maps.
+#include <span>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace google::protobuf {
+class Descriptor;
+}  // namespace google::protobuf
+
+namespace kw::codec {
+
+struct PatchMeta {
+  std::string_view field;      // full protobuf field name
+  std::string_view merge_key;  // "" for a set of scalars (finalizers); NUL-terminated
+  std::string_view strategy;   // "merge" or "merge,retainKeys"
+};
+
+// Every list that strategic merge patch merges instead of replacing.
+std::span<const PatchMeta> patch_meta_table();
+const PatchMeta* patch_meta(std::string_view full_field_name);
+
+// A place in a message's schema. An unknown node (custom resources, fields kw has no
+// message for) knows nothing: every list under it is replaced whole.
+class SchemaNode {
+ public:
+  SchemaNode() = default;
+  explicit SchemaNode(const google::protobuf::Descriptor* message) : m_message(message) {}
+  // The schema of a whole object, from its apiVersion and kind.
+  static SchemaNode of_object(const nlohmann::json& object);
+
+  bool known() const { return m_message != nullptr; }
+  // The node under `json_name`: the field's message, the element message of a list, the
+  // value message of a map.
+  SchemaNode child(std::string_view json_name) const;
+  // The merge metadata of the list field `json_name`; null when it is replaced whole.
+  const PatchMeta* list_meta(std::string_view json_name) const;
+
+ private:
+  const google::protobuf::Descriptor* m_message = nullptr;
+  bool m_map_values = false;  // m_message is the value type of a map: any key leads to it
+};
+
+// Applies a strategic merge patch under `schema`: null deletes a field, {"$patch":
+// "replace"} replaces an object, lists with a merge key are merged item by item ($patch:
+// delete removes one), other lists and scalars are replaced.
+nlohmann::json strategic_merge(nlohmann::json target, const nlohmann::json& patch, const SchemaNode& schema);
+
+}  // namespace kw::codec
