@@ -11,12 +11,6 @@ namespace {
 
 using namespace api::print;
 
-json& object_at(json& parent, const char* key) {
-  auto& child = parent[key];
-  if (!child.is_object()) child = json::object();
-  return child;
-}
-
 bool condition_true(const json& job, std::string_view type) {
   for (const auto& c : arr(at(job, {"status", "conditions"})))
     if (str(at(c, {"type"})) == type) return str(at(c, {"status"})) == "True";
@@ -49,7 +43,7 @@ Cells print_job(const json& job, TimePoint now) {
 
 // SetDefaults_Job.
 void default_job(json& job) {
-  auto& spec = object_at(job, "spec");
+  auto& spec = object_member(job, "spec");
   if (!spec.contains("parallelism")) {
     if (!spec.contains("completions")) spec["completions"] = 1;
     spec["parallelism"] = 1;
@@ -68,24 +62,24 @@ void default_job(json& job) {
   const auto& labels = at(job, {"metadata", "labels"});
   const auto& template_labels = at(spec, {"template", "metadata", "labels"});
   if ((!labels.is_object() || labels.empty()) && template_labels.is_object() && !template_labels.empty())
-    object_at(job, "metadata")["labels"] = template_labels;
+    object_member(job, "metadata")["labels"] = template_labels;
 }
 
 // PrepareForCreate: no status yet, and unless the user picks the selector, pods are
 // labelled with this Job's uid and name and selected by the uid.
 void prepare_job(json& job) {
   job["status"] = json::object();
-  auto& spec = object_at(job, "spec");
+  auto& spec = object_member(job, "spec");
   if (spec.value("manualSelector", false) == true) return;
   const auto& meta = at(job, {"metadata"});
   const std::string uid = str(at(meta, {"uid"}));
   const std::string name = str(at(meta, {"name"}));
-  auto& labels = object_at(object_at(object_at(spec, "template"), "metadata"), "labels");
+  auto& labels = object_member(object_member(object_member(spec, "template"), "metadata"), "labels");
   for (const char* key : {"batch.kubernetes.io/controller-uid", "controller-uid"})
     if (!labels.contains(key)) labels[key] = uid;
   for (const char* key : {"batch.kubernetes.io/job-name", "job-name"})
     if (!labels.contains(key)) labels[key] = name;
-  auto& match_labels = object_at(object_at(spec, "selector"), "matchLabels");
+  auto& match_labels = object_member(object_member(spec, "selector"), "matchLabels");
   if (!match_labels.contains("batch.kubernetes.io/controller-uid"))
     match_labels["batch.kubernetes.io/controller-uid"] = uid;
 }

@@ -90,6 +90,12 @@ bool is_qualified_name(std::string_view v) {
 
 bool is_label_value(std::string_view v) { return v.empty() || name_part(v); }
 
+nlohmann::json& object_member(nlohmann::json& parent, const char* key) {
+  auto& child = parent[key];
+  if (!child.is_object()) child = nlohmann::json::object();
+  return child;
+}
+
 void validate_containers(Causes& causes, const nlohmann::json& pod_spec, const std::string& path) {
   const auto& containers = at(pod_spec, {"containers"});
   if (!containers.is_array() || containers.empty()) {

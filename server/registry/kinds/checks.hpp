@@ -1,6 +1,7 @@
 #pragma once
-// The building blocks of validation, worded as Kubernetes' field errors are: each failure
-// is a StatusCause {reason, message, field} appended to a Causes array.
+// The building blocks of the rows' strategies: validation worded as Kubernetes' field errors
+// are (each failure is a StatusCause {reason, message, field} appended to a Causes array),
+// and small helpers for defaulting.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -30,6 +31,9 @@ bool is_dns1123_label(std::string_view value);
 bool is_dns1123_subdomain(std::string_view value);
 bool is_qualified_name(std::string_view value);  // label/annotation key
 bool is_label_value(std::string_view value);
+
+// The member `key` of `parent`, made an empty object when it is missing or not an object.
+nlohmann::json& object_member(nlohmann::json& parent, const char* key);
 
 // A pod spec's containers: at least one, each named (a DNS label) with an image.
 void validate_containers(Causes& causes, const nlohmann::json& pod_spec, const std::string& path);

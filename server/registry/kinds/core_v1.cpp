@@ -14,20 +14,14 @@ using api::print::k_name_doc;
 using api::print::name_col;
 using nlohmann::json;
 
-json& object_at(json& parent, const char* key) {
-  auto& child = parent[key];
-  if (!child.is_object()) child = json::object();
-  return child;
-}
-
 // A namespace is born Active, held by the "kubernetes" finalizer.
 void prepare_namespace(json& ns) {
-  object_at(ns, "spec")["finalizers"] = {"kubernetes"};
+  object_member(ns, "spec")["finalizers"] = {"kubernetes"};
   ns["status"] = {{"phase", "Active"}};
 }
 
 void prepare_pod(json& pod) {
-  auto& status = object_at(pod, "status");
+  auto& status = object_member(pod, "status");
   if (!status.contains("phase")) status["phase"] = "Pending";
 }
 
@@ -43,7 +37,7 @@ void fold_string_data(json& secret) {
   const auto string_data = secret.find("stringData");
   if (string_data == secret.end()) return;
   if (string_data->is_object()) {
-    auto& data = object_at(secret, "data");
+    auto& data = object_member(secret, "data");
     for (const auto& [key, value] : string_data->items())
       if (value.is_string()) data[key] = codec::scalars::base64_encode(value.get<std::string>());
   }

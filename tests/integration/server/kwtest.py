@@ -251,3 +251,32 @@ def pod(name, labels=None, node=None, image="nginx"):
     if node:
         spec["nodeName"] = node
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels or {}}, "spec": spec}
+
+
+# --- protobuf wire reading (no generated code) ----------------------------------------------
+def fields(data):
+    """Top-level (field number, bytes) pairs of length-delimited fields of a protobuf message."""
+    out, i = [], 0
+    while i < len(data):
+        key, i = varint(data, i)
+        number, wire = key >> 3, key & 7
+        if wire == 2:
+            length, i = varint(data, i)
+            out.append((number, data[i:i + length]))
+            i += length
+        elif wire == 0:
+            _, i = varint(data, i)
+        else:
+            raise ValueError(f"unexpected wire type {wire}")
+    return out
+
+
+def varint(data, i):
+    shift = value = 0
+    while True:
+        b = data[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return value, i

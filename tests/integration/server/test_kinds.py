@@ -14,7 +14,7 @@ import unittest
 
 import yaml
 
-from kwtest import EtcdServer, KwServer
+from kwtest import EtcdServer, KwServer, fields
 
 HERE = os.path.dirname(__file__)
 CONFORMANCE = os.path.join(HERE, "../../conformance")
@@ -38,31 +38,11 @@ def group_path(api_version):
     return "/api/v1" if api_version == "v1" else f"/apis/{api_version}"
 
 
-def varint(data, i):
-    shift = value = 0
-    while True:
-        b = data[i]
-        i += 1
-        value |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return value, i
-
-
 def length_fields(data):
-    """Top-level length-delimited fields of a protobuf message: {number: bytes}."""
-    out, i = {}, 0
-    while i < len(data):
-        key, i = varint(data, i)
-        number, wire = key >> 3, key & 7
-        if wire == 2:
-            length, i = varint(data, i)
-            out.setdefault(number, data[i:i + length])
-            i += length
-        elif wire == 0:
-            _, i = varint(data, i)
-        else:
-            raise ValueError(f"unexpected wire type {wire}")
+    """Top-level length-delimited fields of a protobuf message: {number: bytes} (first of each)."""
+    out = {}
+    for number, value in fields(data):
+        out.setdefault(number, value)
     return out
 
 

@@ -8,38 +8,10 @@ import subprocess
 import tempfile
 import unittest
 
-from kwtest import ServerTestCase, pod
+from kwtest import ServerTestCase, fields, pod
 
 NS = "/api/v1/namespaces/default"
 PROTO_DIR = os.path.join(os.path.dirname(__file__), "../../../core/proto")
-
-
-def fields(data):
-    """Top-level (field number, bytes) pairs of length-delimited fields of a protobuf message."""
-    out, i = [], 0
-    while i < len(data):
-        key, i = varint(data, i)
-        number, wire = key >> 3, key & 7
-        if wire == 2:
-            length, i = varint(data, i)
-            out.append((number, data[i:i + length]))
-            i += length
-        elif wire == 0:
-            _, i = varint(data, i)
-        else:
-            raise ValueError(f"unexpected wire type {wire}")
-    return out
-
-
-def varint(data, i):
-    shift = value = 0
-    while True:
-        b = data[i]
-        i += 1
-        value |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return value, i
 
 
 def unwrap(enveloped):
