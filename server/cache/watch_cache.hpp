@@ -61,13 +61,6 @@ struct Snapshot {
   Revision revision = 0;
 };
 
-struct CacheMetrics {
-  std::uint64_t events = 0;              // backend events processed
-  std::uint64_t watchers = 0;            // open watchers
-  std::uint64_t terminated_watchers = 0; // closed for being too slow
-  std::uint64_t relists = 0;
-};
-
 class WatchCache {
  public:
   WatchCache(storage::Backend& backend, CacheOptions options);

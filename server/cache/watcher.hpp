@@ -111,6 +111,14 @@ struct WatchFilter {
   }
 };
 
+// What a watch cache has done so far.
+struct CacheMetrics {
+  std::uint64_t events = 0;              // backend events processed
+  std::uint64_t watchers = 0;            // open watchers
+  std::uint64_t terminated_watchers = 0; // closed for being too slow
+  std::uint64_t relists = 0;
+};
+
 enum class StartMode { current_state, exact };  // RV unset/"0": ADDED for current state first
 
 struct WatchRequest {

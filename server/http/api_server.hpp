@@ -39,9 +39,6 @@ class ApiServer {
   void handle_resource(const net::Request& request, const struct RequestInfo& info,
                        const std::map<std::string, std::string>& query,
                        const std::shared_ptr<net::ResponseStream>& stream);
-  void handle_watch(const net::Request& request, const api::ResourceInfo& resource, const struct RequestInfo& info,
-                    const std::map<std::string, std::string>& query,
-                    const std::shared_ptr<net::ResponseStream>& stream);
   bool handle_discovery(const net::Request& request, const struct RequestInfo& info, net::ResponseStream& stream);
   void handle_metrics(net::ResponseStream& stream);
   // 401/403 answered (true) or the request may go on.

@@ -68,7 +68,18 @@ void send_json(net::ResponseStream& stream, int status, const nlohmann::json& bo
 }
 
 void send_error(net::ResponseStream& stream, const registry::ApiError& error) {
-  send_json(stream, error.code, error.status());
+  std::string bytes = dump_json(error.status());
+  bytes += '\n';
+  net::ResponseHead head{error.code,
+                         {{"content-type", "application/json"}, {"content-length", std::to_string(bytes.size())}},
+                         false};
+  // A client told to come back later (429, 504) reads when in Retry-After, as from kube-apiserver.
+  if (const auto retry = error.details.find("retryAfterSeconds");
+      error.details.is_object() && retry != error.details.end() && retry->is_number_integer())
+    head.headers.push_back({"retry-after", std::to_string(retry->get<std::int64_t>())});
+  stream.begin(std::move(head));
+  stream.write(std::move(bytes));
+  stream.finish();
 }
 
 void send_object(net::ResponseStream& stream, int status, const nlohmann::json& body, const Negotiated& format,

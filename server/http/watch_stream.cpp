@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "core/codec/frame.hpp"
-#include "core/codec/protobuf.hpp"
-#include "core/codec/yaml.hpp"
+#include "core/codec/watch_event.hpp"
 
 namespace kw::http {
 
@@ -21,42 +19,11 @@ WatchStream::WatchStream(std::shared_ptr<net::ResponseStream> stream, const api:
   }
 }
 
-// {"type":...,"object":...} with type first, as kube-apiserver writes it.
-std::string event_json_bytes(std::string_view type, std::string_view object_json) {
-  std::string out;
-  out.reserve(object_json.size() + type.size() + 24);
-  out += "{\"type\":\"";
-  out += type;
-  out += "\",\"object\":";
-  out += object_json;
-  out += "}\n";
-  return out;
-}
-
-std::string event_json(std::string_view type, const nlohmann::json& object) {
-  return event_json_bytes(type, object.dump());
-}
-
-// A protobuf WatchEvent, length-prefixed unless the transport frames messages itself; a Status
-// ERROR event if the object has no protobuf form.
-std::string event_protobuf(std::string_view type, const nlohmann::json& object, bool message_framed) {
-  auto frame = [message_framed](std::string event) {
-    return message_framed ? event : codec::frame_length_prefixed(event);
-  };
-  auto enveloped = codec::encode_object_protobuf(object, codec::builtin_message_for);
-  if (enveloped) return frame(codec::encode_watch_event_protobuf(type, *enveloped));
-  const nlohmann::json status = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
-                                 {"status", "Failure"}, {"reason", "InternalError"}, {"code", 500},
-                                 {"message", "cannot encode the event as protobuf: " + enveloped.error().message}};
-  auto error = codec::encode_object_protobuf(status, codec::builtin_message_for);
-  return frame(codec::encode_watch_event_protobuf("ERROR", error ? *error : std::string()));
-}
-
 std::string WatchStream::error_frame(const nlohmann::json& status) const {
   switch (m_format) {
-    case Format::protobuf: return event_protobuf("ERROR", status, m_message_framed);
-    case Format::yaml: return "---\n" + codec::json_to_yaml(nlohmann::json{{"type", "ERROR"}, {"object", status}});
-    default: return event_json("ERROR", status);
+    case Format::protobuf: return codec::watch_event_protobuf("ERROR", status, m_message_framed);
+    case Format::yaml: return codec::watch_event_yaml("ERROR", status);
+    default: return codec::watch_event_json("ERROR", status);
   }
 }
 
@@ -65,23 +32,12 @@ std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& e
   const nlohmann::json& object = event.object()->object;
   switch (m_format) {
     case Format::json:
-      return event.encoded("json", [&] { return event_json_bytes(type, event.object()->json()); });
+      return event.encoded("json", [&] { return codec::watch_event_json_encoded(type, event.object()->json()); });
     case Format::yaml:
-      return event.encoded("yaml", [&] {
-        std::string out = "---\ntype: ";
-        out += type;
-        out += "\nobject:\n";
-        const std::string body = codec::json_to_yaml(object);
-        for (std::size_t start = 0; start < body.size();) {
-          const auto end = body.find('\n', start);
-          out += "  " + body.substr(start, end - start + 1);
-          start = end == std::string::npos ? body.size() : end + 1;
-        }
-        return out;
-      });
+      return event.encoded("yaml", [&] { return codec::watch_event_yaml(type, object); });
     case Format::protobuf:
       return event.encoded(m_message_framed ? "protobuf-message" : "protobuf",
-                           [&] { return event_protobuf(type, object, m_message_framed); });
+                           [&] { return codec::watch_event_protobuf(type, object, m_message_framed); });
     case Format::table: {
       auto make = [&](bool with_columns) {
         nlohmann::json table = {{"kind", "Table"},
@@ -91,7 +47,7 @@ std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& e
                                 {"rows", nlohmann::json::array()}};
         if (event.type() != cache::EventType::bookmark)
           table["rows"].push_back(table_row(*m_table_info, object, m_table_format->include_object, std::chrono::system_clock::now()));
-        return event_json(type, table);
+        return codec::watch_event_json(type, table);
       };
       if (m_first && event.type() != cache::EventType::bookmark) {
         m_first = false;

@@ -44,9 +44,4 @@ class WatchStream : public cache::WatchSink {
   std::atomic<bool> m_closed{false};
 };
 
-// One JSON watch event line.
-std::string event_json(std::string_view type, const nlohmann::json& object);
-// The same from the object's compact JSON.
-std::string event_json_bytes(std::string_view type, std::string_view object_json);
-
 }  // namespace kw::http

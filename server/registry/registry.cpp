@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/api/selector.hpp"
+#include "server/cache/watch_cache.hpp"
 #include "core/codec/protobuf_scalars.hpp"
 #include "server/registry/fields.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
@@ -270,6 +271,56 @@ ApiResult<cache::WatchFilter> Registry::make_filter(const api::ResourceInfo& inf
       return labels.matches(o.labels) && fields.matches(o.fields);
     };
   return filter;
+}
+
+ApiResult<void> Registry::watch(const api::ResourceInfo& info, const WatchRequest& request, const SinkFactory& open) {
+  auto filter = make_filter(info, request.namespace_, request.label_selector, request.field_selector);
+  if (!filter) return std::unexpected(filter.error());
+  filter->name = request.name;
+  const auto& rv = request.resource_version;
+  const auto& initial_events = request.send_initial_events;
+  if (initial_events && request.resource_version_match != "NotOlderThan")
+    return std::unexpected(ApiError{422, "Invalid",
+                                    "resourceVersionMatch: Forbidden: sendInitialEvents requires setting "
+                                    "resourceVersionMatch to NotOlderThan",
+                                    {}});
+  if (!request.resource_version_match.empty() && !initial_events)
+    return std::unexpected(ApiError{422, "Invalid",
+                                    "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch "
+                                    "unless sendInitialEvents is provided",
+                                    {}});
+  cache::WatchRequest watch;
+  watch.filter = std::move(*filter);
+  watch.allow_bookmarks = request.allow_bookmarks;
+  watch.deadline = request.deadline;
+  if (!rv.empty()) {
+    const auto revision = parse_revision(rv);
+    if (!revision) return std::unexpected(bad_request("invalid resource version: " + rv));
+    watch.revision = *revision;
+  }
+  const bool initial = initial_events.value_or(false);
+  if (initial || (!initial_events && (rv.empty() || rv == "0"))) {
+    // The current state first: consistent (caught up with storage) when no revision is given.
+    watch.mode = cache::StartMode::current_state;
+    watch.initial_events_end = initial && request.allow_bookmarks;
+    watch.consistent = rv.empty();
+  } else {
+    // Changes only: after the revision given, or, for sendInitialEvents=false, from now on.
+    watch.mode = cache::StartMode::exact;
+    watch.consistent = rv.empty();
+  }
+  auto cache = cache_for(info);
+  if (!cache || !cache->ready())
+    return std::unexpected(ApiError{429, "TooManyRequests", "the watch cache is not ready yet; retry",
+                                    {{"retryAfterSeconds", 1}}});
+  if (watch.mode == cache::StartMode::exact && rv == "0") watch.revision = cache->revision();
+  auto started = cache->watch(watch, open());
+  if (!started) {
+    auto status = from_storage(started.error(), info.group, info.plural, "");
+    if (started.error().code == storage::ErrorCode::compacted) status.message = started.error().message;
+    return std::unexpected(std::move(status));
+  }
+  return {};
 }
 
 ApiResult<void> Registry::check_namespace(const api::ResourceInfo& info, const std::string& ns) {

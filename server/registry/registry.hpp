@@ -15,11 +15,15 @@
 
 #include "core/api/resource.hpp"
 #include "core/codec/protobuf.hpp"
-#include "server/cache/watch_cache.hpp"
+#include "server/cache/watcher.hpp"
 #include "server/crd/definition.hpp"
 #include "server/registry/api_error.hpp"
 #include "server/registry/delayed_tasks.hpp"
 #include "server/storage/backend.hpp"
+
+namespace kw::cache {
+class WatchCache;
+}
 
 namespace kw::registry {
 
@@ -55,6 +59,21 @@ struct ListResult {
   std::string continue_token;
   std::optional<std::int64_t> remaining;
 };
+
+struct WatchRequest {
+  std::string namespace_;
+  std::string name;  // a single-object watch (the path names it)
+  std::string label_selector;
+  std::string field_selector;
+  std::string resource_version;        // "", "0" or a revision
+  std::string resource_version_match;  // "" or, with sendInitialEvents, "NotOlderThan"
+  std::optional<bool> send_initial_events;
+  bool allow_bookmarks = false;
+  std::chrono::steady_clock::time_point deadline;  // the stream ends here
+};
+
+// Makes the sink a watch's events go to; called once the watch is sure to start.
+using SinkFactory = std::function<std::shared_ptr<cache::WatchSink>()>;
 
 struct WriteOptions {
   bool dry_run = false;
@@ -105,12 +124,12 @@ class Registry {
                                          const std::function<ApiResult<nlohmann::json>(const nlohmann::json&)>& mutate,
                                          const WriteOptions& options);
 
-  // A watch filter for the selectors (400 on a bad selector or an unsupported field).
-  ApiResult<cache::WatchFilter> make_filter(const api::ResourceInfo& info, const std::string& ns,
-                                            const std::string& label_selector,
-                                            const std::string& field_selector) const;
-  // The watch cache of a served resource version; null when it is not served (any more).
-  std::shared_ptr<cache::WatchCache> cache_for(const api::ResourceInfo& info);
+  // A watch by kube-apiserver's start rules: resourceVersion unset (a consistent current
+  // state first), "0" (the cache's current state) or a revision (the changes after it);
+  // sendInitialEvents with resourceVersionMatch=NotOlderThan (the state, then a bookmark
+  // when allowed). Errors before `open` was called answer the request; an error after it
+  // (410 Expired for a compacted revision) is the stream's only event.
+  ApiResult<void> watch(const api::ResourceInfo& info, const WatchRequest& request, const SinkFactory& open);
   std::vector<std::pair<std::string, cache::CacheMetrics>> cache_metrics() const;
 
   std::string key_prefix(const api::ResourceInfo& info, const std::string& ns) const;
@@ -136,6 +155,12 @@ class Registry {
                                              const WriteOptions& options) const;
   ApiResult<void> check_custom(const api::ResourceInfo& info, const nlohmann::json& object) const;
   std::string cache_key(const api::ResourceInfo& info) const;
+  // The watch cache of a served resource version; null when it is not served (any more).
+  std::shared_ptr<cache::WatchCache> cache_for(const api::ResourceInfo& info);
+  // A watch filter for the selectors (400 on a bad selector or an unsupported field).
+  ApiResult<cache::WatchFilter> make_filter(const api::ResourceInfo& info, const std::string& ns,
+                                            const std::string& label_selector,
+                                            const std::string& field_selector) const;
   storage::Result<void> start_cache(const api::ResourceInfo& info);
 
   // CustomResourceDefinitions (custom_resources.cpp).

@@ -1,0 +1,55 @@
+#include "core/codec/watch_event.hpp"
+
+#include "core/codec/frame.hpp"
+#include "core/codec/protobuf.hpp"
+#include "core/codec/yaml.hpp"
+
+namespace kw::codec {
+
+std::string watch_event_json_encoded(std::string_view type, std::string_view object_json) {
+  std::string event;
+  event.reserve(object_json.size() + type.size() + 23);
+  event += "{\"type\":\"";
+  event += type;
+  event += "\",\"object\":";
+  event += object_json;
+  event += '}';
+  return frame_json(event);
+}
+
+std::string watch_event_json(std::string_view type, const nlohmann::json& object) {
+  return watch_event_json_encoded(type, object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+std::string watch_event_yaml(std::string_view type, const nlohmann::json& object) {
+  std::string doc = "type: ";
+  doc += type;
+  doc += "\nobject:\n";
+  const std::string body = json_to_yaml(object);
+  for (std::size_t start = 0; start < body.size();) {
+    const auto end = body.find('\n', start);
+    doc += "  ";
+    doc.append(body, start, end == std::string::npos ? std::string::npos : end - start + 1);
+    start = end == std::string::npos ? body.size() : end + 1;
+  }
+  return frame_yaml(doc, false);
+}
+
+std::string watch_event_protobuf(std::string_view type, const nlohmann::json& object, bool message_framed) {
+  auto frame = [message_framed](std::string event) {
+    return message_framed ? event : frame_length_prefixed(event);
+  };
+  auto enveloped = encode_object_protobuf(object, builtin_message_for);
+  if (enveloped) return frame(encode_watch_event_protobuf(type, *enveloped));
+  const nlohmann::json status = {{"kind", "Status"},
+                                 {"apiVersion", "v1"},
+                                 {"metadata", nlohmann::json::object()},
+                                 {"status", "Failure"},
+                                 {"reason", "InternalError"},
+                                 {"code", 500},
+                                 {"message", "cannot encode the event as protobuf: " + enveloped.error().message}};
+  auto error = encode_object_protobuf(status, builtin_message_for);
+  return frame(encode_watch_event_protobuf("ERROR", error ? *error : std::string()));
+}
+
+}  // namespace kw::codec

@@ -1,0 +1,61 @@
+#include "server/http/handlers/handlers.hpp"
+
+#include <string_view>
+
+namespace kw::http::handlers {
+namespace {
+
+using Handler = void (*)(const ResourceRequest&);
+
+struct VerbHandler {
+  std::string_view verb;
+  Handler handle;
+};
+
+// The verbs on the resource itself (watch, which needs the settings, is served apart).
+constexpr VerbHandler k_resource_verbs[] = {
+    {"get", get},       {"list", list},     {"create", create},          {"update", update},
+    {"patch", patch},   {"delete", remove}, {"deletecollection", remove_collection},
+};
+
+// A subresource a row may name, and the verbs it takes. "status" is the object itself with
+// writes limited to its status (the registry's strategy tells which fields).
+struct Subresource {
+  std::string_view name;
+  VerbHandler verbs[4];
+};
+
+const Subresource k_subresources[] = {
+    {"status", {{"get", get}, {"update", update}, {"patch", patch}}},
+    {"scale", {{"get", get_scale}, {"update", update_scale}, {"patch", patch_scale}}},
+};
+
+template <std::size_t N>
+Handler find(const VerbHandler (&verbs)[N], std::string_view verb) {
+  for (const auto& v : verbs)
+    if (v.handle && v.verb == verb) return v.handle;
+  return nullptr;
+}
+
+}  // namespace
+
+void serve(const ResourceRequest& r, const WatchSettings& settings) {
+  const auto& info = r.info;
+  if (info.verb.empty()) return r.fail(method_not_allowed());
+  if (r.resource.namespaced && info.namespace_.empty() && info.verb != "list" && info.verb != "watch")
+    return r.fail(registry::bad_request("the resource " + r.resource.plural + " is namespaced: a namespace is required"));
+  if (info.subresource.empty()) {
+    if (info.verb == "watch") return watch(r, settings);
+    const Handler handle = find(k_resource_verbs, info.verb);
+    return handle ? handle(r) : r.fail(method_not_allowed());
+  }
+  for (const auto& sub : k_subresources)
+    if (sub.name == info.subresource) {
+      const Handler handle = find(sub.verbs, info.verb);
+      return handle ? handle(r) : r.fail(method_not_allowed());
+    }
+  // A subresource a row names but no handler serves yet.
+  r.fail(registry::ApiError{404, "NotFound", "the server could not find the requested resource", {}});
+}
+
+}  // namespace kw::http::handlers

@@ -1,0 +1,34 @@
+#pragma once
+// The REST verbs on a served resource, one handler per verb, and the dispatch from a request
+// to its handler: the verb for the resource itself, or the handler of a subresource the
+// kind's row names (status, scale).
+#include <functional>
+#include <optional>
+
+#include "server/http/handlers/request.hpp"
+
+namespace kw::http::handlers {
+
+// Answers a resource request whose resource the table serves.
+void serve(const ResourceRequest& r, const WatchSettings& settings);
+
+void get(const ResourceRequest& r);
+void list(const ResourceRequest& r);
+void create(const ResourceRequest& r);
+void update(const ResourceRequest& r);
+void patch(const ResourceRequest& r);
+void remove(const ResourceRequest& r);
+void remove_collection(const ResourceRequest& r);
+void watch(const ResourceRequest& r, const WatchSettings& settings);
+
+// The scale subresource: the object seen as an autoscaling/v1 Scale.
+void get_scale(const ResourceRequest& r);
+void update_scale(const ResourceRequest& r);
+void patch_scale(const ResourceRequest& r);
+
+// The change a PATCH body makes to the current object, by its Content-Type; answers 415 itself
+// and returns nullopt for a type that is not offered (strategic merge needs merge keys).
+using Mutation = std::function<registry::ApiResult<nlohmann::json>(const nlohmann::json&)>;
+std::optional<Mutation> patch_mutation(const ResourceRequest& r, bool strategic);
+
+}  // namespace kw::http::handlers

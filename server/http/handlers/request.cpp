@@ -1,0 +1,141 @@
+#include "server/http/handlers/request.hpp"
+
+#include "core/codec/media_type.hpp"
+#include "core/codec/protobuf.hpp"
+#include "core/codec/yaml.hpp"
+#include "server/cache/list_json.hpp"
+
+namespace kw::http::handlers {
+namespace {
+
+const char* const k_table_api_version = "meta.k8s.io/v1";
+
+registry::ApiError not_acceptable() {
+  return registry::ApiError{406, "NotAcceptable",
+                            "the server was unable to respond with a content type that the client supports "
+                            "(application/json, application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io)",
+                            {}};
+}
+
+}  // namespace
+
+std::string ResourceRequest::param(const char* key) const {
+  auto found = query.find(key);
+  return found == query.end() ? "" : found->second;
+}
+
+registry::ApiResult<nlohmann::json> read_body(const net::Request& request) {
+  std::string essence = "application/json";
+  if (const auto* type = request.header("content-type"); type && !type->empty()) {
+    auto parsed = codec::parse_media_type(*type);
+    if (!parsed) return std::unexpected(registry::bad_request("bad Content-Type: " + parsed.error().message));
+    essence = parsed->essence();
+  }
+  if (essence == "application/vnd.kubernetes.protobuf") {
+    auto decoded = codec::decode_object_protobuf(request.body, codec::builtin_message_for);
+    if (!decoded)
+      return std::unexpected(registry::bad_request("the request body is not valid protobuf: " + decoded.error().message));
+    return std::move(*decoded);
+  }
+  if (essence == "application/yaml") {
+    auto docs = codec::yaml_to_json(request.body);
+    if (!docs) return std::unexpected(registry::bad_request("the request body is not valid YAML: " + docs.error().message));
+    if (docs->size() != 1) return std::unexpected(registry::bad_request("the request body must hold exactly one object"));
+    return std::move((*docs)[0]);
+  }
+  if (essence != "application/json")
+    return std::unexpected(registry::ApiError{415, "UnsupportedMediaType",
+                                              "the body of the request was in an unknown format - accepted media "
+                                              "types include: application/json, application/yaml, "
+                                              "application/vnd.kubernetes.protobuf",
+                                              {}});
+  auto parsed = nlohmann::json::parse(request.body, nullptr, false);
+  if (parsed.is_discarded()) return std::unexpected(registry::bad_request("the request body is not valid JSON"));
+  return parsed;
+}
+
+std::optional<Negotiated> negotiate(const ResourceRequest& r, const Offers& offers) {
+  auto format = negotiate_response(r.request.header("accept"), offers);
+  if (!format) {
+    r.fail(not_acceptable());
+    return std::nullopt;
+  }
+  if (const auto include = r.param("includeObject"); !include.empty()) format->include_object = include;
+  return format;
+}
+
+std::optional<registry::WriteOptions> write_options(const ResourceRequest& r, std::vector<std::string>& warnings) {
+  registry::WriteOptions write;
+  write.subresource = r.info.subresource;
+  const auto dry_run = r.param("dryRun");
+  if (!dry_run.empty() && dry_run != "All") {
+    r.fail(registry::bad_request("dryRun: Unsupported value: \"" + dry_run + "\": supported values: \"All\""));
+    return std::nullopt;
+  }
+  write.dry_run = dry_run == "All";
+  const auto validation = r.param("fieldValidation");
+  if (validation == "Strict") {
+    write.field_validation = codec::FieldValidation::Strict;
+  } else if (validation == "Ignore") {
+    write.field_validation = codec::FieldValidation::Ignore;
+  } else if (!validation.empty() && validation != "Warn") {
+    r.fail(registry::bad_request("fieldValidation: Unsupported value: \"" + validation +
+                                 "\": supported values: \"Ignore\", \"Strict\", \"Warn\""));
+    return std::nullopt;
+  }
+  write.warnings = &warnings;
+  return write;
+}
+
+void reply(const ResourceRequest& r, const Negotiated& format, int status,
+           const registry::ApiResult<nlohmann::json>& result, const std::vector<std::string>& warnings) {
+  if (!result) return r.fail(result.error());
+  if (format.format != Format::table) return send_object(*r.stream, status, *result, format, warnings);
+  const auto rv = result->value("metadata", nlohmann::json::object()).value("resourceVersion", "");
+  const nlohmann::json table = {
+      {"kind", "Table"},
+      {"apiVersion", k_table_api_version},
+      {"metadata", {{"resourceVersion", rv}}},
+      {"columnDefinitions", table_columns(r.resource)},
+      {"rows", {table_row(r.resource, *result, format.include_object, std::chrono::system_clock::now())}}};
+  send_object(*r.stream, status, table, format, warnings);
+}
+
+void reply_list(const ResourceRequest& r, const Negotiated& format, const registry::ListResult& listed) {
+  nlohmann::json meta = {{"resourceVersion", listed.resource_version}};
+  if (!listed.continue_token.empty()) meta["continue"] = listed.continue_token;
+  if (listed.remaining) meta["remainingItemCount"] = *listed.remaining;
+  const auto& resource = r.resource;
+  if (format.format == Format::table) {
+    const auto now = std::chrono::system_clock::now();
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& item : listed.items) rows.push_back(table_row(resource, item->object, format.include_object, now));
+    return send_object(*r.stream, 200,
+                       {{"kind", "Table"},
+                        {"apiVersion", k_table_api_version},
+                        {"metadata", meta},
+                        {"columnDefinitions", table_columns(resource)},
+                        {"rows", std::move(rows)}},
+                       format);
+  }
+  if (format.format == Format::json) {
+    // Joined from each cached object's JSON, encoded once per object version.
+    std::string bytes = cache::list_json(resource.list_kind, resource.api_version(), meta, listed.items);
+    bytes += '\n';
+    return send_encoded(*r.stream, 200, std::move(bytes), format);
+  }
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& item : listed.items) items.push_back(item->object);
+  send_object(*r.stream, 200,
+              {{"kind", resource.list_kind},
+               {"apiVersion", resource.api_version()},
+               {"metadata", meta},
+               {"items", std::move(items)}},
+              format);
+}
+
+registry::ApiError method_not_allowed() {
+  return registry::ApiError{405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}};
+}
+
+}  // namespace kw::http::handlers

@@ -1,0 +1,63 @@
+#pragma once
+// One REST request on one served resource, as every verb handler sees it, and the steps the
+// handlers share: the query, the body, content negotiation, write options and the reply.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/api/resource.hpp"
+#include "core/net/server/http_server.hpp"
+#include "server/http/request_info.hpp"
+#include "server/http/respond.hpp"
+#include "server/registry/registry.hpp"
+
+namespace kw::http::handlers {
+
+// What the API server's options say about watches.
+struct WatchSettings {
+  std::size_t max_queue_bytes = 8 * 1024 * 1024;  // a watcher queuing more is slow
+  std::chrono::seconds min_request_timeout{1800};  // watches end after 1-2x this
+  std::atomic<std::uint64_t>* started = nullptr;   // counts the watches started
+};
+
+struct ResourceRequest {
+  const net::Request& request;
+  const RequestInfo& info;
+  const std::map<std::string, std::string>& query;
+  const api::ResourceInfo& resource;  // the served resource the path names
+  const std::shared_ptr<net::ResponseStream>& stream;
+  registry::Registry& registry;
+
+  // A query parameter; "" when absent.
+  std::string param(const char* key) const;
+  void fail(const registry::ApiError& error) const { send_error(*stream, error); }
+};
+
+// The request body as JSON (a JSON, YAML or protobuf Content-Type).
+registry::ApiResult<nlohmann::json> read_body(const net::Request& request);
+
+// The response format, includeObject applied; answers 406 itself and returns nullopt when the
+// client accepts none of what the resource offers.
+std::optional<Negotiated> negotiate(const ResourceRequest& r, const Offers& offers);
+
+// dryRun and fieldValidation from the query, warnings collected in `warnings`; answers 400
+// itself and returns nullopt on an unsupported value.
+std::optional<registry::WriteOptions> write_options(const ResourceRequest& r, std::vector<std::string>& warnings);
+
+// An object (or the error) in the negotiated format: a one-row Table when it was asked for.
+void reply(const ResourceRequest& r, const Negotiated& format, int status,
+           const registry::ApiResult<nlohmann::json>& result, const std::vector<std::string>& warnings = {});
+
+// A list answer in the negotiated format (JSON joined from the cached objects' bytes).
+void reply_list(const ResourceRequest& r, const Negotiated& format, const registry::ListResult& listed);
+
+registry::ApiError method_not_allowed();
+
+}  // namespace kw::http::handlers
