@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/util/text.hpp"
+
 namespace kw::api {
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
+using util::iequals;
 
 }  // namespace
 

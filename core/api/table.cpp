@@ -5,17 +5,14 @@
 #include <charconv>
 
 #include "core/api/print_support.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::api {
 namespace {
 
 using namespace print;
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
+using util::iequals;
 
 // apiextensions' cellForJSONValue: the cell of a typed additionalPrinterColumn.
 json typed_cell(const ColumnDefinition& column, const json& value, TimePoint now) {

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "core/util/text.hpp"
+
 namespace kw::codec {
 namespace {
 
@@ -12,17 +14,8 @@ bool is_tchar(char c) {
   return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
+using util::iequals;
+using util::to_lower;
 
 std::string show(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
@@ -89,8 +82,8 @@ Result<MediaType> parse_one(Scanner& in, bool accept_entry) {
   std::string_view subtype = in.token();
   if (subtype.empty())
     return fail("invalid media type " + show(in.text()) + ": missing subtype after \"" + std::string(type) + "/\"");
-  mt.type = lower(type);
-  mt.subtype = lower(subtype);
+  mt.type = to_lower(type);
+  mt.subtype = to_lower(subtype);
   if (mt.type == "*" && mt.subtype != "*")
     return fail("invalid media type " + show(in.text()) + ": a wildcard type needs a wildcard subtype (\"*/*\")");
   while (true) {
@@ -113,7 +106,7 @@ Result<MediaType> parse_one(Scanner& in, bool accept_entry) {
       if (value.empty())
         return fail("invalid media type " + show(in.text()) + ": parameter \"" + std::string(name) + "\" has no value");
     }
-    std::string key = lower(name);
+    std::string key = to_lower(name);
     if (accept_entry && key == "q") {
       auto q = parse_q(in.text(), value);
       if (!q) return std::unexpected(q.error());

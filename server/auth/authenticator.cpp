@@ -6,6 +6,7 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
+#include "core/util/text.hpp"
 #include "server/auth/secure_file.hpp"
 #include "server/auth/token_file.hpp"
 
@@ -19,10 +20,7 @@ std::array<unsigned char, 32> sha256(const std::string& text) {
   return digest;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::ranges::equal(a, b, [](unsigned char x, unsigned char y) { return std::tolower(x) == std::tolower(y); });
-}
+using util::iequals;
 
 UserInfo with_authenticated_group(UserInfo user) {
   if (!user.in_group(k_group_authenticated) && !user.in_group(k_group_unauthenticated)) {

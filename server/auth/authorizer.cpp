@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/util/text.hpp"
 #include "server/auth/abac_policy.hpp"
 #include "server/auth/secure_file.hpp"
 
@@ -83,8 +84,7 @@ Attributes resource_attributes(UserInfo user, std::string verb, std::string name
 }
 
 Attributes non_resource_attributes(UserInfo user, std::string_view http_method, std::string path) {
-  std::string verb(http_method);
-  std::ranges::transform(verb, verb.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string verb = util::to_lower(http_method);
   const bool read_only = read_only_verb(verb);
   return Attributes{.user = std::move(user),
                     .verb = std::move(verb),

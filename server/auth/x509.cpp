@@ -13,6 +13,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
+#include "core/util/text.hpp"
+
 namespace kw::auth::x509 {
 
 namespace {
@@ -50,10 +52,7 @@ bool valid_dns_name(const std::string& name) {
   return std::ranges::all_of(name, [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '.' || c == '*'; });
 }
 
-std::string lower(std::string text) {
-  std::ranges::transform(text, text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
+std::string lower(std::string_view text) { return util::to_lower(text); }
 
 Result<void> add_ext(X509* cert, X509V3_CTX* ctx, int nid, const char* value) {
   X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, ctx, nid, value);

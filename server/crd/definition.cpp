@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/util/text.hpp"
 #include "server/crd/schema.hpp"
 
 namespace kw::crd {
@@ -18,11 +19,7 @@ const char* const k_name_description =
 const char* const k_age_description =
     "CreationTimestamp is a timestamp representing the server time when this object was created.";
 
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
+using util::to_lower;
 
 std::string text_at(const json& object, const char* key) {
   auto found = object.find(key);
@@ -246,7 +243,7 @@ std::shared_ptr<const Definition> parse_definition(const json& crd) {
   def->kind = text_at(names, "kind");
   def->list_kind = text_at(names, "listKind").empty() ? def->kind + "List" : text_at(names, "listKind");
   def->plural = text_at(names, "plural");
-  def->singular = text_at(names, "singular").empty() ? lower(def->kind) : text_at(names, "singular");
+  def->singular = text_at(names, "singular").empty() ? to_lower(def->kind) : text_at(names, "singular");
   def->short_names = strings_at(names, "shortNames");
   def->categories = strings_at(names, "categories");
   def->namespaced = text_at(spec, "scope") != "Cluster";
@@ -268,7 +265,7 @@ std::shared_ptr<const Definition> parse_definition(const json& crd) {
 json with_established_status(json crd, const std::string& now_rfc3339) {
   const json& spec = crd["spec"];
   json names = spec.value("names", json::object());
-  if (!names.contains("singular")) names["singular"] = lower(names.value("kind", ""));
+  if (!names.contains("singular")) names["singular"] = to_lower(names.value("kind", ""));
   if (!names.contains("listKind")) names["listKind"] = names.value("kind", "") + "List";
   json status = crd.value("status", json::object());
   if (!status.is_object()) status = json::object();

@@ -8,6 +8,7 @@
 #include <ctime>
 
 #include "core/codec/media_type.hpp"
+#include "core/util/text.hpp"
 #include "server/http/openapi_build.hpp"
 #include "server/http/request_info.hpp"
 
@@ -88,8 +89,7 @@ void send_status(net::ResponseStream& stream, int code, std::string_view reason,
 bool wants_v2_protobuf(const net::Request& request) {
   const std::string* accept = request.header("accept");
   if (accept == nullptr) return false;
-  std::string lower = *accept;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = util::to_lower(*accept);
   return lower.find("application/com.github.proto-openapi.spec.v2") != std::string::npos &&
          lower.find("application/json") == std::string::npos;
 }

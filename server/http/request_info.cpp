@@ -1,31 +1,8 @@
 #include "server/http/request_info.hpp"
 
+#include "core/util/text.hpp"
+
 namespace kw::http {
-namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string decode(std::string_view text, bool plus_is_space) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0) {
-      out += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
-      i += 2;
-    } else if (plus_is_space && text[i] == '+') {
-      out += ' ';
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 bool query_bool(const std::map<std::string, std::string>& query, const char* key) {
   auto found = query.find(key);
@@ -33,8 +10,6 @@ bool query_bool(const std::map<std::string, std::string>& query, const char* key
   const std::string& v = found->second;
   return v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True";
 }
-
-std::string percent_decode(std::string_view text) { return decode(text, false); }
 
 std::map<std::string, std::string> parse_query(std::string_view query) {
   std::map<std::string, std::string> out;
@@ -44,7 +19,7 @@ std::map<std::string, std::string> parse_query(std::string_view query) {
     query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
     if (pair.empty()) continue;
     const auto eq = pair.find('=');
-    out[decode(pair.substr(0, eq), true)] = eq == std::string_view::npos ? "" : decode(pair.substr(eq + 1), true);
+    out[util::percent_decode(pair.substr(0, eq), true)] = eq == std::string_view::npos ? "" : util::percent_decode(pair.substr(eq + 1), true);
   }
   return out;
 }
@@ -56,7 +31,7 @@ RequestInfo parse_request_info(const std::string& method, std::string_view path,
   for (std::size_t start = 0; start <= path.size();) {
     auto slash = path.find('/', start);
     if (slash == std::string_view::npos) slash = path.size();
-    if (slash > start) parts.push_back(percent_decode(path.substr(start, slash - start)));
+    if (slash > start) parts.push_back(util::percent_decode(path.substr(start, slash - start)));
     start = slash + 1;
   }
   info.parts = parts;

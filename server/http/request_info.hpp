@@ -25,7 +25,6 @@ struct RequestInfo {
 
 // A query string as a map (later values of a repeated key win), percent-decoded, '+' = space.
 std::map<std::string, std::string> parse_query(std::string_view query);
-std::string percent_decode(std::string_view text);
 // A boolean query parameter as Go's strconv.ParseBool reads it ("1", "t", "T", "true", "TRUE", "True").
 bool query_bool(const std::map<std::string, std::string>& query, const char* key);
 

@@ -41,6 +41,10 @@ struct Error {
 
 const char* to_string(ErrorCode code);
 
+inline std::unexpected<Error> failure(ErrorCode code, std::string key, Revision revision, std::string message) {
+  return std::unexpected(Error{code, std::move(key), revision, std::move(message)});
+}
+
 // The smallest key above every key that starts with `prefix`; nullopt when there is none
 // (the prefix is empty or all 0xff bytes).
 std::optional<std::string> prefix_end(std::string_view prefix);
@@ -70,15 +74,13 @@ struct ListResult {
 
 struct WriteResult {
   Revision revision = 0;  // revision this write made (for delete: the deletion's revision)
-  std::optional<KeyValue> previous;  // the value before the write (delete/update)
 };
 
 enum class EventType { put, del };
 
 struct Event {
   EventType type;
-  KeyValue kv;                       // for del: key and mod_revision = deletion revision, empty value
-  std::optional<KeyValue> previous;  // state before this event (always set for del, set for put when it replaced a value)
+  KeyValue kv;  // for del: key and mod_revision = deletion revision, empty value
 };
 
 // A watch delivers events of keys under a prefix, in revision order, exactly once.
@@ -116,7 +118,6 @@ class Backend {
   virtual Result<WriteResult> update(const std::string& key, const std::string& value,
                                      Revision expected_mod_revision) = 0;
   // Deletes the key; when expected_mod_revision is set it must match (conflict otherwise).
-  // WriteResult::previous holds the deleted value.
   virtual Result<WriteResult> remove(const std::string& key,
                                      std::optional<Revision> expected_mod_revision = std::nullopt) = 0;
   // Events for keys starting with `prefix` with revision > `after_revision`.

@@ -148,7 +148,6 @@ class RawEtcdWriter final : public Writer {
     auto* put = txn.add_success()->mutable_request_put();
     put->set_key(key);
     put->set_value(value);
-    put->set_prev_kv(true);
     put->set_ignore_lease(true);
     txn.add_failure()->mutable_request_range()->set_key(key);
     return send(txn);

@@ -6,6 +6,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "core/net/client/detail.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::net::client {
 
@@ -22,7 +23,7 @@ struct Client::Impl {
 };
 
 std::optional<Transport> parse_transport(std::string_view text) {
-  const std::string lower = detail::to_lower(text);
+  const std::string lower = util::to_lower(text);
   if (lower == "auto") return Transport::Auto;
   if (lower == "h2" || lower == "http2") return Transport::Http2;
   if (lower == "http1" || lower == "http1.1" || lower == "http/1.1") return Transport::Http1;

@@ -1,5 +1,6 @@
 // Resolving, TCP connect with keepalive, and TLS with ALPN for the client transports.
 #include <boost/asio/connect.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -70,7 +71,10 @@ class TcpImpl final : public ByteStreamImpl {
     m_socket.shutdown(tcp::socket::shutdown_both, ec);
     m_socket.close(ec);
   }
-  std::string alpn() const override { return {}; }
+  void shutdown(DoneCallback callback) override {
+    close();
+    asio::post(m_socket.get_executor(), [callback = std::move(callback)]() mutable { callback(ErrorCode{}); });
+  }
 
  private:
   tcp::socket m_socket;
@@ -89,6 +93,11 @@ class TlsImpl final : public ByteStreamImpl {
     ErrorCode ec;
     m_stream.lowest_layer().shutdown(tcp::socket::shutdown_both, ec);
     m_stream.lowest_layer().close(ec);
+  }
+  // The client ends without close_notify: the server reads the TCP close as the end.
+  void shutdown(DoneCallback callback) override {
+    close();
+    asio::post(m_stream.get_executor(), [callback = std::move(callback)]() mutable { callback(ErrorCode{}); });
   }
   std::string alpn() const override {
     const unsigned char* data = nullptr;
@@ -230,11 +239,6 @@ class Connector : public std::enable_shared_from_this<Connector> {
 
 }  // namespace
 
-std::string to_lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 Result<std::shared_ptr<TlsContext>> make_tls_context(const ClientConfig& config) {
   auto tls = std::make_shared<TlsContext>();

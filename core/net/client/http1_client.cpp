@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/net/client/detail.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::net::client::detail {
 
@@ -31,7 +32,7 @@ class ResponseParser final : public http::basic_parser<false> {
   void on_request_impl(http::verb, string_view, string_view, int, ErrorCode&) override {}
   void on_response_impl(int code, string_view, int, ErrorCode&) override { m_exchange.head.status = code; }
   void on_field_impl(http::field, string_view name, string_view value, ErrorCode&) override {
-    m_exchange.head.headers.emplace_back(to_lower(view(name)), std::string(view(value)));
+    m_exchange.head.headers.emplace_back(util::to_lower(view(name)), std::string(view(value)));
   }
   void on_header_impl(ErrorCode& ec) override {
     m_exchange.head.protocol = "http/1.1";
@@ -83,7 +84,7 @@ class Http1Exchange : public std::enable_shared_from_this<Http1Exchange> {
     std::string text = request.method + " " + m_exchange.target + " HTTP/1.1\r\nHost: " + m_exchange.authority + "\r\n";
     bool has_agent = false;
     for (const auto& [name, value] : request.headers) {
-      if (to_lower(name) == "user-agent") has_agent = true;
+      if (util::to_lower(name) == "user-agent") has_agent = true;
       text += name + ": " + value + "\r\n";
     }
     if (!has_agent) text += "User-Agent: " + m_exchange.config.user_agent + "\r\n";

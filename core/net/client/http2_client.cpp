@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/net/client/detail.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::net::client::detail {
 
@@ -72,7 +73,7 @@ class Http2Exchange : public std::enable_shared_from_this<Http2Exchange> {
                         {":path", m_exchange.target}};
     bool has_agent = false;
     for (const auto& [name, value] : request.headers) {
-      std::string lower = to_lower(name);
+      std::string lower = util::to_lower(name);
       if (lower == "connection" || lower == "host" || lower == "transfer-encoding" || lower == "upgrade") continue;
       if (lower == "user-agent") has_agent = true;
       m_header_storage.emplace_back(std::move(lower), value);

@@ -5,22 +5,9 @@
 #include <boost/beast/websocket.hpp>
 
 #include "core/net/client/detail.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::net::client::detail {
-
-// Teardown customisation points Beast looks up for its next layer.
-void teardown(boost::beast::role_type, ByteStream& stream, ErrorCode& ec) {
-  stream.close();
-  ec = {};
-}
-
-template <class Handler>
-void async_teardown(boost::beast::role_type, ByteStream& stream, Handler&& handler) {
-  stream.close();
-  asio::post(stream.get_executor(), [handler = std::forward<Handler>(handler)]() mutable { handler(ErrorCode{}); });
-}
-
-void beast_close_socket(ByteStream& stream) { stream.close(); }
 
 namespace {
 
@@ -48,7 +35,7 @@ class WebSocketExchange : public std::enable_shared_from_this<WebSocketExchange>
       bool has_origin = false;
       request.set(http::field::user_agent, exchange.config.user_agent);
       for (const auto& [name, value] : exchange.request.headers) {
-        if (to_lower(name) == "origin") has_origin = true;
+        if (util::to_lower(name) == "origin") has_origin = true;
         request.set(name, value);
       }
       if (!has_origin) request.set(http::field::origin, exchange.scheme + "://" + exchange.authority);
@@ -65,7 +52,7 @@ class WebSocketExchange : public std::enable_shared_from_this<WebSocketExchange>
       m_exchange.head.status = m_response.result_int();
       m_exchange.head.protocol = "websocket";
       for (const auto& field : m_response)
-        m_exchange.head.headers.emplace_back(to_lower(view(field.name_string())), std::string(view(field.value())));
+        m_exchange.head.headers.emplace_back(util::to_lower(view(field.name_string())), std::string(view(field.value())));
       m_exchange.head_seen = true;
       auto& handler = m_exchange.handler;
       if (handler.on_head && !handler.on_head(m_exchange.head)) return finish(StreamEnd::StoppedByHandler);

@@ -14,6 +14,7 @@
 #include "core/net/server/http_text.hpp"
 #include "core/net/server/response_stream.hpp"
 #include "core/net/server/websocket_session.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::net::detail {
 
@@ -33,7 +34,7 @@ constexpr auto k_linger = std::chrono::seconds(2);
 constexpr std::size_t k_kept_pieces = 16;
 
 bool has_token(std::string_view list, std::string_view token) {
-  const std::string lower = to_lower(list);
+  const std::string lower = util::to_lower(list);
   std::size_t start = 0;
   while (start <= lower.size()) {
     auto end = lower.find(',', start);
@@ -51,7 +52,7 @@ bool is_websocket_upgrade(const Request& request) {
   const std::string* upgrade = request.header("upgrade");
   const std::string* connection = request.header("connection");
   return request.method == "GET" && upgrade != nullptr && connection != nullptr &&
-         to_lower(*upgrade) == "websocket" && has_token(*connection, "upgrade");
+         util::to_lower(*upgrade) == "websocket" && has_token(*connection, "upgrade");
 }
 
 class Http1Connection final : public Connection,
@@ -286,7 +287,7 @@ class Http1Connection final : public Connection,
     if (!m_parser || m_continue_sent || !m_parser->is_header_done()) return;
     const auto& fields = m_parser->get();
     auto it = fields.find(http::field::expect);
-    if (it == fields.end() || to_lower(view(it->value())) != "100-continue") return;
+    if (it == fields.end() || util::to_lower(view(it->value())) != "100-continue") return;
     m_continue_sent = true;
     enqueue(std::make_shared<const std::string>("HTTP/1.1 100 Continue\r\n\r\n"), 0);
     pump();
@@ -313,7 +314,7 @@ class Http1Connection final : public Connection,
     request.method = std::string(view(message.method_string()));
     split_target(view(message.target()), request);
     for (const auto& field : message) {
-      request.headers.push_back({to_lower(view(field.name_string())), std::string(view(field.value()))});
+      request.headers.push_back({util::to_lower(view(field.name_string())), std::string(view(field.value()))});
     }
     request.body = std::move(message.body());
     request.protocol = Protocol::http1;

@@ -15,6 +15,7 @@
 
 #include "core/net/server/http_text.hpp"
 #include "core/net/server/response_stream.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::net::detail {
 
@@ -351,7 +352,7 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     std::vector<std::string> lowered;
     lowered.reserve(head.headers.size());
     for (const auto& h : head.headers) {
-      lowered.push_back(to_lower(h.name));
+      lowered.push_back(util::to_lower(h.name));
       if (!connection_specific(lowered.back())) add(lowered.back(), h.value);
     }
     const bool no_body = stream.request.method == "HEAD" || head.status == 204 || head.status == 304;

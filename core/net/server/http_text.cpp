@@ -2,16 +2,13 @@
 
 #include <cctype>
 
+#include "core/util/text.hpp"
+
 namespace kw::net {
 
 const std::string* Request::header(std::string_view name) const {
   for (const auto& h : headers) {
-    if (h.name.size() != name.size()) continue;
-    bool same = true;
-    for (std::size_t i = 0; i < name.size() && same; ++i) {
-      same = std::tolower(static_cast<unsigned char>(h.name[i])) == std::tolower(static_cast<unsigned char>(name[i]));
-    }
-    if (same) return &h.value;
+    if (util::iequals(h.name, name)) return &h.value;
   }
   return nullptr;
 }
@@ -20,42 +17,9 @@ const std::string* Request::header(std::string_view name) const {
 
 namespace kw::net::detail {
 
-std::string to_lower(std::string_view text) {
-  std::string out(text);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-namespace {
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-}  // namespace
-
-std::string percent_decode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
-      const int hi = hex_value(text[i + 1]);
-      const int lo = hex_value(text[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out.push_back(static_cast<char>(hi * 16 + lo));
-        i += 2;
-        continue;
-      }
-    }
-    out.push_back(text[i]);
-  }
-  return out;
-}
-
 void split_target(std::string_view target, Request& request) {
   const auto question = target.find('?');
-  request.path = percent_decode(target.substr(0, question));
+  request.path = util::percent_decode(target.substr(0, question));
   request.query = question == std::string_view::npos ? std::string() : std::string(target.substr(question + 1));
 }
 
@@ -94,7 +58,7 @@ std::string_view reason_phrase(int status) {
 
 bool has_header(const Headers& headers, std::string_view name) {
   for (const auto& h : headers) {
-    if (to_lower(h.name) == name) return true;
+    if (util::to_lower(h.name) == name) return true;
   }
   return false;
 }

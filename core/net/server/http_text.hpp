@@ -7,9 +7,6 @@
 
 namespace kw::net::detail {
 
-std::string to_lower(std::string_view text);
-// "%2F" style escapes decoded; malformed escapes are kept as they are.
-std::string percent_decode(std::string_view text);
 // Splits a request target into the decoded path and the raw query.
 void split_target(std::string_view target, Request& request);
 std::string_view reason_phrase(int status);

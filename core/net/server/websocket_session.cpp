@@ -13,19 +13,6 @@
 
 namespace kw::net::detail {
 
-// Teardown customisation points Beast looks up for its next layer.
-void teardown(boost::beast::role_type, ByteStream& stream, ErrorCode& ec) {
-  stream.close();
-  ec = {};
-}
-
-template <class Handler>
-void async_teardown(boost::beast::role_type, ByteStream& stream, Handler&& handler) {
-  stream.async_shutdown(std::forward<Handler>(handler));
-}
-
-void beast_close_socket(ByteStream& stream) { stream.close(); }
-
 namespace {
 
 namespace websocket = boost::beast::websocket;

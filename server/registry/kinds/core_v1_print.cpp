@@ -1,5 +1,6 @@
 // kube-apiserver's Table printers for the core/v1 kinds (pkg/printers/internalversion),
 // cell for cell.
+#include "core/util/text.hpp"
 #include "server/registry/kinds/core_v1_print.hpp"
 
 #include <algorithm>
@@ -12,11 +13,7 @@ using namespace api::print;
 
 namespace {
 
-std::string to_lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
+using util::to_lower;
 
 std::string load_balancer_ips(const json& svc) {
   std::vector<std::string> out;
@@ -292,6 +289,5 @@ Cells print_pod(const json& pod, TimePoint now) {
   return {name_of(pod), std::to_string(ready) + "/" + std::to_string(total), reason, restart_text, age_of(pod, now),
           or_none(ip), or_none(node), or_none(nominated), gates};
 }
-
 
 }  // namespace kw::kinds

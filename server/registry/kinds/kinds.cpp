@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "core/codec/protobuf.hpp"
+#include "core/util/text.hpp"
 #include "server/registry/kinds/groups.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
@@ -15,11 +16,7 @@ const std::vector<std::string> k_all_verbs = {"create", "delete", "deletecollect
 void complete(KindSpec& spec) {
   api::ResourceInfo& info = spec.info;
   if (info.list_kind.empty()) info.list_kind = info.kind + "List";
-  if (info.singular.empty()) {
-    info.singular = info.kind;
-    std::transform(info.singular.begin(), info.singular.end(), info.singular.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  }
+  if (info.singular.empty()) info.singular = util::to_lower(info.kind);
   if (info.verbs.empty()) info.verbs = k_all_verbs;
   if (info.proto_message.empty())
     info.proto_message = codec::builtin_message_for(info.api_version(), info.kind).value_or("");

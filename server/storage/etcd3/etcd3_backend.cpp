@@ -10,10 +10,6 @@ namespace {
 using etcd3::Endpoint;
 using etcdserverpb::Compare;
 
-std::unexpected<Error> error(ErrorCode code, const std::string& key, Revision revision, std::string message) {
-  return std::unexpected(Error{code, key, revision, std::move(message)});
-}
-
 void add_compare(etcdserverpb::TxnRequest& txn, const std::string& key, Compare::CompareTarget target,
                  Compare::CompareResult result, Revision revision) {
   Compare* compare = txn.add_compare();
@@ -50,13 +46,13 @@ class Etcd3Store final : public Backend {
     auto response = range(request, key, "get");
     if (!response) return std::unexpected(response.error());
     if (response->kvs_size() == 0) {
-      return error(ErrorCode::not_found, key, response->header().revision(), "key " + key + " not found");
+      return failure(ErrorCode::not_found, key, response->header().revision(), "key " + key + " not found");
     }
     return etcd3::take_key_value(*response->mutable_kvs(0));
   }
 
   Result<ListResult> list(const std::string& prefix, const ListOptions& options) override {
-    if (options.limit < 0) return error(ErrorCode::invalid, "", 0, "list limit must not be negative");
+    if (options.limit < 0) return failure(ErrorCode::invalid, "", 0, "list limit must not be negative");
     etcdserverpb::RangeRequest request;
     const std::string start = options.continue_key > prefix ? options.continue_key : prefix;
     request.set_key(start.empty() ? std::string(1, '\0') : start);
@@ -76,7 +72,7 @@ class Etcd3Store final : public Backend {
 
   Result<WriteResult> create(const std::string& key, const std::string& value, std::chrono::seconds ttl) override {
     if (auto ok = check_write(key, value); !ok) return std::unexpected(ok.error());
-    if (ttl.count() < 0) return error(ErrorCode::invalid, key, 0, "ttl must not be negative");
+    if (ttl.count() < 0) return failure(ErrorCode::invalid, key, 0, "ttl must not be negative");
     std::int64_t lease = 0;
     if (ttl.count() > 0) {
       auto granted = grant_lease(ttl, key);
@@ -94,13 +90,13 @@ class Etcd3Store final : public Backend {
     if (response && !response->succeeded()) {
       if (lease != 0) revoke_lease(lease);
       const auto found = failure_read(*response);
-      return error(ErrorCode::exists, key, found ? found->mod_revision : 0, "key " + key + " already exists");
+      return failure(ErrorCode::exists, key, found ? found->mod_revision : 0, "key " + key + " already exists");
     }
     if (!response) {
       if (lease != 0) revoke_lease(lease);
       return std::unexpected(response.error());
     }
-    return WriteResult{response->header().revision(), std::nullopt};
+    return WriteResult{response->header().revision()};
   }
 
   Result<WriteResult> update(const std::string& key, const std::string& value,
@@ -112,16 +108,12 @@ class Etcd3Store final : public Backend {
     auto* put = txn.add_success()->mutable_request_put();
     put->set_key(key);
     put->set_value(value);
-    put->set_prev_kv(true);
     put->set_ignore_lease(true);  // a key with a TTL keeps it
     add_failure_read(txn, key);
     auto response = run_txn(txn, key, "update");
     if (!response) return std::unexpected(response.error());
     if (!response->succeeded()) return guard_failure(*response, key, expected_mod_revision);
-    WriteResult result{response->header().revision(), std::nullopt};
-    auto* put_response = response->mutable_responses(0)->mutable_response_put();
-    if (put_response->has_prev_kv()) result.previous = etcd3::take_key_value(*put_response->mutable_prev_kv());
-    return result;
+    return WriteResult{response->header().revision()};
   }
 
   Result<WriteResult> remove(const std::string& key, std::optional<Revision> expected_mod_revision) override {
@@ -130,20 +122,16 @@ class Etcd3Store final : public Backend {
     if (expected_mod_revision) add_compare(txn, key, Compare::MOD, Compare::EQUAL, *expected_mod_revision);
     auto* del = txn.add_success()->mutable_request_delete_range();
     del->set_key(key);
-    del->set_prev_kv(true);
     add_failure_read(txn, key);
     auto response = run_txn(txn, key, "delete");
     if (!response) return std::unexpected(response.error());
     if (!response->succeeded()) return guard_failure(*response, key, expected_mod_revision.value_or(0));
-    WriteResult result{response->header().revision(), std::nullopt};
-    auto* deleted = response->mutable_responses(0)->mutable_response_delete_range();
-    if (deleted->prev_kvs_size() > 0) result.previous = etcd3::take_key_value(*deleted->mutable_prev_kvs(0));
-    return result;
+    return WriteResult{response->header().revision()};
   }
 
   Result<std::unique_ptr<WatchHandle>> watch(const std::string& prefix, Revision after_revision,
                                              WatchCallbacks callbacks) override {
-    if (after_revision < 0) return error(ErrorCode::invalid, "", 0, "watch revision must not be negative");
+    if (after_revision < 0) return failure(ErrorCode::invalid, "", 0, "watch revision must not be negative");
     return etcd3::start_watch(m_client, prefix, after_revision, std::move(callbacks));
   }
 
@@ -157,7 +145,7 @@ class Etcd3Store final : public Backend {
   }
 
   Result<void> compact(Revision revision) override {
-    if (revision <= 0) return error(ErrorCode::invalid, "", 0, "compaction revision must be positive");
+    if (revision <= 0) return failure(ErrorCode::invalid, "", 0, "compaction revision must be positive");
     etcdserverpb::CompactionRequest request;
     request.set_revision(revision);
     etcdserverpb::CompactionResponse response;
@@ -212,16 +200,16 @@ class Etcd3Store final : public Backend {
     });
     if (!done) return std::unexpected(done.error());
     if (response.errors_size() > 0) {
-      return error(ErrorCode::unavailable, "", 0, "etcd reports: " + response.errors(0));
+      return failure(ErrorCode::unavailable, "", 0, "etcd reports: " + response.errors(0));
     }
     return {};
   }
 
  private:
   Result<void> check_write(const std::string& key, const std::string& value) const {
-    if (key.empty()) return error(ErrorCode::invalid, key, 0, "the key must not be empty");
+    if (key.empty()) return failure(ErrorCode::invalid, key, 0, "the key must not be empty");
     if (value.size() > max_value_size()) {
-      return error(ErrorCode::too_large, key, 0,
+      return failure(ErrorCode::too_large, key, 0,
                    "value of " + std::to_string(value.size()) + " bytes for key " + key +
                        " is above the etcd request limit of " + std::to_string(max_value_size()) +
                        " bytes; store a smaller object");
@@ -252,8 +240,8 @@ class Etcd3Store final : public Backend {
   std::unexpected<Error> guard_failure(const etcdserverpb::TxnResponse& response, const std::string& key,
                                        Revision expected) {
     const auto found = failure_read(response);
-    if (!found) return error(ErrorCode::not_found, key, response.header().revision(), "key " + key + " not found");
-    return error(ErrorCode::conflict, key, found->mod_revision,
+    if (!found) return failure(ErrorCode::not_found, key, response.header().revision(), "key " + key + " not found");
+    return failure(ErrorCode::conflict, key, found->mod_revision,
                  "key " + key + " was modified at revision " + std::to_string(found->mod_revision) + ", not " +
                      std::to_string(expected) + "; read it again and retry");
   }
@@ -272,7 +260,7 @@ class Etcd3Store final : public Backend {
       return endpoint.lease->LeaseGrant(&context, request, &response);
     });
     if (!done) return std::unexpected(done.error());
-    if (!response.error().empty()) return error(ErrorCode::unavailable, key, 0, "etcd lease grant: " + response.error());
+    if (!response.error().empty()) return failure(ErrorCode::unavailable, key, 0, "etcd lease grant: " + response.error());
     return response.id();
   }
 

@@ -32,9 +32,7 @@ constexpr std::chrono::milliseconds k_version_timeout{1000};
 
 Event take_event(mvccpb::Event& event) {
   Event out{event.type() == mvccpb::Event::DELETE ? EventType::del : EventType::put,
-            take_key_value(*event.mutable_kv()), std::nullopt};
-  if (event.has_prev_kv() && event.prev_kv().mod_revision() != 0)
-    out.previous = take_key_value(*event.mutable_prev_kv());
+            take_key_value(*event.mutable_kv())};
   if (out.type == EventType::del) {
     out.kv.value.clear();
     out.kv.create_revision = 0;
@@ -151,7 +149,6 @@ bool WatchState::run_stream(Endpoint& endpoint, bool& delivered_anything) {
     create->set_key(prefix.empty() ? std::string(1, '\0') : prefix);
     create->set_range_end(range_end(prefix));
     create->set_start_revision(last_revision + 1);
-    create->set_prev_kv(true);
     create->set_progress_notify(true);
     stream->Write(request);
   }

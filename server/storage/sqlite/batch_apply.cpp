@@ -9,12 +9,8 @@ namespace {
 
 constexpr Revision k_latest = std::numeric_limits<Revision>::max();
 
-std::unexpected<Error> error(ErrorCode code, const std::string& key, Revision revision, std::string message) {
-  return std::unexpected(Error{code, key, revision, std::move(message)});
-}
-
 std::unexpected<Error> conflict(const std::string& key, Revision found, Revision expected) {
-  return error(ErrorCode::conflict, key, found,
+  return failure(ErrorCode::conflict, key, found,
                "key " + key + " was modified at revision " + std::to_string(found) + ", not " +
                    std::to_string(expected) + "; read it again and retry");
 }
@@ -24,10 +20,10 @@ Result<Row> plan_write(const WriteRequest& request, const std::optional<Row>& la
   const bool live = latest && !latest->deleted;
   const std::string& key = request.key;
   if (request.kind == WriteKind::create) {
-    if (live) return error(ErrorCode::exists, key, latest->rev, "key " + key + " already exists");
+    if (live) return failure(ErrorCode::exists, key, latest->rev, "key " + key + " already exists");
     return Row{rev, key, request.value, rev, 0, false, request.expires_at};
   }
-  if (!live) return error(ErrorCode::not_found, key, rev - 1, "key " + key + " not found");
+  if (!live) return failure(ErrorCode::not_found, key, rev - 1, "key " + key + " not found");
   if (request.expected && latest->rev != *request.expected) return conflict(key, latest->rev, *request.expected);
   if (request.kind == WriteKind::update) {
     // The key keeps its TTL deadline, like an etcd put with ignore_lease.
@@ -38,13 +34,12 @@ Result<Row> plan_write(const WriteRequest& request, const std::optional<Row>& la
 
 // Reads, checks and inserts one write. An error leaves the batch's other writes alone unless
 // the connection's transaction was lost, which the caller checks.
-Result<Row> apply_one(Database& db, const WriteRequest& request, Revision rev, std::optional<Row>& previous) {
+Result<Row> apply_one(Database& db, const WriteRequest& request, Revision rev) {
   auto latest = read_latest_row(db, request.key, k_latest);
   if (!latest) return std::unexpected(latest.error());
   auto row = plan_write(request, *latest, rev);
   if (!row) return row;
   if (auto inserted = insert_row(db, *row); !inserted) return std::unexpected(inserted.error());
-  if (request.kind != WriteKind::create) previous = std::move(*latest);
   return row;
 }
 
@@ -70,8 +65,7 @@ AppliedBatch apply_batch(Database& db, Revision revision, std::span<PendingWrite
   std::vector<bool> written(batch.size(), false);
   Revision next = revision + 1;
   for (std::size_t i = 0; i < batch.size(); ++i) {
-    std::optional<Row> previous;
-    auto row = apply_one(db, batch[i]->request, next, previous);
+    auto row = apply_one(db, batch[i]->request, next);
     if (!row) {
       if (!db.in_transaction()) {
         fail_all(batch, row.error());
@@ -81,8 +75,7 @@ AppliedBatch apply_batch(Database& db, Revision revision, std::span<PendingWrite
       continue;
     }
     results[i].revision = next++;
-    if (previous) results[i].previous = previous->to_kv();
-    Event event{row->deleted ? EventType::del : EventType::put, row->to_kv(), results[i].previous};
+    Event event{row->deleted ? EventType::del : EventType::put, row->to_kv()};
     if (row->deleted) event.kv.create_revision = 0;
     events.push_back(std::move(event));
     written[i] = true;

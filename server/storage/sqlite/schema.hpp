@@ -32,8 +32,6 @@ inline constexpr const char* k_set_compacted = "UPDATE meta SET value = ?1 WHERE
 inline constexpr const char* k_latest_at =
     "SELECT rev, key, value, create_rev, prev_rev, deleted, expires_at FROM kv "
     "WHERE key = ?1 AND rev <= ?2 ORDER BY rev DESC LIMIT 1";
-inline constexpr const char* k_row_at =
-    "SELECT rev, key, value, create_rev, prev_rev, deleted, expires_at FROM kv WHERE rev = ?1";
 inline constexpr const char* k_insert =
     "INSERT INTO kv(rev, key, value, create_rev, prev_rev, deleted, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 

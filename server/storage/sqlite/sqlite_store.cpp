@@ -165,13 +165,7 @@ Result<std::vector<Event>> SqliteStore::replay(const std::string& prefix, Revisi
   if (rc != SQLITE_DONE) return std::unexpected(db.error(rc, "cannot read history of " + prefix));
 
   for (const Row& row : rows) {
-    Event event{row.deleted ? EventType::del : EventType::put, row.to_kv(), std::nullopt};
-    if (row.prev_rev != 0) {
-      auto prev = db.prepare(sql::k_row_at);
-      if (!prev) return std::unexpected(prev.error());
-      prev->bind(1, row.prev_rev);
-      if (prev->step() == SQLITE_ROW) event.previous = row_from(*prev).to_kv();
-    }
+    Event event{row.deleted ? EventType::del : EventType::put, row.to_kv()};
     if (row.deleted) {
       event.kv.value.clear();
       event.kv.create_revision = 0;

@@ -17,14 +17,10 @@ std::int64_t unix_millis_now() {
       .count();
 }
 
-std::unexpected<Error> error(ErrorCode code, const std::string& key, Revision revision, std::string message) {
-  return std::unexpected(Error{code, key, revision, std::move(message)});
-}
-
 Result<void> check_write(const Backend& backend, const std::string& key, const std::string& value) {
-  if (key.empty()) return error(ErrorCode::invalid, key, 0, "the key must not be empty");
+  if (key.empty()) return failure(ErrorCode::invalid, key, 0, "the key must not be empty");
   if (value.size() > backend.max_value_size()) {
-    return error(ErrorCode::too_large, key, 0,
+    return failure(ErrorCode::too_large, key, 0,
                  "value of " + std::to_string(value.size()) + " bytes for key " + key + " is above the limit of " +
                      std::to_string(backend.max_value_size()) + " bytes; store a smaller object");
   }
@@ -49,7 +45,7 @@ void SqliteStore::apply_writes(std::span<PendingWrite*> batch) {
 
 Result<WriteResult> SqliteStore::create(const std::string& key, const std::string& value, std::chrono::seconds ttl) {
   if (auto ok = check_write(*this, key, value); !ok) return std::unexpected(ok.error());
-  if (ttl.count() < 0) return error(ErrorCode::invalid, key, 0, "ttl must not be negative");
+  if (ttl.count() < 0) return failure(ErrorCode::invalid, key, 0, "ttl must not be negative");
   const std::int64_t expires_at = ttl.count() > 0 ? unix_millis_now() + ttl.count() * 1000 : 0;
   return m_committer->submit(WriteRequest{WriteKind::create, key, value, expires_at, std::nullopt});
 }
@@ -61,7 +57,7 @@ Result<WriteResult> SqliteStore::update(const std::string& key, const std::strin
 }
 
 Result<WriteResult> SqliteStore::remove(const std::string& key, std::optional<Revision> expected_mod_revision) {
-  if (key.empty()) return error(ErrorCode::invalid, key, 0, "the key must not be empty");
+  if (key.empty()) return failure(ErrorCode::invalid, key, 0, "the key must not be empty");
   return m_committer->submit(WriteRequest{WriteKind::remove, key, "", 0, expected_mod_revision});
 }
 
@@ -69,7 +65,7 @@ Result<void> SqliteStore::compact(Revision revision) {
   std::lock_guard lock(m_write_mutex);
   const Revision current = m_revision.load();
   if (revision <= 0 || revision > current) {
-    return error(ErrorCode::invalid, "", current,
+    return failure(ErrorCode::invalid, "", current,
                  "cannot compact at revision " + std::to_string(revision) + ": it must be between 1 and the current revision " +
                      std::to_string(current));
   }
