@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/commands.hpp"
-#include "cli/get.hpp"
-#include "cli/verbs.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/commands/get.hpp"
+#include "cli/commands/verbs.hpp"
 
 namespace {
 

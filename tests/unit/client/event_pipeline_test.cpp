@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/event_pipeline.hpp"
+#include "cli/client/event_pipeline.hpp"
 
 using namespace kw::cli;
 

@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "cli/print_jsonpath.hpp"
-#include "cli/printers.hpp"
+#include "cli/print/jsonpath.hpp"
+#include "cli/print/printers.hpp"
 
 using namespace kw::cli;
 using nlohmann::json;

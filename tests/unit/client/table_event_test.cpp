@@ -2,9 +2,9 @@
 
 #include <sstream>
 
-#include "cli/client_list.hpp"
-#include "cli/printers.hpp"
-#include "cli/table_event.hpp"
+#include "cli/client/list.hpp"
+#include "cli/print/printers.hpp"
+#include "cli/print/table_event.hpp"
 
 using namespace kw::cli;
 using nlohmann::json;

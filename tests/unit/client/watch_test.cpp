@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "cli/client_list.hpp"
-#include "cli/watch_client.hpp"
+#include "cli/client/list.hpp"
+#include "cli/client/watch.hpp"
 #include "core/codec/frame.hpp"
 #include "core/codec/protobuf.hpp"
 

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "cli/completion.hpp"
-#include "cli/get.hpp"
-#include "cli/manpage.hpp"
-#include "cli/verbs.hpp"
+#include "cli/commands/completion.hpp"
+#include "cli/commands/get.hpp"
+#include "cli/commands/manpage.hpp"
+#include "cli/commands/verbs.hpp"
 
 namespace {
 

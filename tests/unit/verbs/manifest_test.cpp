@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/verbs_manifest.hpp"
+#include "cli/client/manifest.hpp"
 
 namespace fs = std::filesystem;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "cli/verbs_merge.hpp"
+#include "cli/client/merge.hpp"
 #include "core/codec/patch_schema.hpp"
 
 using kw::cli::PatchStrategy;

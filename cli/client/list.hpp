@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/client_api.hpp"
-#include "cli/printers.hpp"
+#include "cli/client/api.hpp"
+#include "cli/print/printers.hpp"
 #include "core/codec/frame.hpp"
 
 namespace kw::cli {

@@ -1,4 +1,4 @@
-#include "cli/event_pipeline.hpp"
+#include "cli/client/event_pipeline.hpp"
 
 #include <iterator>
 #include <utility>

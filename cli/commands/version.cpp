@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "cli/commands.hpp"
+#include "cli/commands/commands.hpp"
 
 namespace kw::cli {
 

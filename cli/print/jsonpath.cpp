@@ -1,4 +1,4 @@
-#include "cli/print_jsonpath.hpp"
+#include "cli/print/jsonpath.hpp"
 
 #include <cctype>
 

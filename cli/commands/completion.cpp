@@ -1,6 +1,6 @@
 // The completion model of the CLI11 definition and the bash/zsh scripts printed from it.
 // Both scripts share one candidate function written in the common subset of bash and zsh.
-#include "cli/completion.hpp"
+#include "cli/commands/completion.hpp"
 
 #include <CLI/CLI.hpp>
 

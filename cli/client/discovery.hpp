@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/client_api.hpp"
-#include "cli/client_list.hpp"
-#include "cli/verbs_common.hpp"
+#include "cli/client/api.hpp"
+#include "cli/client/list.hpp"
+#include "cli/commands/common.hpp"
 #include "core/api/resource.hpp"
 
 namespace kw::cli {

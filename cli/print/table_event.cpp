@@ -1,4 +1,4 @@
-#include "cli/table_event.hpp"
+#include "cli/print/table_event.hpp"
 
 #include "core/codec/json_cursor.hpp"
 

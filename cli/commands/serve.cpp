@@ -14,7 +14,7 @@
 
 #include <sys/prctl.h>
 
-#include "cli/commands.hpp"
+#include "cli/commands/commands.hpp"
 #include "core/net/server/http_server.hpp"
 #include "server/auth/authenticator.hpp"
 #include "server/auth/authorizer.hpp"

@@ -1,13 +1,14 @@
-#include "cli/printers.hpp"
+#include "cli/print/printers.hpp"
 
 #include <algorithm>
 #include <map>
 #include <optional>
 
-#include "cli/print_jsonpath.hpp"
+#include "cli/print/jsonpath.hpp"
 #include "core/api/table.hpp"
 #include "core/codec/text.hpp"
 #include "core/codec/yaml.hpp"
+#include "core/util/text.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::cli {
@@ -36,7 +37,6 @@ const json& meta(const json& object, std::string_view key) {
   auto it = m->find(key);
   return it == m->end() ? k_null : *it;
 }
-
 
 std::string format_labels(const json& labels) {
   std::vector<std::string> parts;
@@ -300,8 +300,7 @@ std::string meta_string(const json& object, std::string_view key) {
 }
 
 std::string KindInfo::prefix() const {
-  std::string lower = kind;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = util::to_lower(kind);
   return group.empty() ? lower : lower + "." + group;
 }
 

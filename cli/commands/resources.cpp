@@ -6,10 +6,10 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/printers.hpp"
-#include "cli/verbs.hpp"
-#include "cli/verbs_common.hpp"
-#include "cli/verbs_discovery.hpp"
+#include "cli/print/printers.hpp"
+#include "cli/commands/verbs.hpp"
+#include "cli/commands/common.hpp"
+#include "cli/client/discovery.hpp"
 
 namespace kw::cli {
 

@@ -1,6 +1,6 @@
-#include "cli/client_list.hpp"
+#include "cli/client/list.hpp"
 
-#include "cli/table_event.hpp"
+#include "cli/print/table_event.hpp"
 #include "core/codec/media_type.hpp"
 #include "core/codec/protobuf.hpp"
 #include "core/codec/yaml.hpp"

@@ -9,9 +9,9 @@
 #include <memory>
 #include <sstream>
 
-#include "cli/printers.hpp"
-#include "cli/verbs.hpp"
-#include "cli/verbs_common.hpp"
+#include "cli/print/printers.hpp"
+#include "cli/commands/verbs.hpp"
+#include "cli/commands/common.hpp"
 #include "core/codec/yaml.hpp"
 #include "core/kubeconfig/kubeconfig.hpp"
 

@@ -1,12 +1,13 @@
 // Discovery documents -> resources, the on-disk cache, and the name resolver of the verbs.
-#include "cli/verbs_discovery.hpp"
+#include "cli/client/discovery.hpp"
 
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <system_error>
 
-#include "cli/verbs_common.hpp"
+#include "cli/commands/common.hpp"
+#include "core/util/text.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::cli {
@@ -37,7 +38,7 @@ void add_resource_list(const json& list, const std::string& group, const std::st
     info.plural = name;
     info.kind = entry.value("kind", "");
     info.singular = entry.value("singularName", "");
-    if (info.singular.empty()) info.singular = lowercase(info.kind);
+    if (info.singular.empty()) info.singular = util::to_lower(info.kind);
     info.list_kind = info.kind + "List";
     info.namespaced = entry.value("namespaced", false);
     info.verbs = strings_of(entry.value("verbs", json::array()));
@@ -199,7 +200,7 @@ bool Resolver::is_builtin(const api::ResourceInfo& info) const {
 }
 
 std::string kind_prefix(const api::ResourceInfo& info) {
-  const std::string lower = lowercase(info.kind);
+  const std::string lower = util::to_lower(info.kind);
   return info.group.empty() ? lower : lower + "." + info.group;
 }
 

@@ -1,4 +1,4 @@
-#include "cli/watch_client.hpp"
+#include "cli/client/watch.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include <random>
 #include <sstream>
 
-#include "cli/event_pipeline.hpp"
+#include "cli/client/event_pipeline.hpp"
 
 namespace kw::cli {
 

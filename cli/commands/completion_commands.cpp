@@ -8,10 +8,10 @@
 #include <memory>
 #include <set>
 
-#include "cli/completion.hpp"
-#include "cli/verbs.hpp"
-#include "cli/verbs_common.hpp"
-#include "cli/verbs_discovery.hpp"
+#include "cli/commands/completion.hpp"
+#include "cli/commands/verbs.hpp"
+#include "cli/commands/common.hpp"
+#include "cli/client/discovery.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::cli {

@@ -1,4 +1,4 @@
-#include "cli/manpage.hpp"
+#include "cli/commands/manpage.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -10,7 +10,7 @@
 #include <memory>
 #include <sstream>
 
-#include "cli/verbs.hpp"
+#include "cli/commands/verbs.hpp"
 
 namespace kw::cli {
 

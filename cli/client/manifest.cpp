@@ -1,4 +1,4 @@
-#include "cli/verbs_manifest.hpp"
+#include "cli/client/manifest.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,5 +1,5 @@
 // kw get / kw watch: options, validation, and the run that lists or watches and prints.
-#include "cli/get.hpp"
+#include "cli/commands/get.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -12,12 +12,12 @@
 #include <memory>
 #include <thread>
 
-#include "cli/client_api.hpp"
-#include "cli/client_list.hpp"
-#include "cli/print_jsonpath.hpp"
-#include "cli/printers.hpp"
-#include "cli/verbs_common.hpp"
-#include "cli/watch_client.hpp"
+#include "cli/client/api.hpp"
+#include "cli/client/list.hpp"
+#include "cli/print/jsonpath.hpp"
+#include "cli/print/printers.hpp"
+#include "cli/commands/common.hpp"
+#include "cli/client/watch.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::cli {

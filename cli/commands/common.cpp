@@ -1,19 +1,14 @@
-#include "cli/verbs_common.hpp"
+#include "cli/commands/common.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
-#include "cli/printers.hpp"
+#include "cli/print/printers.hpp"
 #include "core/codec/yaml.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::cli {
-
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::vector<std::string> split_list(std::string_view text, char separator) {
   std::vector<std::string> out;

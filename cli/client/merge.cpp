@@ -1,4 +1,4 @@
-#include "cli/verbs_merge.hpp"
+#include "cli/client/merge.hpp"
 
 #include <algorithm>
 #include "core/codec/patch_schema.hpp"

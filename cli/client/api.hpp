@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "cli/printers.hpp"
+#include "cli/print/printers.hpp"
 #include "core/kubeconfig/kubeconfig.hpp"
 #include "core/net/client/client.hpp"
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-#include "cli/client_list.hpp"
+#include "cli/client/list.hpp"
 
 namespace kw::cli {
 

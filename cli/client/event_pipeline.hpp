@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/client_list.hpp"
+#include "cli/client/list.hpp"
 
 namespace kw::cli {
 

@@ -4,10 +4,10 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/verbs.hpp"
-#include "cli/verbs_common.hpp"
-#include "cli/verbs_discovery.hpp"
-#include "cli/verbs_manifest.hpp"
+#include "cli/commands/verbs.hpp"
+#include "cli/commands/common.hpp"
+#include "cli/client/discovery.hpp"
+#include "cli/client/manifest.hpp"
 
 namespace kw::cli {
 

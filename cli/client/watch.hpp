@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cli/client_list.hpp"
+#include "cli/client/list.hpp"
 
 namespace kw::cli {
 

@@ -7,9 +7,9 @@
 #include <optional>
 #include <sstream>
 
-#include "cli/verbs.hpp"
-#include "cli/verbs_common.hpp"
-#include "cli/verbs_discovery.hpp"
+#include "cli/commands/verbs.hpp"
+#include "cli/commands/common.hpp"
+#include "cli/client/discovery.hpp"
 #include "core/codec/yaml.hpp"
 
 namespace kw::cli {

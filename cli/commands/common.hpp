@@ -8,8 +8,8 @@
 #include "cli/cli_fwd.hpp"
 #include <nlohmann/json.hpp>
 
-#include "cli/client_api.hpp"
-#include "cli/client_list.hpp"
+#include "cli/client/api.hpp"
+#include "cli/client/list.hpp"
 #include "core/api/resource.hpp"
 
 namespace kw::cli {
@@ -31,7 +31,6 @@ using VerbResult = std::expected<T, VerbError>;
 
 VerbError usage_error(std::string message);  // "error: " + message, exit 1
 
-std::string lowercase(std::string_view text);
 std::vector<std::string> split_list(std::string_view text, char separator);
 
 // Sends one request and decodes the JSON answer. A non-2xx answer becomes

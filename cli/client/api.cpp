@@ -1,4 +1,4 @@
-#include "cli/client_api.hpp"
+#include "cli/client/api.hpp"
 
 #include <CLI/CLI.hpp>
 
