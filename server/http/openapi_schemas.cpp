@@ -10,9 +10,9 @@
 
 #include "core/codec/patch_schema.hpp"
 #include "core/codec/protobuf_mapping.hpp"
+#include "core/proto/comments.hpp"
 #include "core/proto/registry.hpp"
 #include "server/http/openapi_build.hpp"
-#include "server/http/openapi_descriptions.hpp"
 
 namespace kw::http::openapi {
 namespace {
@@ -146,7 +146,7 @@ class SchemaBuilder {
 
  private:
   json message_schema(const pb::Descriptor& descriptor) {
-    const std::string_view description = description_of(descriptor.full_name());
+    const std::string_view description = proto::comment_of(descriptor.full_name());
     if (const auto special = codec::special_message(descriptor); special != codec::SpecialMessage::None)
       return described(special_schema(special), description, m_dialect);
     json properties = json::object();
@@ -168,7 +168,7 @@ class SchemaBuilder {
         add_properties(*field.message_type(), properties);
         continue;
       }
-      properties[field.name()] = described(field_schema(field), description_of(field.full_name()), m_dialect);
+      properties[field.name()] = described(field_schema(field), proto::comment_of(field.full_name()), m_dialect);
     }
   }
 

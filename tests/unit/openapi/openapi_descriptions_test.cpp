@@ -1,5 +1,6 @@
-// The description table (every key names a real message or field, the kinds and the
-// fields people explain most are covered) and how the schemas carry it in both dialects.
+// The descriptions from the .proto comments (each names a real message or field, the kinds
+// and the fields people explain most are covered) and how the schemas carry them in both
+// dialects.
 #include <doctest/doctest.h>
 #include <google/protobuf/descriptor.h>
 
@@ -7,15 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "core/proto/comments.hpp"
 #include "core/proto/registry.hpp"
 #include "server/http/openapi.hpp"
 #include "openapi_test_support.hpp"
 #include "server/http/openapi_build.hpp"
-#include "server/http/openapi_descriptions.hpp"
 
 namespace {
 
-using kw::http::openapi::description_of;
+std::string_view description_of(std::string_view name) { return kw::proto::comment_of(name); }
 using nlohmann::json;
 using namespace kw::http::openapi::test;
 
@@ -42,16 +43,15 @@ std::vector<std::string> undescribed_fields(std::string_view message) {
 
 }  // namespace
 
-TEST_CASE("every description key names a message or field of the descriptors") {
-  const auto all = kw::http::openapi::all_descriptions();
-  CHECK(all.size() > 400);
-  std::set<std::string_view> seen;
-  for (const auto& entry : all) {
-    CHECK_MESSAGE(names_message_or_field(entry.key), entry.key << " is neither a message nor a field");
-    CHECK_MESSAGE(seen.insert(entry.key).second, entry.key << " appears twice");
-    CHECK_MESSAGE(!entry.text.empty(), entry.key);
-    CHECK_MESSAGE(entry.text.size() < 300, entry.key << " is too long");
-    CHECK_MESSAGE(entry.text.ends_with('.'), entry.key << " does not end a sentence");
+TEST_CASE("every comment of the .proto files belongs to a message or field and reads as help text") {
+  const auto all = kw::proto::all_comments();
+  CHECK(all.size() > 600);
+  for (const auto& [name, text] : all) {
+    CHECK_MESSAGE(names_message_or_field(name), name << " is neither a message nor a field");
+    CHECK_MESSAGE(!text.empty(), name);
+    CHECK_MESSAGE(text.size() < 300, name << " is too long");
+    CHECK_MESSAGE(text.ends_with('.'), name << " does not end a sentence");
+    CHECK_MESSAGE(text.find("  ") == std::string_view::npos, name << " has a line break left in it");
   }
 }
 
