@@ -25,29 +25,29 @@ struct DiffOptions {
 };
 
 // Whether every item is an object carrying the key, so the list can be merged by it.
-bool keyed(const json& list, const char* key) {
+bool keyed(const json& list, const std::string& key) {
   return std::all_of(list.begin(), list.end(), [&](const json& item) { return item.is_object() && item.contains(key); });
 }
 
-json::const_iterator find_by_key(const json& list, const char* key, const json& value) {
+json::const_iterator find_by_key(const json& list, const std::string& key, const json& value) {
   return std::find_if(list.begin(), list.end(),
                       [&](const json& item) { return item.is_object() && item.contains(key) && item[key] == value; });
 }
 
 json diff_maps(const json& original, const json& modified, const DiffOptions& options, const codec::SchemaNode& schema);
 
-// The merge key of a list field under a strategic patch; nullptr when the list is replaced.
-const char* list_key(const std::string& field, const DiffOptions& options, const codec::SchemaNode& schema) {
-  if (options.strategy != PatchStrategy::strategic) return nullptr;
-  const codec::PatchMeta* meta = schema.list_meta(field);
-  return meta == nullptr || meta->merge_key.empty() ? nullptr : meta->merge_key.data();
+// The merge key of a list field under a strategic patch; "" when the list is replaced.
+std::string list_key(const std::string& field, const DiffOptions& options, const codec::SchemaNode& schema) {
+  if (options.strategy != PatchStrategy::strategic) return {};
+  const auto meta = schema.list_meta(field);
+  return meta ? std::string(meta->merge_key) : std::string();
 }
 
 void diff_lists(const std::string& field, const json& original, const json& modified, const DiffOptions& options,
                 const codec::SchemaNode& schema, json& patch) {
-  const char* key = list_key(field, options, schema);
-  if (key != nullptr && !(keyed(original, key) && keyed(modified, key))) key = nullptr;
-  if (key == nullptr) {
+  std::string key = list_key(field, options, schema);
+  if (!key.empty() && !(keyed(original, key) && keyed(modified, key))) key.clear();
+  if (key.empty()) {
     if (original != modified && !options.ignore_changes_and_additions) patch[field] = modified;
     return;
   }
@@ -110,8 +110,8 @@ json merge_patches(json into, const json& next, const DiffOptions& options, cons
       into[field] = value;
     } else if (found->is_object() && value.is_object()) {
       *found = merge_patches(*found, value, options, schema.child(field));
-    } else if (found->is_array() && value.is_array() && list_key(field, options, schema) != nullptr) {
-      const char* key = list_key(field, options, schema);
+    } else if (found->is_array() && value.is_array() && !list_key(field, options, schema).empty()) {
+      const std::string key = list_key(field, options, schema);
       if (!keyed(*found, key) || !keyed(value, key)) {
         *found = value;
         continue;

@@ -3,52 +3,17 @@
 #include <google/protobuf/descriptor.h>
 
 #include <algorithm>
-#include <array>
 #include <string>
 
 #include "core/codec/protobuf.hpp"
 #include "core/codec/protobuf_mapping.hpp"
 #include "core/proto/registry.hpp"
+#include "core/proto/schema_notes.hpp"
 
 namespace kw::codec {
 namespace {
 
 namespace pb = google::protobuf;
-
-constexpr std::array k_patch_meta{
-    PatchMeta{"k8s.io.api.core.v1.PodSpec.volumes", "name", "merge,retainKeys"},
-    PatchMeta{"k8s.io.api.core.v1.PodSpec.initContainers", "name", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.PodSpec.containers", "name", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.PodSpec.ephemeralContainers", "name", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.PodSpec.imagePullSecrets", "name", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.PodSpec.hostAliases", "ip", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.PodSpec.topologySpreadConstraints", "topologyKey", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.PodSpec.schedulingGates", "name", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.PodSpec.resourceClaims", "name", "merge,retainKeys"},
-    PatchMeta{"k8s.io.api.core.v1.Container.ports", "containerPort", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.Container.env", "name", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.Container.volumeMounts", "mountPath", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.Container.volumeDevices", "devicePath", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.EphemeralContainerCommon.ports", "containerPort", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.EphemeralContainerCommon.env", "name", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.EphemeralContainerCommon.volumeMounts", "mountPath", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.EphemeralContainerCommon.volumeDevices", "devicePath", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.PodStatus.conditions", "type", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.PodStatus.podIPs", "ip", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.PodStatus.hostIPs", "ip", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.ServiceSpec.ports", "port", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.ServiceStatus.conditions", "type", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.NodeStatus.conditions", "type", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.NodeStatus.addresses", "type", "merge"},
-    PatchMeta{"k8s.io.api.core.v1.NamespaceStatus.conditions", "type", "merge"},
-    PatchMeta{"k8s.io.api.apps.v1.DeploymentStatus.conditions", "type", "merge"},
-    PatchMeta{"k8s.io.api.apps.v1.ReplicaSetStatus.conditions", "type", "merge"},
-    PatchMeta{"k8s.io.api.apps.v1.StatefulSetStatus.conditions", "type", "merge"},
-    PatchMeta{"k8s.io.api.apps.v1.DaemonSetStatus.conditions", "type", "merge"},
-    PatchMeta{"k8s.io.api.batch.v1.JobStatus.conditions", "type", "merge"},
-    PatchMeta{"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.ownerReferences", "uid", "merge"},
-    PatchMeta{"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.finalizers", "", "merge"},
-};
 
 // The field called `json_name` in `message`'s JSON object, looking through inlined messages.
 const pb::FieldDescriptor* find_field(const pb::Descriptor& message, std::string_view json_name) {
@@ -89,12 +54,10 @@ nlohmann::json merge_list(nlohmann::json target, const nlohmann::json& patch, co
 
 }  // namespace
 
-std::span<const PatchMeta> patch_meta_table() { return k_patch_meta; }
-
-const PatchMeta* patch_meta(std::string_view full_field_name) {
-  for (const auto& meta : k_patch_meta)
-    if (meta.field == full_field_name) return &meta;
-  return nullptr;
+std::optional<PatchMeta> patch_meta(std::string_view full_field_name) {
+  const proto::FieldNotes* notes = proto::field_notes(full_field_name);
+  if (notes == nullptr || notes->patch_strategy.empty()) return std::nullopt;
+  return PatchMeta{notes->merge_key, notes->patch_strategy};
 }
 
 SchemaNode SchemaNode::of_object(const nlohmann::json& object) {
@@ -121,10 +84,10 @@ SchemaNode SchemaNode::child(std::string_view json_name) const {
   return SchemaNode(field->message_type());
 }
 
-const PatchMeta* SchemaNode::list_meta(std::string_view json_name) const {
-  if (m_message == nullptr || m_map_values) return nullptr;
+std::optional<PatchMeta> SchemaNode::list_meta(std::string_view json_name) const {
+  if (m_message == nullptr || m_map_values) return std::nullopt;
   const pb::FieldDescriptor* field = find_field(*m_message, json_name);
-  if (field == nullptr || !field->is_repeated()) return nullptr;
+  if (field == nullptr || !field->is_repeated()) return std::nullopt;
   return patch_meta(field->full_name());
 }
 
@@ -144,8 +107,8 @@ nlohmann::json strategic_merge(nlohmann::json target, const nlohmann::json& patc
       auto found = target.find(field);
       target[field] = strategic_merge(found == target.end() ? nlohmann::json() : std::move(*found), value,
                                       schema.child(field));
-    } else if (const PatchMeta* meta = value.is_array() ? schema.list_meta(field) : nullptr;
-               meta != nullptr && !meta->merge_key.empty()) {
+    } else if (const auto meta = value.is_array() ? schema.list_meta(field) : std::nullopt;
+               meta && !meta->merge_key.empty()) {
       auto found = target.find(field);
       target[field] = merge_list(found == target.end() ? nlohmann::json() : std::move(*found), value,
                                  std::string(meta->merge_key), schema.child(field));

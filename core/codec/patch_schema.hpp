@@ -1,9 +1,10 @@
 #pragma once
-// How lists and maps of the built-in kinds merge, stated once for the server's strategic
-// merge patch, the client's apply and the OpenAPI schemas: an annotation table keyed by
-// protobuf field (what Kubernetes' patchMergeKey and patchStrategy tags say), and a cursor
-// that walks an object's schema by JSON field name, through inlined messages and maps.
-#include <span>
+// How lists and maps of the built-in kinds merge, for the server's strategic merge patch, the
+// client's apply and the OpenAPI schemas: the kw.api.merge_key and kw.api.patch_strategy
+// options of the .proto fields (core/proto/schema_notes.hpp; what Kubernetes' patchMergeKey
+// and patchStrategy tags say), and a cursor that walks an object's schema by JSON field name,
+// through inlined messages and maps.
+#include <optional>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -15,14 +16,13 @@ class Descriptor;
 namespace kw::codec {
 
 struct PatchMeta {
-  std::string_view field;      // full protobuf field name
-  std::string_view merge_key;  // "" for a set of scalars (finalizers); NUL-terminated
+  std::string_view merge_key;  // "" for a set of scalars (finalizers)
   std::string_view strategy;   // "merge" or "merge,retainKeys"
 };
 
-// Every list that strategic merge patch merges instead of replacing.
-std::span<const PatchMeta> patch_meta_table();
-const PatchMeta* patch_meta(std::string_view full_field_name);
+// How strategic merge patch merges the list field `full_field_name`; nullopt when the list
+// is replaced whole.
+std::optional<PatchMeta> patch_meta(std::string_view full_field_name);
 
 // A place in a message's schema. An unknown node (custom resources, fields kw has no
 // message for) knows nothing: every list under it is replaced whole.
@@ -37,8 +37,8 @@ class SchemaNode {
   // The node under `json_name`: the field's message, the element message of a list, the
   // value message of a map.
   SchemaNode child(std::string_view json_name) const;
-  // The merge metadata of the list field `json_name`; null when it is replaced whole.
-  const PatchMeta* list_meta(std::string_view json_name) const;
+  // The merge metadata of the list field `json_name`; nullopt when it is replaced whole.
+  std::optional<PatchMeta> list_meta(std::string_view json_name) const;
 
  private:
   const google::protobuf::Descriptor* m_message = nullptr;

@@ -10,8 +10,8 @@
 
 #include "core/codec/patch_schema.hpp"
 #include "core/codec/protobuf_mapping.hpp"
-#include "core/proto/comments.hpp"
 #include "core/proto/registry.hpp"
+#include "core/proto/schema_notes.hpp"
 #include "server/http/openapi_build.hpp"
 
 namespace kw::http::openapi {
@@ -21,70 +21,6 @@ namespace pb = google::protobuf;
 using nlohmann::json;
 
 constexpr std::string_view k_meta = "k8s.io.apimachinery.pkg.apis.meta.v1.";
-
-struct Required {
-  std::string_view message;  // full protobuf message name
-  std::vector<std::string_view> fields;
-};
-
-// Fields Kubernetes' schemas mark as required (no `omitempty`, validated as required).
-const std::vector<Required>& required_fields() {
-  static const std::vector<Required> table = {
-      {"k8s.io.api.core.v1.Container", {"name"}},
-      {"k8s.io.api.core.v1.EphemeralContainer", {"name"}},
-      {"k8s.io.api.core.v1.PodSpec", {"containers"}},
-      {"k8s.io.api.core.v1.ContainerPort", {"containerPort"}},
-      {"k8s.io.api.core.v1.EnvVar", {"name"}},
-      {"k8s.io.api.core.v1.VolumeMount", {"name", "mountPath"}},
-      {"k8s.io.api.core.v1.VolumeDevice", {"name", "devicePath"}},
-      {"k8s.io.api.core.v1.Volume", {"name"}},
-      {"k8s.io.api.core.v1.KeyToPath", {"key", "path"}},
-      {"k8s.io.api.core.v1.ConfigMapKeySelector", {"key"}},
-      {"k8s.io.api.core.v1.SecretKeySelector", {"key"}},
-      {"k8s.io.api.core.v1.ObjectFieldSelector", {"fieldPath"}},
-      {"k8s.io.api.core.v1.ResourceFieldSelector", {"resource"}},
-      {"k8s.io.api.core.v1.HTTPGetAction", {"port"}},
-      {"k8s.io.api.core.v1.HTTPHeader", {"name", "value"}},
-      {"k8s.io.api.core.v1.TCPSocketAction", {"port"}},
-      {"k8s.io.api.core.v1.GRPCAction", {"port"}},
-      {"k8s.io.api.core.v1.ServicePort", {"port"}},
-      {"k8s.io.api.core.v1.HostAlias", {"ip"}},
-      {"k8s.io.api.core.v1.NodeSelector", {"nodeSelectorTerms"}},
-      {"k8s.io.api.core.v1.NodeSelectorRequirement", {"key", "operator"}},
-      {"k8s.io.api.core.v1.PreferredSchedulingTerm", {"weight", "preference"}},
-      {"k8s.io.api.core.v1.PodAffinityTerm", {"topologyKey"}},
-      {"k8s.io.api.core.v1.WeightedPodAffinityTerm", {"weight", "podAffinityTerm"}},
-      {"k8s.io.api.core.v1.TopologySpreadConstraint", {"maxSkew", "topologyKey", "whenUnsatisfiable"}},
-      {"k8s.io.api.core.v1.PodCondition", {"type", "status"}},
-      {"k8s.io.api.core.v1.NodeCondition", {"type", "status"}},
-      {"k8s.io.api.core.v1.NamespaceCondition", {"type", "status"}},
-      {"k8s.io.api.core.v1.NodeAddress", {"type", "address"}},
-      {"k8s.io.api.core.v1.Taint", {"key", "effect"}},
-      {"k8s.io.api.core.v1.ContainerStatus", {"name", "ready", "restartCount", "image", "imageID"}},
-      {"k8s.io.api.core.v1.EndpointAddress", {"ip"}},
-      {"k8s.io.api.core.v1.EndpointPort", {"port"}},
-      {"k8s.io.api.core.v1.Event", {"metadata", "involvedObject"}},
-      {"k8s.io.api.core.v1.PodReadinessGate", {"conditionType"}},
-      {"k8s.io.api.core.v1.PodSchedulingGate", {"name"}},
-      {"k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource", {"claimName"}},
-      {"k8s.io.api.core.v1.HostPathVolumeSource", {"path"}},
-      {"k8s.io.api.core.v1.NFSVolumeSource", {"server", "path"}},
-      {"k8s.io.api.core.v1.ExecAction", {}},
-      {"k8s.io.api.apps.v1.DeploymentSpec", {"selector", "template"}},
-      {"k8s.io.api.apps.v1.ReplicaSetSpec", {"selector"}},
-      {"k8s.io.api.apps.v1.StatefulSetSpec", {"selector", "template"}},
-      {"k8s.io.api.apps.v1.DaemonSetSpec", {"selector", "template"}},
-      {"k8s.io.api.apps.v1.DeploymentCondition", {"type", "status"}},
-      {"k8s.io.api.apps.v1.ReplicaSetCondition", {"type", "status"}},
-      {"k8s.io.api.apps.v1.StatefulSetCondition", {"type", "status"}},
-      {"k8s.io.api.apps.v1.DaemonSetCondition", {"type", "status"}},
-      {"k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference", {"apiVersion", "kind", "name", "uid"}},
-      {"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement", {"key", "operator"}},
-      {"k8s.io.apimachinery.pkg.apis.meta.v1.Condition", {"type", "status", "lastTransitionTime", "reason", "message"}},
-      {"k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent", {"type", "object"}},
-  };
-  return table;
-}
 
 json gvk_extension(std::string_view group, std::string_view version, std::string_view kind) {
   return json::array({{{"group", group}, {"kind", kind}, {"version", version}}});
@@ -154,11 +90,22 @@ class SchemaBuilder {
     add_properties(descriptor, properties);
     json schema = {{"type", "object"}, {"properties", std::move(properties)}};
     if (!description.empty()) schema["description"] = description;
-    const auto& table = required_fields();
-    const auto found = std::find_if(table.begin(), table.end(),
-                                    [&](const Required& r) { return r.message == descriptor.full_name(); });
-    if (found != table.end() && !found->fields.empty()) schema["required"] = found->fields;
+    json required = json::array();
+    add_required(descriptor, required);
+    if (!required.empty()) schema["required"] = std::move(required);
     return schema;
+  }
+
+  // The fields marked kw.api.required, inlined messages' included, in field order.
+  static void add_required(const pb::Descriptor& descriptor, json& required) {
+    for (int i = 0; i < descriptor.field_count(); ++i) {
+      const pb::FieldDescriptor& field = *descriptor.field(i);
+      if (codec::is_inline_field(field)) {
+        add_required(*field.message_type(), required);
+      } else if (const proto::FieldNotes* notes = proto::field_notes(field.full_name()); notes && notes->required) {
+        required.push_back(field.name());
+      }
+    }
   }
 
   void add_properties(const pb::Descriptor& descriptor, json& properties) {
@@ -177,7 +124,7 @@ class SchemaBuilder {
       return {{"type", "object"}, {"additionalProperties", value_schema(*field.message_type()->map_value())}};
     if (!field.is_repeated()) return value_schema(field);
     json schema = {{"type", "array"}, {"items", value_schema(field)}};
-    if (const codec::PatchMeta* meta = codec::patch_meta(field.full_name())) {
+    if (const auto meta = codec::patch_meta(field.full_name())) {
       if (!meta->merge_key.empty()) schema["x-kubernetes-patch-merge-key"] = meta->merge_key;
       schema["x-kubernetes-patch-strategy"] = meta->strategy;
     }

@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/proto/comments.hpp"
+#include "core/codec/protobuf_mapping.hpp"
 #include "core/proto/registry.hpp"
+#include "core/proto/schema_notes.hpp"
 #include "server/http/openapi.hpp"
 #include "openapi_test_support.hpp"
 #include "server/http/openapi_build.hpp"
@@ -39,6 +40,19 @@ std::vector<std::string> undescribed_fields(std::string_view message) {
     if (description_of(name).empty()) missing.push_back(name);
   }
   return missing;
+}
+
+// The field `name` of `message`'s JSON object, looking through inlined messages.
+const google::protobuf::FieldDescriptor* json_field(const google::protobuf::Descriptor& message, const std::string& name) {
+  for (int i = 0; i < message.field_count(); ++i) {
+    const auto* field = message.field(i);
+    if (kw::codec::is_inline_field(*field)) {
+      if (const auto* inner = json_field(*field->message_type(), name)) return inner;
+    } else if (field->name() == name) {
+      return field;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -165,4 +179,39 @@ TEST_CASE("the v2 protobuf form carries descriptions, beside references too") {
   const std::string image = named(fields(fields(container, 25).at(0), 1), "image");
   CHECK(fields(image, 4) ==
         std::vector<std::string>{std::string(description_of("k8s.io.api.core.v1.Container.image"))});
+}
+
+TEST_CASE("the kw.api options of the .proto files: merge keys, patch strategies, required fields") {
+  using kw::proto::field_notes;
+  const auto* containers = field_notes("k8s.io.api.core.v1.PodSpec.containers");
+  REQUIRE(containers != nullptr);
+  CHECK(containers->merge_key == "name");
+  CHECK(containers->patch_strategy == "merge");
+  CHECK(containers->required);
+  CHECK(field_notes("k8s.io.api.core.v1.PodSpec.volumes")->patch_strategy == "merge,retainKeys");
+  const auto* finalizers = field_notes("k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.finalizers");
+  REQUIRE(finalizers != nullptr);
+  CHECK(finalizers->merge_key.empty());
+  CHECK(finalizers->patch_strategy == "merge");
+  CHECK(field_notes("k8s.io.api.core.v1.EphemeralContainerCommon.name")->required);
+  CHECK(field_notes("k8s.io.api.core.v1.PodSpec.nodeName") == nullptr);
+
+  // Every option sits on a real field; a merge key names a field of the list's items.
+  int merged = 0;
+  for (const auto& [name, notes] : kw::proto::all_field_notes()) {
+    const auto dot = name.rfind('.');
+    const auto* message = kw::proto::find_message(name.substr(0, dot));
+    REQUIRE_MESSAGE(message != nullptr, name);
+    const auto* field = message->FindFieldByName(std::string(name.substr(dot + 1)));
+    REQUIRE_MESSAGE(field != nullptr, name);
+    if (notes->patch_strategy.empty()) continue;
+    ++merged;
+    CHECK_MESSAGE(field->is_repeated(), name << " merges but is not a list");
+    if (!notes->merge_key.empty()) {
+      REQUIRE_MESSAGE(field->message_type() != nullptr, name);
+      CHECK_MESSAGE(json_field(*field->message_type(), notes->merge_key) != nullptr,
+                    name << ": no field " << notes->merge_key << " in the items");
+    }
+  }
+  CHECK(merged >= 32);
 }

@@ -109,12 +109,12 @@ TEST_CASE("a field removed inside a merged list item is deleted in that item") {
 TEST_CASE("container ports merge by containerPort, service ports by port, from the schema") {
   const auto pod_schema = kw::codec::SchemaNode::of_object(pod(json::array()));
   const auto containers = pod_schema.child("spec").child("containers");
-  REQUIRE(containers.list_meta("ports") != nullptr);
+  REQUIRE(containers.list_meta("ports").has_value());
   CHECK(containers.list_meta("ports")->merge_key == "containerPort");
-  CHECK(containers.list_meta("args") == nullptr);
+  CHECK_FALSE(containers.list_meta("args").has_value());
   CHECK(pod_schema.child("spec").child("ephemeralContainers").list_meta("ports")->merge_key == "containerPort");
   const auto service = kw::codec::SchemaNode::of_object(json{{"apiVersion", "v1"}, {"kind", "Service"}});
-  REQUIRE(service.child("spec").list_meta("ports") != nullptr);
+  REQUIRE(service.child("spec").list_meta("ports").has_value());
   CHECK(service.child("spec").list_meta("ports")->merge_key == "port");
   // Maps lead to their values' schema; unknown kinds know nothing.
   const auto secret_volumes = pod_schema.child("spec").child("volumes").child("secret");

@@ -1,0 +1,139 @@
+#include "core/proto/schema_notes.hpp"
+
+#include <google/protobuf/descriptor.pb.h>
+#include <google/protobuf/unknown_field_set.h>
+
+#include <map>
+#include <optional>
+#include <sstream>
+
+namespace kw::proto {
+
+// The descriptor set with source info, embedded by the build (cmake/embed_bytes.cmake).
+extern const unsigned char k_notes_descriptors[];
+extern const std::size_t k_notes_descriptors_size;
+
+namespace {
+
+namespace pb = google::protobuf;
+
+// Field numbers of descriptor.proto on the paths of SourceCodeInfo locations.
+constexpr int k_file_message_type = 4;    // FileDescriptorProto.message_type
+constexpr int k_message_field = 2;        // DescriptorProto.field
+constexpr int k_message_nested_type = 3;  // DescriptorProto.nested_type
+// The kw.api extensions of FieldOptions (kw/annotations.proto).
+constexpr int k_merge_key = 51001;
+constexpr int k_patch_strategy = 51002;
+constexpr int k_required = 51003;
+
+// "// One line\n// and the next" arrives as " One line\n and the next\n": one line of text.
+std::string one_line(const std::string& comment) {
+  std::istringstream lines(comment);
+  std::string out;
+  for (std::string line; std::getline(lines, line);) {
+    const auto begin = line.find_first_not_of(" \t");
+    if (begin == std::string::npos) continue;
+    const auto end = line.find_last_not_of(" \t\r");
+    if (!out.empty()) out += ' ';
+    out.append(line, begin, end - begin + 1);
+  }
+  return out;
+}
+
+// The full name a location path points at within `file`, or "" for anything but a message
+// or a field (nested messages included).
+std::string name_at(const pb::FileDescriptorProto& file, const pb::RepeatedField<int>& path) {
+  if (path.size() < 2 || path[0] != k_file_message_type || path[1] >= file.message_type_size()) return {};
+  const pb::DescriptorProto* message = &file.message_type(path[1]);
+  std::string name = file.package() + "." + message->name();
+  int at = 2;
+  for (; at + 1 < path.size() && path[at] == k_message_nested_type; at += 2) {
+    if (path[at + 1] >= message->nested_type_size()) return {};
+    message = &message->nested_type(path[at + 1]);
+    name += "." + message->name();
+  }
+  if (at == path.size()) return name;
+  if (at + 2 == path.size() && path[at] == k_message_field && path[at + 1] < message->field_size())
+    return name + "." + message->field(path[at + 1]).name();
+  return {};
+}
+
+struct Notes {
+  std::map<std::string, std::string, std::less<>> comments;
+  std::map<std::string, FieldNotes, std::less<>> fields;
+};
+
+// The kw.api options of a field. They arrive as extensions the descriptor messages may or
+// may not know, so they are read from the options' wire form by field number.
+std::optional<FieldNotes> notes_of(const pb::FieldDescriptorProto& field) {
+  if (!field.has_options()) return std::nullopt;
+  pb::UnknownFieldSet options;
+  if (!options.ParseFromString(field.options().SerializeAsString())) return std::nullopt;
+  FieldNotes notes;
+  bool any = false;
+  for (int i = 0; i < options.field_count(); ++i) {
+    const pb::UnknownField& option = options.field(i);
+    const bool text = option.type() == pb::UnknownField::TYPE_LENGTH_DELIMITED;
+    if (option.number() == k_merge_key && text) notes.merge_key = option.length_delimited();
+    else if (option.number() == k_patch_strategy && text) notes.patch_strategy = option.length_delimited();
+    else if (option.number() == k_required && option.type() == pb::UnknownField::TYPE_VARINT)
+      notes.required = option.varint() != 0;
+    else continue;
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return notes;
+}
+
+void add_fields(const std::string& scope, const pb::DescriptorProto& message, Notes& out) {
+  const std::string name = scope + "." + message.name();
+  for (const auto& field : message.field())
+    if (auto notes = notes_of(field)) out.fields.emplace(name + "." + field.name(), std::move(*notes));
+  for (const auto& nested : message.nested_type()) add_fields(name, nested, out);
+}
+
+const Notes& notes() {
+  static const Notes built = [] {
+    Notes out;
+    pb::FileDescriptorSet set;
+    if (!set.ParseFromArray(k_notes_descriptors, static_cast<int>(k_notes_descriptors_size))) return out;
+    for (const auto& file : set.file()) {
+      for (const auto& message : file.message_type()) add_fields(file.package(), message, out);
+      for (const auto& location : file.source_code_info().location()) {
+        if (location.leading_comments().empty()) continue;
+        std::string name = name_at(file, location.path());
+        if (!name.empty()) out.comments.emplace(std::move(name), one_line(location.leading_comments()));
+      }
+    }
+    return out;
+  }();
+  return built;
+}
+
+}  // namespace
+
+std::string_view comment_of(std::string_view full_name) {
+  const auto& comments = notes().comments;
+  const auto found = comments.find(full_name);
+  return found == comments.end() ? std::string_view{} : std::string_view(found->second);
+}
+
+std::vector<std::pair<std::string_view, std::string_view>> all_comments() {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  for (const auto& [name, text] : notes().comments) out.emplace_back(name, text);
+  return out;
+}
+
+const FieldNotes* field_notes(std::string_view full_name) {
+  const auto& fields = notes().fields;
+  const auto found = fields.find(full_name);
+  return found == fields.end() ? nullptr : &found->second;
+}
+
+std::vector<std::pair<std::string_view, const FieldNotes*>> all_field_notes() {
+  std::vector<std::pair<std::string_view, const FieldNotes*>> out;
+  for (const auto& [name, field] : notes().fields) out.emplace_back(name, &field);
+  return out;
+}
+
+}  // namespace kw::proto

@@ -1,0 +1,34 @@
+#pragma once
+// What kw's .proto files say beyond the wire format, read from the descriptor set with source
+// info that the build compiles in (once, on first use; thread-safe):
+//   - the comment above a message or field: its help text (the OpenAPI description that
+//     `kubectl explain` prints);
+//   - the kw.api field options (kw/annotations.proto): the merge key and patch strategy of a
+//     list, and whether a field is required.
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kw::proto {
+
+// The comment above the message or field `full_name` ("k8s.io.api.core.v1.Pod",
+// "k8s.io.api.core.v1.Pod.spec") as one line of text; empty when it has none.
+std::string_view comment_of(std::string_view full_name);
+
+// Every commented message and field with its comment, by full name.
+std::vector<std::pair<std::string_view, std::string_view>> all_comments();
+
+struct FieldNotes {
+  std::string merge_key;       // kw.api.merge_key: "" when the list has none
+  std::string patch_strategy;  // kw.api.patch_strategy: "", "merge" or "merge,retainKeys"
+  bool required = false;       // kw.api.required
+};
+
+// The kw.api options of the field `full_name`; null when it has none.
+const FieldNotes* field_notes(std::string_view full_name);
+
+// Every field with kw.api options, by full name.
+std::vector<std::pair<std::string_view, const FieldNotes*>> all_field_notes();
+
+}  // namespace kw::proto
