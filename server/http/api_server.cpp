@@ -8,6 +8,7 @@
 #include "server/http/openapi.hpp"
 #include "server/http/request_info.hpp"
 #include "server/http/respond.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::http {
 namespace {
@@ -19,9 +20,7 @@ registry::ApiError resource_not_found() {
 // The openAPIV3Schema of every custom resource version, from the stored CRDs.
 CustomSchemas custom_schemas(registry::Registry& store) {
   CustomSchemas out;
-  const auto table = store.resources();
-  const auto* definitions = table->find_plural("apiextensions.k8s.io", "v1", "customresourcedefinitions");
-  auto listed = definitions ? store.list(*definitions, {}) : registry::ApiResult<registry::ListResult>{};
+  auto listed = store.list(kinds::kind_with(kinds::Lifecycle::definition).info, {});
   if (!listed) return out;
   for (const auto& item : listed->items) {
     const auto& spec = item->object.value("spec", nlohmann::json::object());

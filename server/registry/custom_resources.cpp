@@ -15,12 +15,8 @@
 namespace kw::registry {
 namespace {
 
-// The row of the CustomResourceDefinition resource: the one whose lifecycle is definitions.
-const api::ResourceInfo& definitions_info() {
-  for (const auto& spec : kinds::builtin_kinds())
-    if (spec.lifecycle == kinds::Lifecycle::definition) return spec.info;
-  std::abort();  // kinds/apiextensions_v1.cpp always has it
-}
+// The row of the CustomResourceDefinition resource.
+const api::ResourceInfo& definitions_info() { return kinds::kind_with(kinds::Lifecycle::definition).info; }
 
 }  // namespace
 
@@ -87,7 +83,7 @@ ApiResult<void> Registry::prepare_definition(nlohmann::json& crd, const nlohmann
   if (!causes.empty()) {
     const std::string name = crd.value("metadata", nlohmann::json::object()).value("name", "");
     const std::string summary = causes_summary(causes);
-    return std::unexpected(invalid("apiextensions.k8s.io", "CustomResourceDefinition", name, std::move(causes), summary));
+    return std::unexpected(invalid(definitions_info().group, definitions_info().kind, name, std::move(causes), summary));
   }
   crd["status"] = crd::with_established_status(crd, now_rfc3339())["status"];
   return {};

@@ -86,6 +86,9 @@ WriteOptions marking_deletion(WriteOptions options) {
   return options;
 }
 
+// The row of the Namespace resource.
+const api::ResourceInfo& namespaces_info() { return kinds::kind_with(kinds::Lifecycle::namespace_).info; }
+
 bool is_definitions(const api::ResourceInfo& info) { return lifecycle_of(info) == kinds::Lifecycle::definition; }
 
 // The API's defaults and write-only conveniences, applied to every write of the object.
@@ -206,7 +209,7 @@ storage::Result<void> Registry::start() {
   const auto table = resources();
   for (const auto& info : table->all())
     if (auto started = start_cache(info); !started) return started;
-  const auto* namespaces = table->find_plural("", "v1", "namespaces");
+  const auto* namespaces = &namespaces_info();
   // Namespaces left Terminating by a previous run are cleaned up now.
   if (auto stored = m_backend.list(key_prefix(*namespaces, ""), storage::ListOptions{0, 0, ""}); stored)
     for (const auto& kv : stored->items) {
@@ -216,7 +219,7 @@ storage::Result<void> Registry::start() {
         schedule_namespace_cleanup(meta->value("name", std::string()), std::chrono::milliseconds(0));
     }
   for (const char* name : k_default_namespaces) {
-    nlohmann::json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
+    nlohmann::json ns = {{"apiVersion", namespaces->api_version()}, {"kind", namespaces->kind}, {"metadata", {{"name", name}}}};
     auto created = create(*namespaces, "", std::move(ns), {});
     if (!created && created.error().code != 409) {
       return std::unexpected(storage::Error{storage::ErrorCode::unavailable, name, 0,
@@ -325,12 +328,12 @@ ApiResult<void> Registry::watch(const api::ResourceInfo& info, const WatchReques
 
 ApiResult<void> Registry::check_namespace(const api::ResourceInfo& info, const std::string& ns) {
   if (!info.namespaced) return {};
-  const auto table = resources();
-  const auto* namespaces = table->find_plural("", "v1", "namespaces");
+  const auto* namespaces = &namespaces_info();
   auto found = m_backend.get(key(*namespaces, "", ns));
   if (!found) {
-    if (found.error().code == storage::ErrorCode::not_found) return std::unexpected(not_found("", "namespaces", ns));
-    return std::unexpected(from_storage(found.error(), "", "namespaces", ns));
+    if (found.error().code == storage::ErrorCode::not_found)
+      return std::unexpected(not_found(namespaces->group, namespaces->plural, ns));
+    return std::unexpected(from_storage(found.error(), namespaces->group, namespaces->plural, ns));
   }
   auto object = decode_stored(*namespaces, found->value).value_or(nlohmann::json());
   if (object.is_object() && object.value("status", nlohmann::json::object()).value("phase", "") == "Terminating")
@@ -618,7 +621,7 @@ void Registry::finalize_namespace(const std::string& name) {
       if (!page->more) break;
     }
   }
-  const auto* namespaces = table->find_plural("", "v1", "namespaces");
+  const auto* namespaces = &namespaces_info();
   auto removed = m_backend.remove(key(*namespaces, "", name));
   if (!removed && removed.error().code != storage::ErrorCode::not_found) retry(removed.error().message);
 }

@@ -77,6 +77,8 @@ struct KindSpec {
 const std::vector<KindSpec>& builtin_kinds();
 // The row of a served built-in resource; null for custom resources.
 const KindSpec* find_kind(std::string_view group, std::string_view version, std::string_view plural);
+// The one row whose lifecycle is `lifecycle` (Namespace, CustomResourceDefinition).
+const KindSpec& kind_with(Lifecycle lifecycle);
 // The ResourceInfo of every row, as a table (the server's start and the client's names).
 const api::ResourceTable& builtin_table();
 

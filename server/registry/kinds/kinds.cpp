@@ -50,6 +50,12 @@ const KindSpec* find_kind(std::string_view group, std::string_view version, std:
   return nullptr;
 }
 
+const KindSpec& kind_with(Lifecycle lifecycle) {
+  for (const auto& spec : builtin_kinds())
+    if (spec.lifecycle == lifecycle) return spec;
+  std::abort();  // a row of core_v1.cpp / apiextensions_v1.cpp has each lifecycle
+}
+
 const api::ResourceTable& builtin_table() {
   static const api::ResourceTable k_table = [] {
     api::ResourceTable table;
