@@ -5,14 +5,12 @@ namespace kw::http::handlers {
 void create(const ResourceRequest& r) {
   if (!r.info.name.empty())
     return r.fail(registry::ApiError{405, "MethodNotAllowed", "POST is not supported on a named object", {}});
-  auto format = negotiate(r, {.protobuf = !r.resource.proto_message.empty()});
-  if (!format) return;
-  std::vector<std::string> warnings;
-  auto write = write_options(r, warnings);
-  if (!write) return;
+  WriteContext write;
+  if (!write.begin(r, {.protobuf = !r.resource.proto_message.empty()})) return;
   auto body = read_body(r.request);
   if (!body) return r.fail(body.error());
-  reply(r, *format, 201, r.registry.create(r.resource, r.info.namespace_, std::move(*body), *write), warnings);
+  reply(r, write.format, 201, r.registry.create(r.resource, r.info.namespace_, std::move(*body), write.options),
+        write.warnings);
 }
 
 }  // namespace kw::http::handlers

@@ -5,12 +5,10 @@
 namespace kw::http::handlers {
 namespace {
 
-// The DeleteOptions of the body (null without one) and the write options; answers the error
-// itself and returns false.
-bool delete_options(const ResourceRequest& r, std::vector<std::string>& warnings, nlohmann::json& options,
-                    std::optional<registry::WriteOptions>& write) {
-  write = write_options(r, warnings);
-  if (!write) return false;
+// A delete's start: the write context and the body's DeleteOptions (null without a body);
+// false when the request was answered already.
+bool begin_delete(const ResourceRequest& r, WriteContext& write, nlohmann::json& options) {
+  if (!write.begin(r, {.protobuf = !r.resource.proto_message.empty()})) return false;
   if (!r.request.body.empty()) {
     auto body = read_body(r.request);
     if (!body) {
@@ -27,7 +25,7 @@ bool delete_options(const ResourceRequest& r, std::vector<std::string>& warnings
       r.fail(registry::bad_request("dryRun: Unsupported value: " + dump_json(modes) + ": supported values: \"All\""));
       return false;
     }
-    if (!modes.empty()) write->dry_run = true;
+    if (!modes.empty()) write.options.dry_run = true;
   }
   return true;
 }
@@ -35,22 +33,17 @@ bool delete_options(const ResourceRequest& r, std::vector<std::string>& warnings
 }  // namespace
 
 void remove(const ResourceRequest& r) {
-  auto format = negotiate(r, {.protobuf = !r.resource.proto_message.empty()});
-  if (!format) return;
-  std::vector<std::string> warnings;
+  WriteContext write;
   nlohmann::json options;
-  std::optional<registry::WriteOptions> write;
-  if (!delete_options(r, warnings, options, write)) return;
-  reply(r, *format, 200, r.registry.remove(r.resource, r.info.namespace_, r.info.name, options, *write), warnings);
+  if (!begin_delete(r, write, options)) return;
+  reply(r, write.format, 200, r.registry.remove(r.resource, r.info.namespace_, r.info.name, options, write.options),
+        write.warnings);
 }
 
 void remove_collection(const ResourceRequest& r) {
-  auto format = negotiate(r, {.protobuf = !r.resource.proto_message.empty()});
-  if (!format) return;
-  std::vector<std::string> warnings;
+  WriteContext write;
   nlohmann::json options;
-  std::optional<registry::WriteOptions> write;
-  if (!delete_options(r, warnings, options, write)) return;
+  if (!begin_delete(r, write, options)) return;
   registry::ListRequest request;
   request.namespace_ = r.info.namespace_;
   request.label_selector = r.param("labelSelector");
@@ -59,7 +52,7 @@ void remove_collection(const ResourceRequest& r) {
   if (!listed) return r.fail(listed.error());
   nlohmann::json items = nlohmann::json::array();
   for (const auto& item : listed->items) {
-    auto removed = r.registry.remove(r.resource, item->namespace_, item->name, options, *write);
+    auto removed = r.registry.remove(r.resource, item->namespace_, item->name, options, write.options);
     if (removed) items.push_back(std::move(*removed));
     else if (removed.error().code != 404) return r.fail(removed.error());
   }
@@ -68,7 +61,7 @@ void remove_collection(const ResourceRequest& r) {
                {"apiVersion", r.resource.api_version()},
                {"metadata", {{"resourceVersion", listed->resource_version}}},
                {"items", std::move(items)}},
-              *format, warnings);
+              write.format, write.warnings);
 }
 
 }  // namespace kw::http::handlers

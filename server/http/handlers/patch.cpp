@@ -24,15 +24,13 @@ std::optional<Mutation> patch_mutation(const ResourceRequest& r, bool strategic)
 }
 
 void patch(const ResourceRequest& r) {
-  auto format = negotiate(r, {.protobuf = !r.resource.proto_message.empty()});
-  if (!format) return;
-  std::vector<std::string> warnings;
-  auto write = write_options(r, warnings);
-  if (!write) return;
+  WriteContext write;
+  if (!write.begin(r, {.protobuf = !r.resource.proto_message.empty()})) return;
   // Custom resources have no merge keys: kube-apiserver refuses strategic merge patches.
   auto mutate = patch_mutation(r, !r.resource.custom);
   if (!mutate) return;
-  reply(r, *format, 200, r.registry.update_with(r.resource, r.info.namespace_, r.info.name, *mutate, *write), warnings);
+  reply(r, write.format, 200, r.registry.update_with(r.resource, r.info.namespace_, r.info.name, *mutate, write.options),
+        write.warnings);
 }
 
 }  // namespace kw::http::handlers

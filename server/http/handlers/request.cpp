@@ -64,13 +64,16 @@ std::optional<Negotiated> negotiate(const ResourceRequest& r, const Offers& offe
   return format;
 }
 
-std::optional<registry::WriteOptions> write_options(const ResourceRequest& r, std::vector<std::string>& warnings) {
-  registry::WriteOptions write;
+bool WriteContext::begin(const ResourceRequest& r, const Offers& offers) {
+  auto negotiated = negotiate(r, offers);
+  if (!negotiated) return false;
+  format = std::move(*negotiated);
+  registry::WriteOptions& write = options;
   write.subresource = r.info.subresource;
   const auto dry_run = r.param("dryRun");
   if (!dry_run.empty() && dry_run != "All") {
     r.fail(registry::bad_request("dryRun: Unsupported value: \"" + dry_run + "\": supported values: \"All\""));
-    return std::nullopt;
+    return false;
   }
   write.dry_run = dry_run == "All";
   const auto validation = r.param("fieldValidation");
@@ -81,10 +84,10 @@ std::optional<registry::WriteOptions> write_options(const ResourceRequest& r, st
   } else if (!validation.empty() && validation != "Warn") {
     r.fail(registry::bad_request("fieldValidation: Unsupported value: \"" + validation +
                                  "\": supported values: \"Ignore\", \"Strict\", \"Warn\""));
-    return std::nullopt;
+    return false;
   }
   write.warnings = &warnings;
-  return write;
+  return true;
 }
 
 void reply(const ResourceRequest& r, const Negotiated& format, int status,

@@ -47,9 +47,21 @@ registry::ApiResult<nlohmann::json> read_body(const net::Request& request);
 // client accepts none of what the resource offers.
 std::optional<Negotiated> negotiate(const ResourceRequest& r, const Offers& offers);
 
-// dryRun and fieldValidation from the query, warnings collected in `warnings`; answers 400
-// itself and returns nullopt on an unsupported value.
-std::optional<registry::WriteOptions> write_options(const ResourceRequest& r, std::vector<std::string>& warnings);
+// What every writing verb starts with: the response format, and dryRun and fieldValidation
+// from the query, with the warnings a write collects. Not movable: the options point at the
+// warnings.
+struct WriteContext {
+  WriteContext() = default;
+  WriteContext(const WriteContext&) = delete;
+  WriteContext& operator=(const WriteContext&) = delete;
+
+  // False when the request was answered already (406, or 400 on an unsupported value).
+  bool begin(const ResourceRequest& r, const Offers& offers);
+
+  Negotiated format;
+  registry::WriteOptions options;
+  std::vector<std::string> warnings;
+};
 
 // An object (or the error) in the negotiated format: a one-row Table when it was asked for.
 void reply(const ResourceRequest& r, const Negotiated& format, int status,

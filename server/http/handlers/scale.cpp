@@ -7,15 +7,12 @@ namespace {
 constexpr Offers k_scale_offers{};
 
 void write_scale(const ResourceRequest& r, const std::function<std::optional<Mutation>()>& change) {
-  auto format = negotiate(r, k_scale_offers);
-  if (!format) return;
-  std::vector<std::string> warnings;
-  auto write = write_options(r, warnings);
-  if (!write) return;
+  WriteContext write;
+  if (!write.begin(r, k_scale_offers)) return;
   auto mutate = change();
   if (!mutate) return;
-  reply(r, *format, 200, r.registry.update_scale(r.resource, r.info.namespace_, r.info.name, *mutate, *write),
-        warnings);
+  reply(r, write.format, 200,
+        r.registry.update_scale(r.resource, r.info.namespace_, r.info.name, *mutate, write.options), write.warnings);
 }
 
 }  // namespace
