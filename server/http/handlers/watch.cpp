@@ -1,6 +1,8 @@
+#include "server/http/handlers/handlers.hpp"
+
+#include <algorithm>
 #include <random>
 
-#include "server/http/handlers/handlers.hpp"
 #include "server/http/watch_stream.hpp"
 
 namespace kw::http::handlers {
