@@ -21,10 +21,14 @@ namespace pb = google::protobuf;
 constexpr int k_file_message_type = 4;    // FileDescriptorProto.message_type
 constexpr int k_message_field = 2;        // DescriptorProto.field
 constexpr int k_message_nested_type = 3;  // DescriptorProto.nested_type
-// The kw.api extensions of FieldOptions (kw/annotations.proto).
+// The kw.api extensions of FieldOptions and MessageOptions (kw/annotations.proto).
 constexpr int k_merge_key = 51001;
 constexpr int k_patch_strategy = 51002;
 constexpr int k_required = 51003;
+constexpr int k_list_type = 51004;
+constexpr int k_list_map_keys = 51005;
+constexpr int k_map_type = 51006;
+constexpr int k_struct_type = 51001;  // on MessageOptions
 
 // "// One line\n// and the next" arrives as " One line\n and the next\n": one line of text.
 std::string one_line(const std::string& comment) {
@@ -61,24 +65,40 @@ std::string name_at(const pb::FileDescriptorProto& file, const pb::RepeatedField
 struct Notes {
   std::map<std::string, std::string, std::less<>> comments;
   std::map<std::string, FieldNotes, std::less<>> fields;
+  std::map<std::string, std::string, std::less<>> struct_types;
 };
 
-// The kw.api options of a field. They arrive as extensions the descriptor messages may or
-// may not know, so they are read from the options' wire form by field number.
+// Options as wire fields by number. kw.api's extensions may or may not be known to the
+// descriptor messages (that depends on what registered them), so they are read from the
+// options' wire form, which holds them either way.
+void read_wire_fields(const pb::Message& options, pb::UnknownFieldSet& fields) {
+  if (!fields.ParseFromString(options.SerializeAsString())) fields.Clear();
+}
+
+// The kw.api options of a field.
 std::optional<FieldNotes> notes_of(const pb::FieldDescriptorProto& field) {
   if (!field.has_options()) return std::nullopt;
   pb::UnknownFieldSet options;
-  if (!options.ParseFromString(field.options().SerializeAsString())) return std::nullopt;
+  read_wire_fields(field.options(), options);
   FieldNotes notes;
   bool any = false;
   for (int i = 0; i < options.field_count(); ++i) {
     const pb::UnknownField& option = options.field(i);
-    const bool text = option.type() == pb::UnknownField::TYPE_LENGTH_DELIMITED;
-    if (option.number() == k_merge_key && text) notes.merge_key = option.length_delimited();
-    else if (option.number() == k_patch_strategy && text) notes.patch_strategy = option.length_delimited();
-    else if (option.number() == k_required && option.type() == pb::UnknownField::TYPE_VARINT)
+    if (option.type() == pb::UnknownField::TYPE_LENGTH_DELIMITED) {
+      const std::string& text = option.length_delimited();
+      switch (option.number()) {
+        case k_merge_key: notes.merge_key = text; break;
+        case k_patch_strategy: notes.patch_strategy = text; break;
+        case k_list_type: notes.list_type = text; break;
+        case k_list_map_keys: notes.list_map_keys.push_back(text); break;
+        case k_map_type: notes.map_type = text; break;
+        default: continue;
+      }
+    } else if (option.type() == pb::UnknownField::TYPE_VARINT && option.number() == k_required) {
       notes.required = option.varint() != 0;
-    else continue;
+    } else {
+      continue;
+    }
     any = true;
   }
   if (!any) return std::nullopt;
@@ -87,6 +107,14 @@ std::optional<FieldNotes> notes_of(const pb::FieldDescriptorProto& field) {
 
 void add_fields(const std::string& scope, const pb::DescriptorProto& message, Notes& out) {
   const std::string name = scope + "." + message.name();
+  if (message.has_options()) {
+    pb::UnknownFieldSet options;
+    read_wire_fields(message.options(), options);
+    for (int i = 0; i < options.field_count(); ++i)
+      if (options.field(i).number() == k_struct_type &&
+          options.field(i).type() == pb::UnknownField::TYPE_LENGTH_DELIMITED)
+        out.struct_types[name] = options.field(i).length_delimited();
+  }
   for (const auto& field : message.field())
     if (auto notes = notes_of(field)) out.fields.emplace(name + "." + field.name(), std::move(*notes));
   for (const auto& nested : message.nested_type()) add_fields(name, nested, out);
@@ -128,6 +156,12 @@ const FieldNotes* field_notes(std::string_view full_name) {
   const auto& fields = notes().fields;
   const auto found = fields.find(full_name);
   return found == fields.end() ? nullptr : &found->second;
+}
+
+std::string_view struct_type_of(std::string_view full_name) {
+  const auto& types = notes().struct_types;
+  const auto found = types.find(full_name);
+  return found == types.end() ? std::string_view{} : std::string_view(found->second);
 }
 
 std::vector<std::pair<std::string_view, const FieldNotes*>> all_field_notes() {

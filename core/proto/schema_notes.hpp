@@ -3,8 +3,9 @@
 // info that the build compiles in (once, on first use; thread-safe):
 //   - the comment above a message or field: its help text (the OpenAPI description that
 //     `kubectl explain` prints);
-//   - the kw.api field options (kw/annotations.proto): the merge key and patch strategy of a
-//     list, and whether a field is required.
+//   - the kw.api options (kw/annotations.proto): the merge key and patch strategy of a list,
+//     whether a field is required, and the list, map and struct types server-side apply and
+//     the OpenAPI x-kubernetes-* markers go by.
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,10 +24,16 @@ struct FieldNotes {
   std::string merge_key;       // kw.api.merge_key: "" when the list has none
   std::string patch_strategy;  // kw.api.patch_strategy: "", "merge" or "merge,retainKeys"
   bool required = false;       // kw.api.required
+  std::string list_type;       // kw.api.list_type: "", "atomic", "set" or "map"
+  std::vector<std::string> list_map_keys;  // kw.api.list_map_keys, in order
+  std::string map_type;        // kw.api.map_type: "", "atomic" or "granular"
 };
 
 // The kw.api options of the field `full_name`; null when it has none.
 const FieldNotes* field_notes(std::string_view full_name);
+
+// The kw.api.struct_type of the message `full_name` ("atomic"); empty when it has none.
+std::string_view struct_type_of(std::string_view full_name);
 
 // Every field with kw.api options, by full name.
 std::vector<std::pair<std::string_view, const FieldNotes*>> all_field_notes();

@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "core/codec/patch_schema.hpp"
 #include "core/codec/protobuf_mapping.hpp"
 #include "core/proto/registry.hpp"
 #include "core/proto/schema_notes.hpp"
@@ -90,6 +89,8 @@ class SchemaBuilder {
     add_properties(descriptor, properties);
     json schema = {{"type", "object"}, {"properties", std::move(properties)}};
     if (!description.empty()) schema["description"] = description;
+    if (const auto type = proto::struct_type_of(descriptor.full_name()); !type.empty())
+      schema["x-kubernetes-map-type"] = type;
     json required = json::array();
     add_required(descriptor, required);
     if (!required.empty()) schema["required"] = std::move(required);
@@ -120,14 +121,21 @@ class SchemaBuilder {
   }
 
   json field_schema(const pb::FieldDescriptor& field) {
-    if (field.is_map())
-      return {{"type", "object"}, {"additionalProperties", value_schema(*field.message_type()->map_value())}};
+    const proto::FieldNotes* notes = proto::field_notes(field.full_name());
+    if (field.is_map()) {
+      json schema = {{"type", "object"}, {"additionalProperties", value_schema(*field.message_type()->map_value())}};
+      if (notes && !notes->map_type.empty()) schema["x-kubernetes-map-type"] = notes->map_type;
+      return schema;
+    }
     if (!field.is_repeated()) return value_schema(field);
     json schema = {{"type", "array"}, {"items", value_schema(field)}};
-    if (const auto meta = codec::patch_meta(field.full_name())) {
-      if (!meta->merge_key.empty()) schema["x-kubernetes-patch-merge-key"] = meta->merge_key;
-      schema["x-kubernetes-patch-strategy"] = meta->strategy;
+    if (notes == nullptr) return schema;
+    if (!notes->patch_strategy.empty()) {
+      if (!notes->merge_key.empty()) schema["x-kubernetes-patch-merge-key"] = notes->merge_key;
+      schema["x-kubernetes-patch-strategy"] = notes->patch_strategy;
     }
+    if (!notes->list_type.empty()) schema["x-kubernetes-list-type"] = notes->list_type;
+    if (!notes->list_map_keys.empty()) schema["x-kubernetes-list-map-keys"] = notes->list_map_keys;
     return schema;
   }
 

@@ -215,3 +215,22 @@ TEST_CASE("the kw.api options of the .proto files: merge keys, patch strategies,
   }
   CHECK(merged >= 32);
 }
+
+TEST_CASE("list, map and struct types from the .proto options become x-kubernetes markers") {
+  const auto* ports = kw::proto::field_notes("k8s.io.api.core.v1.Container.ports");
+  REQUIRE(ports != nullptr);
+  CHECK(ports->list_type == "map");
+  CHECK(ports->list_map_keys == std::vector<std::string>{"containerPort", "protocol"});
+  CHECK(kw::proto::struct_type_of("k8s.io.api.core.v1.LocalObjectReference") == "atomic");
+  CHECK(kw::proto::struct_type_of("k8s.io.api.core.v1.PodSpec").empty());
+
+  const json& container = schema(core_v3(), "io.k8s.api.core.v1.Container")["properties"]["ports"];
+  CHECK(container["x-kubernetes-list-type"] == "map");
+  CHECK(container["x-kubernetes-list-map-keys"] == json{"containerPort", "protocol"});
+  CHECK(container["x-kubernetes-patch-merge-key"] == "containerPort");
+  const json& service = schema(v2(), "io.k8s.api.core.v1.ServiceSpec")["properties"];
+  CHECK(service["selector"]["x-kubernetes-map-type"] == "atomic");
+  CHECK(service["ipFamilies"]["x-kubernetes-list-type"] == "atomic");
+  CHECK(schema(v2(), "io.k8s.api.core.v1.LocalObjectReference")["x-kubernetes-map-type"] == "atomic");
+  CHECK_FALSE(schema(v2(), "io.k8s.api.core.v1.PodSpec").contains("x-kubernetes-map-type"));
+}
