@@ -15,19 +15,6 @@ namespace {
 
 namespace pb = google::protobuf;
 
-// The field called `json_name` in `message`'s JSON object, looking through inlined messages.
-const pb::FieldDescriptor* find_field(const pb::Descriptor& message, std::string_view json_name) {
-  for (int i = 0; i < message.field_count(); ++i) {
-    const pb::FieldDescriptor* field = message.field(i);
-    if (is_inline_field(*field)) {
-      if (const auto* inner = find_field(*field->message_type(), json_name)) return inner;
-    } else if (field->name() == json_name) {
-      return field;
-    }
-  }
-  return nullptr;
-}
-
 nlohmann::json merge_list(nlohmann::json target, const nlohmann::json& patch, const std::string& key,
                           const SchemaNode& items) {
   if (!target.is_array()) target = nlohmann::json::array();
@@ -73,7 +60,7 @@ SchemaNode SchemaNode::of_object(const nlohmann::json& object) {
 SchemaNode SchemaNode::child(std::string_view json_name) const {
   if (m_message == nullptr) return {};
   if (m_map_values) return SchemaNode(m_message);
-  const pb::FieldDescriptor* field = find_field(*m_message, json_name);
+  const pb::FieldDescriptor* field = json_field(*m_message, std::string(json_name));
   if (field == nullptr || field->message_type() == nullptr) return {};
   if (field->is_map()) {
     const pb::FieldDescriptor* value = field->message_type()->map_value();
@@ -86,7 +73,7 @@ SchemaNode SchemaNode::child(std::string_view json_name) const {
 
 std::optional<PatchMeta> SchemaNode::list_meta(std::string_view json_name) const {
   if (m_message == nullptr || m_map_values) return std::nullopt;
-  const pb::FieldDescriptor* field = find_field(*m_message, json_name);
+  const pb::FieldDescriptor* field = json_field(*m_message, std::string(json_name));
   if (field == nullptr || !field->is_repeated()) return std::nullopt;
   return patch_meta(field->full_name());
 }

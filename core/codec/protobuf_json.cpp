@@ -43,22 +43,6 @@ constexpr std::int64_t k_go_zero_time_seconds = -62135596800;
 
 bool is_inline(const pb::FieldDescriptor& field) { return is_inline_field(field); }
 
-// The chain of fields a JSON key of `descriptor` maps to: one field, or
-// inline fields followed by the field inside them. Empty when unknown.
-std::vector<const pb::FieldDescriptor*> resolve_key(const pb::Descriptor& descriptor, const std::string& key) {
-  const pb::FieldDescriptor* direct = descriptor.FindFieldByName(key);
-  if (direct != nullptr && !is_inline(*direct)) return {direct};
-  for (int i = 0; i < descriptor.field_count(); ++i) {
-    const pb::FieldDescriptor* field = descriptor.field(i);
-    if (!is_inline(*field)) continue;
-    std::vector<const pb::FieldDescriptor*> chain = resolve_key(*field->message_type(), key);
-    if (!chain.empty()) {
-      chain.insert(chain.begin(), field);
-      return chain;
-    }
-  }
-  return {};
-}
 
 bool carries_object_meta(const pb::Descriptor& descriptor) {
   const pb::FieldDescriptor* metadata = descriptor.FindFieldByName("metadata");
@@ -77,7 +61,7 @@ class JsonToMessage {
     if (const Special special = special_kind(descriptor); special != Special::None) return fill_special(special, value, message, path);
     if (!value.is_object()) return wrong_type(path.empty() ? "object" : path, "an object", value);
     for (const auto& [key, item] : value.items()) {
-      const std::vector<const pb::FieldDescriptor*> chain = resolve_key(*descriptor, key);
+      const std::vector<const pb::FieldDescriptor*> chain = json_key_chain(*descriptor, key);
       if (chain.empty()) {
         // TypeMeta is not part of the messages: it travels in the envelope, and
         // embedded objects (StatefulSet volumeClaimTemplates) drop it on the wire.

@@ -53,4 +53,26 @@ bool is_inline_field(const google::protobuf::FieldDescriptor& field) {
   return false;
 }
 
+std::vector<const google::protobuf::FieldDescriptor*> json_key_chain(const google::protobuf::Descriptor& message,
+                                                                     const std::string& key) {
+  const google::protobuf::FieldDescriptor* direct = message.FindFieldByName(key);
+  if (direct != nullptr && !is_inline_field(*direct)) return {direct};
+  for (int i = 0; i < message.field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = message.field(i);
+    if (!is_inline_field(*field)) continue;
+    std::vector<const google::protobuf::FieldDescriptor*> chain = json_key_chain(*field->message_type(), key);
+    if (!chain.empty()) {
+      chain.insert(chain.begin(), field);
+      return chain;
+    }
+  }
+  return {};
+}
+
+const google::protobuf::FieldDescriptor* json_field(const google::protobuf::Descriptor& message,
+                                                    const std::string& key) {
+  const auto chain = json_key_chain(message, key);
+  return chain.empty() ? nullptr : chain.back();
+}
+
 }  // namespace kw::codec

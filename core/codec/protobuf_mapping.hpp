@@ -5,6 +5,9 @@
 // fields sit directly in the enclosing JSON object. The transcoder
 // (protobuf.hpp) and the OpenAPI schemas (server/http/openapi.hpp) both follow
 // these rules, so they are stated once, here.
+#include <string>
+#include <vector>
+
 namespace google::protobuf {
 class Descriptor;
 class FieldDescriptor;
@@ -28,5 +31,13 @@ SpecialMessage special_message(const google::protobuf::Descriptor& descriptor);
 
 // True for a field whose message's fields appear inline in the parent's JSON object.
 bool is_inline_field(const google::protobuf::FieldDescriptor& field);
+
+// The chain of fields the JSON key `key` of `message` maps to: one field, or inline fields
+// followed by the field inside them. Empty when the message has no such key.
+std::vector<const google::protobuf::FieldDescriptor*> json_key_chain(const google::protobuf::Descriptor& message,
+                                                                     const std::string& key);
+// The field the JSON key `key` of `message` names (the last of its chain); null when none.
+const google::protobuf::FieldDescriptor* json_field(const google::protobuf::Descriptor& message,
+                                                    const std::string& key);
 
 }  // namespace kw::codec

@@ -1,11 +1,16 @@
 #include "core/proto/schema_notes.hpp"
 
+#include <google/protobuf/descriptor.h>
 #include <google/protobuf/descriptor.pb.h>
 #include <google/protobuf/unknown_field_set.h>
 
 #include <map>
-#include <optional>
+#include <memory>
+#include <mutex>
 #include <sstream>
+#include <unordered_map>
+
+#include "core/proto/registry.hpp"
 
 namespace kw::proto {
 
@@ -62,12 +67,6 @@ std::string name_at(const pb::FileDescriptorProto& file, const pb::RepeatedField
   return {};
 }
 
-struct Notes {
-  std::map<std::string, std::string, std::less<>> comments;
-  std::map<std::string, FieldNotes, std::less<>> fields;
-  std::map<std::string, std::string, std::less<>> struct_types;
-};
-
 // Options as wire fields by number. kw.api's extensions may or may not be known to the
 // descriptor messages (that depends on what registered them), so they are read from the
 // options' wire form, which holds them either way.
@@ -75,64 +74,71 @@ void read_wire_fields(const pb::Message& options, pb::UnknownFieldSet& fields) {
   if (!fields.ParseFromString(options.SerializeAsString())) fields.Clear();
 }
 
-// The kw.api options of a field.
-std::optional<FieldNotes> notes_of(const pb::FieldDescriptorProto& field) {
-  if (!field.has_options()) return std::nullopt;
+// The kw.api options of a field; null when it has none.
+std::unique_ptr<FieldNotes> notes_of(const pb::FieldOptions& field_options) {
   pb::UnknownFieldSet options;
-  read_wire_fields(field.options(), options);
-  FieldNotes notes;
+  read_wire_fields(field_options, options);
+  auto notes = std::make_unique<FieldNotes>();
   bool any = false;
   for (int i = 0; i < options.field_count(); ++i) {
     const pb::UnknownField& option = options.field(i);
     if (option.type() == pb::UnknownField::TYPE_LENGTH_DELIMITED) {
       const std::string& text = option.length_delimited();
       switch (option.number()) {
-        case k_merge_key: notes.merge_key = text; break;
-        case k_patch_strategy: notes.patch_strategy = text; break;
-        case k_list_type: notes.list_type = text; break;
-        case k_list_map_keys: notes.list_map_keys.push_back(text); break;
-        case k_map_type: notes.map_type = text; break;
+        case k_merge_key: notes->merge_key = text; break;
+        case k_patch_strategy: notes->patch_strategy = text; break;
+        case k_list_type: notes->list_type = text; break;
+        case k_list_map_keys: notes->list_map_keys.push_back(text); break;
+        case k_map_type: notes->map_type = text; break;
         default: continue;
       }
     } else if (option.type() == pb::UnknownField::TYPE_VARINT && option.number() == k_required) {
-      notes.required = option.varint() != 0;
+      notes->required = option.varint() != 0;
     } else {
       continue;
     }
     any = true;
   }
-  if (!any) return std::nullopt;
-  return notes;
+  return any ? std::move(notes) : nullptr;
 }
 
-void add_fields(const std::string& scope, const pb::DescriptorProto& message, Notes& out) {
-  const std::string name = scope + "." + message.name();
-  if (message.has_options()) {
-    pb::UnknownFieldSet options;
-    read_wire_fields(message.options(), options);
-    for (int i = 0; i < options.field_count(); ++i)
-      if (options.field(i).number() == k_struct_type &&
-          options.field(i).type() == pb::UnknownField::TYPE_LENGTH_DELIMITED)
-        out.struct_types[name] = options.field(i).length_delimited();
-  }
-  for (const auto& field : message.field())
-    if (auto notes = notes_of(field)) out.fields.emplace(name + "." + field.name(), std::move(*notes));
-  for (const auto& nested : message.nested_type()) add_fields(name, nested, out);
+std::string struct_type_in(const pb::MessageOptions& message_options) {
+  pb::UnknownFieldSet options;
+  read_wire_fields(message_options, options);
+  for (int i = 0; i < options.field_count(); ++i)
+    if (options.field(i).number() == k_struct_type && options.field(i).type() == pb::UnknownField::TYPE_LENGTH_DELIMITED)
+      return options.field(i).length_delimited();
+  return {};
 }
 
-const Notes& notes() {
-  static const Notes built = [] {
-    Notes out;
+// The options are read from the compiled-in descriptors, which the codec has loaded anyway,
+// one field or message at a time, and kept: a patch or an apply never pays for reading the
+// comments.
+struct OptionCache {
+  std::mutex mutex;
+  std::unordered_map<const pb::FieldDescriptor*, std::unique_ptr<FieldNotes>> fields;
+  std::unordered_map<const pb::Descriptor*, std::string> struct_types;
+};
+
+OptionCache& option_cache() {
+  static OptionCache cache;
+  return cache;
+}
+
+// The comments of every message and field, from the descriptor set with source info.
+using Comments = std::map<std::string, std::string, std::less<>>;
+
+const Comments& comments() {
+  static const Comments built = [] {
+    Comments out;
     pb::FileDescriptorSet set;
     if (!set.ParseFromArray(k_notes_descriptors, static_cast<int>(k_notes_descriptors_size))) return out;
-    for (const auto& file : set.file()) {
-      for (const auto& message : file.message_type()) add_fields(file.package(), message, out);
+    for (const auto& file : set.file())
       for (const auto& location : file.source_code_info().location()) {
         if (location.leading_comments().empty()) continue;
         std::string name = name_at(file, location.path());
-        if (!name.empty()) out.comments.emplace(std::move(name), one_line(location.leading_comments()));
+        if (!name.empty()) out.emplace(std::move(name), one_line(location.leading_comments()));
       }
-    }
     return out;
   }();
   return built;
@@ -141,33 +147,38 @@ const Notes& notes() {
 }  // namespace
 
 std::string_view comment_of(std::string_view full_name) {
-  const auto& comments = notes().comments;
-  const auto found = comments.find(full_name);
-  return found == comments.end() ? std::string_view{} : std::string_view(found->second);
+  const auto& all = comments();
+  const auto found = all.find(full_name);
+  return found == all.end() ? std::string_view{} : std::string_view(found->second);
 }
 
 std::vector<std::pair<std::string_view, std::string_view>> all_comments() {
   std::vector<std::pair<std::string_view, std::string_view>> out;
-  for (const auto& [name, text] : notes().comments) out.emplace_back(name, text);
+  for (const auto& [name, text] : comments()) out.emplace_back(name, text);
   return out;
 }
 
 const FieldNotes* field_notes(std::string_view full_name) {
-  const auto& fields = notes().fields;
-  const auto found = fields.find(full_name);
-  return found == fields.end() ? nullptr : &found->second;
+  const auto dot = full_name.rfind('.');
+  if (dot == std::string_view::npos) return nullptr;
+  const pb::Descriptor* message = find_message(full_name.substr(0, dot));
+  const pb::FieldDescriptor* field = message ? message->FindFieldByName(std::string(full_name.substr(dot + 1))) : nullptr;
+  if (field == nullptr) return nullptr;
+  auto& cache = option_cache();
+  std::lock_guard lock(cache.mutex);
+  auto [at, added] = cache.fields.try_emplace(field);
+  if (added) at->second = notes_of(field->options());
+  return at->second.get();
 }
 
 std::string_view struct_type_of(std::string_view full_name) {
-  const auto& types = notes().struct_types;
-  const auto found = types.find(full_name);
-  return found == types.end() ? std::string_view{} : std::string_view(found->second);
-}
-
-std::vector<std::pair<std::string_view, const FieldNotes*>> all_field_notes() {
-  std::vector<std::pair<std::string_view, const FieldNotes*>> out;
-  for (const auto& [name, field] : notes().fields) out.emplace_back(name, &field);
-  return out;
+  const pb::Descriptor* message = find_message(full_name);
+  if (message == nullptr) return {};
+  auto& cache = option_cache();
+  std::lock_guard lock(cache.mutex);
+  auto [at, added] = cache.struct_types.try_emplace(message);
+  if (added) at->second = struct_type_in(message->options());
+  return at->second;
 }
 
 }  // namespace kw::proto

@@ -1,11 +1,11 @@
 #pragma once
-// What kw's .proto files say beyond the wire format, read from the descriptor set with source
-// info that the build compiles in (once, on first use; thread-safe):
+// What kw's .proto files say beyond the wire format (thread-safe):
 //   - the comment above a message or field: its help text (the OpenAPI description that
-//     `kubectl explain` prints);
+//     `kubectl explain` prints), read once, on first use, from the descriptor set with source
+//     info that the build compiles in;
 //   - the kw.api options (kw/annotations.proto): the merge key and patch strategy of a list,
 //     whether a field is required, and the list, map and struct types server-side apply and
-//     the OpenAPI x-kubernetes-* markers go by.
+//     the OpenAPI x-kubernetes-* markers go by, read from the compiled descriptors' options.
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,13 +29,10 @@ struct FieldNotes {
   std::string map_type;        // kw.api.map_type: "", "atomic" or "granular"
 };
 
-// The kw.api options of the field `full_name`; null when it has none.
+// The kw.api options of the field `full_name`; null when it has none (or is no field).
 const FieldNotes* field_notes(std::string_view full_name);
 
 // The kw.api.struct_type of the message `full_name` ("atomic"); empty when it has none.
 std::string_view struct_type_of(std::string_view full_name);
-
-// Every field with kw.api options, by full name.
-std::vector<std::pair<std::string_view, const FieldNotes*>> all_field_notes();
 
 }  // namespace kw::proto

@@ -42,19 +42,6 @@ std::vector<std::string> undescribed_fields(std::string_view message) {
   return missing;
 }
 
-// The field `name` of `message`'s JSON object, looking through inlined messages.
-const google::protobuf::FieldDescriptor* json_field(const google::protobuf::Descriptor& message, const std::string& name) {
-  for (int i = 0; i < message.field_count(); ++i) {
-    const auto* field = message.field(i);
-    if (kw::codec::is_inline_field(*field)) {
-      if (const auto* inner = json_field(*field->message_type(), name)) return inner;
-    } else if (field->name() == name) {
-      return field;
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 TEST_CASE("every comment of the .proto files belongs to a message or field and reads as help text") {
@@ -196,21 +183,30 @@ TEST_CASE("the kw.api options of the .proto files: merge keys, patch strategies,
   CHECK(field_notes("k8s.io.api.core.v1.EphemeralContainerCommon.name")->required);
   CHECK(field_notes("k8s.io.api.core.v1.PodSpec.nodeName") == nullptr);
 
-  // Every option sits on a real field; a merge key names a field of the list's items.
+  // Every merging list is a list, and its merge key names a field of the items. The walk
+  // covers every message the served kinds reach.
   int merged = 0;
-  for (const auto& [name, notes] : kw::proto::all_field_notes()) {
-    const auto dot = name.rfind('.');
-    const auto* message = kw::proto::find_message(name.substr(0, dot));
-    REQUIRE_MESSAGE(message != nullptr, name);
-    const auto* field = message->FindFieldByName(std::string(name.substr(dot + 1)));
-    REQUIRE_MESSAGE(field != nullptr, name);
-    if (notes->patch_strategy.empty()) continue;
-    ++merged;
-    CHECK_MESSAGE(field->is_repeated(), name << " merges but is not a list");
-    if (!notes->merge_key.empty()) {
-      REQUIRE_MESSAGE(field->message_type() != nullptr, name);
-      CHECK_MESSAGE(json_field(*field->message_type(), notes->merge_key) != nullptr,
-                    name << ": no field " << notes->merge_key << " in the items");
+  std::set<const google::protobuf::Descriptor*> seen;
+  std::vector<const google::protobuf::Descriptor*> pending;
+  for (const auto& resource : table().all())
+    if (const auto* message = kw::proto::find_message(resource.proto_message)) pending.push_back(message);
+  while (!pending.empty()) {
+    const auto* message = pending.back();
+    pending.pop_back();
+    if (!seen.insert(message).second) continue;
+    for (int i = 0; i < message->field_count(); ++i) {
+      const auto* field = message->field(i);
+      if (field->message_type() != nullptr) pending.push_back(field->message_type());
+      const auto* notes = field_notes(field->full_name());
+      if (notes == nullptr || notes->patch_strategy.empty()) continue;
+      ++merged;
+      const std::string& name = field->full_name();
+      CHECK_MESSAGE(field->is_repeated(), name << " merges but is not a list");
+      if (!notes->merge_key.empty()) {
+        REQUIRE_MESSAGE(field->message_type() != nullptr, name);
+        CHECK_MESSAGE(kw::codec::json_field(*field->message_type(), notes->merge_key) != nullptr,
+                      name << ": no field " << notes->merge_key << " in the items");
+      }
     }
   }
   CHECK(merged >= 32);
