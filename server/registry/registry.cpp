@@ -258,13 +258,13 @@ ApiResult<cache::WatchFilter> Registry::make_filter(const api::ResourceInfo& inf
   if (!labels) return std::unexpected(bad_request("unable to parse labelSelector: " + labels.error().message));
   auto fields = api::FieldSelector::parse(field_selector);
   if (!fields) return std::unexpected(bad_request("unable to parse fieldSelector: " + fields.error().message));
-  const auto supported = selectable_fields(spec_of(info), info, nlohmann::json::object());
+  const auto* spec = spec_of(info);
+  const auto supported = selectable_fields(spec, info, nlohmann::json::object());
   for (const auto& requirement : fields->requirements())
     if (!supported.contains(requirement.field))
       return std::unexpected(bad_request("field label not supported: " + requirement.field));
   cache::WatchFilter filter;
   filter.namespace_ = info.namespaced ? ns : "";
-  const auto* spec = spec_of(info);
   const std::string index_field = spec ? spec->index_field : "";
   for (const auto& requirement : fields->requirements())
     if (!index_field.empty() && requirement.field == index_field && requirement.op == api::FieldOperator::equals)
@@ -301,16 +301,16 @@ ApiResult<void> Registry::watch(const api::ResourceInfo& info, const WatchReques
     if (!revision) return std::unexpected(bad_request("invalid resource version: " + rv));
     watch.revision = *revision;
   }
+  // With no revision given, the cache first catches up with storage (a consistent start).
+  watch.consistent = rv.empty();
   const bool initial = initial_events.value_or(false);
   if (initial || (!initial_events && (rv.empty() || rv == "0"))) {
-    // The current state first: consistent (caught up with storage) when no revision is given.
+    // The current state first.
     watch.mode = cache::StartMode::current_state;
     watch.initial_events_end = initial && request.allow_bookmarks;
-    watch.consistent = rv.empty();
   } else {
     // Changes only: after the revision given, or, for sendInitialEvents=false, from now on.
     watch.mode = cache::StartMode::exact;
-    watch.consistent = rv.empty();
   }
   auto cache = cache_for(info);
   if (!cache || !cache->ready())

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cctype>
+#include <unordered_map>
 
 #include "core/codec/protobuf.hpp"
 #include "core/util/text.hpp"
@@ -45,8 +46,16 @@ const std::vector<KindSpec>& builtin_kinds() {
 }
 
 const KindSpec* find_kind(std::string_view group, std::string_view version, std::string_view plural) {
-  for (const auto& spec : builtin_kinds())
-    if (spec.info.plural == plural && spec.info.version == version && spec.info.group == group) return &spec;
+  // By plural first: the registry asks for every key it builds and every object it decodes.
+  // The views point into the rows, which live as long as the process.
+  static const std::unordered_multimap<std::string_view, const KindSpec*> k_by_plural = [] {
+    std::unordered_multimap<std::string_view, const KindSpec*> index;
+    for (const auto& spec : builtin_kinds()) index.emplace(spec.info.plural, &spec);
+    return index;
+  }();
+  const auto [first, last] = k_by_plural.equal_range(plural);
+  for (auto it = first; it != last; ++it)
+    if (it->second->info.version == version && it->second->info.group == group) return it->second;
   return nullptr;
 }
 
