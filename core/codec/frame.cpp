@@ -8,12 +8,9 @@ namespace kw::codec {
 
 FrameDecoder::~FrameDecoder() = default;
 
-std::string frame_json(std::string_view event_json) {
-  std::string out;
-  out.reserve(event_json.size() + 1);
-  out.append(event_json);
-  out += '\n';
-  return out;
+std::string frame_json(std::string event_json) {
+  event_json += '\n';
+  return event_json;
 }
 
 std::string frame_length_prefixed(std::string_view body) {

@@ -15,7 +15,7 @@ namespace kw::codec {
 inline constexpr std::size_t k_default_max_frame = 16 * 1024 * 1024;
 
 // JSON: the compact event followed by '\n' (application/json watch bodies).
-std::string frame_json(std::string_view event_json);
+std::string frame_json(std::string event_json);
 // Protobuf: 4-byte big-endian length, then the body.
 std::string frame_length_prefixed(std::string_view body);
 // YAML: "---\n" before every document but the first; the document ends in '\n'.

@@ -8,13 +8,13 @@ namespace kw::codec {
 
 std::string watch_event_json_encoded(std::string_view type, std::string_view object_json) {
   std::string event;
-  event.reserve(object_json.size() + type.size() + 23);
+  event.reserve(object_json.size() + type.size() + 24);  // with the framer's newline
   event += "{\"type\":\"";
   event += type;
   event += "\",\"object\":";
   event += object_json;
   event += '}';
-  return frame_json(event);
+  return frame_json(std::move(event));
 }
 
 std::string watch_event_json(std::string_view type, const nlohmann::json& object) {

@@ -52,8 +52,6 @@ bool valid_dns_name(const std::string& name) {
   return std::ranges::all_of(name, [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '.' || c == '*'; });
 }
 
-std::string lower(std::string_view text) { return util::to_lower(text); }
-
 Result<void> add_ext(X509* cert, X509V3_CTX* ctx, int nid, const char* value) {
   X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, ctx, nid, value);
   if (ext == nullptr) return fail(openssl_error(std::string("cannot build the certificate extension ") + value));
@@ -146,7 +144,7 @@ Result<SubjectAltNames> classify_sans(const std::vector<std::string>& names) {
       return fail("invalid subject alternative name \"" + name +
                   "\": give a DNS name (letters, digits, '-', '.') or an IP address");
     }
-    name = lower(name);
+    name = util::to_lower(name);
     if (std::ranges::find(out.dns, name) == out.dns.end()) out.dns.push_back(name);
   }
   return out;
@@ -231,11 +229,11 @@ bool has_sans(X509* cert, const SubjectAltNames& wanted) {
       const ASN1_STRING* value = name->type == GEN_DNS ? name->d.dNSName : name->d.iPAddress;
       std::string text(reinterpret_cast<const char*>(ASN1_STRING_get0_data(value)),
                        static_cast<std::size_t>(ASN1_STRING_length(value)));
-      (name->type == GEN_DNS ? dns : ips).push_back(name->type == GEN_DNS ? lower(text) : text);
+      (name->type == GEN_DNS ? dns : ips).push_back(name->type == GEN_DNS ? util::to_lower(text) : text);
     }
   }
   const bool all_dns = std::ranges::all_of(
-      wanted.dns, [&](const std::string& want) { return std::ranges::find(dns, lower(want)) != dns.end(); });
+      wanted.dns, [&](const std::string& want) { return std::ranges::find(dns, util::to_lower(want)) != dns.end(); });
   const bool all_ips = std::ranges::all_of(wanted.ips, [&](const std::string& want) {
     const auto bytes = ip_bytes(want);
     return bytes && std::ranges::find(ips, *bytes) != ips.end();

@@ -13,10 +13,6 @@
 namespace kw::http {
 namespace {
 
-registry::ApiError resource_not_found() {
-  return registry::ApiError{404, "NotFound", "the server could not find the requested resource", {}};
-}
-
 // The openAPIV3Schema of every custom resource version, from the stored CRDs.
 CustomSchemas custom_schemas(registry::Registry& store) {
   CustomSchemas out;
@@ -95,7 +91,7 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
       handle_openapi(request, *stream, *m_registry.resources(), custom_schemas(m_registry)))
     return;
   if (request.method == "GET" && handle_discovery(request, info, *stream)) return;
-  send_error(*stream, resource_not_found());
+  send_error(*stream, handlers::resource_not_found());
 }
 
 bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestInfo& info,
@@ -184,7 +180,7 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
   const auto* resource = table->find_plural(info.group, info.version, info.resource);
   if (!resource || (!info.subresource.empty() && !resource->has_subresource(info.subresource)) ||
       (!resource->namespaced && !info.namespace_.empty()))
-    return send_error(*stream, resource_not_found());
+    return send_error(*stream, handlers::resource_not_found());
   const handlers::ResourceRequest r{request, info, query, *resource, stream, m_registry};
   handlers::serve(r, {.max_queue_bytes = m_options.max_watch_queue_bytes,
                       .min_request_timeout = m_options.min_request_timeout,

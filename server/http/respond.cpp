@@ -122,6 +122,15 @@ nlohmann::json table_columns(const api::ResourceInfo& info) {
   return out;
 }
 
+nlohmann::json table_document(const api::ResourceInfo& info, nlohmann::json metadata, nlohmann::json rows,
+                              bool with_columns) {
+  return {{"kind", "Table"},
+          {"apiVersion", "meta.k8s.io/v1"},
+          {"metadata", std::move(metadata)},
+          {"columnDefinitions", with_columns ? table_columns(info) : nlohmann::json()},
+          {"rows", std::move(rows)}};
+}
+
 nlohmann::json table_row(const api::ResourceInfo& info, const nlohmann::json& object,
                          const std::string& include_object, std::chrono::system_clock::time_point now) {
   nlohmann::json row = {{"cells", api::table_cells(info, object, now)}};

@@ -51,5 +51,10 @@ void send_encoded(net::ResponseStream& stream, int status, std::string bytes, co
 nlohmann::json table_row(const api::ResourceInfo& info, const nlohmann::json& object,
                          const std::string& include_object, std::chrono::system_clock::time_point now);
 nlohmann::json table_columns(const api::ResourceInfo& info);
+// A meta.k8s.io/v1 Table of `info`'s columns: `metadata` (resourceVersion, continue...) and
+// `rows`. Without columns (a watch sends them with its first event only) columnDefinitions
+// is null.
+nlohmann::json table_document(const api::ResourceInfo& info, nlohmann::json metadata, nlohmann::json rows,
+                              bool with_columns = true);
 
 }  // namespace kw::http

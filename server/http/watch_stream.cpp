@@ -40,14 +40,12 @@ std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& e
                            [&] { return codec::watch_event_protobuf(type, object, m_message_framed); });
     case Format::table: {
       auto make = [&](bool with_columns) {
-        nlohmann::json table = {{"kind", "Table"},
-                                {"apiVersion", "meta.k8s.io/v1"},
-                                {"metadata", {{"resourceVersion", std::to_string(event.revision())}}},
-                                {"columnDefinitions", with_columns ? table_columns(*m_table_info) : nlohmann::json()},
-                                {"rows", nlohmann::json::array()}};
+        nlohmann::json rows = nlohmann::json::array();
         if (event.type() != cache::EventType::bookmark)
-          table["rows"].push_back(table_row(*m_table_info, object, m_table_format->include_object, std::chrono::system_clock::now()));
-        return codec::watch_event_json(type, table);
+          rows.push_back(table_row(*m_table_info, object, m_table_format->include_object, std::chrono::system_clock::now()));
+        return codec::watch_event_json(
+            type, table_document(*m_table_info, {{"resourceVersion", std::to_string(event.revision())}}, std::move(rows),
+                                 with_columns));
       };
       if (m_first && event.type() != cache::EventType::bookmark) {
         m_first = false;

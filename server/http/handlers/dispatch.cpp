@@ -55,7 +55,7 @@ void serve(const ResourceRequest& r, const WatchSettings& settings) {
       return handle ? handle(r) : r.fail(method_not_allowed());
     }
   // A subresource a row names but no handler serves yet.
-  r.fail(registry::ApiError{404, "NotFound", "the server could not find the requested resource", {}});
+  r.fail(resource_not_found());
 }
 
 }  // namespace kw::http::handlers

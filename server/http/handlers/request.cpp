@@ -8,8 +8,6 @@
 namespace kw::http::handlers {
 namespace {
 
-const char* const k_table_api_version = "meta.k8s.io/v1";
-
 registry::ApiError not_acceptable() {
   return registry::ApiError{406, "NotAcceptable",
                             "the server was unable to respond with a content type that the client supports "
@@ -95,13 +93,9 @@ void reply(const ResourceRequest& r, const Negotiated& format, int status,
   if (!result) return r.fail(result.error());
   if (format.format != Format::table) return send_object(*r.stream, status, *result, format, warnings);
   const auto rv = result->value("metadata", nlohmann::json::object()).value("resourceVersion", "");
-  const nlohmann::json table = {
-      {"kind", "Table"},
-      {"apiVersion", k_table_api_version},
-      {"metadata", {{"resourceVersion", rv}}},
-      {"columnDefinitions", table_columns(r.resource)},
-      {"rows", {table_row(r.resource, *result, format.include_object, std::chrono::system_clock::now())}}};
-  send_object(*r.stream, status, table, format, warnings);
+  const auto row = table_row(r.resource, *result, format.include_object, std::chrono::system_clock::now());
+  send_object(*r.stream, status, table_document(r.resource, {{"resourceVersion", rv}}, nlohmann::json::array({row})),
+              format, warnings);
 }
 
 void reply_list(const ResourceRequest& r, const Negotiated& format, const registry::ListResult& listed) {
@@ -113,13 +107,7 @@ void reply_list(const ResourceRequest& r, const Negotiated& format, const regist
     const auto now = std::chrono::system_clock::now();
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& item : listed.items) rows.push_back(table_row(resource, item->object, format.include_object, now));
-    return send_object(*r.stream, 200,
-                       {{"kind", "Table"},
-                        {"apiVersion", k_table_api_version},
-                        {"metadata", meta},
-                        {"columnDefinitions", table_columns(resource)},
-                        {"rows", std::move(rows)}},
-                       format);
+    return send_object(*r.stream, 200, table_document(resource, std::move(meta), std::move(rows)), format);
   }
   if (format.format == Format::json) {
     // Joined from each cached object's JSON, encoded once per object version.
@@ -135,6 +123,10 @@ void reply_list(const ResourceRequest& r, const Negotiated& format, const regist
                {"metadata", meta},
                {"items", std::move(items)}},
               format);
+}
+
+registry::ApiError resource_not_found() {
+  return registry::ApiError{404, "NotFound", "the server could not find the requested resource", {}};
 }
 
 registry::ApiError method_not_allowed() {

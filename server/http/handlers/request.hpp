@@ -71,5 +71,6 @@ void reply(const ResourceRequest& r, const Negotiated& format, int status,
 void reply_list(const ResourceRequest& r, const Negotiated& format, const registry::ListResult& listed);
 
 registry::ApiError method_not_allowed();
+registry::ApiError resource_not_found();
 
 }  // namespace kw::http::handlers
