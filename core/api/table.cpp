@@ -97,6 +97,8 @@ json table_cells(const ResourceInfo& info, const json& object, TimePoint now) {
     else cells.push_back(generic_cell(column, object, now));
   }
   if (info.columns.empty()) return json(std::move(printed));
+  // Cells a printer fills beyond its columns go out too, as kube-apiserver's do (IPAddress).
+  for (std::size_t i = info.columns.size(); i < printed.size(); ++i) cells.push_back(std::move(printed[i]));
   return cells;
 }
 

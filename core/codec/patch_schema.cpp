@@ -78,6 +78,12 @@ std::optional<PatchMeta> SchemaNode::list_meta(std::string_view json_name) const
   return patch_meta(field->full_name());
 }
 
+std::optional<PatchMeta> SchemaNode::field_meta(std::string_view json_name) const {
+  if (m_message == nullptr || m_map_values) return std::nullopt;
+  const pb::FieldDescriptor* field = json_field(*m_message, std::string(json_name));
+  return field == nullptr ? std::nullopt : patch_meta(field->full_name());
+}
+
 nlohmann::json strategic_merge(nlohmann::json target, const nlohmann::json& patch, const SchemaNode& schema) {
   if (!patch.is_object()) return patch;
   if (patch.value("$patch", std::string()) == "replace") {
@@ -90,6 +96,10 @@ nlohmann::json strategic_merge(nlohmann::json target, const nlohmann::json& patc
     if (field.starts_with("$")) continue;  // $patch, $retainKeys, $setElementOrder/..., $deleteFromPrimitiveList/...
     if (value.is_null()) {
       target.erase(field);
+    } else if (const auto meta = value.is_object() ? schema.field_meta(field) : std::nullopt;
+               meta && meta->strategy == "replace") {
+      target[field] = value;
+      target[field].erase("$patch");
     } else if (value.is_object()) {
       auto found = target.find(field);
       target[field] = strategic_merge(found == target.end() ? nlohmann::json() : std::move(*found), value,

@@ -17,7 +17,8 @@ namespace kw::codec {
 
 struct PatchMeta {
   std::string_view merge_key;  // "" for a set of scalars (finalizers)
-  std::string_view strategy;   // "merge" or "merge,retainKeys"
+  std::string_view strategy;   // "merge" or "merge,retainKeys"; "replace" for an object
+                               // replaced whole (a PodDisruptionBudget's selector)
 };
 
 // How strategic merge patch merges the list field `full_field_name`; nullopt when the list
@@ -39,6 +40,8 @@ class SchemaNode {
   SchemaNode child(std::string_view json_name) const;
   // The merge metadata of the list field `json_name`; nullopt when it is replaced whole.
   std::optional<PatchMeta> list_meta(std::string_view json_name) const;
+  // The patch strategy of any field (objects too); nullopt when it has none.
+  std::optional<PatchMeta> field_meta(std::string_view json_name) const;
 
  private:
   const google::protobuf::Descriptor* m_message = nullptr;

@@ -61,8 +61,12 @@ std::string proto_package(std::string_view group, std::string_view version) {
 }
 
 std::optional<std::string> builtin_message_for(std::string_view api_version, std::string_view kind) {
-  // Status travels as apiVersion v1 whatever the group of the request.
-  if (kind == "Status") return std::string(k_meta) + "Status";
+  // Status travels as apiVersion v1 whatever the group of the request, and so do the
+  // discovery documents (meta.k8s.io types that predate the group).
+  constexpr std::string_view k_unversioned_meta[] = {"Status", "APIVersions", "APIGroupList", "APIGroup",
+                                                     "APIResourceList"};
+  for (auto name : k_unversioned_meta)
+    if (kind == name && (api_version == "v1" || kind == "Status")) return std::string(k_meta) + std::string(kind);
   const auto slash = api_version.find('/');
   const std::string_view group = slash == std::string_view::npos ? std::string_view() : api_version.substr(0, slash);
   const std::string_view version = slash == std::string_view::npos ? api_version : api_version.substr(slash + 1);

@@ -9,7 +9,7 @@
 namespace kw::codec {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, SpecialMessage>, 8> k_special_messages{{
+constexpr std::array<std::pair<std::string_view, SpecialMessage>, 11> k_special_messages{{
     {"k8s.io.apimachinery.pkg.apis.meta.v1.Time", SpecialMessage::Time},
     {"k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime", SpecialMessage::MicroTime},
     {"k8s.io.apimachinery.pkg.apis.meta.v1.Duration", SpecialMessage::Duration},
@@ -18,11 +18,15 @@ constexpr std::array<std::pair<std::string_view, SpecialMessage>, 8> k_special_m
     {"k8s.io.apimachinery.pkg.runtime.RawExtension", SpecialMessage::RawExtension},
     {"k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1", SpecialMessage::FieldsV1},
     {"k8s.io.apimachinery.pkg.apis.meta.v1.Verbs", SpecialMessage::Verbs},
+    // A user's extra attributes: one string list per key, a bare JSON array like Verbs.
+    {"k8s.io.api.authentication.v1.ExtraValue", SpecialMessage::Verbs},
+    {"k8s.io.api.authorization.v1.ExtraValue", SpecialMessage::Verbs},
+    {"k8s.io.api.certificates.v1.ExtraValue", SpecialMessage::Verbs},
 }};
 
 // Go structs embedded with `json:",inline"`: on the wire they are a field of
 // their own, in JSON their fields sit directly in the enclosing object.
-constexpr std::array<std::string_view, 11> k_inline_fields{
+constexpr std::array<std::string_view, 15> k_inline_fields{
     "k8s.io.api.core.v1.Probe.handler",
     "k8s.io.api.core.v1.Volume.volumeSource",
     "k8s.io.api.core.v1.VolumeMountStatus.volumeStatus",
@@ -34,6 +38,10 @@ constexpr std::array<std::string_view, 11> k_inline_fields{
     "k8s.io.api.core.v1.SecretEnvSource.localObjectReference",
     "k8s.io.api.core.v1.SecretKeySelector.localObjectReference",
     "k8s.io.api.core.v1.SecretProjection.localObjectReference",
+    "k8s.io.api.core.v1.PersistentVolumeSpec.persistentVolumeSource",
+    "k8s.io.api.admissionregistration.v1.RuleWithOperations.rule",
+    "k8s.io.api.admissionregistration.v1.NamedRuleWithOperations.ruleWithOperations",
+    "k8s.io.api.networking.v1.IngressRule.ingressRuleValue",
 };
 
 }  // namespace

@@ -5,14 +5,31 @@
 
 #include <string>
 
+#include "k8s.io/api/admissionregistration/v1/generated.pb.h"
 #include "k8s.io/api/apps/v1/generated.pb.h"
+#include "k8s.io/api/authentication/v1/generated.pb.h"
+#include "k8s.io/api/authorization/v1/generated.pb.h"
+#include "k8s.io/api/autoscaling/v1/generated.pb.h"
+#include "k8s.io/api/autoscaling/v2/generated.pb.h"
 #include "k8s.io/api/batch/v1/generated.pb.h"
+#include "k8s.io/api/certificates/v1/generated.pb.h"
 #include "k8s.io/api/coordination/v1/generated.pb.h"
 #include "k8s.io/api/core/v1/generated.pb.h"
+#include "k8s.io/api/discovery/v1/generated.pb.h"
+#include "k8s.io/api/events/v1/generated.pb.h"
+#include "k8s.io/api/flowcontrol/v1/generated.pb.h"
+#include "k8s.io/api/networking/v1/generated.pb.h"
+#include "k8s.io/api/node/v1/generated.pb.h"
+#include "k8s.io/api/policy/v1/generated.pb.h"
+#include "k8s.io/api/rbac/v1/generated.pb.h"
+#include "k8s.io/api/scheduling/v1/generated.pb.h"
+#include "k8s.io/api/storage/v1/generated.pb.h"
+#include "k8s.io/api/storage/v1beta1/generated.pb.h"
 #include "k8s.io/apimachinery/pkg/api/resource/generated.pb.h"
 #include "k8s.io/apimachinery/pkg/apis/meta/v1/generated.pb.h"
 #include "k8s.io/apimachinery/pkg/runtime/generated.pb.h"
 #include "k8s.io/apimachinery/pkg/util/intstr/generated.pb.h"
+#include "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/generated.pb.h"
 
 namespace kw::proto {
 namespace {
@@ -32,6 +49,23 @@ void link_all_files() {
     (void)k8s::io::api::apps::v1::Deployment::descriptor();
     (void)k8s::io::api::batch::v1::Job::descriptor();
     (void)k8s::io::api::coordination::v1::Lease::descriptor();
+    (void)k8s::io::api::admissionregistration::v1::AuditAnnotation::descriptor();
+    (void)k8s::io::api::authentication::v1::TokenReview::descriptor();
+    (void)k8s::io::api::authorization::v1::SubjectAccessReview::descriptor();
+    (void)k8s::io::api::autoscaling::v1::Scale::descriptor();
+    (void)k8s::io::api::autoscaling::v2::HorizontalPodAutoscaler::descriptor();
+    (void)k8s::io::api::certificates::v1::CertificateSigningRequest::descriptor();
+    (void)k8s::io::api::discovery::v1::EndpointSlice::descriptor();
+    (void)k8s::io::api::events::v1::Event::descriptor();
+    (void)k8s::io::api::flowcontrol::v1::FlowSchema::descriptor();
+    (void)k8s::io::api::networking::v1::Ingress::descriptor();
+    (void)k8s::io::api::node::v1::RuntimeClass::descriptor();
+    (void)k8s::io::api::policy::v1::PodDisruptionBudget::descriptor();
+    (void)k8s::io::api::rbac::v1::Role::descriptor();
+    (void)k8s::io::api::scheduling::v1::PriorityClass::descriptor();
+    (void)k8s::io::api::storage::v1::StorageClass::descriptor();
+    (void)k8s::io::api::storage::v1beta1::CSIStorageCapacity::descriptor();
+    (void)k8s::io::kube_aggregator::pkg::apis::apiregistration::v1::APIService::descriptor();
     return true;
   }();
   (void)k_linked;

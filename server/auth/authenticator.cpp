@@ -116,6 +116,12 @@ std::optional<UserInfo> Authenticator::from_token(const std::string& token) cons
   return found->user;
 }
 
+std::optional<UserInfo> Authenticator::authenticate_token(const std::string& token) const {
+  auto user = from_token(token);
+  if (!user) return std::nullopt;
+  return with_authenticated_group(std::move(*user));
+}
+
 std::optional<std::string> Authenticator::presented_token(const net::Request& request) {
   if (const std::string* header = request.header("authorization")) {
     if (auto token = bearer_token(*header)) return token;

@@ -35,6 +35,10 @@ class Authenticator {
   // Thread-safe (const, no state changes).
   std::optional<UserInfo> authenticate(const net::Request& request) const;
 
+  // The user of a bearer token (a TokenReview's question), with system:authenticated;
+  // nullopt when no authenticator knows the token.
+  std::optional<UserInfo> authenticate_token(const std::string& token) const;
+
   std::size_t token_count() const { return m_tokens.size(); }
 
  private:

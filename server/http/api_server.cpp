@@ -71,7 +71,8 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
   ++m_requests;
   const auto query = parse_query(request.query);
   const RequestInfo info = parse_request_info(request.method, request.path, query);
-  if (refuse_unauthorized(request, info, *stream)) return;
+  auth::UserInfo user;
+  if (refuse_unauthorized(request, info, *stream, user)) return;
   const std::string& path = request.path;
   if (path == "/healthz" || path == "/livez" || path == "/readyz" || path.starts_with("/healthz/") ||
       path.starts_with("/livez/") || path.starts_with("/readyz/")) {
@@ -86,7 +87,7 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
   }
   if (path == "/version") return send_json(*stream, 200, version_info());
   if (path == "/metrics") return handle_metrics(*stream);
-  if (info.is_resource_request) return handle_resource(request, info, query, stream);
+  if (info.is_resource_request) return handle_resource(request, info, query, stream, user);
   if (request.method == "GET" && request.path.starts_with("/openapi/") &&
       handle_openapi(request, *stream, *m_registry.resources(), custom_schemas(m_registry)))
     return;
@@ -95,13 +96,18 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
 }
 
 bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestInfo& info,
-                                    net::ResponseStream& stream) {
-  if (!m_options.authenticator) return false;
+                                    net::ResponseStream& stream, auth::UserInfo& who) {
+  if (!m_options.authenticator) {
+    // The loopback insecure port trusts every request, as kube-apiserver's did.
+    who = auth::UserInfo{.name = "system:unsecured", .groups = {auth::k_group_masters, auth::k_group_authenticated}, .uid = {}};
+    return false;
+  }
   auto user = m_options.authenticator->authenticate(request);
   if (!user) {
     send_json(stream, 401, auth::unauthorized_status());
     return true;
   }
+  who = *user;
   if (!m_options.authorizer) return false;
   const auto attributes =
       info.is_resource_request
@@ -144,6 +150,8 @@ bool ApiServer::handle_discovery(const net::Request& request, const RequestInfo&
   if (body.is_null()) return false;
   auto format = negotiate_response(request.header("accept"), {.watch = false, .table = false, .protobuf = true});
   if (!format) format = Negotiated{};
+  // /api has no apiVersion in JSON; its protobuf envelope says v1, as every discovery type's does.
+  if (format->format == Format::protobuf && !body.contains("apiVersion")) body["apiVersion"] = "v1";
   send_object(stream, 200, body, *format);
   return true;
 }
@@ -175,13 +183,14 @@ void ApiServer::handle_metrics(net::ResponseStream& stream) {
 
 void ApiServer::handle_resource(const net::Request& request, const RequestInfo& info,
                                 const std::map<std::string, std::string>& query,
-                                const std::shared_ptr<net::ResponseStream>& stream) {
+                                const std::shared_ptr<net::ResponseStream>& stream, const auth::UserInfo& user) {
   const auto table = m_registry.resources();  // keeps `resource` alive while the request runs
   const auto* resource = table->find_plural(info.group, info.version, info.resource);
   if (!resource || (!info.subresource.empty() && !resource->has_subresource(info.subresource)) ||
       (!resource->namespaced && !info.namespace_.empty()))
     return send_error(*stream, handlers::resource_not_found());
-  const handlers::ResourceRequest r{request, info, query, *resource, stream, m_registry};
+  const handlers::ResourceRequest r{request, info,          query, *resource, stream, m_registry, user,
+                                    m_options.authenticator, m_options.authorizer};
   handlers::serve(r, {.max_queue_bytes = m_options.max_watch_queue_bytes,
                       .min_request_timeout = m_options.min_request_timeout,
                       .started = &m_watches_started});

@@ -38,11 +38,13 @@ class ApiServer {
  private:
   void handle_resource(const net::Request& request, const struct RequestInfo& info,
                        const std::map<std::string, std::string>& query,
-                       const std::shared_ptr<net::ResponseStream>& stream);
+                       const std::shared_ptr<net::ResponseStream>& stream, const auth::UserInfo& user);
   bool handle_discovery(const net::Request& request, const struct RequestInfo& info, net::ResponseStream& stream);
   void handle_metrics(net::ResponseStream& stream);
-  // 401/403 answered (true) or the request may go on.
-  bool refuse_unauthorized(const net::Request& request, const struct RequestInfo& info, net::ResponseStream& stream);
+  // 401/403 answered (true) or the request may go on;
+  // `user` is who made the request.
+  bool refuse_unauthorized(const net::Request& request, const struct RequestInfo& info, net::ResponseStream& stream,
+                           auth::UserInfo& user);
 
   registry::Registry& m_registry;
   ApiServerOptions m_options;

@@ -50,9 +50,29 @@ std::optional<Negotiated> negotiate_response(const std::string* accept, const Of
     for (const char* version : {"v1", "v1beta1"})
       offer(media("application", "json", {{"as", "Table"}, {"v", version}, {"g", "meta.k8s.io"}}),
             {Format::table, std::string("application/json;as=Table;v=") + version + ";g=meta.k8s.io", "Metadata"});
+  if (!offers.partial_metadata.empty()) {
+    const std::string as(offers.partial_metadata);
+    for (const char* version : {"v1", "v1beta1"}) {
+      const std::string params = ";as=" + as + ";g=meta.k8s.io;v=" + version;
+      offer(media("application", "json", {{"as", as}, {"g", "meta.k8s.io"}, {"v", version}}),
+            {Format::json, "application/json" + params, "Metadata", true});
+      // Metadata has a protobuf form whatever the kind (custom resources too).
+      const std::string protobuf_type =
+          watch ? "application/vnd.kubernetes.protobuf;stream=watch" : "application/vnd.kubernetes.protobuf" + params;
+      offer(media("application", "vnd.kubernetes.protobuf", {{"as", as}, {"g", "meta.k8s.io"}, {"v", version}}),
+            {Format::protobuf, protobuf_type, "Metadata", true});
+    }
+  }
   auto chosen = codec::negotiate(accepted, offered);
   if (!chosen) return std::nullopt;
   return results[*chosen];
+}
+
+nlohmann::json partial_object_metadata(const nlohmann::json& object) {
+  const auto meta = object.find("metadata");
+  return {{"kind", "PartialObjectMetadata"},
+          {"apiVersion", "meta.k8s.io/v1"},
+          {"metadata", meta == object.end() ? nlohmann::json::object() : *meta}};
 }
 
 std::string dump_json(const nlohmann::json& value) {
@@ -137,9 +157,7 @@ nlohmann::json table_row(const api::ResourceInfo& info, const nlohmann::json& ob
   if (include_object == "Object") {
     row["object"] = object;
   } else if (include_object != "None") {
-    row["object"] = {{"kind", "PartialObjectMetadata"},
-                     {"apiVersion", "meta.k8s.io/v1"},
-                     {"metadata", object.value("metadata", nlohmann::json::object())}};
+    row["object"] = partial_object_metadata(object);
   }
   return row;
 }

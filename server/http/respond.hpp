@@ -20,13 +20,22 @@ struct Negotiated {
   Format format = Format::json;
   std::string content_type;             // the Content-Type to answer with
   std::string include_object = "Metadata";  // Table rows: None | Metadata | Object
+  // as=PartialObjectMetadata (objects, watch events) or as=PartialObjectMetadataList (lists):
+  // only apiVersion, kind and metadata of each object, as the metadata informers read them.
+  bool metadata_only = false;
 };
 
 struct Offers {
+  // as=<this>;g=meta.k8s.io: "PartialObjectMetadata" (get, watch) or
+  // "PartialObjectMetadataList" (list); empty: not offered.
+  std::string_view partial_metadata = {};
   bool watch = false;     // the stream media types (;stream=watch)
   bool table = false;     // as=Table
   bool protobuf = false;  // the kind has a protobuf form
 };
+
+// meta.k8s.io/v1 PartialObjectMetadata of an object: its metadata and nothing else.
+nlohmann::json partial_object_metadata(const nlohmann::json& object);
 
 // The response format for `accept`. nullopt = 406.
 std::optional<Negotiated> negotiate_response(const std::string* accept, const Offers& offers);

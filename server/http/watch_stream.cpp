@@ -12,7 +12,8 @@ WatchStream::WatchStream(std::shared_ptr<net::ResponseStream> stream, const api:
     : m_stream(std::move(stream)),
       m_max_queued(static_cast<std::uint32_t>(std::min<std::size_t>(max_queued_bytes, UINT32_MAX))),
       m_format(format.format),
-      m_message_framed(message_framed) {
+      m_message_framed(message_framed),
+      m_metadata_only(format.metadata_only) {
   if (m_format == Format::table) {
     m_table_info = std::make_unique<const api::ResourceInfo>(info);
     m_table_format = std::make_unique<const Negotiated>(std::move(format));
@@ -30,6 +31,15 @@ std::string WatchStream::error_frame(const nlohmann::json& status) const {
 std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& event) {
   const char* type = cache::to_string(event.type());
   const nlohmann::json& object = event.object()->object;
+  if (m_metadata_only) {
+    const bool protobuf = m_format == Format::protobuf;
+    return event.encoded(!protobuf ? "metadata-json" : m_message_framed ? "metadata-protobuf-message" : "metadata-protobuf",
+                         [&] {
+                           const auto partial = partial_object_metadata(object);
+                           return protobuf ? codec::watch_event_protobuf(type, partial, m_message_framed)
+                                           : codec::watch_event_json(type, partial);
+                         });
+  }
   switch (m_format) {
     case Format::json:
       return event.encoded("json", [&] { return codec::watch_event_json_encoded(type, event.object()->json()); });

@@ -40,6 +40,7 @@ class WatchStream : public cache::WatchSink {
   std::uint32_t m_max_queued;
   Format m_format;
   bool m_message_framed;
+  bool m_metadata_only;          // as=PartialObjectMetadata: metadata of each object only
   bool m_first = true;           // a Table watch sends column definitions once
   std::atomic<bool> m_closed{false};
 };

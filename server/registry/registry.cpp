@@ -16,6 +16,8 @@ namespace kw::registry {
 namespace {
 
 constexpr int k_update_retries = 5;
+// The registry's own write of a binding: spec.nodeName and the PodScheduled condition at once.
+constexpr std::string_view k_binding_write = "binding";
 const char* const k_default_namespaces[] = {"default", "kube-system", "kube-public", "kube-node-lease"};
 
 std::string random_string(std::size_t length, std::string_view alphabet) {
@@ -44,6 +46,16 @@ std::optional<storage::Revision> parse_revision(const std::string& text) {
     value = value * 10 + (c - '0');
   }
   return value;
+}
+
+// RFC 3339 in UTC, whole seconds, `seconds` after `now`.
+std::string rfc3339_after_seconds(std::chrono::system_clock::time_point now, std::int64_t seconds) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(now + std::chrono::seconds(seconds));
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
 }
 
 nlohmann::json& metadata(nlohmann::json& object) {
@@ -91,6 +103,45 @@ const api::ResourceInfo& namespaces_info() { return kinds::kind_with(kinds::Life
 
 bool is_definitions(const api::ResourceInfo& info) { return lifecycle_of(info) == kinds::Lifecycle::definition; }
 
+// The metadata fields a status write cannot change (the kind's status strategy); custom
+// resources reset the object metadata as kube-apiserver's ResetObjectMetaForStatus does.
+const std::vector<std::string>& status_keeps_meta(const api::ResourceInfo& info) {
+  const auto* spec = spec_of(info);
+  return spec ? spec->status_keeps_meta : kinds::status_meta::k_reset_all;
+}
+
+// A status write changes status and what metadata the kind lets it: every other top-level
+// field (spec, data, ...) and the kept metadata fields come from the stored object.
+void keep_all_but_status(nlohmann::json& object, const nlohmann::json& existing,
+                         const std::vector<std::string>& kept_meta) {
+  for (auto it = object.begin(); it != object.end();) {
+    const bool own = it.key() == "status" || it.key() == "metadata" || it.key() == "kind" || it.key() == "apiVersion";
+    if (!own && !existing.contains(it.key())) it = object.erase(it);
+    else ++it;
+  }
+  for (const auto& [field, value] : existing.items())
+    if (field != "status" && field != "metadata") object[field] = value;
+  auto& meta = metadata(object);
+  const auto& old_meta = existing.value("metadata", nlohmann::json::object());
+  for (const auto& field : kept_meta)
+    if (old_meta.contains(field)) meta[field] = old_meta[field];
+    else meta.erase(field);
+}
+
+// kube-apiserver's shouldDeleteDuringUpdate: an update that takes the last finalizer off an
+// object marked for deletion (with no grace period left) deletes it.
+bool finishes_deletion(const nlohmann::json& object, const nlohmann::json& existing) {
+  const auto& meta = object.value("metadata", nlohmann::json::object());
+  const auto& old_meta = existing.value("metadata", nlohmann::json::object());
+  const auto empty = [](const nlohmann::json& m) {
+    const auto f = m.find("finalizers");
+    return f == m.end() || !f->is_array() || f->empty();
+  };
+  if (!empty(meta) || empty(old_meta) || !old_meta.contains("deletionTimestamp")) return false;
+  const auto grace = old_meta.value("deletionGracePeriodSeconds", nlohmann::json());
+  return !grace.is_number_integer() || grace.get<std::int64_t>() == 0;
+}
+
 // The API's defaults and write-only conveniences, applied to every write of the object.
 void apply_defaults(const api::ResourceInfo& info, nlohmann::json& object, bool status_only) {
   const auto& strategy = strategy_of(info);
@@ -115,8 +166,11 @@ std::shared_ptr<const api::ResourceTable> Registry::resources() const {
 }
 
 std::string Registry::cache_key(const api::ResourceInfo& info) const {
-  // Each served version of a custom resource has its own cache: events carry its apiVersion.
-  return info.custom ? key_prefix(info, "") + "@" + info.version : key_prefix(info, "");
+  // Each served version of a custom resource, and each version stored as another (one
+  // prefix, two rows), has its own cache: events carry its apiVersion.
+  const auto* spec = spec_of(info);
+  const bool shared_prefix = info.custom || (spec && spec->stored_as);
+  return shared_prefix ? key_prefix(info, "") + "@" + info.version : key_prefix(info, "");
 }
 
 Registry::~Registry() = default;
@@ -136,14 +190,7 @@ std::string Registry::key(const api::ResourceInfo& info, const std::string& ns, 
   return key_prefix(info, ns) + name;
 }
 
-std::string Registry::now_rfc3339() const {
-  const std::time_t t = std::chrono::system_clock::to_time_t(m_options.clock());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
+std::string Registry::now_rfc3339() const { return rfc3339_after_seconds(m_options.clock(), 0); }
 
 ApiResult<std::string> Registry::stored_value(const api::ResourceInfo& info, const nlohmann::json& object) const {
   if (info.custom) return to_storage_version(info, object).dump();
@@ -229,6 +276,8 @@ storage::Result<void> Registry::start() {
   }
   return load_definitions();
 }
+
+storage::Result<void> Registry::storage_health() { return m_backend.health(); }
 
 bool Registry::ready() const {
   std::lock_guard lock(m_caches_mutex);
@@ -481,11 +530,8 @@ ApiResult<nlohmann::json> Registry::update_with(
       if (old_meta.contains(kept)) meta[kept] = old_meta[kept];
       else meta.erase(kept);
     if (options.subresource == "status") {
-      nlohmann::json status = object.value("status", nlohmann::json());
-      object = existing;
-      if (status.is_null()) object.erase("status");
-      else object["status"] = std::move(status);
-    } else {
+      keep_all_but_status(object, existing, status_keeps_meta(info));
+    } else if (options.subresource != k_binding_write) {
       if (info.has_subresource("status")) {
         if (existing.contains("status")) object["status"] = existing["status"];
         else object.erase("status");
@@ -509,6 +555,19 @@ ApiResult<nlohmann::json> Registry::update_with(
       metadata(object)["resourceVersion"] = std::to_string(current->mod_revision);
       return object;
     }
+    if (finishes_deletion(object, existing)) {
+      // The last finalizer of an object being deleted is gone: the update is its deletion.
+      auto removed = m_backend.remove(k, current->mod_revision);
+      if (removed) {
+        metadata(object)["resourceVersion"] = std::to_string(removed->revision);
+        if (is_definitions(info))
+          if (auto retired = retire_definition(name); !retired) return std::unexpected(retired.error());
+        return object;
+      }
+      if (removed.error().code != storage::ErrorCode::conflict || attempt >= k_update_retries)
+        return std::unexpected(from_storage(removed.error(), info.group, info.plural, name));
+      continue;
+    }
     auto value = stored_value(info, object);
     if (!value) return std::unexpected(value.error());
     auto written = m_backend.update(k, *value, current->mod_revision);
@@ -524,12 +583,183 @@ ApiResult<nlohmann::json> Registry::update_with(
   }
 }
 
+ApiResult<nlohmann::json> Registry::prepare_review(const api::ResourceInfo& info, const std::string& ns,
+                                                   nlohmann::json object, const WriteOptions& options) const {
+  if (!object.is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
+  if (auto wrong = normalize_meta_types(object)) return std::unexpected(bad_request(*wrong));
+  if (object.value("kind", info.kind) != info.kind || object.value("apiVersion", info.api_version()) != info.api_version())
+    return std::unexpected(bad_request("the API version in the data (" + object.value("apiVersion", std::string()) +
+                                       ") and kind (" + object.value("kind", std::string()) +
+                                       ") do not match the resource " + info.plural + " (" + info.api_version() +
+                                       ", " + info.kind + ")"));
+  object["kind"] = info.kind;
+  object["apiVersion"] = info.api_version();
+  auto normalized = normalize(info, object, options);
+  if (!normalized) return std::unexpected(normalized.error());
+  object = std::move(*normalized);
+  apply_defaults(info, object, false);
+  auto& meta = metadata(object);
+  if (info.namespaced) meta["namespace"] = ns;
+  // Reviews are answered, not stored: their metadata is what the client sent (a Go zero time
+  // for creationTimestamp), and their status is the answer.
+  meta["creationTimestamp"] = nullptr;
+  object.erase("status");
+  const auto* spec = spec_of(info);
+  nlohmann::json causes = nlohmann::json::array();
+  if (spec && spec->strategy.validate) spec->strategy.validate(object, causes);
+  if (!causes.empty())
+    return std::unexpected(invalid(info.group, info.kind, meta.value("name", std::string()), causes,
+                                   causes_summary(causes)));
+  return object;
+}
+
+ApiResult<nlohmann::json> Registry::bind(const std::string& ns, const std::string& pod, nlohmann::json binding,
+                                         const WriteOptions& options) {
+  const auto* pods = resources()->find_plural("", "v1", "pods");
+  if (pods == nullptr) return std::unexpected(bad_request("pods are not served"));
+  const auto target = binding.value("target", nlohmann::json::object());
+  const std::string node = target.value("name", std::string());
+  if (node.empty()) {
+    const auto causes = nlohmann::json::array({{{"reason", "FieldValueRequired"},
+                                            {"message", "Required value"},
+                                            {"field", "target.name"}}});
+    return std::unexpected(invalid("", "Binding", pod, causes, causes_summary(causes)));
+  }
+  const auto kind = target.value("kind", std::string());
+  if (!kind.empty() && kind != "Node") {
+    const auto causes = nlohmann::json::array({{{"reason", "FieldValueNotSupported"},
+                                            {"message", "Unsupported value: \"" + kind + "\": supported values: \"Node\""},
+                                            {"field", "target.kind"}}});
+    return std::unexpected(invalid("", "Binding", pod, causes, causes_summary(causes)));
+  }
+  const auto uid = binding.value("metadata", nlohmann::json::object()).value("uid", std::string());
+  const auto annotations = binding.value("metadata", nlohmann::json::object()).value("annotations", nlohmann::json());
+  WriteOptions binding_write = options;
+  binding_write.subresource = "binding";
+  auto bound = update_with(
+      *pods, ns, pod,
+      [&](const nlohmann::json& current) -> ApiResult<nlohmann::json> {
+        const auto& meta = current.value("metadata", nlohmann::json::object());
+        if (current.contains("metadata") && meta.contains("deletionTimestamp"))
+          return std::unexpected(ApiError{409, "Conflict", "pod " + pod + " is being deleted, cannot be assigned to a host",
+                                          {{"name", pod}, {"kind", "pods"}}});
+        if (!uid.empty() && meta.value("uid", std::string()) != uid)
+          return std::unexpected(ApiError{409, "Conflict",
+                                          "Operation cannot be fulfilled on pods \"" + pod +
+                                              "\": the UID in the precondition (" + uid +
+                                              ") does not match the UID in record (" + meta.value("uid", std::string()) +
+                                              "). The object might have been deleted and then recreated",
+                                          {{"name", pod}, {"kind", "pods"}}});
+        const auto assigned = current.value("spec", nlohmann::json::object()).value("nodeName", std::string());
+        if (!assigned.empty())
+          return std::unexpected(ApiError{409, "Conflict",
+                                          "Operation cannot be fulfilled on pods/binding \"" + pod + "\": pod " + pod +
+                                              " is already assigned to node \"" + assigned + "\"",
+                                          {{"name", pod}, {"group", ""}, {"kind", "pods/binding"}}});
+        nlohmann::json next = current;
+        next["spec"]["nodeName"] = node;
+        if (annotations.is_object())
+          for (const auto& [k, v] : annotations.items()) next["metadata"]["annotations"][k] = v;
+        if (!next["status"].is_object()) next["status"] = nlohmann::json::object();
+        auto& conditions = next["status"]["conditions"];
+        if (!conditions.is_array()) conditions = nlohmann::json::array();
+        nlohmann::json* scheduled = nullptr;
+        for (auto& c : conditions)
+          if (c.value("type", "") == "PodScheduled") scheduled = &c;
+        if (scheduled == nullptr) scheduled = &conditions.emplace_back(nlohmann::json{{"type", "PodScheduled"}});
+        if ((*scheduled).value("status", "") != "True") {
+          (*scheduled)["status"] = "True";
+          (*scheduled)["lastTransitionTime"] = now_rfc3339();
+        }
+        (*scheduled)["lastProbeTime"] = nullptr;
+        return next;
+      },
+      binding_write);
+  if (!bound) return std::unexpected(bound.error());
+  return nlohmann::json{{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
+                        {"status", "Success"}, {"code", 201}};
+}
+
 ApiResult<nlohmann::json> Registry::update(const api::ResourceInfo& info, const std::string& ns,
                                            const std::string& name, nlohmann::json object,
                                            const WriteOptions& options) {
   return update_with(info, ns, name, [&](const nlohmann::json&) -> ApiResult<nlohmann::json> { return object; },
                      options);
 }
+
+namespace {
+
+// What a DELETE does to an object (kube-apiserver's BeforeDelete and the garbage collector's
+// deletion finalizers): the finalizers it ends up with, and whether it is marked and kept
+// (finalizers pending, or a graceful deletion) or removed now.
+struct DeletionPlan {
+  std::optional<nlohmann::json> finalizers;  // set when the options change them
+  bool keep = false;                         // update instead of remove
+  bool mark = false;                         // set deletionTimestamp + grace
+  std::int64_t grace = 0;
+};
+
+ApiResult<DeletionPlan> deletion_plan(const kinds::KindSpec* spec, const nlohmann::json& object,
+                                      const nlohmann::json& options) {
+  const auto opts = options.is_object() ? options : nlohmann::json::object();
+  const auto policy = opts.value("propagationPolicy", nlohmann::json());
+  const auto orphan = opts.value("orphanDependents", nlohmann::json());
+  if (!policy.is_null() && policy != "Orphan" && policy != "Background" && policy != "Foreground")
+    return std::unexpected(ApiError{422, "Invalid",
+                                    "propagationPolicy: Unsupported value: " + policy.dump() +
+                                        ": supported values: \"Foreground\", \"Background\", \"Orphan\"",
+                                    {}});
+  if (!policy.is_null() && !orphan.is_null())
+    return std::unexpected(ApiError{422, "Invalid",
+                                    "orphanDependents: Invalid value: " + orphan.dump() +
+                                        ": OrphanDependents and DeletionPropagation cannot be both set",
+                                    {}});
+  const auto grace_option = opts.value("gracePeriodSeconds", nlohmann::json());
+  const std::int64_t requested = grace_option.is_number_integer() ? grace_option.get<std::int64_t>() : -1;
+  const auto& meta = object.value("metadata", nlohmann::json::object());
+  const auto old_finalizers = meta.value("finalizers", nlohmann::json::array());
+  auto has = [&](const char* f) { return std::find(old_finalizers.begin(), old_finalizers.end(), f) != old_finalizers.end(); };
+  // Dependents: orphaned, deleted first (foreground), or left to the collector (background).
+  bool orphaning = has("orphan");
+  bool foreground = has("foregroundDeletion") && !orphaning;
+  if (orphan.is_boolean()) {
+    orphaning = orphan.get<bool>();
+    foreground = false;
+  } else if (policy.is_string()) {
+    orphaning = policy == "Orphan";
+    foreground = policy == "Foreground";
+  }
+  nlohmann::json finalizers = nlohmann::json::array();
+  for (const auto& f : old_finalizers)
+    if (f != "orphan" && f != "foregroundDeletion") finalizers.push_back(f);
+  if (orphaning) finalizers.push_back("orphan");
+  if (foreground) finalizers.push_back("foregroundDeletion");
+  DeletionPlan plan;
+  auto as_set = [](nlohmann::json list) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    return list;
+  };
+  if (meta.contains("deletionTimestamp")) {
+    // Being deleted already: finalizers stay as they are; a pod's grace period may only shorten.
+    const auto current = meta.value("deletionGracePeriodSeconds", nlohmann::json());
+    if (spec && spec->strategy.grace_period && current.is_number_integer() && requested >= 0 &&
+        requested < current.get<std::int64_t>()) {
+      plan.mark = true;
+      plan.grace = requested;
+    }
+    plan.keep = !(plan.mark && plan.grace == 0 && old_finalizers.empty());
+    return plan;
+  }
+  if (as_set(finalizers) != as_set(old_finalizers)) plan.finalizers = finalizers;
+  const std::int64_t grace = spec && spec->strategy.grace_period ? spec->strategy.grace_period(object, requested) : 0;
+  plan.grace = std::max<std::int64_t>(grace, 0);
+  plan.keep = !finalizers.empty() || plan.grace > 0;
+  plan.mark = plan.keep;
+  return plan;
+}
+
+}  // namespace
 
 ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const std::string& ns,
                                            const std::string& name, const nlohmann::json& delete_options,
@@ -557,15 +787,21 @@ ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const 
                                         ", ResourceVersion in object meta: " + std::to_string(current->mod_revision),
                                     {}});
   metadata(existing)["resourceVersion"] = std::to_string(current->mod_revision);
-  const auto finalizers = meta.value("finalizers", nlohmann::json::array());
-  if (finalizers.is_array() && !finalizers.empty()) {
-    // Finalizers hold the object: mark it deleted and let the finalizers' owners clear them.
+  auto plan = deletion_plan(spec_of(info), existing, delete_options);
+  if (!plan) return std::unexpected(plan.error());
+  if (plan->keep && !plan->mark && !plan->finalizers) return existing;  // being deleted already
+  if (plan->keep) {
+    // Finalizers or a grace period hold the object: mark it deleted and let the finalizers'
+    // owners (the garbage collector, the kubelet) finish.
     return update_with(info, ns, name,
                        [&](const nlohmann::json& now) -> ApiResult<nlohmann::json> {
                          nlohmann::json out = now;
-                         if (!out["metadata"].contains("deletionTimestamp")) {
-                           out["metadata"]["deletionTimestamp"] = now_rfc3339();
-                           out["metadata"]["deletionGracePeriodSeconds"] = 0;
+                         auto& m = out["metadata"];
+                         if (plan->finalizers) m["finalizers"] = *plan->finalizers;
+                         if (m.value("finalizers", nlohmann::json::array()).empty()) m.erase("finalizers");
+                         if (plan->mark) {
+                           m["deletionTimestamp"] = rfc3339_after_seconds(m_options.clock(), plan->grace);
+                           m["deletionGracePeriodSeconds"] = plan->grace;
                          }
                          return out;
                        },

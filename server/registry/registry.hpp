@@ -95,6 +95,8 @@ class Registry {
   // CustomResourceDefinitions found in storage.
   storage::Result<void> start();
   bool ready() const;
+  // Whether the store answers (etcd's health, or the embedded store's).
+  storage::Result<void> storage_health();
   // The resources served now. CRDs change the table at run time: callers keep the snapshot
   // for as long as they use entries from it.
   std::shared_ptr<const api::ResourceTable> resources() const;
@@ -103,6 +105,15 @@ class Registry {
                                    const WriteOptions& options);
   ApiResult<nlohmann::json> update(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
                                    nlohmann::json object, const WriteOptions& options);
+  // A create of a review kind (TokenReview, SubjectAccessReview...): the object checked and
+  // defaulted as a create would, never stored. The caller fills in its status.
+  ApiResult<nlohmann::json> prepare_review(const api::ResourceInfo& info, const std::string& ns,
+                                           nlohmann::json object, const WriteOptions& options) const;
+  // A v1 Binding (POST bindings or pods/{name}/binding): assigns the pod to the target node
+  // once, sets its PodScheduled condition and merges the binding's annotations. 409 when the
+  // pod is bound already. Answers the Success Status kube-apiserver does.
+  ApiResult<nlohmann::json> bind(const std::string& ns, const std::string& pod, nlohmann::json binding,
+                                 const WriteOptions& options);
   // `mutate` turns the current object into the new one (patch); retried on conflicts.
   ApiResult<nlohmann::json> update_with(const api::ResourceInfo& info, const std::string& ns,
                                         const std::string& name,

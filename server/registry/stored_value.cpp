@@ -1,6 +1,7 @@
 #include "server/registry/stored_value.hpp"
 
 #include "core/codec/protobuf.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::registry {
 
@@ -8,13 +9,31 @@ namespace {
 
 bool stored_as_protobuf(const api::ResourceInfo& info) { return !info.custom && !info.proto_message.empty(); }
 
+// Set when the row's objects are stored as another version of the kind.
+const kinds::StoredAs* stored_as_of(const api::ResourceInfo& info) {
+  if (info.custom) return nullptr;
+  const auto* spec = kinds::find_kind(info.group, info.version, info.plural);
+  return spec && spec->stored_as ? &*spec->stored_as : nullptr;
+}
+
 }  // namespace
 
 kw::Result<std::string> encode_stored(const api::ResourceInfo& info, const nlohmann::json& object) {
   if (!stored_as_protobuf(info)) return object.dump();
-  auto message = codec::json_to_protobuf(object, info.proto_message);
+  const kinds::StoredAs* stored_as = stored_as_of(info);
+  if (stored_as == nullptr) {
+    auto message = codec::json_to_protobuf(object, info.proto_message);
+    if (!message) return kw::fail("cannot encode the " + info.kind + " for storage: " + message.error().message);
+    return codec::encode_envelope(info.api_version(), info.kind, *message);
+  }
+  nlohmann::json converted = object;
+  if (stored_as->to_stored) stored_as->to_stored(converted);
+  converted["apiVersion"] = stored_as->api_version;
+  const auto name = codec::builtin_message_for(stored_as->api_version, info.kind);
+  if (!name) return kw::fail("no protobuf message for the stored version " + stored_as->api_version + " " + info.kind);
+  auto message = codec::json_to_protobuf(converted, *name);
   if (!message) return kw::fail("cannot encode the " + info.kind + " for storage: " + message.error().message);
-  return codec::encode_envelope(info.api_version(), info.kind, *message);
+  return codec::encode_envelope(stored_as->api_version, info.kind, *message);
 }
 
 kw::Result<nlohmann::json> decode_stored(const api::ResourceInfo& info, std::string_view value) {
@@ -32,6 +51,11 @@ kw::Result<nlohmann::json> decode_stored(const api::ResourceInfo& info, std::str
     if (!object->is_object()) return kw::fail("stored protobuf is not an object");
     (*object)["apiVersion"] = envelope->api_version;
     (*object)["kind"] = envelope->kind;
+    if (const kinds::StoredAs* stored_as = stored_as_of(info);
+        stored_as != nullptr && envelope->api_version == stored_as->api_version) {
+      if (stored_as->from_stored) stored_as->from_stored(*object);
+      (*object)["apiVersion"] = info.api_version();
+    }
     return object;
   }
   auto object = nlohmann::json::parse(value, nullptr, false);

@@ -38,16 +38,27 @@ void validate_string_map(nlohmann::json& causes, const nlohmann::json& map, cons
               "Too long: must have at most " + std::to_string(k_max_annotations_bytes) + " bytes");
 }
 
+// kube's path.IsValidPathSegmentName: the name must stay one segment of the URL.
+void validate_path_segment_name(nlohmann::json& causes, const std::string& name) {
+  if (name == "." || name == "..") return invalid_value(causes, "metadata.name", name, "may not be '" + name + "'");
+  for (const char* bad : {"/", "%"})
+    if (name.find(bad) != std::string::npos)
+      return invalid_value(causes, "metadata.name", name, std::string("may not contain '") + bad + "'");
+}
+
 }  // namespace
 
 nlohmann::json validate_object(const kinds::KindSpec* spec, const nlohmann::json& object) {
   nlohmann::json causes = nlohmann::json::array();
   const auto& meta = object.value("metadata", nlohmann::json::object());
   const auto name = meta.value("name", std::string());
-  const bool label_names = spec && spec->name_rule == kinds::NameRule::label;
+  const auto rule = spec ? spec->name_rule : kinds::NameRule::subdomain;
   if (name.empty()) required(causes, "metadata.name");
-  else if (label_names ? !is_dns1123_label(name) : !is_dns1123_subdomain(name))
-    invalid_value(causes, "metadata.name", name, label_names ? k_label_help : k_subdomain_help);
+  else if (rule == kinds::NameRule::path_segment) validate_path_segment_name(causes, name);
+  else if (rule == kinds::NameRule::label && !is_dns1123_label(name))
+    invalid_value(causes, "metadata.name", name, k_label_help);
+  else if (rule == kinds::NameRule::subdomain && !is_dns1123_subdomain(name))
+    invalid_value(causes, "metadata.name", name, k_subdomain_help);
   validate_string_map(causes, meta.value("labels", nlohmann::json()), "metadata.labels", true);
   validate_string_map(causes, meta.value("annotations", nlohmann::json()), "metadata.annotations", false);
   if (spec && spec->strategy.validate) spec->strategy.validate(object, causes);

@@ -1,6 +1,9 @@
 #include "server/http/handlers/handlers.hpp"
 
+#include <algorithm>
 #include <string_view>
+
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::http::handlers {
 namespace {
@@ -28,6 +31,7 @@ struct Subresource {
 const Subresource k_subresources[] = {
     {"status", {{"get", get}, {"update", update}, {"patch", patch}}},
     {"scale", {{"get", get_scale}, {"update", update_scale}, {"patch", patch_scale}}},
+    {"binding", {{"create", bind}}},
 };
 
 template <std::size_t N>
@@ -45,6 +49,15 @@ void serve(const ResourceRequest& r, const WatchSettings& settings) {
   if (r.resource.namespaced && info.namespace_.empty() && info.verb != "list" && info.verb != "watch")
     return r.fail(registry::bad_request("the resource " + r.resource.plural + " is namespaced: a namespace is required"));
   if (info.subresource.empty()) {
+    const auto& verbs = r.resource.verbs;
+    if (!verbs.empty() && std::find(verbs.begin(), verbs.end(), info.verb) == verbs.end())
+      return r.fail(method_not_allowed());
+    if (const auto* row = kinds::find_kind(r.resource.group, r.resource.version, r.resource.plural)) {
+      if (row->lifecycle == kinds::Lifecycle::review && info.verb == "create") return review(r);
+      if (row->lifecycle == kinds::Lifecycle::binding && info.verb == "create") return bind(r);
+      if (row->lifecycle == kinds::Lifecycle::computed)
+        return info.verb == "get" ? get_component_status(r) : list_component_statuses(r);
+    }
     if (info.verb == "watch") return watch(r, settings);
     const Handler handle = find(k_resource_verbs, info.verb);
     return handle ? handle(r) : r.fail(method_not_allowed());

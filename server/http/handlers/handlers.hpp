@@ -26,6 +26,15 @@ void get_scale(const ResourceRequest& r);
 void update_scale(const ResourceRequest& r);
 void patch_scale(const ResourceRequest& r);
 
+// The kinds that are answered instead of stored: TokenReview, SelfSubjectReview and the
+// access reviews (create only), and v1 Binding (POST bindings or pods/{name}/binding).
+void review(const ResourceRequest& r);
+void bind(const ResourceRequest& r);
+// v1 ComponentStatus (get, list): the health of the store, the scheduler and the
+// controller-manager, probed when asked.
+void get_component_status(const ResourceRequest& r);
+void list_component_statuses(const ResourceRequest& r);
+
 // The change a PATCH body makes to the current object, by its Content-Type; answers 415 itself
 // and returns nullopt for a type that is not offered (strategic merge needs merge keys).
 using Mutation = std::function<registry::ApiResult<nlohmann::json>(const nlohmann::json&)>;

@@ -3,7 +3,9 @@
 namespace kw::http::handlers {
 
 void list(const ResourceRequest& r) {
-  auto format = negotiate(r, {.table = true, .protobuf = !r.resource.proto_message.empty()});
+  auto format = negotiate(r, {.partial_metadata = "PartialObjectMetadataList",
+                                .table = true,
+                                .protobuf = !r.resource.proto_message.empty()});
   if (!format) return;
   registry::ListRequest request;
   request.namespace_ = r.info.namespace_;

@@ -91,6 +91,7 @@ bool WriteContext::begin(const ResourceRequest& r, const Offers& offers) {
 void reply(const ResourceRequest& r, const Negotiated& format, int status,
            const registry::ApiResult<nlohmann::json>& result, const std::vector<std::string>& warnings) {
   if (!result) return r.fail(result.error());
+  if (format.metadata_only) return send_object(*r.stream, status, partial_object_metadata(*result), format, warnings);
   if (format.format != Format::table) return send_object(*r.stream, status, *result, format, warnings);
   const auto rv = result->value("metadata", nlohmann::json::object()).value("resourceVersion", "");
   const auto row = table_row(r.resource, *result, format.include_object, std::chrono::system_clock::now());
@@ -108,6 +109,16 @@ void reply_list(const ResourceRequest& r, const Negotiated& format, const regist
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& item : listed.items) rows.push_back(table_row(resource, item->object, format.include_object, now));
     return send_object(*r.stream, 200, table_document(resource, std::move(meta), std::move(rows)), format);
+  }
+  if (format.metadata_only) {
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& item : listed.items) items.push_back(partial_object_metadata(item->object));
+    return send_object(*r.stream, 200,
+                       {{"kind", "PartialObjectMetadataList"},
+                        {"apiVersion", "meta.k8s.io/v1"},
+                        {"metadata", meta},
+                        {"items", std::move(items)}},
+                       format);
   }
   if (format.format == Format::json) {
     // Joined from each cached object's JSON, encoded once per object version.

@@ -14,6 +14,9 @@
 
 #include "core/api/resource.hpp"
 #include "core/net/server/http_server.hpp"
+#include "server/auth/authenticator.hpp"
+#include "server/auth/authorizer.hpp"
+#include "server/auth/user_info.hpp"
 #include "server/http/request_info.hpp"
 #include "server/http/respond.hpp"
 #include "server/registry/registry.hpp"
@@ -34,6 +37,11 @@ struct ResourceRequest {
   const api::ResourceInfo& resource;  // the served resource the path names
   const std::shared_ptr<net::ResponseStream>& stream;
   registry::Registry& registry;
+  // Who asks, and the server's authenticator and authorizer (null when not configured): the
+  // reviews answer with them.
+  const auth::UserInfo& user;
+  const auth::Authenticator* authenticator = nullptr;
+  const auth::Authorizer* authorizer = nullptr;
 
   // A query parameter; "" when absent.
   std::string param(const char* key) const;

@@ -31,7 +31,10 @@ std::optional<std::chrono::seconds> watch_timeout(const ResourceRequest& r, std:
 }  // namespace
 
 void watch(const ResourceRequest& r, const WatchSettings& settings) {
-  auto format = negotiate(r, {.watch = true, .table = true, .protobuf = !r.resource.proto_message.empty()});
+  auto format = negotiate(r, {.partial_metadata = "PartialObjectMetadata",
+                                .watch = true,
+                                .table = true,
+                                .protobuf = !r.resource.proto_message.empty()});
   if (!format) return;
   const auto timeout = watch_timeout(r, settings.min_request_timeout);
   if (!timeout) return;

@@ -1,4 +1,6 @@
 // The apps/v1 kinds: rows, printers and strategies.
+#include <cctype>
+
 #include "core/api/print_support.hpp"
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/groups.hpp"
@@ -42,11 +44,105 @@ Cells print_daemon_set(const json& o, TimePoint now) {
           selector_string(at(o, {"spec", "selector"}))};
 }
 
+// "<kind>.<group>/<name>" of the owner reference marked controller, lower-cased as kubectl
+// writes resource names, or "<none>".
+std::string controller_of(const json& o) {
+  for (const auto& ref : arr(at(o, {"metadata", "ownerReferences"}))) {
+    if (at(ref, {"controller"}) != true) continue;
+    const std::string api_version = str(at(ref, {"apiVersion"}));
+    const std::string kind = str(at(ref, {"kind"}));
+    const auto slash = api_version.find('/');
+    const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+    std::string kind_name = group.empty() ? kind : kind + "." + group;
+    if (kind_name.empty()) return str(at(ref, {"name"}));
+    for (char& c : kind_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return kind_name + "/" + str(at(ref, {"name"}));
+  }
+  return "<none>";
+}
+
+Cells print_controller_revision(const json& o, TimePoint now) {
+  return {name_of(o), controller_of(o), num(at(o, {"revision"})), age_of(o, now)};
+}
+
+// ---- defaults (SetDefaults_* of apps/v1; the pod template's own defaults are not applied here)
+
+void default_int(json& parent, const char* key, int value) {
+  if (!parent.contains(key) || parent[key].is_null()) parent[key] = value;
+}
+
+void default_deployment(json& deployment) {
+  auto& spec = object_member(deployment, "spec");
+  default_int(spec, "replicas", 1);
+  auto& strategy = object_member(spec, "strategy");
+  if (str(at(strategy, {"type"})).empty()) strategy["type"] = "RollingUpdate";
+  if (strategy["type"] == "RollingUpdate") {
+    auto& rolling = object_member(strategy, "rollingUpdate");
+    if (at(rolling, {"maxUnavailable"}).is_null()) rolling["maxUnavailable"] = "25%";
+    if (at(rolling, {"maxSurge"}).is_null()) rolling["maxSurge"] = "25%";
+  }
+  default_int(spec, "revisionHistoryLimit", 10);
+  default_int(spec, "progressDeadlineSeconds", 600);
+}
+
+void default_replica_set(json& replica_set) { default_int(object_member(replica_set, "spec"), "replicas", 1); }
+
+void default_stateful_set(json& stateful_set) {
+  auto& spec = object_member(stateful_set, "spec");
+  if (str(at(spec, {"podManagementPolicy"})).empty()) spec["podManagementPolicy"] = "OrderedReady";
+  auto& strategy = object_member(spec, "updateStrategy");
+  if (str(at(strategy, {"type"})).empty()) {
+    strategy["type"] = "RollingUpdate";
+    object_member(strategy, "rollingUpdate");  // takes the defaults below
+  }
+  // An explicit RollingUpdate without parameters keeps rollingUpdate unset, as in Kubernetes.
+  if (strategy["type"] == "RollingUpdate" && strategy.contains("rollingUpdate") && strategy["rollingUpdate"].is_object())
+    default_int(strategy["rollingUpdate"], "partition", 0);
+  auto& retention = object_member(spec, "persistentVolumeClaimRetentionPolicy");
+  for (const char* key : {"whenDeleted", "whenScaled"})
+    if (str(at(retention, {key})).empty()) retention[key] = "Retain";
+  default_int(spec, "replicas", 1);
+  default_int(spec, "revisionHistoryLimit", 10);
+}
+
+void default_daemon_set(json& daemon_set) {
+  auto& spec = object_member(daemon_set, "spec");
+  auto& strategy = object_member(spec, "updateStrategy");
+  if (str(at(strategy, {"type"})).empty()) strategy["type"] = "RollingUpdate";
+  if (strategy["type"] == "RollingUpdate") {
+    auto& rolling = object_member(strategy, "rollingUpdate");
+    if (at(rolling, {"maxUnavailable"}).is_null()) rolling["maxUnavailable"] = 1;
+    if (at(rolling, {"maxSurge"}).is_null()) rolling["maxSurge"] = 0;
+  }
+  default_int(spec, "revisionHistoryLimit", 10);
+}
+
+// ---- validation
+
+// ValidateControllerRevision: data is required and revision is not negative.
+void validate_controller_revision(const json& revision, Causes& causes) {
+  if (at(revision, {"data"}).is_null()) required(causes, "data", "data is mandatory");
+  non_negative(causes, "revision", at(revision, {"revision"}));
+}
+
+// ValidateControllerRevisionUpdate: the recorded state never changes.
+void validate_controller_revision_update(const json& revision, const json& old, Causes& causes) {
+  immutable(causes, "data", at(revision, {"data"}), at(old, {"data"}));
+}
+
 void validate_workload(const json& object, Causes& causes) {
   validate_selector_and_template(causes, at(object, {"spec"}), "spec");
 }
 
-const Strategy k_workload_strategy{.validate = validate_workload};
+KindSpec controller_revision_row() {
+  return {.info = {.group = "apps", .version = "v1", .kind = "ControllerRevision", .plural = "controllerrevisions",
+                   .columns = {name_col(), col("Controller", "string", "Controller of the object"),
+                               col("Revision", "string", "revision indicates the revision of the state represented by Data."),
+                               age_col()},
+                   .printer = print_controller_revision},
+          .strategy = {.validate = validate_controller_revision,
+                       .validate_update = validate_controller_revision_update}};
+}
 
 KindSpec deployment_row() {
   return {.info = {.group = "apps", .version = "v1", .kind = "Deployment", .plural = "deployments",
@@ -64,7 +160,8 @@ KindSpec deployment_row() {
                                    "will be the ones affected by this deployment.",
                                    1)},
                    .printer = print_deployment},
-          .strategy = k_workload_strategy};
+          .status_keeps_meta = {"labels"},  // the status strategy keeps spec and labels
+          .strategy = {.defaults = default_deployment, .validate = validate_workload}};
 }
 
 KindSpec replica_set_row() {
@@ -78,7 +175,8 @@ KindSpec replica_set_row() {
                                    "Selector is a label query over pods that should match the replica count.", 1)},
                    .printer = print_replica_set},
           .fields = {{"status.replicas", {"status", "replicas"}, ""}},
-          .strategy = k_workload_strategy};
+          .status_keeps_meta = {},  // the status strategy keeps spec only
+          .strategy = {.defaults = default_replica_set, .validate = validate_workload}};
 }
 
 KindSpec stateful_set_row() {
@@ -87,7 +185,8 @@ KindSpec stateful_set_row() {
                    .columns = {name_col(), col("Ready", "string", "Number of the pod with ready state"), age_col(),
                                containers_col(), images_col()},
                    .printer = print_stateful_set},
-          .strategy = k_workload_strategy};
+          .status_keeps_meta = {},  // the status strategy keeps spec only
+          .strategy = {.defaults = default_stateful_set, .validate = validate_workload}};
 }
 
 KindSpec daemon_set_row() {
@@ -114,13 +213,15 @@ KindSpec daemon_set_row() {
                                col("Selector", "string", "A label query over pods that are managed by the daemon set.",
                                    1)},
                    .printer = print_daemon_set},
-          .strategy = k_workload_strategy};
+          .status_keeps_meta = {},  // the status strategy keeps spec only
+          .strategy = {.defaults = default_daemon_set, .validate = validate_workload}};
 }
 
 }  // namespace
 
+// In the order kube-apiserver's discovery lists them (by resource name).
 std::vector<KindSpec> apps_v1_kinds() {
-  return {deployment_row(), replica_set_row(), stateful_set_row(), daemon_set_row()};
+  return {controller_revision_row(), daemon_set_row(), deployment_row(), replica_set_row(), stateful_set_row()};
 }
 
 }  // namespace kw::kinds

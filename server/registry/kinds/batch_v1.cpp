@@ -1,6 +1,17 @@
-// batch/v1: Job.
+// batch/v1: CronJob and Job.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/api/print_support.hpp"
 #include "server/registry/kinds/checks.hpp"
@@ -10,6 +21,10 @@ namespace kw::kinds {
 namespace {
 
 using namespace api::print;
+
+const char* const k_job_selector_doc =
+    "A label query over pods that should match the pod count. Normally, the system sets this field for you. More "
+    "info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors";
 
 bool condition_true(const json& job, std::string_view type) {
   for (const auto& c : arr(at(job, {"status", "conditions"})))
@@ -84,25 +99,394 @@ void prepare_job(json& job) {
     match_labels["batch.kubernetes.io/controller-uid"] = uid;
 }
 
-void validate_job(const json& job, Causes& causes) {
-  const auto& spec = at(job, {"spec"});
+// The part of JobSpec validation a Job and a CronJob's jobTemplate share (validateJobSpec),
+// before the template's containers.
+void validate_job_numbers(const json& spec, const std::string& path, Causes& causes) {
   for (const char* field : {"parallelism", "completions", "activeDeadlineSeconds", "backoffLimit",
                             "ttlSecondsAfterFinished", "backoffLimitPerIndex", "maxFailedIndexes"})
-    non_negative(causes, std::string("spec.") + field, at(spec, {field}), field == std::string_view("activeDeadlineSeconds"));
+    non_negative(causes, path + "." + field, at(spec, {field}), field == std::string_view("activeDeadlineSeconds"));
   const auto& mode = at(spec, {"completionMode"});
   if (mode.is_string() && mode != "NonIndexed" && mode != "Indexed")
-    unsupported(causes, "spec.completionMode", mode, {"NonIndexed", "Indexed"});
+    unsupported(causes, path + ".completionMode", mode, {"NonIndexed", "Indexed"});
   if (mode == "Indexed" && !at(spec, {"completions"}).is_number())
-    required(causes, "spec.completions", "when completion mode is Indexed");
-  validate_selector_and_template(causes, spec, "spec");
+    required(causes, path + ".completions", "when completion mode is Indexed");
+}
+
+// A Job's pods may not restart in place: OnFailure or Never (Always and unset are the
+// "required" case, since pod defaults turn unset into Always).
+void validate_job_restart_policy(const json& spec, const std::string& path, Causes& causes) {
   const auto& restart = at(spec, {"template", "spec", "restartPolicy"});
-  if (restart != "OnFailure" && restart != "Never")
-    required(causes, "spec.template.spec.restartPolicy", R"(valid values: "OnFailure", "Never")");
+  const std::string field = path + ".template.spec.restartPolicy";
+  if (restart.is_null() || restart == "" || restart == "Always")
+    required(causes, field, R"(valid values: "OnFailure", "Never")");
+  else if (restart != "OnFailure" && restart != "Never")
+    unsupported(causes, field, restart, {"OnFailure", "Never"});
+}
+
+void validate_job(const json& job, Causes& causes) {
+  const auto& spec = at(job, {"spec"});
+  validate_job_numbers(spec, "spec", causes);
+  validate_selector_and_template(causes, spec, "spec");
+  validate_job_restart_policy(spec, "spec", causes);
 }
 
 void validate_job_update(const json& job, const json& old, Causes& causes) {
   for (const char* field : {"selector", "template", "completionMode", "completions"})
     immutable(causes, std::string("spec.") + field, at(job, {"spec", field}), at(old, {"spec", field}));
+}
+
+// ---- CronJob ----------------------------------------------------------------------------------
+
+// Go's strconv/time quoting of a value inside an error message.
+std::string go_quote(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c < 0x20 || c >= 0x7f) {
+      static constexpr char k_hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += k_hex[c >> 4];
+      out += k_hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::vector<std::string> split_fields(std::string_view s) {  // strings.Fields
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    const std::size_t start = i;
+    while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    if (i > start) out.emplace_back(s.substr(start, i - start));
+  }
+  return out;
+}
+
+std::vector<std::string_view> split_on(std::string_view s, char sep) {  // strings.Split
+  std::vector<std::string_view> out;
+  for (std::size_t start = 0;;) {
+    const auto at_sep = s.find(sep, start);
+    out.push_back(s.substr(start, at_sep == std::string_view::npos ? std::string_view::npos : at_sep - start));
+    if (at_sep == std::string_view::npos) return out;
+    start = at_sep + 1;
+  }
+}
+
+// Go's time.LoadLocation, answered from the system zoneinfo database. Without any database on
+// this machine every name is taken.
+std::optional<std::string> load_location_error(const std::string& name) {
+  if (name.empty() || name == "UTC" || name == "Local") return std::nullopt;
+  if (name.find("..") != std::string::npos || name.front() == '/' || name.front() == '\\')
+    return "time: invalid location name";
+  bool any_database = false;
+  for (const char* dir : {"/usr/share/zoneinfo/", "/usr/share/lib/zoneinfo/", "/usr/lib/locale/TZ/", "/etc/zoneinfo/"}) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) continue;
+    any_database = true;
+    const std::filesystem::path file = std::string(dir) + name;
+    if (!std::filesystem::is_regular_file(file, ec)) continue;
+    std::ifstream in(file, std::ios::binary);
+    char magic[4] = {};
+    if (in.read(magic, 4) && std::string_view(magic, 4) == "TZif") return std::nullopt;
+  }
+  if (!any_database) return std::nullopt;
+  return "unknown time zone " + name;
+}
+
+// Go's time.ParseDuration: the error, or nothing when `s` is a duration.
+std::optional<std::string> parse_duration_error(std::string_view orig) {
+  const std::string invalid = "time: invalid duration " + go_quote(orig);
+  std::string_view s = orig;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  if (s == "0") return std::nullopt;
+  if (s.empty()) return invalid;
+  static constexpr std::pair<std::string_view, double> k_units[] = {
+      {"ns", 1.0}, {"us", 1e3}, {"\u00b5s", 1e3}, {"\u03bcs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
+  long double total = 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (!s.empty()) {
+    if (!(s[0] == '.' || digit(s[0]))) return invalid;
+    std::size_t i = 0;
+    long double value = 0;
+    while (i < s.size() && digit(s[i])) value = value * 10 + (s[i++] - '0');
+    const bool pre = i > 0;
+    bool post = false;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      long double scale = 1;
+      const std::size_t start = i;
+      while (i < s.size() && digit(s[i])) value += (s[i++] - '0') / (scale *= 10);
+      post = i > start;
+    }
+    if (!pre && !post) return invalid;
+    s.remove_prefix(i);
+    std::size_t unit_end = 0;
+    while (unit_end < s.size() && !(s[unit_end] == '.' || digit(s[unit_end]))) ++unit_end;
+    if (unit_end == 0) return "time: missing unit in duration " + go_quote(orig);
+    const std::string_view unit = s.substr(0, unit_end);
+    s.remove_prefix(unit_end);
+    const auto found = std::find_if(std::begin(k_units), std::end(k_units), [&](const auto& u) { return u.first == unit; });
+    if (found == std::end(k_units)) return "time: unknown unit " + go_quote(unit) + " in duration " + go_quote(orig);
+    total += value * found->second;
+    if (total > static_cast<long double>(std::numeric_limits<std::int64_t>::max())) return invalid;
+  }
+  return std::nullopt;
+}
+
+// The range of one cron field and the names it accepts (months, week days).
+struct CronBounds {
+  unsigned min, max;
+  std::span<const std::string_view> names;
+  unsigned first_named;  // the value the first name stands for
+};
+
+constexpr std::string_view k_month_names[] = {"jan", "feb", "mar", "apr", "may", "jun",
+                                              "jul", "aug", "sep", "oct", "nov", "dec"};
+constexpr std::string_view k_day_names[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
+
+std::optional<unsigned> name_value(std::string_view expr, const CronBounds& bounds) {
+  std::string lower(expr);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  unsigned value = bounds.first_named;
+  for (std::string_view name : bounds.names) {
+    if (lower == name) return value;
+    ++value;
+  }
+  return std::nullopt;
+}
+
+// robfig/cron's mustParseInt (strconv.Atoi, then no negatives).
+std::expected<unsigned long long, std::string> cron_int(std::string_view expr) {
+  std::string_view digits = expr;
+  bool negative = false;
+  if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) {
+    negative = digits[0] == '-';
+    digits.remove_prefix(1);
+  }
+  const std::string prefix = "failed to parse int from " + std::string(expr) + ": strconv.Atoi: parsing " + go_quote(expr);
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::unexpected(prefix + ": invalid syntax");
+  unsigned long long value = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  const unsigned long long limit = negative ? 9223372036854775808ULL : 9223372036854775807ULL;
+  if (ec != std::errc{} || ptr != digits.data() + digits.size() || value > limit) return std::unexpected(prefix + ": value out of range");
+  if (negative && value != 0)
+    return std::unexpected("negative number (-" + std::to_string(value) + ") not allowed: " + std::string(expr));
+  return value;
+}
+
+std::expected<unsigned long long, std::string> cron_int_or_name(std::string_view expr, const CronBounds& bounds) {
+  if (auto named = name_value(expr, bounds)) return *named;
+  return cron_int(expr);
+}
+
+// robfig/cron's getRange for one comma-separated part of a field.
+std::optional<std::string> cron_range_error(std::string_view expr, const CronBounds& bounds) {
+  const auto range_and_step = split_on(expr, '/');
+  const auto low_and_high = split_on(range_and_step[0], '-');
+  unsigned long long start = 0, end = 0, step = 1;
+  if (low_and_high[0] == "*" || low_and_high[0] == "?") {
+    start = bounds.min;
+    end = bounds.max;
+  } else {
+    auto first = cron_int_or_name(low_and_high[0], bounds);
+    if (!first) return first.error();
+    start = *first;
+    if (low_and_high.size() == 1) {
+      end = start;
+    } else if (low_and_high.size() == 2) {
+      auto second = cron_int_or_name(low_and_high[1], bounds);
+      if (!second) return second.error();
+      end = *second;
+    } else {
+      return "too many hyphens: " + std::string(expr);
+    }
+  }
+  if (range_and_step.size() == 2) {
+    auto parsed = cron_int(range_and_step[1]);
+    if (!parsed) return parsed.error();
+    step = *parsed;
+    if (low_and_high.size() == 1) end = bounds.max;  // "N/step" runs to the maximum
+  } else if (range_and_step.size() > 2) {
+    return "too many slashes: " + std::string(expr);
+  }
+  const std::string text(expr);
+  if (start < bounds.min)
+    return "beginning of range (" + std::to_string(start) + ") below minimum (" + std::to_string(bounds.min) + "): " + text;
+  if (end > bounds.max)
+    return "end of range (" + std::to_string(end) + ") above maximum (" + std::to_string(bounds.max) + "): " + text;
+  if (start > end)
+    return "beginning of range (" + std::to_string(start) + ") beyond end of range (" + std::to_string(end) + "): " + text;
+  if (step == 0) return "step of range should be a positive number: " + text;
+  return std::nullopt;
+}
+
+// robfig/cron v3's ParseStandard (five fields or a descriptor, optional TZ=/CRON_TZ= prefix):
+// the error it returns, or nothing for a valid schedule.
+std::optional<std::string> cron_schedule_error(std::string_view spec) {
+  if (spec.empty()) return "empty spec string";
+  std::string rest(spec);
+  if (rest.starts_with("TZ=") || rest.starts_with("CRON_TZ=")) {
+    const auto space = rest.find(' ');
+    const auto eq = rest.find('=');
+    const std::string location = rest.substr(eq + 1, space == std::string::npos ? std::string::npos : space - eq - 1);
+    if (auto error = load_location_error(location)) return "provided bad location " + location + ": " + *error;
+    rest = space == std::string::npos ? std::string() : rest.substr(space);
+    const auto first = rest.find_first_not_of(" \t\n\v\f\r");
+    const auto last = rest.find_last_not_of(" \t\n\v\f\r");
+    rest = first == std::string::npos ? std::string() : rest.substr(first, last - first + 1);
+  }
+  if (rest.starts_with("@")) {
+    for (std::string_view named : {"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"})
+      if (rest == named) return std::nullopt;
+    constexpr std::string_view k_every = "@every ";
+    if (rest.starts_with(k_every)) {
+      if (auto error = parse_duration_error(std::string_view(rest).substr(k_every.size())))
+        return "failed to parse duration " + rest + ": " + *error;
+      return std::nullopt;
+    }
+    return "unrecognized descriptor: " + rest;
+  }
+  const auto fields = split_fields(rest);
+  if (fields.size() != 5) {
+    std::string listed;
+    for (const auto& f : fields) listed += (listed.empty() ? "" : " ") + f;
+    return "expected exactly 5 fields, found " + std::to_string(fields.size()) + ": [" + listed + "]";
+  }
+  static const CronBounds k_bounds[] = {
+      {0, 59, {}, 0}, {0, 23, {}, 0}, {1, 31, {}, 0}, {1, 12, k_month_names, 1}, {0, 6, k_day_names, 0}};
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    for (std::string_view part : split_on(fields[i], ','))
+      if (!part.empty())
+        if (auto error = cron_range_error(part, k_bounds[i])) return error;
+  return std::nullopt;
+}
+
+// validateTimeZone: an IANA name the time zone database knows; not Local.
+void validate_time_zone(const json& zone, Causes& causes) {
+  if (!zone.is_string()) return;
+  const std::string name = zone.get<std::string>();
+  const std::string field = "spec.timeZone";
+  if (name.empty()) return invalid_value(causes, field, zone, "timeZone must be nil or non-empty string");
+  for (std::string_view part : split_on(name, '/')) {
+    const bool allowed = !part.empty() && part.size() <= 14 && std::all_of(part.begin(), part.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == '+';
+    });
+    if (part == "." || part == ".." || part.starts_with("-") || !allowed)
+      return invalid_value(causes, field, zone, "unknown time zone " + name);
+  }
+  std::string lower = name;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "local")
+    invalid_value(causes, field, zone, "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones");
+  if (auto error = load_location_error(name)) invalid_value(causes, field, zone, *error);
+}
+
+// metav1.FormatLabelSelector: "<none>" for no selector or an empty one.
+std::string format_label_selector(const json& selector) {
+  const std::string text = selector_string(selector);
+  return text.empty() ? "<none>" : text;
+}
+
+Cells print_cron_job(const json& cron_job, TimePoint now) {
+  const auto& spec = at(cron_job, {"spec"});
+  const auto& suspend = at(spec, {"suspend"});
+  const auto last_schedule = time_of(at(cron_job, {"status", "lastScheduleTime"}));
+  const auto& zone = at(spec, {"timeZone"});
+  const auto& job_spec = at(spec, {"jobTemplate", "spec"});
+  auto [names, images] = container_cells(at(job_spec, {"template", "spec", "containers"}));
+  return {name_of(cron_job),
+          str(at(spec, {"schedule"})),
+          zone.is_string() ? zone.get<std::string>() : std::string("<none>"),
+          suspend.is_boolean() ? std::string(suspend.get<bool>() ? "True" : "False") : std::string("<unset>"),
+          size_of(at(cron_job, {"status", "active"})),
+          last_schedule ? since(last_schedule, now) : std::string("<none>"),
+          age_of(cron_job, now),
+          names,
+          images,
+          format_label_selector(at(job_spec, {"selector"}))};
+}
+
+// SetDefaults_CronJob (the job template's spec is not defaulted; its pod template is defaulted
+// elsewhere).
+void default_cron_job(json& cron_job) {
+  auto& spec = object_member(cron_job, "spec");
+  if (str(at(spec, {"concurrencyPolicy"})).empty()) spec["concurrencyPolicy"] = "Allow";
+  if (at(spec, {"suspend"}).is_null()) spec["suspend"] = false;
+  if (at(spec, {"successfulJobsHistoryLimit"}).is_null()) spec["successfulJobsHistoryLimit"] = 3;
+  if (at(spec, {"failedJobsHistoryLimit"}).is_null()) spec["failedJobsHistoryLimit"] = 1;
+}
+
+void prepare_cron_job(json& cron_job) { cron_job["status"] = json::object(); }
+
+// ValidateCronJobCreate with the rules of a new object: the schedule may not carry TZ=, and the
+// name leaves room for the 11-character suffix of the Jobs created.
+void validate_cron_job(const json& cron_job, Causes& causes) {
+  const auto& spec = at(cron_job, {"spec"});
+  const auto& schedule = at(spec, {"schedule"});
+  const std::string schedule_text = str(schedule);
+  if (schedule_text.empty()) {
+    required(causes, "spec.schedule");
+  } else {
+    if (auto error = cron_schedule_error(schedule_text)) invalid_value(causes, "spec.schedule", schedule, *error);
+    if (schedule_text.find("TZ") != std::string::npos)
+      invalid_value(causes, "spec.schedule", schedule, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead");
+  }
+  non_negative(causes, "spec.startingDeadlineSeconds", at(spec, {"startingDeadlineSeconds"}));
+  validate_time_zone(at(spec, {"timeZone"}), causes);
+  const auto& policy = at(spec, {"concurrencyPolicy"});
+  if (str(policy).empty()) required(causes, "spec.concurrencyPolicy");
+  else if (policy != "Allow" && policy != "Forbid" && policy != "Replace")
+    unsupported(causes, "spec.concurrencyPolicy", policy, {"Allow", "Forbid", "Replace"});
+  // ValidateJobTemplateSpec: the Job spec without its selector, which the Job generates.
+  const auto& job_spec = at(spec, {"jobTemplate", "spec"});
+  const std::string job_path = "spec.jobTemplate.spec";
+  validate_job_numbers(job_spec, job_path, causes);
+  validate_containers(causes, at(job_spec, {"template", "spec"}), job_path + ".template.spec");
+  validate_job_restart_policy(job_spec, job_path, causes);
+  if (const auto& selector = at(job_spec, {"selector"}); !selector.is_null())
+    invalid_value(causes, job_path + ".selector", selector, "`selector` will be auto-generated");
+  if (at(job_spec, {"manualSelector"}) == true)
+    unsupported(causes, job_path + ".manualSelector", true, {"nil", "false"});
+  non_negative(causes, "spec.successfulJobsHistoryLimit", at(spec, {"successfulJobsHistoryLimit"}));
+  non_negative(causes, "spec.failedJobsHistoryLimit", at(spec, {"failedJobsHistoryLimit"}));
+  const std::string name = str(at(cron_job, {"metadata", "name"}));
+  if (name.size() > 52) invalid_value(causes, "metadata.name", name, "must be no more than 52 characters");
+}
+
+KindSpec cron_job_row() {
+  return {.info = {.group = "batch", .version = "v1", .kind = "CronJob", .plural = "cronjobs", .short_names = {"cj"},
+                   .categories = {"all"}, .subresources = {"status"},
+                   .columns = {name_col(),
+                               col("Schedule", "string", "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
+                               col("Timezone", "string",
+                                   "The time zone name for the given schedule, see "
+                                   "https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this "
+                                   "will default to the time zone of the kube-controller-manager process. The set of "
+                                   "valid time zone names and the time zone offset is loaded from the system-wide time "
+                                   "zone database by the API server during CronJob validation and the controller "
+                                   "manager during execution. If no system-wide time zone database can be found a "
+                                   "bundled version of the database is used instead. If the time zone name becomes "
+                                   "invalid during the lifetime of a CronJob or due to a change in host configuration, "
+                                   "the controller will stop creating new new Jobs and will create a system event with "
+                                   "the reason UnknownTimeZone. More information can be found in "
+                                   "https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones"),
+                               col("Suspend", "boolean",
+                                   "This flag tells the controller to suspend subsequent executions, it does not apply "
+                                   "to already started executions.  Defaults to false."),
+                               col("Active", "integer", "A list of pointers to currently running jobs."),
+                               col("Last Schedule", "string",
+                                   "Information when was the last time the job was successfully scheduled."),
+                               age_col(), containers_col(), images_col(),
+                               col("Selector", "string", k_job_selector_doc, 1)},
+                   .printer = print_cron_job},
+          // The status strategy resets only spec: metadata stays writable through /status.
+          .status_keeps_meta = {},
+          .strategy = {.defaults = default_cron_job, .prepare_create = prepare_cron_job, .validate = validate_cron_job}};
 }
 
 KindSpec job_row() {
@@ -115,14 +499,11 @@ KindSpec job_row() {
                                    "down of elastic indexed jobs."),
                                col("Duration", "string", "Time required to complete the job."), age_col(),
                                containers_col(), images_col(),
-                               col("Selector", "string",
-                                   "A label query over pods that should match the pod count. Normally, the system "
-                                   "sets this field for you. More info: "
-                                   "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/"
-                                   "#label-selectors",
-                                   1)},
+                               col("Selector", "string", k_job_selector_doc, 1)},
                    .printer = print_job},
           .fields = {{"status.successful", {"status", "succeeded"}, ""}},
+          // The status strategy resets only spec: metadata stays writable through /status.
+          .status_keeps_meta = {},
           .strategy = {.defaults = default_job,
                        .prepare_create = prepare_job,
                        .validate = validate_job,
@@ -131,6 +512,7 @@ KindSpec job_row() {
 
 }  // namespace
 
-std::vector<KindSpec> batch_v1_kinds() { return {job_row()}; }
+// In the order kube-apiserver's discovery lists them (by resource name).
+std::vector<KindSpec> batch_v1_kinds() { return {cron_job_row(), job_row()}; }
 
 }  // namespace kw::kinds

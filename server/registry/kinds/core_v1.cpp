@@ -1,5 +1,22 @@
 // The core/v1 kinds ("" group): rows and strategies.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 #include "core/codec/protobuf_scalars.hpp"
+#include "core/util/text.hpp"
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/core_v1_print.hpp"
 #include "server/registry/kinds/groups.hpp"
@@ -8,10 +25,15 @@ namespace kw::kinds {
 namespace {
 
 using api::print::age_col;
+using api::print::arr;
 using api::print::at;
 using api::print::col;
+using api::print::containers_col;
+using api::print::images_col;
+using api::print::k_created_doc;
 using api::print::k_name_doc;
 using api::print::name_col;
+using api::print::str;
 using nlohmann::json;
 
 // A namespace is born Active, held by the "kubernetes" finalizer.
@@ -20,10 +42,6 @@ void prepare_namespace(json& ns) {
   ns["status"] = {{"phase", "Active"}};
 }
 
-void prepare_pod(json& pod) {
-  auto& status = object_member(pod, "status");
-  if (!status.contains("phase")) status["phase"] = "Pending";
-}
 
 void validate_pod(const json& pod, Causes& causes) {
   const auto& spec = at(pod, {"spec"});
@@ -44,6 +62,1458 @@ void fold_string_data(json& secret) {
   secret.erase("stringData");
 }
 
+// ---- field errors, names and quantities (generic; candidates for checks.*) ---------------
+
+void forbidden(Causes& causes, const std::string& field, const std::string& detail) {
+  add_cause(causes, field, "FieldValueForbidden", "Forbidden: " + detail);
+}
+
+void duplicate(Causes& causes, const std::string& field, const json& value) {
+  add_cause(causes, field, "FieldValueDuplicate", "Duplicate value: " + value.dump());
+}
+
+void too_long(Causes& causes, const std::string& field, std::size_t max) {
+  add_cause(causes, field, "FieldValueTooLong", "Too long: may not be more than " + std::to_string(max) + " bytes");
+}
+
+std::string index_path(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+std::string key_path(const std::string& path, std::string_view key) { return path + "[" + std::string(key) + "]"; }
+
+bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool alnum(char c) { return lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
+
+// The shape of a DNS-1123 subdomain, length aside.
+bool subdomain_shape(std::string_view v) {
+  if (v.empty()) return false;
+  for (std::size_t start = 0;;) {
+    const auto dot = v.find('.', start);
+    const auto part = v.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (part.empty() || !lower_alnum(part.front()) || !lower_alnum(part.back())) return false;
+    for (char c : part)
+      if (!lower_alnum(c) && c != '-') return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+// The name part of a qualified name and the shape of a label value: alphanumerics inside,
+// '-', '_' and '.' between.
+bool name_shape(std::string_view v) {
+  if (v.empty() || !alnum(v.front()) || !alnum(v.back())) return false;
+  return std::all_of(v.begin(), v.end(), [](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
+const char* const k_qualified_name_help =
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+    "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const char* const k_label_value_help =
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
+    "and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+    "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
+// validation.IsDNS1123Subdomain / IsDNS1123Label, message for message.
+std::vector<std::string> subdomain_errors(std::string_view v) {
+  std::vector<std::string> out;
+  if (v.size() > 253) out.emplace_back("must be no more than 253 characters");
+  if (!subdomain_shape(v)) out.emplace_back(k_subdomain_help);
+  return out;
+}
+
+std::vector<std::string> label_errors(std::string_view v) {
+  std::vector<std::string> out;
+  if (v.size() > 63) out.emplace_back("must be no more than 63 characters");
+  const bool shape = !v.empty() && lower_alnum(v.front()) && lower_alnum(v.back()) &&
+                     std::all_of(v.begin(), v.end(), [](char c) { return lower_alnum(c) || c == '-'; });
+  if (!shape) out.emplace_back(k_label_help);
+  return out;
+}
+
+// validation.IsQualifiedName: an optional DNS subdomain prefix and '/', then a name part.
+std::vector<std::string> qualified_name_errors(std::string_view value) {
+  std::vector<std::string> out;
+  const auto slashes = std::count(value.begin(), value.end(), '/');
+  if (slashes > 1)
+    return {std::string("a qualified name ") + k_qualified_name_help +
+            " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"};
+  std::string_view name = value;
+  if (slashes == 1) {
+    const auto prefix = value.substr(0, value.find('/'));
+    name = value.substr(value.find('/') + 1);
+    if (prefix.empty()) out.emplace_back("prefix part must be non-empty");
+    for (const auto& message : prefix.empty() ? std::vector<std::string>{} : subdomain_errors(prefix))
+      out.push_back("prefix part " + message);
+  }
+  if (name.empty())
+    out.emplace_back("name part must be non-empty");
+  else if (name.size() > 63)
+    out.emplace_back("name part must be no more than 63 characters");
+  if (!name_shape(name)) out.push_back(std::string("name part ") + k_qualified_name_help);
+  return out;
+}
+
+std::vector<std::string> label_value_errors(std::string_view v) {
+  std::vector<std::string> out;
+  if (v.size() > 63) out.emplace_back("must be no more than 63 characters");
+  if (!v.empty() && !name_shape(v)) out.emplace_back(k_label_value_help);
+  return out;
+}
+
+// A string field that, when non-empty, must be a DNS subdomain (class names, driver names...).
+void subdomain_field(Causes& causes, const std::string& field, const json& value) {
+  if (!value.is_string() || value.get_ref<const std::string&>().empty()) return;
+  for (const auto& message : subdomain_errors(value.get_ref<const std::string&>()))
+    invalid_value(causes, field, value, message);
+}
+
+void label_field(Causes& causes, const std::string& field, const json& value) {
+  if (!value.is_string()) return;
+  for (const auto& message : label_errors(value.get_ref<const std::string&>()))
+    invalid_value(causes, field, value, message);
+}
+
+// unversionedvalidation.ValidateLabels: every key a qualified name, every value a label value
+// (errors name the map, not the key).
+void validate_labels(Causes& causes, const json& labels, const std::string& path) {
+  if (!labels.is_object()) return;
+  for (const auto& [key, value] : labels.items()) {
+    for (const auto& message : qualified_name_errors(key)) invalid_value(causes, path, key, message);
+    for (const auto& message : label_value_errors(str(value))) invalid_value(causes, path, value, message);
+  }
+}
+
+void validate_annotation_keys(Causes& causes, const json& annotations, const std::string& path) {
+  if (!annotations.is_object()) return;
+  for (const auto& [key, value] : annotations.items())
+    for (const auto& message : qualified_name_errors(util::to_lower(key))) invalid_value(causes, path, key, message);
+}
+
+// metav1 LabelSelector: matchLabels as labels, matchExpressions by operator.
+void validate_label_selector(Causes& causes, const json& selector, const std::string& path) {
+  if (!selector.is_object()) return;
+  validate_labels(causes, at(selector, {"matchLabels"}), path + ".matchLabels");
+  const json& expressions = arr(at(selector, {"matchExpressions"}));
+  for (std::size_t i = 0; i < expressions.size(); ++i) {
+    const json& e = expressions[i];
+    const std::string field = index_path(path + ".matchExpressions", i);
+    const json& values = arr(at(e, {"values"}));
+    const std::string op = str(at(e, {"operator"}));
+    if (op == "In" || op == "NotIn") {
+      if (values.empty()) required(causes, field + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
+    } else if (op == "Exists" || op == "DoesNotExist") {
+      if (!values.empty())
+        forbidden(causes, field + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+    } else {
+      invalid_value(causes, field + ".operator", at(e, {"operator"}).is_null() ? json("") : e["operator"],
+                    "not a valid selector operator");
+    }
+    for (const auto& message : qualified_name_errors(str(at(e, {"key"}))))
+      invalid_value(causes, field + ".key", str(at(e, {"key"})), message);
+    for (std::size_t v = 0; v < values.size(); ++v)
+      for (const auto& message : label_value_errors(str(values[v])))
+        invalid_value(causes, index_path(field + ".values", v), values[v], message);
+  }
+}
+
+// A core NodeSelector (a persistent volume's nodeAffinity.required): at least one term, each
+// requirement's operator matching its values.
+void validate_node_selector(Causes& causes, const json& selector, const std::string& path) {
+  const json& terms = arr(at(selector, {"nodeSelectorTerms"}));
+  if (terms.empty()) {
+    required(causes, path + ".nodeSelectorTerms", "must have at least one node selector term");
+    return;
+  }
+  for (std::size_t t = 0; t < terms.size(); ++t) {
+    const std::string term = index_path(path + ".nodeSelectorTerms", t);
+    const json& expressions = arr(at(terms[t], {"matchExpressions"}));
+    for (std::size_t i = 0; i < expressions.size(); ++i) {
+      const json& e = expressions[i];
+      const std::string field = index_path(term + ".matchExpressions", i);
+      const json& values = arr(at(e, {"values"}));
+      const std::string op = str(at(e, {"operator"}));
+      if (op == "In" || op == "NotIn") {
+        if (values.empty()) required(causes, field + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
+      } else if (op == "Exists" || op == "DoesNotExist") {
+        if (!values.empty())
+          forbidden(causes, field + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+      } else if (op == "Gt" || op == "Lt") {
+        if (values.size() != 1)
+          required(causes, field + ".values", "must be specified single value when `operator` is 'Lt' or 'Gt'");
+      } else {
+        invalid_value(causes, field + ".operator", op, "not a valid selector operator");
+      }
+      for (const auto& message : qualified_name_errors(str(at(e, {"key"}))))
+        invalid_value(causes, field + ".key", str(at(e, {"key"})), message);
+      for (std::size_t v = 0; v < values.size(); ++v)
+        for (const auto& message : label_value_errors(str(values[v])))
+          invalid_value(causes, index_path(field + ".values", v), values[v], message);
+    }
+    const json& fields = arr(at(terms[t], {"matchFields"}));
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      const std::string field = index_path(term + ".matchFields", i);
+      const std::string op = str(at(fields[i], {"operator"}));
+      if (op == "In" || op == "NotIn") {
+        if (arr(at(fields[i], {"values"})).size() != 1)
+          required(causes, field + ".values",
+                   "must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
+      } else {
+        invalid_value(causes, field + ".operator", op, "not a valid selector operator");
+      }
+      const std::string key = str(at(fields[i], {"key"}));
+      if (key != "metadata.name") invalid_value(causes, field + ".key", key, "not a valid field selector key");
+    }
+  }
+}
+
+// A resource.Quantity ("500m", "1Gi", "2e3", "1.5") kept as mantissa * 10^exp10 * 2^exp2, so
+// that "1000m" and "1", or "1Gi" and "1024Mi", compare equal.
+struct Quantity {
+  long double mantissa = 0;
+  int exp10 = 0;
+  int exp2 = 0;
+
+  // The value times 10^shift: shift 0 is the value, 3 its thousandths (MilliValue).
+  long double scaled(int shift = 0) const {
+    const int e = exp10 + shift;
+    const long double power = std::pow(10.0L, static_cast<long double>(e < 0 ? -e : e));
+    return std::ldexp(e < 0 ? mantissa / power : mantissa * power, exp2);
+  }
+};
+
+// nullopt when the text is not a quantity (the decoder rejects those before a strategy runs).
+std::optional<Quantity> parse_quantity(const json& value) {
+  if (value.is_number()) return parse_quantity(json(value.dump()));
+  if (!value.is_string()) return std::nullopt;
+  const std::string_view s = value.get_ref<const std::string&>();
+  Quantity q;
+  std::size_t i = 0;
+  const bool negative = !s.empty() && s[0] == '-';
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) ++i;
+  bool digits = false, dot = false;
+  for (; i < s.size() && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'); ++i) {
+    if (s[i] == '.') {
+      if (dot) return std::nullopt;
+      dot = true;
+      continue;
+    }
+    digits = true;
+    q.mantissa = q.mantissa * 10 + (s[i] - '0');
+    if (dot) --q.exp10;
+  }
+  if (!digits) return std::nullopt;
+  if (negative) q.mantissa = -q.mantissa;
+  static const std::pair<std::string_view, std::pair<int, int>> k_suffixes[] = {
+      {"", {0, 0}},    {"n", {-9, 0}},  {"u", {-6, 0}},  {"m", {-3, 0}}, {"k", {3, 0}},   {"M", {6, 0}},
+      {"G", {9, 0}},   {"T", {12, 0}},  {"P", {15, 0}},  {"E", {18, 0}}, {"Ki", {0, 10}}, {"Mi", {0, 20}},
+      {"Gi", {0, 30}}, {"Ti", {0, 40}}, {"Pi", {0, 50}}, {"Ei", {0, 60}}};
+  const std::string_view suffix = s.substr(i);
+  for (const auto& [name, exponents] : k_suffixes)
+    if (suffix == name) {
+      q.exp10 += exponents.first;
+      q.exp2 = exponents.second;
+      return q;
+    }
+  if (suffix.size() < 2 || (suffix[0] != 'e' && suffix[0] != 'E')) return std::nullopt;
+  std::string_view exponent = suffix.substr(1);
+  const bool negative_exponent = exponent[0] == '-';
+  if (exponent[0] == '+' || exponent[0] == '-') exponent.remove_prefix(1);
+  if (exponent.empty() || exponent.size() > 4 ||
+      !std::all_of(exponent.begin(), exponent.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  const int e = std::stoi(std::string(exponent));
+  q.exp10 += negative_exponent ? -e : e;
+  return q;
+}
+
+std::optional<long double> quantity_of(const json& value) {
+  if (auto q = parse_quantity(value)) return q->scaled();
+  return std::nullopt;
+}
+
+// The quantity as its text, for messages.
+std::string quantity_text(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+// ValidateNonnegativeQuantity / ValidatePositiveQuantityValue.
+void nonnegative_quantity(Causes& causes, const std::string& field, const json& value) {
+  if (auto q = quantity_of(value); q && *q < 0)
+    invalid_value(causes, field, quantity_text(value), "must be greater than or equal to 0");
+}
+
+void positive_quantity(Causes& causes, const std::string& field, const json& value) {
+  if (auto q = quantity_of(value); q && *q <= 0)
+    invalid_value(causes, field, quantity_text(value), "must be greater than zero");
+}
+
+// validateBasicResource: the value rounded up to an integer (Value()) must not be negative.
+void basic_resource(Causes& causes, const std::string& field, const json& value) {
+  if (auto q = parse_quantity(value); q && std::ceil(q->scaled()) < 0)
+    invalid_value(causes, field, static_cast<std::int64_t>(std::ceil(q->scaled())),
+                  "must be a valid resource quantity");
+}
+
+// ---- resource names (pkg/apis/core/helper) --------------------------------------------------
+
+bool is_native_resource(std::string_view name) {
+  return name.find('/') == std::string_view::npos || name.find("kubernetes.io/") != std::string_view::npos;
+}
+bool is_hugepages(std::string_view name) { return name.starts_with("hugepages-"); }
+bool is_quota_hugepages(std::string_view name) {
+  return name.starts_with("hugepages-") || name.starts_with("requests.hugepages-");
+}
+bool is_extended_resource(std::string_view name) {
+  return !is_native_resource(name) && !name.starts_with("requests.") &&
+         qualified_name_errors("requests." + std::string(name)).empty();
+}
+bool overcommit_allowed(std::string_view name) { return is_native_resource(name) && !is_hugepages(name); }
+
+bool in(std::string_view value, std::initializer_list<std::string_view> set) {
+  return std::find(set.begin(), set.end(), value) != set.end();
+}
+
+bool standard_resource(std::string_view name) {
+  return in(name, {"cpu",
+                   "memory",
+                   "ephemeral-storage",
+                   "requests.cpu",
+                   "requests.memory",
+                   "requests.ephemeral-storage",
+                   "limits.cpu",
+                   "limits.memory",
+                   "limits.ephemeral-storage",
+                   "pods",
+                   "resourcequotas",
+                   "services",
+                   "replicationcontrollers",
+                   "secrets",
+                   "configmaps",
+                   "persistentvolumeclaims",
+                   "storage",
+                   "requests.storage",
+                   "services.nodeports",
+                   "services.loadbalancers"}) ||
+         is_quota_hugepages(name);
+}
+
+bool standard_quota_resource(std::string_view name) {
+  return in(name, {"cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage",
+                   "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods",
+                   "resourcequotas", "services", "replicationcontrollers", "secrets", "persistentvolumeclaims",
+                   "configmaps", "services.nodeports", "services.loadbalancers"}) ||
+         is_quota_hugepages(name);
+}
+
+bool integer_resource(std::string_view name) {
+  return in(name, {"pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+                   "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"}) ||
+         is_extended_resource(name);
+}
+
+// validateResourceName: qualified, and standard unless it carries a domain.
+void resource_name(Causes& causes, const std::string& field, const std::string& name) {
+  const auto errors = qualified_name_errors(name);
+  for (const auto& message : errors) invalid_value(causes, field, name, message);
+  if (errors.empty() && name.find('/') == std::string::npos && !standard_resource(name))
+    invalid_value(causes, field, name, "must be a standard resource type or fully qualified");
+}
+
+void container_resource_name(Causes& causes, const std::string& field, const std::string& name) {
+  resource_name(causes, field, name);
+  if (name.find('/') == std::string::npos) {
+    if (!in(name, {"cpu", "memory", "ephemeral-storage"}) && !is_hugepages(name))
+      invalid_value(causes, field, name, "must be a standard resource for containers");
+  } else if (!is_native_resource(name) && !is_extended_resource(name)) {
+    invalid_value(causes, field, name, "doesn't follow extended resource name standard");
+  }
+}
+
+void quota_resource_name(Causes& causes, const std::string& field, const std::string& name) {
+  resource_name(causes, field, name);
+  if (name.find('/') == std::string::npos && !standard_quota_resource(name))
+    invalid_value(causes, field, name, "must be a standard resource for quota");
+}
+
+// ValidateResourceQuantityValue: not negative, and whole for countable resources.
+void resource_quantity(Causes& causes, const std::string& field, const std::string& name, const json& value) {
+  nonnegative_quantity(causes, field, value);
+  if (auto q = parse_quantity(value); q && integer_resource(name) && std::fmod(std::ceil(q->scaled(3)), 1000.0L) != 0)
+    invalid_value(causes, field, quantity_text(value), "must be an integer");
+}
+
+std::string now_rfc3339() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+// A member that is absent or null, as Go sees a nil pointer.
+bool unset(const json& parent, const char* key) {
+  return !parent.is_object() || !parent.contains(key) || parent[key].is_null();
+}
+
+// Sets `key` to `value` when the member is absent, null or the empty string (a Go zero value).
+void default_string(json& parent, const char* key, const char* value) {
+  if (parent.is_object() && str(at(parent, {key})).empty()) parent[key] = value;
+}
+
+void default_value(json& parent, const char* key, const json& value) {
+  if (parent.is_object() && unset(parent, key)) parent[key] = value;
+}
+
+// ---- pod templates: SetDefaults_PodSpec and friends, ValidatePodTemplateSpec's core ----------
+
+// The tag parsers.ParseImageName finds: after the last '/', before any digest; "latest" when
+// the image has neither tag nor digest.
+std::string image_tag(std::string_view image) {
+  const auto at_sign = image.find('@');
+  const bool digest = at_sign != std::string_view::npos;
+  std::string_view name = image.substr(0, at_sign);
+  const auto slash = name.rfind('/');
+  const auto last = slash == std::string_view::npos ? name : name.substr(slash + 1);
+  const auto colon = last.find(':');
+  if (colon != std::string_view::npos) return std::string(last.substr(colon + 1));
+  return digest ? "" : "latest";
+}
+
+void default_http_get(json& handler) {
+  json& http = handler["httpGet"];
+  default_string(http, "path", "/");
+  default_string(http, "scheme", "HTTP");
+}
+
+void default_probe(json& probe) {
+  for (const auto& [key, value] : {std::pair{"timeoutSeconds", 1}, std::pair{"periodSeconds", 10},
+                                   std::pair{"successThreshold", 1}, std::pair{"failureThreshold", 3}})
+    if (api::print::num(at(probe, {key})) == 0) probe[key] = value;
+  if (at(probe, {"httpGet"}).is_object()) default_http_get(probe);
+  if (at(probe, {"grpc"}).is_object()) default_value(probe["grpc"], "service", "");
+}
+
+void default_field_ref(json& holder) {
+  if (at(holder, {"fieldRef"}).is_object()) default_string(holder["fieldRef"], "apiVersion", "v1");
+}
+
+// SetDefaults_Container plus the defaults of its ports, env, probes and lifecycle hooks.
+void default_container(json& c) {
+  if (!c.is_object()) return;
+  if (str(at(c, {"imagePullPolicy"})).empty())
+    c["imagePullPolicy"] = image_tag(str(at(c, {"image"}))) == "latest" ? "Always" : "IfNotPresent";
+  default_string(c, "terminationMessagePath", "/dev/termination-log");
+  default_string(c, "terminationMessagePolicy", "File");
+  if (at(c, {"ports"}).is_array())
+    for (auto& port : c["ports"]) default_string(port, "protocol", "TCP");
+  if (at(c, {"env"}).is_array())
+    for (auto& env : c["env"])
+      if (at(env, {"valueFrom"}).is_object()) default_field_ref(env["valueFrom"]);
+  for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"})
+    if (at(c, {probe}).is_object()) default_probe(c[probe]);
+  for (const char* hook : {"postStart", "preStop"})
+    if (at(c, {"lifecycle", hook, "httpGet"}).is_object()) default_http_get(c["lifecycle"][hook]);
+}
+
+void default_rbd(json& rbd) {
+  default_string(rbd, "pool", "rbd");
+  default_string(rbd, "user", "admin");
+  default_string(rbd, "keyring", "/etc/ceph/keyring");
+}
+
+void default_azure_disk(json& disk) {
+  default_value(disk, "cachingMode", "ReadWrite");
+  default_value(disk, "fsType", "ext4");
+  default_value(disk, "readOnly", false);
+  default_value(disk, "kind", "Shared");
+}
+
+void default_scale_io(json& scale_io) {
+  default_string(scale_io, "storageMode", "ThinProvisioned");
+  default_string(scale_io, "fsType", "xfs");
+}
+
+const char* const k_pod_volume_sources[] = {"hostPath",
+                                            "emptyDir",
+                                            "gcePersistentDisk",
+                                            "awsElasticBlockStore",
+                                            "gitRepo",
+                                            "secret",
+                                            "nfs",
+                                            "iscsi",
+                                            "glusterfs",
+                                            "persistentVolumeClaim",
+                                            "rbd",
+                                            "flexVolume",
+                                            "cinder",
+                                            "cephfs",
+                                            "flocker",
+                                            "downwardAPI",
+                                            "fc",
+                                            "azureFile",
+                                            "configMap",
+                                            "vsphereVolume",
+                                            "quobyte",
+                                            "azureDisk",
+                                            "photonPersistentDisk",
+                                            "projected",
+                                            "portworxVolume",
+                                            "scaleIO",
+                                            "storageos",
+                                            "csi",
+                                            "ephemeral",
+                                            "image"};
+
+// SetDefaults_Volume and the defaults of each volume source.
+void default_volume(json& volume) {
+  if (!volume.is_object()) return;
+  if (std::none_of(std::begin(k_pod_volume_sources), std::end(k_pod_volume_sources),
+                   [&](const char* source) { return !unset(volume, source); }))
+    volume["emptyDir"] = json::object();
+  if (at(volume, {"hostPath"}).is_object()) default_value(volume["hostPath"], "type", "");
+  for (const char* source : {"secret", "configMap", "downwardAPI", "projected"})
+    if (at(volume, {source}).is_object()) default_value(volume[source], "defaultMode", 420);
+  if (at(volume, {"downwardAPI", "items"}).is_array())
+    for (auto& item : volume["downwardAPI"]["items"]) default_field_ref(item);
+  if (at(volume, {"projected", "sources"}).is_array())
+    for (auto& source : volume["projected"]["sources"]) {
+      if (at(source, {"downwardAPI", "items"}).is_array())
+        for (auto& item : source["downwardAPI"]["items"]) default_field_ref(item);
+      if (at(source, {"serviceAccountToken"}).is_object())
+        default_value(source["serviceAccountToken"], "expirationSeconds", 3600);
+    }
+  if (at(volume, {"iscsi"}).is_object()) default_string(volume["iscsi"], "iscsiInterface", "default");
+  if (at(volume, {"rbd"}).is_object()) default_rbd(volume["rbd"]);
+  if (at(volume, {"azureDisk"}).is_object()) default_azure_disk(volume["azureDisk"]);
+  if (at(volume, {"scaleIO"}).is_object()) default_scale_io(volume["scaleIO"]);
+  if (at(volume, {"ephemeral", "volumeClaimTemplate", "spec"}).is_object())
+    default_value(volume["ephemeral"]["volumeClaimTemplate"]["spec"], "volumeMode", "Filesystem");
+}
+
+// SetDefaults_PodSpec and everything nested in a pod spec (not the Pod-only defaults).
+void default_pod_spec(json& spec) {
+  if (!spec.is_object()) return;
+  default_string(spec, "dnsPolicy", "ClusterFirst");
+  default_string(spec, "restartPolicy", "Always");
+  default_value(spec, "securityContext", json::object());
+  default_value(spec, "terminationGracePeriodSeconds", 30);
+  default_string(spec, "schedulerName", "default-scheduler");
+  for (const char* list : {"initContainers", "containers", "ephemeralContainers"})
+    if (at(spec, {list}).is_array())
+      for (auto& c : spec[list]) default_container(c);
+  if (at(spec, {"volumes"}).is_array())
+    for (auto& volume : spec["volumes"]) default_volume(volume);
+}
+
+void default_pod_template(json& tmpl) { default_pod_spec(object_member(tmpl, "spec")); }
+
+// SetDefaults_Pod: the pod spec's defaults, service links on, and requests taken from limits
+// where a container sets only limits.
+void default_pod(json& pod) {
+  auto& spec = object_member(pod, "spec");
+  default_pod_spec(spec);
+  default_value(spec, "enableServiceLinks", true);
+  for (const char* list : {"initContainers", "containers"})
+    if (at(spec, {list}).is_array())
+      for (auto& c : spec[list]) {
+        const json& limits = at(c, {"resources", "limits"});
+        if (!limits.is_object()) continue;
+        auto& requests = object_member(object_member(c, "resources"), "requests");
+        for (const auto& [name, quantity] : limits.items())
+          if (!requests.contains(name)) requests[name] = quantity;
+      }
+}
+
+// GetPodQOS: BestEffort without cpu or memory requests and limits, Guaranteed when every
+// container limits both and requests what it limits, else Burstable.
+std::string pod_qos_class(const json& pod) {
+  bool any = false, guaranteed = true;
+  std::map<std::string, long double> requests, limits;
+  for (const char* list : {"initContainers", "containers"})
+    for (const auto& c : arr(at(pod, {"spec", list}))) {
+      int limited = 0;
+      for (const char* resource : {"cpu", "memory"}) {
+        const auto request = quantity_of(at(c, {"resources", "requests", resource}));
+        if (request && *request != 0) {
+          any = true;
+          requests[resource] += *request;
+        }
+        const auto limit = quantity_of(at(c, {"resources", "limits", resource}));
+        if (limit && *limit != 0) {
+          any = true;
+          limits[resource] += *limit;
+          ++limited;
+        }
+      }
+      if (limited < 2) guaranteed = false;
+    }
+  if (!any) return "BestEffort";
+  return guaranteed && requests == limits ? "Guaranteed" : "Burstable";
+}
+
+// PrepareForCreate: a new pod is Pending, with its QoS class.
+void prepare_pod(json& pod) {
+  auto& status = object_member(pod, "status");
+  if (!status.contains("phase")) status["phase"] = "Pending";
+  status["qosClass"] = pod_qos_class(pod);
+}
+
+// CheckGracefulDelete: the requested grace period or the pod's own; none for a pod no node
+// runs or one that has finished. A negative period is one second.
+std::int64_t pod_grace_period(const json& pod, std::int64_t requested) {
+  std::int64_t period = requested;
+  if (period < 0) {
+    const json& own = at(pod, {"spec", "terminationGracePeriodSeconds"});
+    period = own.is_number_integer() ? own.get<std::int64_t>() : 0;
+  }
+  const std::string phase = str(at(pod, {"status", "phase"}));
+  if (str(at(pod, {"spec", "nodeName"})).empty() || phase == "Failed" || phase == "Succeeded") period = 0;
+  return period < 0 ? 1 : period;
+}
+
+void validate_container_details(Causes& causes, const json& c, const std::string& field) {
+  const json& ports = arr(at(c, {"ports"}));
+  std::set<std::string> port_names;
+  for (std::size_t p = 0; p < ports.size(); ++p) {
+    const std::string port = index_path(field + ".ports", p);
+    const json& number = at(ports[p], {"containerPort"});
+    if (api::print::num(number) == 0)
+      required(causes, port + ".containerPort");
+    else if (api::print::num(number) < 1 || api::print::num(number) > 65535)
+      invalid_value(causes, port + ".containerPort", number, "must be between 1 and 65535, inclusive");
+    const json& host = at(ports[p], {"hostPort"});
+    if (api::print::num(host) != 0 && (api::print::num(host) < 1 || api::print::num(host) > 65535))
+      invalid_value(causes, port + ".hostPort", host, "must be between 1 and 65535, inclusive");
+    const std::string name = str(at(ports[p], {"name"}));
+    if (!name.empty() && !port_names.insert(name).second) duplicate(causes, port + ".name", name);
+    const std::string protocol = str(at(ports[p], {"protocol"}));
+    if (protocol.empty())
+      required(causes, port + ".protocol");
+    else if (!in(protocol, {"SCTP", "TCP", "UDP"}))
+      unsupported(causes, port + ".protocol", protocol, {"SCTP", "TCP", "UDP"});
+  }
+  const std::string pull = str(at(c, {"imagePullPolicy"}));
+  if (pull.empty())
+    required(causes, field + ".imagePullPolicy");
+  else if (!in(pull, {"Always", "IfNotPresent", "Never"}))
+    unsupported(causes, field + ".imagePullPolicy", pull, {"Always", "IfNotPresent", "Never"});
+  const std::string termination = str(at(c, {"terminationMessagePolicy"}));
+  if (termination.empty())
+    required(causes, field + ".terminationMessagePolicy", "must be 'File' or 'FallbackToLogsOnError'");
+  else if (!in(termination, {"File", "FallbackToLogsOnError"}))
+    invalid_value(causes, field + ".terminationMessagePolicy", termination,
+                  "must be 'File' or 'FallbackToLogsOnError'");
+}
+
+// The core of ValidatePodSpec: volumes, containers, restart and DNS policies, deadlines.
+void validate_pod_spec(Causes& causes, const json& spec, const std::string& path) {
+  const json& volumes = arr(at(spec, {"volumes"}));
+  std::set<std::string> volume_names;
+  for (std::size_t i = 0; i < volumes.size(); ++i) {
+    const std::string field = index_path(path + ".volumes", i) + ".name";
+    const std::string name = str(at(volumes[i], {"name"}));
+    if (name.empty())
+      required(causes, field);
+    else if (!volume_names.insert(name).second)
+      duplicate(causes, field, name);
+    else
+      label_field(causes, field, name);
+  }
+  validate_containers(causes, spec, path);
+  for (const char* list : {"initContainers", "containers"}) {
+    const json& containers = arr(at(spec, {list}));
+    for (std::size_t i = 0; i < containers.size(); ++i)
+      validate_container_details(causes, containers[i], index_path(path + "." + list, i));
+  }
+  const std::string restart = str(at(spec, {"restartPolicy"}));
+  if (restart.empty())
+    required(causes, path + ".restartPolicy");
+  else if (!in(restart, {"Always", "OnFailure", "Never"}))
+    unsupported(causes, path + ".restartPolicy", restart, {"Always", "OnFailure", "Never"});
+  const std::string dns = str(at(spec, {"dnsPolicy"}));
+  if (dns.empty())
+    required(causes, path + ".dnsPolicy");
+  else if (!in(dns, {"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"}))
+    unsupported(causes, path + ".dnsPolicy", dns, {"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"});
+  const json& deadline = at(spec, {"activeDeadlineSeconds"});
+  if (deadline.is_number() && (api::print::num(deadline) < 1 || api::print::num(deadline) > 2147483647))
+    invalid_value(causes, path + ".activeDeadlineSeconds", deadline, "must be between 1 and 2147483647, inclusive");
+}
+
+// ValidatePodTemplateSpec: the template's labels (reported at <path>.labels, as Kubernetes
+// does), annotations and pod spec; no ephemeral containers.
+void validate_pod_template(Causes& causes, const json& tmpl, const std::string& path) {
+  validate_labels(causes, at(tmpl, {"metadata", "labels"}), path + ".labels");
+  validate_annotation_keys(causes, at(tmpl, {"metadata", "annotations"}), path + ".annotations");
+  const json& spec = at(tmpl, {"spec"});
+  validate_pod_spec(causes, spec.is_object() ? spec : json::object(), path + ".spec");
+  if (!arr(at(spec, {"ephemeralContainers"})).empty())
+    forbidden(causes, path + ".spec.ephemeralContainers", "ephemeral containers not allowed in pod template");
+}
+
+// ---- persistent volumes and claims ------------------------------------------------------
+
+// The access modes of a volume or claim: known ones, ReadWriteOncePod alone.
+void validate_access_modes(Causes& causes, const json& modes, const std::string& field) {
+  bool once_pod = false, others = false;
+  for (const auto& mode : arr(modes)) {
+    const std::string m = str(mode);
+    if (!in(m, {"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"}))
+      unsupported(causes, field, mode, {"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"});
+    else if (m == "ReadWriteOncePod")
+      once_pod = true;
+    else
+      others = true;
+  }
+  if (once_pod && others) forbidden(causes, field, "may not use ReadWriteOncePod with other access modes");
+}
+
+void validate_volume_mode(Causes& causes, const json& mode, const std::string& field) {
+  if (mode.is_string() && !in(str(mode), {"Block", "Filesystem"}))
+    unsupported(causes, field, mode, {"Block", "Filesystem"});
+}
+
+bool backsteps(std::string_view path) {
+  for (std::size_t start = 0;;) {
+    const auto slash = path.find('/', start);
+    if (path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start) == "..")
+      return true;
+    if (slash == std::string_view::npos) return false;
+    start = slash + 1;
+  }
+}
+
+void no_backsteps(Causes& causes, const std::string& field, const std::string& path) {
+  if (backsteps(path)) invalid_value(causes, field, path, "must not contain '..'");
+}
+
+void validate_secret_reference(Causes& causes, const json& ref, const std::string& path) {
+  const std::string name = str(at(ref, {"name"})), ns = str(at(ref, {"namespace"}));
+  if (name.empty())
+    required(causes, path + ".name");
+  else
+    subdomain_field(causes, path + ".name", name);
+  if (ns.empty())
+    required(causes, path + ".namespace");
+  else
+    label_field(causes, path + ".namespace", ns);
+}
+
+// The volume sources of a PersistentVolumeSpec, in the order Kubernetes checks them, with
+// the strings each one requires.
+struct PvSource {
+  const char* key;
+  const char* error_key;                        // the name in "may not specify more than 1 volume type" errors
+  const char* path;                             // where its own errors are reported
+  std::array<const char*, 3> required_strings;  // unused slots are null
+};
+
+const PvSource k_pv_sources[] = {
+    {"hostPath", "hostPath", "hostPath", {}},
+    {"gcePersistentDisk", "gcePersistentDisk", "persistentDisk", {"pdName"}},
+    {"awsElasticBlockStore", "awsElasticBlockStore", "awsElasticBlockStore", {"volumeID"}},
+    {"glusterfs", "glusterfs", "glusterfs", {"endpoints", "path"}},
+    {"flocker", "flocker", "flocker", {}},
+    {"nfs", "nfs", "nfs", {"server", "path"}},
+    {"rbd", "rbd", "rbd", {}},
+    {"quobyte", "quobyte", "quobyte", {"volume"}},
+    {"cephfs", "cephFS", "cephfs", {}},
+    {"iscsi", "iscsi", "iscsi", {"targetPortal"}},
+    {"cinder", "cinder", "cinder", {"volumeID"}},
+    {"fc", "fc", "fc", {}},
+    {"flexVolume", nullptr, "flexVolume", {"driver"}},
+    {"azureFile", "azureFile", "azureFile", {"secretName", "shareName"}},
+    {"vsphereVolume", "vsphereVolume", "vsphereVolume", {"volumePath"}},
+    {"photonPersistentDisk", "photonPersistentDisk", "photonPersistentDisk", {"pdID"}},
+    {"portworxVolume", "portworxVolume", "portworxVolume", {"volumeID"}},
+    {"azureDisk", "azureDisk", "azureDisk", {"diskName", "diskURI"}},
+    {"scaleIO", "scaleIO", "scaleIO", {"gateway", "system", "volumeName"}},
+    {"local", "local", "local", {}},
+    {"storageos", "storageos", "storageos", {}},
+    {"csi", "csi", "csi", {}},
+};
+
+// What each source checks beyond its required strings.
+void validate_pv_source(Causes& causes, const std::string& key, const json& source, const std::string& path,
+                        const std::string& pv_name, bool node_affinity, const std::string& spec_path) {
+  if (key == "hostPath") {
+    const std::string p = str(at(source, {"path"}));
+    if (p.empty()) {
+      required(causes, path + ".path");
+      return;
+    }
+    no_backsteps(causes, path + ".path", p);
+    const json& type = at(source, {"type"});
+    if (type.is_string() && !in(str(type), {"", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket",
+                                            "CharDevice", "BlockDevice"}))
+      unsupported(
+          causes, path + ".type", type,
+          {"", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"});
+  } else if (key == "nfs") {
+    const std::string p = str(at(source, {"path"}));
+    if (!p.starts_with("/")) invalid_value(causes, path + ".path", p, "must be an absolute path");
+  } else if (key == "local") {
+    const std::string p = str(at(source, {"path"}));
+    if (p.empty())
+      required(causes, path + ".path");
+    else
+      no_backsteps(causes, path + ".path", p);
+    if (!node_affinity) required(causes, spec_path + ".nodeAffinity", "Local volume requires node affinity");
+  } else if (key == "csi") {
+    const std::string driver = str(at(source, {"driver"}));
+    if (driver.empty()) required(causes, path + ".driver");
+    if (driver.size() > 63) too_long(causes, path + ".driver", 63);
+    for (const auto& message : subdomain_errors(util::to_lower(driver)))
+      invalid_value(causes, path + ".driver", driver, message);
+    if (str(at(source, {"volumeHandle"})).empty()) required(causes, path + ".volumeHandle");
+    for (const char* ref :
+         {"controllerPublishSecretRef", "controllerExpandSecretRef", "nodePublishSecretRef", "nodeExpandSecretRef"})
+      if (at(source, {ref}).is_object()) validate_secret_reference(causes, source[ref], path + "." + ref);
+  } else if (key == "rbd" || key == "cephfs") {
+    if (arr(at(source, {"monitors"})).empty()) required(causes, path + ".monitors");
+    if (key == "rbd" && str(at(source, {"image"})).empty()) required(causes, path + ".image");
+  } else if (key == "iscsi") {
+    const std::string iqn = str(at(source, {"iqn"}));
+    if (at(source, {"initiatorName"}).is_string() && pv_name.size() + 1 + str(at(source, {"targetPortal"})).size() > 64)
+      invalid_value(causes, path + ".targetportal", str(at(source, {"targetPortal"})),
+                    "Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if "
+                    "iscsi.initiatorName is specified.");
+    if (iqn.empty())
+      required(causes, path + ".iqn");
+    else if (!iqn.starts_with("iqn") && !iqn.starts_with("eui") && !iqn.starts_with("naa"))
+      invalid_value(causes, path + ".iqn", iqn, "must be valid format");
+    const json& lun = at(source, {"lun"});
+    if (api::print::num(lun) < 0 || api::print::num(lun) > 255)
+      invalid_value(causes, path + ".lun", lun, "must be between 0 and 255, inclusive");
+    if ((at(source, {"chapAuthDiscovery"}) == true || at(source, {"chapAuthSession"}) == true) &&
+        !at(source, {"secretRef"}).is_object())
+      required(causes, path + ".secretRef");
+    if (at(source, {"secretRef"}).is_object() && str(at(source, {"secretRef", "name"})).empty())
+      required(causes, path + ".secretRef.name");
+  } else if (key == "fc") {
+    const json& wwns = arr(at(source, {"targetWWNs"}));
+    const json& wwids = arr(at(source, {"wwids"}));
+    if (wwns.empty() && wwids.empty())
+      required(causes, path + ".targetWWNs", "must specify either targetWWNs or wwids, but not both");
+    if (!wwns.empty() && !wwids.empty())
+      invalid_value(causes, path + ".targetWWNs", wwns, "targetWWNs and wwids can not be specified simultaneously");
+    if (!wwns.empty()) {
+      const json& lun = at(source, {"lun"});
+      if (!lun.is_number())
+        required(causes, path + ".lun", "lun is required if targetWWNs is specified");
+      else if (api::print::num(lun) < 0 || api::print::num(lun) > 255)
+        invalid_value(causes, path + ".lun", lun, "must be between 0 and 255, inclusive");
+    }
+  } else if (key == "flocker") {
+    const std::string name = str(at(source, {"datasetName"})), uuid = str(at(source, {"datasetUUID"}));
+    if (name.empty() && uuid.empty()) required(causes, path, "one of datasetName and datasetUUID is required");
+    if (!name.empty() && !uuid.empty())
+      invalid_value(causes, path, "resource", "datasetName and datasetUUID can not be specified simultaneously");
+    if (name.find('/') != std::string::npos) invalid_value(causes, path + ".datasetName", name, "must not contain '/'");
+  } else if (key == "storageos") {
+    const std::string volume = str(at(source, {"volumeName"}));
+    if (volume.empty())
+      required(causes, path + ".volumeName");
+    else
+      label_field(causes, path + ".volumeName", volume);
+    if (!str(at(source, {"volumeNamespace"})).empty())
+      label_field(causes, path + ".volumeNamespace", at(source, {"volumeNamespace"}));
+    if (at(source, {"secretRef"}).is_object()) {
+      if (str(at(source, {"secretRef", "name"})).empty()) required(causes, path + ".secretRef.name");
+      if (str(at(source, {"secretRef", "namespace"})).empty()) required(causes, path + ".secretRef.namespace");
+    }
+  } else if (key == "gcePersistentDisk" || key == "awsElasticBlockStore") {
+    const json& partition = at(source, {"partition"});
+    if (api::print::num(partition) < 0 || api::print::num(partition) > 255)
+      invalid_value(causes, path + ".partition", partition, "must be between 1 and 255, inclusive");
+  } else if (key == "cinder") {
+    if (at(source, {"secretRef"}).is_object()) {
+      if (str(at(source, {"secretRef", "name"})).empty()) required(causes, path + ".secretRef.name");
+      if (str(at(source, {"secretRef", "namespace"})).empty()) required(causes, path + ".secretRef.namespace");
+    }
+  } else if (key == "glusterfs") {
+    const json& ns = at(source, {"endpointsNamespace"});
+    if (ns.is_string() && str(ns).empty())
+      invalid_value(causes, path + ".endpointsNamespace", ns,
+                    "if the endpointnamespace is set, it must be a valid namespace name");
+    else
+      label_field(causes, path + ".endpointsNamespace", ns);
+  } else if (key == "azureFile") {
+    if (at(source, {"secretNamespace"}).is_string() && str(at(source, {"secretNamespace"})).empty())
+      required(causes, path + ".secretNamespace");
+  } else if (key == "azureDisk") {
+    const json& caching = at(source, {"cachingMode"});
+    if (caching.is_string() && !in(str(caching), {"None", "ReadOnly", "ReadWrite"}))
+      unsupported(causes, path + ".cachingMode", caching, {"None", "ReadOnly", "ReadWrite"});
+    const json& kind = at(source, {"kind"});
+    if (kind.is_string() && !in(str(kind), {"Dedicated", "Managed", "Shared"}))
+      unsupported(causes, path + ".kind", kind, {"Dedicated", "Managed", "Shared"});
+    const std::string uri = str(at(source, {"diskURI"}));
+    if (kind == "Managed" && !uri.starts_with("/subscriptions/"))
+      unsupported(causes, path + ".diskURI", uri,
+                  {"/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}"});
+    if (kind.is_string() && kind != "Managed" && !uri.starts_with("https://"))
+      unsupported(causes, path + ".diskURI", uri,
+                  {"https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"});
+  } else if (key == "flexVolume") {
+    if (at(source, {"options"}).is_object())
+      for (const auto& [option, value] : source["options"].items()) {
+        const auto slash = option.find('/');
+        const std::string domain = "." + util::to_lower(slash == std::string::npos ? option : option.substr(0, slash));
+        if (domain.ends_with(".kubernetes.io") || domain.ends_with(".k8s.io"))
+          invalid_value(causes, key_path(path + ".options", option), option,
+                        "kubernetes.io and k8s.io namespaces are reserved");
+      }
+  } else if (key == "quobyte") {
+    const std::string registry = str(at(source, {"registry"}));
+    if (registry.empty())
+      required(causes, path + ".registry", "must be a host:port pair or multiple pairs separated by commas");
+    else if (str(at(source, {"tenant"})).size() >= 65)
+      required(causes, path + ".tenant", "must be a UUID and may not exceed a length of 64 characters");
+  }
+}
+
+// ---- PersistentVolume -------------------------------------------------------------------
+
+// SetDefaults_PersistentVolume and the defaults of its volume source.
+void default_persistent_volume(json& pv) {
+  auto& spec = object_member(pv, "spec");
+  default_string(spec, "persistentVolumeReclaimPolicy", "Retain");
+  default_value(spec, "volumeMode", "Filesystem");
+  if (at(spec, {"hostPath"}).is_object()) default_value(spec["hostPath"], "type", "");
+  if (at(spec, {"rbd"}).is_object()) default_rbd(spec["rbd"]);
+  if (at(spec, {"iscsi"}).is_object()) default_string(spec["iscsi"], "iscsiInterface", "default");
+  if (at(spec, {"azureDisk"}).is_object()) default_azure_disk(spec["azureDisk"]);
+  if (at(spec, {"scaleIO"}).is_object()) default_scale_io(spec["scaleIO"]);
+  if (pv.contains("status") && pv["status"].is_object()) default_string(pv["status"], "phase", "Pending");
+}
+
+// PrepareForCreate: a new volume is Pending since now; it has no generation.
+void prepare_persistent_volume(json& pv) {
+  pv["status"] = {{"phase", "Pending"}, {"lastPhaseTransitionTime", now_rfc3339()}};
+  object_member(pv, "metadata").erase("generation");
+}
+
+void validate_persistent_volume(const json& pv, Causes& causes) {
+  const json& spec = at(pv, {"spec"});
+  const std::string path = "spec";
+  if (arr(at(spec, {"accessModes"})).empty()) required(causes, path + ".accessModes");
+  validate_access_modes(causes, at(spec, {"accessModes"}), path + ".accessModes");
+
+  const json& capacity = at(spec, {"capacity"});
+  if (!capacity.is_object() || capacity.empty()) required(causes, path + ".capacity");
+  if (!capacity.is_object() || !capacity.contains("storage") || capacity.size() > 1)
+    unsupported(causes, path + ".capacity", capacity.is_object() ? capacity : json::object(), {"storage"});
+  if (capacity.is_object())
+    for (const auto& [resource, value] : capacity.items()) {
+      basic_resource(causes, key_path(path + ".capacity", resource), value);
+      positive_quantity(causes, key_path(path + ".capacity", resource), value);
+    }
+
+  const json& policy = at(spec, {"persistentVolumeReclaimPolicy"});
+  if (!str(policy).empty() && !in(str(policy), {"Delete", "Recycle", "Retain"}))
+    unsupported(causes, path + ".persistentVolumeReclaimPolicy", policy, {"Delete", "Recycle", "Retain"});
+
+  const json& affinity = at(spec, {"nodeAffinity"});
+  if (affinity.is_object()) {
+    if (at(affinity, {"required"}).is_object())
+      validate_node_selector(causes, affinity["required"], path + ".nodeAffinity.required");
+    else
+      required(causes, path + ".nodeAffinity.required", "must specify required node constraints");
+  }
+
+  int sources = 0;
+  for (const auto& source : k_pv_sources) {
+    const json& value = at(spec, {source.key});
+    if (value.is_null()) continue;
+    if (sources > 0 && source.error_key) {
+      forbidden(causes, path + "." + source.error_key, "may not specify more than 1 volume type");
+      continue;
+    }
+    ++sources;
+    const std::string source_path = path + "." + source.path;
+    for (const char* field : source.required_strings)
+      if (field && str(at(value, {field})).empty()) required(causes, source_path + "." + field);
+    validate_pv_source(causes, source.key, value, source_path, str(at(pv, {"metadata", "name"})), affinity.is_object(),
+                       path);
+  }
+  if (sources == 0) required(causes, path, "must specify a volume type");
+
+  const std::string host_path = str(at(spec, {"hostPath", "path"}));
+  if (!host_path.empty() && host_path.find_first_not_of('/') == std::string::npos && policy == "Recycle")
+    forbidden(causes, path + ".persistentVolumeReclaimPolicy", "may not be 'recycle' for a hostPath mount of '/'");
+
+  subdomain_field(causes, path + ".storageClassName", at(spec, {"storageClassName"}));
+  validate_volume_mode(causes, at(spec, {"volumeMode"}), path + ".volumeMode");
+  const json& attributes_class = at(spec, {"volumeAttributesClassName"});
+  if (attributes_class.is_string()) {
+    if (str(attributes_class).empty())
+      required(causes, path + ".volumeAttributesClassName", "an empty string is disallowed");
+    else
+      subdomain_field(causes, path + ".volumeAttributesClassName", attributes_class);
+    if (!at(spec, {"csi"}).is_object())
+      required(causes, path + ".csi", "has to be specified when using volumeAttributesClassName");
+  }
+}
+
+json persistent_volume_source(const json& pv) {
+  json source = json::object();
+  for (const auto& s : k_pv_sources)
+    if (!at(pv, {"spec", s.key}).is_null()) source[s.key] = pv["spec"][s.key];
+  return source;
+}
+
+// ValidatePersistentVolumeUpdate: the source is fixed (a CSI volume may gain a
+// controllerExpandSecretRef), so are volumeMode and a set nodeAffinity.
+void validate_persistent_volume_update(const json& pv, const json& old, Causes& causes) {
+  json now = persistent_volume_source(pv);
+  const json before = persistent_volume_source(old);
+  if (before.contains("csi") && !at(before, {"csi", "controllerExpandSecretRef"}).is_object() &&
+      at(now, {"csi", "controllerExpandSecretRef"}).is_object())
+    now["csi"].erase("controllerExpandSecretRef");
+  if (now != before)
+    forbidden(causes, "spec.persistentvolumesource", "spec.persistentvolumesource is immutable after creation");
+  immutable(causes, "volumeMode", at(pv, {"spec", "volumeMode"}), at(old, {"spec", "volumeMode"}));
+  if (!at(old, {"spec", "nodeAffinity"}).is_null())
+    immutable(causes, "nodeAffinity", at(pv, {"spec", "nodeAffinity"}), at(old, {"spec", "nodeAffinity"}));
+  if (at(old, {"spec", "volumeAttributesClassName"}).is_string() &&
+      at(pv, {"spec", "volumeAttributesClassName"}).is_null())
+    forbidden(causes, "spec.volumeAttributesClassName", "update from non-nil value to nil is forbidden");
+}
+
+// ---- PersistentVolumeClaim --------------------------------------------------------------
+
+void default_persistent_volume_claim(json& pvc) {
+  default_value(object_member(pvc, "spec"), "volumeMode", "Filesystem");
+  if (pvc.contains("status") && pvc["status"].is_object()) default_string(pvc["status"], "phase", "Pending");
+}
+
+// PrepareForCreate: a new claim is Pending; it has no generation.
+void prepare_persistent_volume_claim(json& pvc) {
+  pvc["status"] = {{"phase", "Pending"}};
+  object_member(pvc, "metadata").erase("generation");
+}
+
+// validateDataSource / validateDataSourceRef.
+void validate_data_source(Causes& causes, const json& source, const std::string& path, bool reference) {
+  if (str(at(source, {"name"})).empty()) required(causes, path + ".name");
+  const std::string kind = str(at(source, {"kind"}));
+  if (kind.empty()) required(causes, path + ".kind");
+  const std::string group = str(at(source, {"apiGroup"}));
+  if (group.empty() && kind != "PersistentVolumeClaim")
+    invalid_value(causes, path, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup");
+  if (!group.empty())
+    for (const auto& message : subdomain_errors(group)) invalid_value(causes, path + ".apiGroup", group, message);
+  if (reference)
+    label_field(causes, path + ".namespace", str(at(source, {"namespace"})).empty() ? json() : source["namespace"]);
+}
+
+void validate_persistent_volume_claim(const json& pvc, Causes& causes) {
+  const json& spec = at(pvc, {"spec"});
+  const std::string path = "spec";
+  if (arr(at(spec, {"accessModes"})).empty())
+    required(causes, path + ".accessModes", "at least 1 access mode is required");
+  validate_label_selector(causes, at(spec, {"selector"}), path + ".selector");
+  validate_access_modes(causes, at(spec, {"accessModes"}), path + ".accessModes");
+  const json& storage = at(spec, {"resources", "requests", "storage"});
+  if (storage.is_null())
+    required(causes, key_path(path + ".resources", "storage"));
+  else
+    positive_quantity(causes, key_path(path + ".resources", "storage"), storage);
+  subdomain_field(causes, path + ".storageClassName", at(spec, {"storageClassName"}));
+  validate_volume_mode(causes, at(spec, {"volumeMode"}), path + ".volumeMode");
+  const json& source = at(spec, {"dataSource"});
+  const json& reference = at(spec, {"dataSourceRef"});
+  if (source.is_object()) validate_data_source(causes, source, path + ".dataSource", false);
+  if (reference.is_object()) validate_data_source(causes, reference, path + ".dataSourceRef", true);
+  if (!str(at(reference, {"namespace"})).empty()) {
+    if (source.is_object())
+      invalid_value(causes, path, path + ".dataSource",
+                    "may not be specified when dataSourceRef.namespace is specified");
+  } else if (source.is_object() && reference.is_object()) {
+    if (at(source, {"apiGroup"}) != at(reference, {"apiGroup"}) || at(source, {"kind"}) != at(reference, {"kind"}) ||
+        at(source, {"name"}) != at(reference, {"name"}))
+      invalid_value(causes, path, path + ".dataSource", "must match dataSourceRef");
+  }
+  subdomain_field(causes, path + ".volumeAttributesClassName", at(spec, {"volumeAttributesClassName"}));
+  const json& capacity = at(pvc, {"status", "capacity"});
+  if (capacity.is_object())
+    for (const auto& [resource, value] : capacity.items())
+      basic_resource(causes, key_path("status.capacity", resource), value);
+}
+
+// ValidatePersistentVolumeClaimUpdate: the spec is fixed, except that volumeName may be set
+// once, storageClassName may move from the beta annotation or from unset, and a bound claim
+// may change its storage request and volumeAttributesClassName.
+void validate_persistent_volume_claim_update(const json& pvc, const json& old, Causes& causes) {
+  json now = at(pvc, {"spec"}).is_object() ? pvc["spec"] : json::object();
+  json before = at(old, {"spec"}).is_object() ? old["spec"] : json::object();
+  auto copy_member = [](json& to, const json& from, const char* key) {
+    if (from.contains(key))
+      to[key] = from[key];
+    else
+      to.erase(key);
+  };
+  if (str(at(before, {"volumeName"})).empty()) copy_member(before, now, "volumeName");
+
+  constexpr const char* k_class_annotation = "volume.beta.kubernetes.io/storage-class";
+  const json& old_annotation = at(old, {"metadata", "annotations", k_class_annotation});
+  const json& new_annotation = at(pvc, {"metadata", "annotations", k_class_annotation});
+  const bool from_annotation = old_annotation.is_string() && unset(before, "storageClassName") &&
+                               at(now, {"storageClassName"}) == old_annotation &&
+                               (new_annotation.is_null() || new_annotation == old_annotation);
+  if (from_annotation) {
+    now.erase("storageClassName");
+  } else {
+    if (str(new_annotation) != str(old_annotation))
+      invalid_value(causes, std::string("metadata.annotations.") + k_class_annotation, str(new_annotation),
+                    "field is immutable");
+    if (at(now, {"storageClassName"}).is_string() && unset(before, "storageClassName") &&
+        (old_annotation.is_null() || at(now, {"storageClassName"}) == old_annotation))
+      now.erase("storageClassName");
+  }
+  const bool bound = str(at(pvc, {"status", "phase"})) == "Bound";
+  if (bound && at(now, {"resources", "requests"}).is_object()) {
+    const json& old_storage = at(before, {"resources", "requests", "storage"});
+    if (old_storage.is_null())
+      now["resources"]["requests"].erase("storage");
+    else
+      now["resources"]["requests"]["storage"] = old_storage;
+  }
+  if (bound && at(now, {"volumeAttributesClassName"}).is_string())
+    copy_member(now, before, "volumeAttributesClassName");
+  if (now != before)
+    forbidden(causes, "spec",
+              "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound "
+              "claims");
+
+  const auto new_size = quantity_of(at(pvc, {"spec", "resources", "requests", "storage"})).value_or(0);
+  const auto old_size = quantity_of(at(old, {"spec", "resources", "requests", "storage"})).value_or(0);
+  const auto status_size = quantity_of(at(old, {"status", "capacity", "storage"})).value_or(0);
+  if (new_size < old_size && new_size <= status_size)
+    forbidden(causes, "spec.resources.requests.storage", "field can not be less than status.capacity");
+  immutable(causes, "volumeMode", at(pvc, {"spec", "volumeMode"}), at(old, {"spec", "volumeMode"}));
+  const json& old_class = at(old, {"spec", "volumeAttributesClassName"});
+  const json& new_class = at(pvc, {"spec", "volumeAttributesClassName"});
+  if (old_class.is_string() && new_class != old_class) {
+    if (new_class.is_null())
+      forbidden(causes, "spec.volumeAttributesClassName", "update from non-nil value to nil is forbidden");
+    else if (str(new_class).empty())
+      forbidden(causes, "spec.volumeAttributesClassName", "update from non-nil value to an empty string is forbidden");
+  }
+}
+
+// ---- ReplicationController --------------------------------------------------------------
+
+// SetDefaults_ReplicationController: selector and labels from the template's labels, one
+// replica, and the pod template's defaults.
+void default_replication_controller(json& rc) {
+  auto& spec = object_member(rc, "spec");
+  const json& template_labels = at(spec, {"template", "metadata", "labels"});
+  if (template_labels.is_object()) {
+    if (!at(spec, {"selector"}).is_object() || spec["selector"].empty()) spec["selector"] = template_labels;
+    auto& meta = object_member(rc, "metadata");
+    if (!at(meta, {"labels"}).is_object() || meta["labels"].empty()) meta["labels"] = template_labels;
+  }
+  default_value(spec, "replicas", 1);
+  if (at(spec, {"template"}).is_object()) default_pod_template(spec["template"]);
+}
+
+// PrepareForCreate: status starts at zero replicas.
+void prepare_replication_controller(json& rc) { rc["status"] = {{"replicas", 0}}; }
+
+bool labels_match(const json& selector, const json& labels) {
+  if (!selector.is_object()) return true;
+  for (const auto& [key, value] : selector.items())
+    if (!labels.is_object() || !labels.contains(key) || labels[key] != value) return false;
+  return true;
+}
+
+void validate_replication_controller(const json& rc, Causes& causes) {
+  const json& spec = at(rc, {"spec"});
+  non_negative(causes, "spec.minReadySeconds", at(spec, {"minReadySeconds"}));
+  const json& selector = at(spec, {"selector"});
+  if (!selector.is_object() || selector.empty()) required(causes, "spec.selector");
+  non_negative(causes, "spec.replicas", at(spec, {"replicas"}));
+  const json& tmpl = at(spec, {"template"});
+  if (!tmpl.is_object()) {
+    required(causes, "spec.template");
+  } else {
+    const json& labels = at(tmpl, {"metadata", "labels"});
+    if (selector.is_object() && !selector.empty() && !labels_match(selector, labels))
+      invalid_value(causes, "spec.template.metadata.labels", labels.is_object() ? labels : json::object(),
+                    "`selector` does not match template `labels`");
+    validate_pod_template(causes, tmpl, "spec.template");
+    if (api::print::num(at(spec, {"replicas"})) > 1) {
+      const json& volumes = arr(at(tmpl, {"spec", "volumes"}));
+      for (std::size_t i = 0; i < volumes.size(); ++i)
+        if (at(volumes[i], {"gcePersistentDisk"}).is_object() &&
+            at(volumes[i], {"gcePersistentDisk", "readOnly"}) != true)
+          invalid_value(causes, index_path("spec.template.spec.volumes", i) + ".gcePersistentDisk.readOnly", false,
+                        "must be true for replicated pods > 1; GCE PD can only be mounted on multiple machines if it "
+                        "is read-only");
+    }
+    const std::string restart = str(at(tmpl, {"spec", "restartPolicy"}));
+    if (restart != "Always") unsupported(causes, "spec.template.spec.restartPolicy", restart, {"Always"});
+    if (!at(tmpl, {"spec", "activeDeadlineSeconds"}).is_null())
+      forbidden(causes, "spec.template.spec.activeDeadlineSeconds",
+                "activeDeadlineSeconds in ReplicationController is not Supported");
+  }
+  // ValidateReplicationControllerStatus (status writes; create and spec writes carry the
+  // stored status).
+  const json& status = at(rc, {"status"});
+  for (const char* field :
+       {"replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration"})
+    non_negative(causes, std::string("status.") + field, at(status, {field}));
+  const auto replicas = api::print::num(at(status, {"replicas"}));
+  for (const char* field : {"fullyLabeledReplicas", "readyReplicas", "availableReplicas"})
+    if (api::print::num(at(status, {field})) > replicas)
+      invalid_value(causes, std::string("status.") + field, status[field], "cannot be greater than status.replicas");
+  if (api::print::num(at(status, {"availableReplicas"})) > api::print::num(at(status, {"readyReplicas"})))
+    invalid_value(causes, "status.availableReplicas", status["availableReplicas"],
+                  "cannot be greater than readyReplicas");
+}
+
+// ---- PodTemplate ------------------------------------------------------------------------
+
+void default_pod_template_object(json& pt) { default_pod_template(object_member(pt, "template")); }
+
+// PrepareForCreate: generation 1 (the template is a pod template's spec).
+void prepare_pod_template(json& pt) { object_member(pt, "metadata")["generation"] = 1; }
+
+// PrepareForUpdate: the generation moves with the template.
+void prepare_pod_template_update(json& pt, const json& old) {
+  if (at(pt, {"template"}) != at(old, {"template"}))
+    object_member(pt, "metadata")["generation"] = api::print::num(at(old, {"metadata", "generation"})) + 1;
+}
+
+void validate_pod_template_object(const json& pt, Causes& causes) {
+  const json& tmpl = at(pt, {"template"});
+  validate_pod_template(causes, tmpl.is_object() ? tmpl : json::object(), "template");
+}
+
+// ---- LimitRange -------------------------------------------------------------------------
+
+// SetDefaults_LimitRangeItem: a Container limit's default comes from max, its defaultRequest
+// from default, then from min.
+void default_limit_range(json& lr) {
+  if (!at(lr, {"spec", "limits"}).is_array()) return;
+  for (auto& item : lr["spec"]["limits"]) {
+    if (!item.is_object() || str(at(item, {"type"})) != "Container") continue;
+    json defaults = at(item, {"default"}).is_object() ? item["default"] : json::object();
+    json requests = at(item, {"defaultRequest"}).is_object() ? item["defaultRequest"] : json::object();
+    if (at(item, {"max"}).is_object())
+      for (const auto& [resource, value] : item["max"].items())
+        if (!defaults.contains(resource)) defaults[resource] = value;
+    for (const auto& [resource, value] : defaults.items())
+      if (!requests.contains(resource)) requests[resource] = value;
+    if (at(item, {"min"}).is_object())
+      for (const auto& [resource, value] : item["min"].items())
+        if (!requests.contains(resource)) requests[resource] = value;
+    if (!defaults.empty()) item["default"] = defaults;
+    if (!requests.empty()) item["defaultRequest"] = requests;
+  }
+}
+
+void validate_limit_range(const json& lr, Causes& causes) {
+  const json& limits = arr(at(lr, {"spec", "limits"}));
+  std::set<std::string> types;
+  for (std::size_t i = 0; i < limits.size(); ++i) {
+    const json& item = limits[i];
+    const std::string path = index_path("spec.limits", i);
+    const std::string type = str(at(item, {"type"}));
+    const auto type_errors = qualified_name_errors(type);
+    for (const auto& message : type_errors) invalid_value(causes, path + ".type", type, message);
+    if (type_errors.empty() && type.find('/') == std::string::npos &&
+        !in(type, {"Pod", "Container", "PersistentVolumeClaim"}))
+      invalid_value(causes, path + ".type", type, "must be a standard limit type or fully qualified");
+    if (!types.insert(type).second) duplicate(causes, path + ".type", type);
+
+    auto check_name = [&](const std::string& field, const std::string& resource) {
+      if (type == "Pod" || type == "Container")
+        container_resource_name(causes, field, resource);
+      else
+        resource_name(causes, field, resource);
+    };
+    std::set<std::string> keys;
+    auto names = [&](const char* member) {
+      if (!at(item, {member}).is_object()) return;
+      for (const auto& [resource, value] : item[member].items()) {
+        check_name(key_path(path + "." + member, resource), resource);
+        keys.insert(resource);
+      }
+    };
+    names("max");
+    names("min");
+    if (type == "Pod") {
+      if (!at(item, {"default"}).empty())
+        forbidden(causes, path + ".default", "may not be specified when `type` is 'Pod'");
+      if (!at(item, {"defaultRequest"}).empty())
+        forbidden(causes, path + ".defaultRequest", "may not be specified when `type` is 'Pod'");
+    } else {
+      names("default");
+      names("defaultRequest");
+    }
+    if (type == "PersistentVolumeClaim" && at(item, {"min", "storage"}).is_null() &&
+        at(item, {"max", "storage"}).is_null())
+      required(causes, path + ".limits",
+               "either minimum or maximum storage value is required, but neither was provided");
+    names("maxLimitRequestRatio");
+
+    for (const auto& k : keys) {
+      const json& min = at(item, {"min", k});
+      const json& max = at(item, {"max", k});
+      const json& def = type == "Pod" ? json() : at(item, {"default", k});
+      const json& request = type == "Pod" ? json() : at(item, {"defaultRequest", k});
+      const json& ratio = at(item, {"maxLimitRequestRatio", k});
+      const auto min_q = quantity_of(min), max_q = quantity_of(max), def_q = quantity_of(def),
+                 request_q = quantity_of(request), ratio_q = quantity_of(ratio);
+      const std::string min_t = quantity_text(min), max_t = quantity_text(max), def_t = quantity_text(def),
+                        request_t = quantity_text(request), ratio_t = quantity_text(ratio);
+      if (min_q && max_q && *min_q > *max_q)
+        invalid_value(causes, key_path(path + ".min", k), min_t,
+                      "min value " + min_t + " is greater than max value " + max_t);
+      if (request_q && min_q && *min_q > *request_q)
+        invalid_value(causes, key_path(path + ".defaultRequest", k), request_t,
+                      "min value " + min_t + " is greater than default request value " + request_t);
+      if (request_q && max_q && *request_q > *max_q)
+        invalid_value(causes, key_path(path + ".defaultRequest", k), request_t,
+                      "default request value " + request_t + " is greater than max value " + max_t);
+      if (request_q && def_q && *request_q > *def_q)
+        invalid_value(causes, key_path(path + ".defaultRequest", k), request_t,
+                      "default request value " + request_t + " is greater than default limit value " + def_t);
+      if (def_q && min_q && *min_q > *def_q)
+        invalid_value(causes, key_path(path + ".default", k), min_t,
+                      "min value " + min_t + " is greater than default value " + def_t);
+      if (def_q && max_q && *def_q > *max_q)
+        invalid_value(causes, key_path(path + ".default", k), max_t,
+                      "default value " + def_t + " is greater than max value " + max_t);
+      if (ratio_q && *ratio_q < 1)
+        invalid_value(causes, key_path(path + ".maxLimitRequestRatio", k), ratio_t,
+                      "ratio " + ratio_t + " is less than 1");
+      if (ratio_q && min_q && max_q) {
+        const long double limit = *max_q / *min_q;
+        if (*ratio_q > limit) {
+          char bound[64];
+          std::snprintf(bound, sizeof bound, "%Lf", limit);
+          invalid_value(causes, key_path(path + ".maxLimitRequestRatio", k), ratio_t,
+                        "ratio " + ratio_t + " is greater than max/min = " + bound);
+        }
+      }
+      if (!overcommit_allowed(k) && def_q && request_q && *def_q != *request_q)
+        invalid_value(causes, key_path(path + ".defaultRequest", k), request_t,
+                      "default value " + def_t + " must equal to defaultRequest value " + request_t + " in " + k);
+    }
+  }
+}
+
+// PrepareForCreate: a limit range has no generation.
+void prepare_without_generation(json& object) { object_member(object, "metadata").erase("generation"); }
+
+// ---- ResourceQuota ----------------------------------------------------------------------
+
+const std::initializer_list<std::string_view> k_quota_scopes = {"Terminating",          "NotTerminating",
+                                                                "BestEffort",           "NotBestEffort",
+                                                                "PriorityClass",        "CrossNamespacePodAffinity",
+                                                                "VolumeAttributesClass"};
+
+// IsResourceQuotaScopeValidForResource.
+bool scope_fits(std::string_view scope, std::string_view resource) {
+  const bool pod_count = resource == "pods";
+  const bool pod_compute =
+      in(resource, {"cpu", "memory", "limits.cpu", "limits.memory", "requests.cpu", "requests.memory"});
+  if (in(scope, {"Terminating", "NotTerminating", "NotBestEffort", "PriorityClass", "CrossNamespacePodAffinity"}))
+    return pod_count || pod_compute;
+  if (scope == "BestEffort") return pod_count;
+  if (scope == "VolumeAttributesClass") return in(resource, {"persistentvolumeclaims", "requests.storage"});
+  return true;
+}
+
+// PrepareForCreate: no usage yet; no generation.
+void prepare_resource_quota(json& quota) {
+  quota["status"] = json::object();
+  object_member(quota, "metadata").erase("generation");
+}
+
+void validate_quota_resources(Causes& causes, const json& resources, const std::string& path) {
+  if (!resources.is_object()) return;
+  for (const auto& [resource, value] : resources.items()) {
+    const std::string field = key_path(path, resource);
+    quota_resource_name(causes, field, resource);
+    resource_quantity(causes, field, resource, value);
+  }
+}
+
+void validate_resource_quota(const json& quota, Causes& causes) {
+  const json& spec = at(quota, {"spec"});
+  const json& hard = at(spec, {"hard"});
+  validate_quota_resources(causes, hard, "spec.hard");
+  std::vector<std::string> hard_names;
+  if (hard.is_object())
+    for (const auto& [resource, value] : hard.items()) hard_names.push_back(resource);
+
+  const json& scopes = arr(at(spec, {"scopes"}));
+  std::set<std::string> scope_set;
+  for (const auto& scope : scopes) {
+    if (!in(str(scope), k_quota_scopes)) invalid_value(causes, "spec.scopes", scopes, "unsupported scope");
+    for (const auto& resource : hard_names)
+      if (standard_quota_resource(resource) && !scope_fits(str(scope), resource))
+        invalid_value(causes, "spec.scopes", scopes, "unsupported scope applied to resource");
+    scope_set.insert(str(scope));
+  }
+  auto conflicting = [](const std::set<std::string>& set) {
+    return (set.contains("BestEffort") && set.contains("NotBestEffort")) ||
+           (set.contains("Terminating") && set.contains("NotTerminating"));
+  };
+  if (conflicting(scope_set)) invalid_value(causes, "spec.scopes", scopes, "conflicting scopes");
+
+  const json& selector = at(spec, {"scopeSelector"});
+  if (selector.is_object()) {
+    const std::string path = "spec.scopeSelector.matchExpressions";
+    std::set<std::string> selected;
+    for (const auto& requirement : arr(at(selector, {"matchExpressions"}))) {
+      const json& name = at(requirement, {"scopeName"});
+      const json& op = at(requirement, {"operator"});
+      const json& values = arr(at(requirement, {"values"}));
+      if (!in(str(name), k_quota_scopes)) invalid_value(causes, path + ".scopeName", str(name), "unsupported scope");
+      for (const auto& resource : hard_names)
+        if (standard_quota_resource(resource) && !scope_fits(str(name), resource))
+          invalid_value(causes, path, selector, "unsupported scope applied to resource");
+      if (in(str(name),
+             {"BestEffort", "NotBestEffort", "Terminating", "NotTerminating", "CrossNamespacePodAffinity"}) &&
+          op != "Exists")
+        invalid_value(causes, path + ".operator", str(op),
+                      "must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, "
+                      "ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, "
+                      "ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity");
+      if (op == "In" || op == "NotIn") {
+        if (values.empty())
+          required(causes, path + ".values",
+                   "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector");
+      } else if (op == "Exists" || op == "DoesNotExist") {
+        if (!values.empty())
+          invalid_value(causes, path + ".values", values,
+                        "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector");
+      } else {
+        invalid_value(causes, path + ".operator", str(op), "not a valid selector operator");
+      }
+      selected.insert(str(name));
+    }
+    if (conflicting(selected)) invalid_value(causes, path, scopes, "conflicting scopes");
+  }
+  validate_quota_resources(causes, at(quota, {"status", "hard"}), "status.hard");
+  validate_quota_resources(causes, at(quota, {"status", "used"}), "status.used");
+}
+
+// ValidateResourceQuotaUpdate: the set of scopes is fixed.
+void validate_resource_quota_update(const json& quota, const json& old, Causes& causes) {
+  auto scope_set = [](const json& q) {
+    std::set<std::string> out;
+    for (const auto& scope : arr(at(q, {"spec", "scopes"}))) out.insert(str(scope));
+    return out;
+  };
+  if (scope_set(quota) != scope_set(old))
+    invalid_value(causes, "spec.scopes", arr(at(quota, {"spec", "scopes"})), "field is immutable");
+}
+
 KindSpec namespace_row() {
   return {.info = {.version = "v1", .kind = "Namespace", .plural = "namespaces", .short_names = {"ns"},
                    .namespaced = false,
@@ -59,7 +1529,7 @@ KindSpec namespace_row() {
 
 KindSpec pod_row() {
   return {.info = {.version = "v1", .kind = "Pod", .plural = "pods", .short_names = {"po"}, .categories = {"all"},
-                   .subresources = {"status"},
+                   .subresources = {"binding", "status"},
                    .columns = {name_col(),
                                col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
                                col("Status", "string", "The aggregate status of the containers in this pod."),
@@ -90,7 +1560,12 @@ KindSpec pod_row() {
                      {"status.nominatedNodeName", {"status", "nominatedNodeName"}, ""}},
           // Kubelets watch their own node's pods: the cache indexes pods and watchers by node.
           .index_field = "spec.nodeName",
-          .strategy = {.prepare_create = prepare_pod, .validate = validate_pod}};
+          // The pod status strategy drops deletionTimestamp and keeps ownerReferences.
+          .status_keeps_meta = {"deletionTimestamp", "ownerReferences"},
+          .strategy = {.defaults = default_pod,
+                       .prepare_create = prepare_pod,
+                       .validate = validate_pod,
+                       .grace_period = pod_grace_period}};
 }
 
 KindSpec service_row() {
@@ -211,11 +1686,186 @@ KindSpec endpoints_row() {
           .storage_resource = "services/endpoints"};
 }
 
+KindSpec binding_row() {
+  return {.info = {.version = "v1", .kind = "Binding", .plural = "bindings", .verbs = {"create"}},
+          .lifecycle = Lifecycle::binding};
+}
+
+KindSpec component_status_row() {
+  return {.info = {.version = "v1", .kind = "ComponentStatus", .plural = "componentstatuses", .short_names = {"cs"},
+                   .namespaced = false, .verbs = {"get", "list"},
+                   .columns = {name_col(), col("Status", "string", "Status of the component conditions"),
+                               col("Message", "string", "Message of the component conditions"),
+                               col("Error", "string", "Error of the component conditions")},
+                   .printer = print_component_status},
+          .lifecycle = Lifecycle::computed};
+}
+
+KindSpec limit_range_row() {
+  return {.info = {.version = "v1", .kind = "LimitRange", .plural = "limitranges", .short_names = {"limits"},
+                   .columns = {name_col(), col("Created At", "date", k_created_doc)}},
+          .strategy = {.defaults = default_limit_range,
+                       .prepare_create = prepare_without_generation,
+                       .validate = validate_limit_range}};
+}
+
+KindSpec persistent_volume_claim_row() {
+  return {.info = {.version = "v1", .kind = "PersistentVolumeClaim", .plural = "persistentvolumeclaims",
+                   .short_names = {"pvc"}, .subresources = {"status"},
+                   .columns = {name_col(),
+                               col("Status", "string", "phase represents the current phase of PersistentVolumeClaim."),
+                               col("Volume", "string",
+                                   "volumeName is the binding reference to the PersistentVolume backing this claim."),
+                               col("Capacity", "string",
+                                   "capacity represents the actual resources of the underlying volume."),
+                               col("Access Modes", "string",
+                                   "accessModes contains the actual access modes the volume backing the PVC has. More "
+                                   "info: "
+                                   "https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1"),
+                               col("StorageClass", "string", "StorageClass of the pvc"),
+                               col("VolumeAttributesClass", "string", "VolumeAttributesClass of the pvc"), age_col(),
+                               col("VolumeMode", "string",
+                                   "volumeMode defines what type of volume is required by the claim. Value of "
+                                   "Filesystem is implied when not included in claim spec.",
+                                   1)},
+                   .printer = print_persistent_volume_claim},
+          // "name" is a legacy alias of metadata.name that Kubernetes keeps supporting.
+          .fields = {{"name", {"metadata", "name"}, ""}},
+          .strategy = {.defaults = default_persistent_volume_claim,
+                       .prepare_create = prepare_persistent_volume_claim,
+                       .validate = validate_persistent_volume_claim,
+                       .validate_update = validate_persistent_volume_claim_update}};
+}
+
+KindSpec persistent_volume_row() {
+  return {.info = {.version = "v1", .kind = "PersistentVolume", .plural = "persistentvolumes", .short_names = {"pv"},
+                   .namespaced = false, .subresources = {"status"},
+                   .columns = {name_col(),
+                               col("Capacity", "string",
+                                   "capacity is the description of the persistent volume's resources and capacity. "
+                                   "More info: "
+                                   "https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity"),
+                               col("Access Modes", "string",
+                                   "accessModes contains all ways the volume can be mounted. More info: "
+                                   "https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes"),
+                               col("Reclaim Policy", "string",
+                                   "persistentVolumeReclaimPolicy defines what happens to a persistent volume when "
+                                   "released from its claim. Valid options are Retain (default for manually created "
+                                   "PersistentVolumes), Delete (default for dynamically provisioned "
+                                   "PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the "
+                                   "volume plugin underlying this PersistentVolume. More info: "
+                                   "https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming"),
+                               col("Status", "string",
+                                   "phase indicates if a volume is available, bound to a claim, or released by a "
+                                   "claim. More info: "
+                                   "https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase"),
+                               col("Claim", "string",
+                                   "claimRef is part of a bi-directional binding between PersistentVolume and "
+                                   "PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the "
+                                   "authoritative bind between PV and PVC. More info: "
+                                   "https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding"),
+                               col("StorageClass", "string", "StorageClass of the pv"),
+                               col("VolumeAttributesClass", "string", "VolumeAttributesClass of the pv"),
+                               col("Reason", "string",
+                                   "reason is a brief CamelCase string that describes any failure and is meant for "
+                                   "machine parsing and tidy display in the CLI."),
+                               age_col(),
+                               col("VolumeMode", "string",
+                                   "volumeMode defines if a volume is intended to be used with a formatted filesystem "
+                                   "or to remain in raw block state. Value of Filesystem is implied when not included "
+                                   "in spec.",
+                                   1)},
+                   .printer = print_persistent_volume},
+          // "name" is a legacy alias of metadata.name that Kubernetes keeps supporting.
+          .fields = {{"name", {"metadata", "name"}, ""}},
+          .strategy = {.defaults = default_persistent_volume,
+                       .prepare_create = prepare_persistent_volume,
+                       .validate = validate_persistent_volume,
+                       .validate_update = validate_persistent_volume_update}};
+}
+
+KindSpec pod_template_row() {
+  return {.info = {.version = "v1", .kind = "PodTemplate", .plural = "podtemplates",
+                   .columns = {name_col(), col("Containers", "string", "Names of each container in the template."),
+                               col("Images", "string", "Images referenced by each container in the template."),
+                               col("Pod Labels", "string", "The labels for the pod template.")},
+                   .printer = print_pod_template},
+          .strategy = {.defaults = default_pod_template_object,
+                       .prepare_create = prepare_pod_template,
+                       .prepare_update = prepare_pod_template_update,
+                       .validate = validate_pod_template_object}};
+}
+
+KindSpec replication_controller_row() {
+  // The scale subresource's selector is spec.selector, which here is a plain label map, not a
+  // LabelSelector: the registry has to render it as "k=v,..." for Scale's status.selector.
+  return {.info = {.version = "v1", .kind = "ReplicationController", .plural = "replicationcontrollers",
+                   .short_names = {"rc"}, .categories = {"all"}, .subresources = {"status", "scale"},
+                   .columns = {name_col(),
+                               col("Desired", "integer",
+                                   "Replicas is the number of desired replicas. This is a pointer to distinguish "
+                                   "between explicit zero and unspecified. Defaults to 1. More info: "
+                                   "https://kubernetes.io/docs/concepts/workloads/controllers/"
+                                   "replicationcontroller#what-is-a-replicationcontroller"),
+                               col("Current", "integer",
+                                   "Replicas is the most recently observed number of replicas. More info: "
+                                   "https://kubernetes.io/docs/concepts/workloads/controllers/"
+                                   "replicationcontroller#what-is-a-replicationcontroller"),
+                               col("Ready", "integer", "The number of ready replicas for this replication controller."),
+                               age_col(), containers_col(), images_col(),
+                               col("Selector", "string",
+                                   "Selector is a label query over pods that should match the Replicas count. If "
+                                   "Selector is empty, it is defaulted to the labels present on the Pod template. "
+                                   "Label keys and values that must match in order to be controlled by this "
+                                   "replication controller, if empty defaulted to labels on Pod template. More info: "
+                                   "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/"
+                                   "#label-selectors",
+                                   1)},
+                   .printer = print_replication_controller},
+          .storage_resource = "controllers",
+          .fields = {{"status.replicas", {"status", "replicas"}, "0"}},
+          .strategy = {.defaults = default_replication_controller,
+                       .prepare_create = prepare_replication_controller,
+                       .validate = validate_replication_controller}};
+}
+
+KindSpec resource_quota_row() {
+  return {.info = {.version = "v1", .kind = "ResourceQuota", .plural = "resourcequotas", .short_names = {"quota"},
+                   .subresources = {"status"},
+                   .columns = {name_col(),
+                               col("Request", "string",
+                                   "Request represents a minimum amount of cpu/memory that a container may consume."),
+                               col("Limit", "string",
+                                   "Limits control the maximum amount of cpu/memory that a container may use "
+                                   "independent of contention on the node."),
+                               age_col()},
+                   .printer = print_resource_quota},
+          .strategy = {.prepare_create = prepare_resource_quota,
+                       .validate = validate_resource_quota,
+                       .validate_update = validate_resource_quota_update}};
+}
+
 }  // namespace
 
+// In the order kube-apiserver's discovery lists them (by resource name).
 std::vector<KindSpec> core_v1_kinds() {
-  return {namespace_row(), pod_row(),    service_row(),         config_map_row(), secret_row(),
-          event_row(),     node_row(),   service_account_row(), endpoints_row()};
+  return {binding_row(),
+          component_status_row(),
+          config_map_row(),
+          endpoints_row(),
+          event_row(),
+          limit_range_row(),
+          namespace_row(),
+          node_row(),
+          persistent_volume_claim_row(),
+          persistent_volume_row(),
+          pod_row(),
+          pod_template_row(),
+          replication_controller_row(),
+          resource_quota_row(),
+          secret_row(),
+          service_account_row(),
+          service_row()};
 }
 
 }  // namespace kw::kinds

@@ -291,3 +291,127 @@ Cells print_pod(const json& pod, TimePoint now) {
 }
 
 }  // namespace kw::kinds
+
+namespace kw::kinds {
+
+using namespace api::print;
+
+namespace {
+
+constexpr std::string_view k_storage_class_annotation = "volume.beta.kubernetes.io/storage-class";
+
+// helper.GetAccessModesAsString: each mode once, always in the order RWO, ROX, RWX, RWOP.
+std::string access_modes_text(const json& modes) {
+  std::vector<std::string> out;
+  for (const auto& [mode, abbreviation] : {std::pair{"ReadWriteOnce", "RWO"}, std::pair{"ReadOnlyMany", "ROX"},
+                                           std::pair{"ReadWriteMany", "RWX"}, std::pair{"ReadWriteOncePod", "RWOP"}})
+    if (std::any_of(arr(modes).begin(), arr(modes).end(), [&](const json& m) { return str(m) == mode; }))
+      out.emplace_back(abbreviation);
+  return join(out, ",");
+}
+
+// A Quantity as resource.Quantity.String() prints it; a missing one is the zero quantity.
+std::string quantity_text(const json& q) {
+  if (q.is_string()) return q.get<std::string>();
+  if (q.is_number()) return q.dump();
+  return "0";
+}
+
+// The beta annotation wins over spec.storageClassName (helper.GetPersistentVolume(Claim)Class).
+std::string storage_class_of(const json& o) {
+  const json& annotations = at(o, {"metadata", "annotations"});
+  if (annotations.is_object() && annotations.contains(k_storage_class_annotation))
+    return str(annotations[std::string(k_storage_class_annotation)]);
+  return str(at(o, {"spec", "storageClassName"}));
+}
+
+std::string phase_or_terminating(const json& o) {
+  if (!at(o, {"metadata", "deletionTimestamp"}).is_null()) return "Terminating";
+  return str(at(o, {"status", "phase"}));
+}
+
+std::string or_unset(const json& value) { return value.is_string() ? value.get<std::string>() : "<unset>"; }
+
+}  // namespace
+
+Cells print_persistent_volume(const json& o, TimePoint now) {
+  const json& claim = at(o, {"spec", "claimRef"});
+  const std::string claim_text =
+      claim.is_object() ? str(at(claim, {"namespace"})) + "/" + str(at(claim, {"name"})) : std::string();
+  return {name_of(o),
+          quantity_text(at(o, {"spec", "capacity", "storage"})),
+          access_modes_text(at(o, {"spec", "accessModes"})),
+          str(at(o, {"spec", "persistentVolumeReclaimPolicy"})),
+          phase_or_terminating(o),
+          claim_text,
+          storage_class_of(o),
+          or_unset(at(o, {"spec", "volumeAttributesClassName"})),
+          str(at(o, {"status", "reason"})),
+          age_of(o, now),
+          or_unset(at(o, {"spec", "volumeMode"}))};
+}
+
+Cells print_persistent_volume_claim(const json& o, TimePoint now) {
+  const std::string volume = str(at(o, {"spec", "volumeName"}));
+  std::string capacity, modes;
+  if (!volume.empty()) {  // capacity and modes are the bound volume's
+    modes = access_modes_text(at(o, {"status", "accessModes"}));
+    capacity = quantity_text(at(o, {"status", "capacity", "storage"}));
+  }
+  return {name_of(o),
+          phase_or_terminating(o),
+          volume,
+          capacity,
+          modes,
+          storage_class_of(o),
+          or_unset(at(o, {"spec", "volumeAttributesClassName"})),
+          age_of(o, now),
+          or_unset(at(o, {"spec", "volumeMode"}))};
+}
+
+Cells print_replication_controller(const json& o, TimePoint now) {
+  const json& replicas = at(o, {"spec", "replicas"});
+  auto [names, images] = container_cells(at(o, {"spec", "template", "spec", "containers"}));
+  return {name_of(o),
+          replicas.is_number() ? num(replicas) : 1,
+          num(at(o, {"status", "replicas"})),
+          num(at(o, {"status", "readyReplicas"})),
+          age_of(o, now),
+          names,
+          images,
+          format_labels(at(o, {"spec", "selector"}))};
+}
+
+Cells print_pod_template(const json& o, TimePoint) {
+  auto [names, images] = container_cells(at(o, {"template", "spec", "containers"}));
+  return {name_of(o), names, images, format_labels(at(o, {"template", "metadata", "labels"}))};
+}
+
+Cells print_component_status(const json& o, TimePoint) {
+  std::string status = "Unknown", message, error;
+  for (const auto& c : arr(at(o, {"conditions"}))) {
+    if (str(at(c, {"type"})) != "Healthy") continue;
+    status = str(at(c, {"status"})) == "True" ? "Healthy" : "Unhealthy";
+    message = str(at(c, {"message"}));
+    error = str(at(c, {"error"}));
+    break;
+  }
+  return {name_of(o), status, message, error};
+}
+
+// "<resource>: <used>/<hard>" for each enforced resource in name order; limits.* go to the
+// Limit column, everything else to Request.
+Cells print_resource_quota(const json& o, TimePoint now) {
+  std::vector<std::string> requests, limits;
+  const json& hard = at(o, {"status", "hard"});
+  if (hard.is_object())
+    for (const auto& [resource, value] : hard.items()) {  // JSON objects iterate in key order
+      const std::string entry = resource + ": " + quantity_text(at(o, {"status", "used", resource})) + "/" +
+                                quantity_text(value);
+      const auto dot = resource.find('.');
+      (dot != std::string::npos && resource.substr(0, dot) == "limits" ? limits : requests).push_back(entry);
+    }
+  return {name_of(o), join(requests, ", "), join(limits, ", "), age_of(o, now)};
+}
+
+}  // namespace kw::kinds

@@ -17,5 +17,11 @@ Cells print_endpoints(const json& object, TimePoint now);
 Cells print_event(const json& object, TimePoint now);
 Cells print_node(const json& object, TimePoint now);
 Cells print_pod(const json& object, TimePoint now);
+Cells print_persistent_volume(const json& object, TimePoint now);
+Cells print_persistent_volume_claim(const json& object, TimePoint now);
+Cells print_replication_controller(const json& object, TimePoint now);
+Cells print_pod_template(const json& object, TimePoint now);
+Cells print_component_status(const json& object, TimePoint now);
+Cells print_resource_quota(const json& object, TimePoint now);
 
 }  // namespace kw::kinds

@@ -5,6 +5,8 @@
 // its strategy: defaults, validation and the rules of create and update. Rows are grouped
 // one file per API group version (core_v1.cpp, apps_v1.cpp, ...); nothing outside this
 // folder names a kind.
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,14 +28,43 @@ struct SelectableField {
 };
 
 // How metadata.name is checked (Kubernetes' ValidateObjectMeta name functions).
-enum class NameRule { subdomain, label };
+enum class NameRule {
+  subdomain,     // DNS-1123 subdomain (most kinds)
+  label,         // DNS-1123 label (Namespace, Service...)
+  path_segment,  // anything usable as one URL path segment (RBAC kinds, APIService)
+  any,           // only non-empty: the row's own validate checks the form (IPAddress, CSR)
+};
 
 // Lifecycle the registry runs for the kind beyond create/update/delete.
 enum class Lifecycle {
   plain,
   namespace_,  // deletion marks it Terminating; contents go first, in the background
   definition,  // a CustomResourceDefinition: writing it serves (or retires) a resource
+  review,      // create-only and never stored: the answer is the object with its status filled
+               // in (TokenReview, SubjectAccessReview, SelfSubjectReview...)
+  binding,     // create-only, never stored: binds the named pod to a node (v1 Binding)
+  computed,    // get and list only, read from the server's own state (ComponentStatus)
 };
+
+// What a review kind's answer says (its status), for rows with Lifecycle::review.
+enum class Review {
+  none,
+  token,                // TokenReview: who the token authenticates as
+  self_subject,         // SelfSubjectReview: who the requester is
+  subject_access,       // SubjectAccessReview, LocalSubjectAccessReview: may spec's user do it
+  self_subject_access,  // SelfSubjectAccessReview: may the requester do it
+  self_subject_rules,   // SelfSubjectRulesReview: what the requester may do in a namespace
+};
+
+// Metadata fields a write to the status subresource cannot change: they are taken from the
+// stored object (each kind's status strategy PrepareForUpdate). Spec and every other
+// top-level field except status always are.
+namespace status_meta {
+// metav1.ResetObjectMetaForStatus, which newer kinds (and custom resources) use.
+inline const std::vector<std::string> k_reset_all = {"deletionTimestamp", "generation", "selfLink",
+                                                     "labels",            "annotations", "finalizers",
+                                                     "ownerReferences",   "managedFields"};
+}  // namespace status_meta
 
 // The strategy of a kind, as Kubernetes' pkg/registry/<group>/<kind>/strategy.go has it.
 // Every hook is optional. Objects are JSON with kind, apiVersion and metadata already set.
@@ -52,6 +83,18 @@ struct Strategy {
   void (*validate)(const nlohmann::json& object, Causes& causes) = nullptr;
   // Checks of an update against the stored object (immutable fields).
   void (*validate_update)(const nlohmann::json& object, const nlohmann::json& old, Causes& causes) = nullptr;
+  // Graceful deletion (pods): the seconds the object stays, marked, before it goes, given the
+  // DeleteOptions' gracePeriodSeconds (-1 when unset). Kinds without the hook go at once.
+  std::int64_t (*grace_period)(const nlohmann::json& object, std::int64_t requested) = nullptr;
+};
+
+// A version served from another version's storage, as Kubernetes serves autoscaling/v1 from
+// autoscaling/v2 objects and events.k8s.io/v1 Events from v1 Events. The converters reshape
+// the fields only; the registry sets apiVersion and kind.
+struct StoredAs {
+  std::string api_version;  // the stored version: "autoscaling/v2", "v1"
+  void (*to_stored)(nlohmann::json& object) = nullptr;    // served version -> stored version
+  void (*from_stored)(nlohmann::json& object) = nullptr;  // stored version -> served version
 };
 
 struct KindSpec {
@@ -61,14 +104,19 @@ struct KindSpec {
   // The etcd key segment as kube-apiserver writes it: keys are
   // <prefix>/<storage_resource>[/<namespace>]/<name>. Defaults to the plural.
   std::string storage_resource;
+  // Set when the objects are stored as another version of the kind.
+  std::optional<StoredAs> stored_as;
   // Field selector support beyond metadata.name and metadata.namespace.
   std::vector<SelectableField> fields;
   // The field the watch cache indexes objects and watchers by ("" = none).
   std::string index_field;
   // Objects expire --event-ttl after their last write.
   bool uses_event_ttl = false;
+  // Metadata fields a status write keeps from the stored object (see status_meta).
+  std::vector<std::string> status_keeps_meta;
   NameRule name_rule = NameRule::subdomain;
   Lifecycle lifecycle = Lifecycle::plain;
+  Review review = Review::none;  // set with Lifecycle::review
   Strategy strategy;
 };
 

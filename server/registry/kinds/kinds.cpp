@@ -30,7 +30,8 @@ void complete(KindSpec& spec) {
 
 std::vector<KindSpec> make_rows() {
   std::vector<KindSpec> rows;
-  for (auto group : {core_v1_kinds, apps_v1_kinds, batch_v1_kinds, apiextensions_v1_kinds, coordination_v1_kinds})
+  // The groups in the order kube-apiserver's discovery lists them.
+  for (auto group : {core_v1_kinds, apiregistration_v1_kinds, apps_v1_kinds, events_v1_kinds, authentication_v1_kinds, authorization_v1_kinds, autoscaling_v2_kinds, autoscaling_v1_kinds, batch_v1_kinds, certificates_v1_kinds, networking_v1_kinds, policy_v1_kinds, rbac_v1_kinds, storage_v1_kinds, storage_v1beta1_kinds, admissionregistration_v1_kinds, apiextensions_v1_kinds, scheduling_v1_kinds, coordination_v1_kinds, node_v1_kinds, discovery_v1_kinds, flowcontrol_v1_kinds})
     for (auto& spec : group()) {
       complete(spec);
       rows.push_back(std::move(spec));

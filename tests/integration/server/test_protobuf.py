@@ -91,6 +91,84 @@ class ProtobufTest(ServerTestCase):
                                            {"Content-Type": "application/json"})
         self.assertEqual(status, 400)
 
+    def test_discovery_answers_in_protobuf(self):
+        """client-go asks for protobuf first (kube-controller-manager's default): every discovery
+        document comes back as an enveloped meta.k8s.io message."""
+        accept = {"Accept": "application/vnd.kubernetes.protobuf, application/json"}
+        for path, kind in (("/api", "APIVersions"), ("/apis", "APIGroupList"), ("/api/v1", "APIResourceList"),
+                           ("/apis/apps", "APIGroup"), ("/apis/apps/v1", "APIResourceList")):
+            status, headers, raw = self.server.request("GET", path, headers=accept)
+            self.assertEqual(status, 200, (path, raw[:200]))
+            self.assertEqual(headers["content-type"], "application/vnd.kubernetes.protobuf")
+            api_version, got, body = unwrap(raw)
+            self.assertEqual((api_version, got), ("v1", kind), path)
+            text = protoc_decode_meta("k8s.io.apimachinery.pkg.apis.meta.v1." + kind, body)
+            if kind == "APIResourceList":
+                self.assertIn('name: "', text)
+                self.assertIn("verbs {", text)
+
+    def test_metadata_only_lists_gets_and_watches(self):
+        """The metadata informers of the garbage collector: as=PartialObjectMetadata(List), in JSON
+        and protobuf, bookmarks included."""
+        self.server.json("POST", NS + "/configmaps",
+                         {"metadata": {"name": "pom", "labels": {"t": "pom"}}, "data": {"secret": "payload"}})
+        status, listed = self.server.json(
+            "GET", NS + "/configmaps?labelSelector=t%3Dpom",
+            headers={"Accept": "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"})
+        self.assertEqual(status, 200, listed)
+        self.assertEqual((listed["apiVersion"], listed["kind"]), ("meta.k8s.io/v1", "PartialObjectMetadataList"))
+        self.assertEqual([i["metadata"]["name"] for i in listed["items"]], ["pom"])
+        self.assertEqual(listed["items"][0]["kind"], "PartialObjectMetadata")
+        self.assertNotIn("data", listed["items"][0])
+        self.assertTrue(listed["metadata"]["resourceVersion"])
+        status, got = self.server.json("GET", NS + "/configmaps/pom",
+                                       headers={"Accept": "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"})
+        self.assertEqual((status, got["kind"], sorted(got)), (200, "PartialObjectMetadata", ["apiVersion", "kind", "metadata"]))
+        status, _, raw = self.server.request(
+            "GET", NS + "/configmaps?labelSelector=t%3Dpom",
+            headers={"Accept": "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,"
+                               "application/json"})
+        self.assertEqual(status, 200)
+        api_version, kind, body = unwrap(raw)
+        self.assertEqual((api_version, kind), ("meta.k8s.io/v1", "PartialObjectMetadataList"))
+        text = protoc_decode_meta("k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList", body)
+        self.assertIn('name: "pom"', text)
+        self.assertNotIn("payload", text)
+        # A list may not ask for single objects, nor a get for a list.
+        status, _, _ = self.server.request("GET", NS + "/configmaps",
+                                           headers={"Accept": "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"})
+        self.assertEqual(status, 406)
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
+        conn.request("GET", NS + "/configmaps?watch=1&labelSelector=t%3Dpom&allowWatchBookmarks=true"
+                                 "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan",
+                     headers={"Accept": "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"})
+        resp = conn.getresponse()
+        self.assertEqual(resp.status, 200)
+        added = json.loads(resp.readline())
+        bookmark = json.loads(resp.readline())
+        conn.close()
+        self.assertEqual((added["type"], added["object"]["kind"]), ("ADDED", "PartialObjectMetadata"))
+        self.assertNotIn("data", added["object"])
+        self.assertEqual((bookmark["type"], bookmark["object"]["kind"]), ("BOOKMARK", "PartialObjectMetadata"))
+        self.assertEqual(bookmark["object"]["apiVersion"], "meta.k8s.io/v1")
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
+        conn.request("GET", NS + "/configmaps?watch=1&labelSelector=t%3Dpom",
+                     headers={"Accept": "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"})
+        resp = conn.getresponse()
+        self.assertEqual(resp.getheader("Content-Type"), "application/vnd.kubernetes.protobuf;stream=watch")
+        length = struct.unpack(">I", resp.read(4))[0]
+        event = dict(fields(resp.read(length)))
+        conn.close()
+        api_version, kind, body = unwrap(dict(fields(event[2]))[1])
+        self.assertEqual((event[1], api_version, kind), (b"ADDED", "meta.k8s.io/v1", "PartialObjectMetadata"))
+
+
+def protoc_decode_meta(message, raw):
+    out = subprocess.run(["timeout", "20", "protoc", f"--decode={message}", "-I", PROTO_DIR,
+                          "k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto"], input=raw, capture_output=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.decode()
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -156,6 +156,28 @@ class RestTest(ServerTestCase):
         status, body = self.server.json("PUT", NS + "/pods/st", changed)
         self.assertEqual(body["status"]["phase"], "Running")  # the main resource keeps status
 
+    def test_status_writes_keep_the_metadata_each_kind_allows(self):
+        """A Deployment's status strategy keeps annotation changes and resets labels (the
+        deployment controller writes both); a spec change through /status is ignored."""
+        deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "sd", "labels": {"a": "1"}},
+                      "spec": {"selector": {"matchLabels": {"app": "sd"}},
+                               "template": {"metadata": {"labels": {"app": "sd"}},
+                                            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+        path = "/apis/apps/v1/namespaces/default/deployments"
+        _, created = self.server.json("POST", path, deployment)
+        changed = json.loads(json.dumps(created))
+        changed["metadata"]["annotations"] = {"deployment.kubernetes.io/revision": "1"}
+        changed["metadata"]["labels"] = {"a": "2"}
+        changed["spec"]["replicas"] = 7
+        changed["status"] = {"observedGeneration": 1, "replicas": 1}
+        status, body = self.server.json("PUT", path + "/sd/status", changed)
+        self.assertEqual(status, 200, body)
+        self.assertEqual(body["metadata"]["annotations"], {"deployment.kubernetes.io/revision": "1"})
+        self.assertEqual(body["metadata"]["labels"], {"a": "1"})
+        self.assertEqual(body["spec"], created["spec"])
+        self.assertEqual(body["status"]["replicas"], 1)
+        self.assertEqual(body["metadata"]["generation"], created["metadata"]["generation"])
+
     def test_delete_preconditions_and_namespace_cascade(self):
         self.server.json("POST", "/api/v1/namespaces", {"metadata": {"name": "doomed"}})
         self.server.json("POST", "/api/v1/namespaces/doomed/configmaps", {"metadata": {"name": "a"}})

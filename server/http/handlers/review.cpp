@@ -1,0 +1,117 @@
+#include "server/http/handlers/handlers.hpp"
+
+#include <string>
+
+#include "server/registry/kinds/kind_spec.hpp"
+
+namespace kw::http::handlers {
+namespace {
+
+using nlohmann::json;
+
+// The user a review names: spec.user, spec.groups, spec.uid and spec.extra.
+auth::UserInfo user_of_spec(const json& spec) {
+  auth::UserInfo user;
+  user.name = spec.value("user", std::string());
+  user.uid = spec.value("uid", std::string());
+  if (const auto groups = spec.find("groups"); groups != spec.end() && groups->is_array())
+    for (const auto& group : *groups)
+      if (group.is_string()) user.groups.push_back(group.get<std::string>());
+  return user;
+}
+
+json user_info_json(const auth::UserInfo& user) {
+  json out = {{"username", user.name}};
+  if (!user.uid.empty()) out["uid"] = user.uid;
+  if (!user.groups.empty()) out["groups"] = user.groups;
+  return out;
+}
+
+// An access review's question as authorizer attributes.
+auth::Attributes attributes_of(const json& spec, auth::UserInfo user) {
+  if (const auto resource = spec.find("resourceAttributes"); resource != spec.end() && resource->is_object()) {
+    auto get = [&](const char* key) { return resource->value(key, std::string()); };
+    return auth::resource_attributes(std::move(user), get("verb"), get("namespace"), get("group"), get("resource"),
+                                     get("subresource"), get("name"), "");
+  }
+  const json non_resource = spec.value("nonResourceAttributes", json::object());
+  auto attributes = auth::non_resource_attributes(std::move(user), non_resource.value("verb", std::string()),
+                                                  non_resource.value("path", std::string()));
+  return attributes;
+}
+
+json access_status(const ResourceRequest& r, const auth::Attributes& attributes) {
+  if (r.authorizer == nullptr) return {{"allowed", true}};
+  const auto decision = r.authorizer->authorize(attributes);
+  json status = {{"allowed", decision.allowed}};
+  if (!decision.reason.empty()) status["reason"] = decision.reason;
+  return status;
+}
+
+json token_review_status(const ResourceRequest& r, const json& spec) {
+  const auto token = spec.value("token", std::string());
+  std::optional<auth::UserInfo> user;
+  if (r.authenticator != nullptr && !token.empty()) user = r.authenticator->authenticate_token(token);
+  if (!user) return {{"user", json::object()}, {"error", "[invalid bearer token, token lookup failed]"}};
+  json status = {{"authenticated", true}, {"user", user_info_json(*user)}};
+  if (const auto audiences = spec.find("audiences"); audiences != spec.end() && audiences->is_array())
+    status["audiences"] = *audiences;
+  return status;
+}
+
+// Without rule listing in the configured modes, a rules review can only say so, unless the
+// user may do everything.
+json rules_review_status(const ResourceRequest& r) {
+  const bool everything = r.authorizer == nullptr || r.user.in_group(auth::k_group_masters);
+  if (everything)
+    return {{"resourceRules", json::array({{{"verbs", {"*"}}, {"apiGroups", {"*"}}, {"resources", {"*"}}}})},
+            {"nonResourceRules", json::array({{{"verbs", {"*"}}, {"nonResourceURLs", {"*"}}}})},
+            {"incomplete", false}};
+  return {{"resourceRules", json::array()},
+          {"nonResourceRules", json::array()},
+          {"incomplete", true},
+          {"evaluationError", "the configured authorization modes cannot list the rules of a user"}};
+}
+
+}  // namespace
+
+void review(const ResourceRequest& r) {
+  if (!r.info.name.empty())
+    return r.fail(registry::ApiError{405, "MethodNotAllowed", "POST is not supported on a named object", {}});
+  WriteContext write;
+  if (!write.begin(r, {.protobuf = !r.resource.proto_message.empty()})) return;
+  auto body = read_body(r.request);
+  if (!body) return r.fail(body.error());
+  auto object = r.registry.prepare_review(r.resource, r.info.namespace_, std::move(*body), write.options);
+  if (!object) return r.fail(object.error());
+  const json spec = object->value("spec", json::object());
+  const auto* row = kinds::find_kind(r.resource.group, r.resource.version, r.resource.plural);
+  switch (row ? row->review : kinds::Review::none) {
+    case kinds::Review::token: (*object)["status"] = token_review_status(r, spec); break;
+    case kinds::Review::self_subject: (*object)["status"] = {{"userInfo", user_info_json(r.user)}}; break;
+    case kinds::Review::self_subject_access:
+      (*object)["status"] = access_status(r, attributes_of(spec, r.user));
+      break;
+    case kinds::Review::subject_access:
+      (*object)["status"] = access_status(r, attributes_of(spec, user_of_spec(spec)));
+      break;
+    case kinds::Review::self_subject_rules: (*object)["status"] = rules_review_status(r); break;
+    case kinds::Review::none: break;
+  }
+  reply(r, write.format, 201, std::move(*object), write.warnings);
+}
+
+void bind(const ResourceRequest& r) {
+  WriteContext write;
+  if (!write.begin(r, {.protobuf = true})) return;
+  auto body = read_body(r.request);
+  if (!body) return r.fail(body.error());
+  // pods/{name}/binding names the pod on the URL; POST bindings names it in the body.
+  const std::string pod = !r.info.name.empty() ? r.info.name
+                                               : body->value("metadata", json::object()).value("name", std::string());
+  if (pod.empty())
+    return r.fail(registry::ApiError{422, "Invalid", "Binding \"\" is invalid: metadata.name: Required value: name or generateName is required", {}});
+  reply(r, write.format, 201, r.registry.bind(r.info.namespace_, pod, std::move(*body), write.options), write.warnings);
+}
+
+}  // namespace kw::http::handlers
