@@ -122,6 +122,21 @@ std::string selector_string(const json& selector) {
   return s ? s->to_string() : std::string("<error>");
 }
 
+std::string format_label_selector(const json& selector) {
+  const std::string text = selector_string(selector);
+  return text.empty() ? "<none>" : text;
+}
+
+const json& condition_of(const json& object, std::string_view type) {
+  for (const auto& c : arr(at(object, {"status", "conditions"})))
+    if (str(at(c, {"type"})) == type) return c;
+  return null_json();
+}
+
+bool condition_true(const json& object, std::string_view type) {
+  return str(at(condition_of(object, type), {"status"})) == "True";
+}
+
 std::pair<std::string, std::string> container_cells(const json& containers) {
   std::vector<std::string> names, images;
   for (const auto& c : arr(containers)) {

@@ -37,6 +37,12 @@ std::string since(std::optional<TimePoint> t, TimePoint now);
 
 std::string format_labels(const json& labels);     // "a=1,b=2" sorted, or "<none>"
 std::string selector_string(const json& selector); // a LabelSelector in its canonical text
+// metav1.FormatLabelSelector: the selector's text, "<none>" for none or an empty one.
+std::string format_label_selector(const json& selector);
+// The first condition of `type` in the object's status.conditions; null when there is none.
+const json& condition_of(const json& object, std::string_view type);
+// Whether that condition's status is "True".
+bool condition_true(const json& object, std::string_view type);
 // The names and images of a container list, comma-joined.
 std::pair<std::string, std::string> container_cells(const json& containers);
 std::string name_of(const json& object);

@@ -9,11 +9,15 @@
 // frame.hpp, not here.
 //
 // JSON <-> protobuf transcoding is driven by the descriptors compiled into
-// kw_proto (core/proto/registry.hpp), with Kubernetes' JSON mapping: field
-// names are the proto field names; meta/v1 Time and MicroTime are RFC 3339
-// strings; Duration is a Go duration string; Quantity is its string;
-// IntOrString is a JSON number or string; RawExtension and FieldsV1 hold
-// embedded JSON; bytes fields are base64; 64-bit integers are JSON numbers.
+// kw_proto (core/proto/registry.hpp), with Kubernetes' JSON mapping: JSON keys
+// are the proto field names, or the json_name option where a .proto sets one
+// ("$ref", "x-kubernetes-preserve-unknown-fields"); meta/v1 Time and MicroTime
+// are RFC 3339 strings; Duration is a Go duration string; Quantity is its
+// string; IntOrString is a JSON number or string; RawExtension and FieldsV1
+// hold embedded JSON; apiextensions' JSON is any JSON value and its
+// JSONSchemaPropsOr{Array,Bool,StringArray} a schema or an array or boolean;
+// bytes fields are base64; 64-bit integers are JSON numbers, and integral
+// doubles are written without a fraction, as Go writes a float64.
 // Presence follows proto2: an absent field is omitted, a present empty string
 // stays. Empty JSON arrays and maps cannot be told apart from absent ones on
 // the wire and come back omitted, exactly as with kube-apiserver.

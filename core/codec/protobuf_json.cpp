@@ -52,6 +52,17 @@ bool carries_object_meta(const pb::Descriptor& descriptor) {
 
 std::string compact(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+// A double as Go's encoding/json writes a float64: integral values without a fraction
+// (JSONSchemaProps' "minimum: 1" comes back as 1, not 1.0).
+json json_number(double number) {
+  constexpr double k_two_to_63 = 9223372036854775808.0;
+  if (std::isfinite(number) && std::trunc(number) == number) {
+    if (number >= -k_two_to_63 && number < k_two_to_63) return json(static_cast<std::int64_t>(number));
+    if (number > 0 && number < 2 * k_two_to_63) return json(static_cast<std::uint64_t>(number));
+  }
+  return json(number);
+}
+
 class JsonToMessage {
  public:
   explicit JsonToMessage(FieldValidation validation) : m_validation(validation) {}
@@ -258,7 +269,49 @@ class JsonToMessage {
       case Special::Verbs:
         // A JSON array of strings; on the wire the message {repeated string items = 1}.
         return fill_field(*field(1), value, message, path);
+      case Special::Json:
+      case Special::SchemaOrArray:
+      case Special::SchemaOrBool:
+      case Special::SchemaOrStringArray:
+        return fill_schema_special(special, value, message, path);
       case Special::None:
+        break;
+    }
+    return kw::fail(path + ": internal error: unhandled special message");
+  }
+
+  // The apiextensions.k8s.io/v1 shapes, read as their Go UnmarshalJSON reads them.
+  Status fill_schema_special(Special special, const json& value, pb::Message& message, const std::string& path) {
+    const pb::Descriptor* descriptor = message.GetDescriptor();
+    const pb::Reflection* reflection = message.GetReflection();
+    const auto field = [&](int number) { return descriptor->FindFieldByNumber(number); };
+    switch (special) {
+      case Special::Json:
+        // JSON{raw = 1}: the value's text; null leaves raw unset.
+        if (!value.is_null()) reflection->SetString(&message, field(1), compact(value));
+        return {};
+      case Special::SchemaOrArray:
+        // OrArray{schema = 1, jSONSchemas = 2}: an object is the schema, an array the list;
+        // Go leaves anything else empty.
+        if (value.is_object()) return fill(value, *reflection->MutableMessage(&message, field(1)), path, false);
+        if (value.is_array()) return fill_field(*field(2), value, message, path);
+        return {};
+      case Special::SchemaOrBool:
+        // OrBool{allows = 1, schema = 2}: a schema allows, and Go writes allows either way.
+        if (value.is_boolean()) {
+          reflection->SetBool(&message, field(1), value.get<bool>());
+          return {};
+        }
+        if (!value.is_object()) return wrong_type(path, "a boolean or a schema object", value);
+        reflection->SetBool(&message, field(1), true);
+        return fill(value, *reflection->MutableMessage(&message, field(2)), path, false);
+      case Special::SchemaOrStringArray:
+        // OrStringArray{schema = 1, property = 2}: an object is the schema, an array the
+        // property names; Go leaves anything else empty.
+        if (value.is_object()) return fill(value, *reflection->MutableMessage(&message, field(1)), path, false);
+        if (value.is_array()) return fill_field(*field(2), value, message, path);
+        return {};
+      default:
         break;
     }
     return kw::fail(path + ": internal error: unhandled special message");
@@ -284,9 +337,10 @@ class MessageToJson {
         for (auto& [key, item] : embedded->items()) out[key] = std::move(item);
         continue;
       }
-      auto value = convert_field(*field, message, child_path(path, field->name()));
+      const std::string& key = json_key(*field);
+      auto value = convert_field(*field, message, child_path(path, key));
       if (!value) return value;
-      out[field->name()] = std::move(*value);
+      out[key] = std::move(*value);
     }
     return out;
   }
@@ -343,7 +397,7 @@ class MessageToJson {
       case Cpp::CPPTYPE_UINT64:
         return json(rep ? r->GetRepeatedUInt64(message, &field, index) : r->GetUInt64(message, &field));
       case Cpp::CPPTYPE_DOUBLE:
-        return json(rep ? r->GetRepeatedDouble(message, &field, index) : r->GetDouble(message, &field));
+        return json_number(rep ? r->GetRepeatedDouble(message, &field, index) : r->GetDouble(message, &field));
       case Cpp::CPPTYPE_FLOAT:
         return json(rep ? r->GetRepeatedFloat(message, &field, index) : r->GetFloat(message, &field));
       case Cpp::CPPTYPE_ENUM:
@@ -390,6 +444,26 @@ class MessageToJson {
       }
       case Special::Verbs:
         return convert_field(*field(1), message, path);
+      case Special::Json: {
+        const std::string raw = r->GetString(message, field(1));
+        if (raw.empty()) return json(nullptr);
+        json parsed = json::parse(raw, nullptr, false);
+        if (parsed.is_discarded())
+          return kw::fail(path + ": embedded value is not JSON (" + std::to_string(raw.size()) + " bytes)");
+        return parsed;
+      }
+      case Special::SchemaOrArray:
+        // As Go's MarshalJSON: the list when it has items, else the schema (null without one).
+        if (r->FieldSize(message, field(2)) > 0) return convert_field(*field(2), message, path);
+        if (r->HasField(message, field(1))) return convert(r->GetMessage(message, field(1)), path);
+        return json(nullptr);
+      case Special::SchemaOrBool:
+        if (r->HasField(message, field(2))) return convert(r->GetMessage(message, field(2)), path);
+        return json(r->GetBool(message, field(1)));
+      case Special::SchemaOrStringArray:
+        if (r->FieldSize(message, field(2)) > 0) return convert_field(*field(2), message, path);
+        if (r->HasField(message, field(1))) return convert(r->GetMessage(message, field(1)), path);
+        return json(nullptr);
       case Special::None:
         break;
     }

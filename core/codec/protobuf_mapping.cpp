@@ -9,7 +9,7 @@
 namespace kw::codec {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, SpecialMessage>, 11> k_special_messages{{
+constexpr std::array<std::pair<std::string_view, SpecialMessage>, 15> k_special_messages{{
     {"k8s.io.apimachinery.pkg.apis.meta.v1.Time", SpecialMessage::Time},
     {"k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime", SpecialMessage::MicroTime},
     {"k8s.io.apimachinery.pkg.apis.meta.v1.Duration", SpecialMessage::Duration},
@@ -22,6 +22,11 @@ constexpr std::array<std::pair<std::string_view, SpecialMessage>, 11> k_special_
     {"k8s.io.api.authentication.v1.ExtraValue", SpecialMessage::Verbs},
     {"k8s.io.api.authorization.v1.ExtraValue", SpecialMessage::Verbs},
     {"k8s.io.api.certificates.v1.ExtraValue", SpecialMessage::Verbs},
+    {"k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSON", SpecialMessage::Json},
+    {"k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray", SpecialMessage::SchemaOrArray},
+    {"k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool", SpecialMessage::SchemaOrBool},
+    {"k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray",
+     SpecialMessage::SchemaOrStringArray},
 }};
 
 // Go structs embedded with `json:",inline"`: on the wire they are a field of
@@ -44,6 +49,19 @@ constexpr std::array<std::string_view, 15> k_inline_fields{
     "k8s.io.api.networking.v1.IngressRule.ingressRuleValue",
 };
 
+// The field of `message` under the JSON key `key`, inline fields aside. A field with a
+// json_name answers to that name only.
+const google::protobuf::FieldDescriptor* keyed_field(const google::protobuf::Descriptor& message,
+                                                     const std::string& key) {
+  const google::protobuf::FieldDescriptor* by_name = message.FindFieldByName(key);
+  if (by_name != nullptr && !by_name->has_json_name()) return by_name;
+  for (int i = 0; i < message.field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = message.field(i);
+    if (field->has_json_name() && field->json_name() == key) return field;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 SpecialMessage special_message(const google::protobuf::Descriptor& descriptor) {
@@ -52,6 +70,10 @@ SpecialMessage special_message(const google::protobuf::Descriptor& descriptor) {
     if (name == special_name) return kind;
   }
   return SpecialMessage::None;
+}
+
+const std::string& json_key(const google::protobuf::FieldDescriptor& field) {
+  return field.has_json_name() ? field.json_name() : field.name();
 }
 
 bool is_inline_field(const google::protobuf::FieldDescriptor& field) {
@@ -63,7 +85,7 @@ bool is_inline_field(const google::protobuf::FieldDescriptor& field) {
 
 std::vector<const google::protobuf::FieldDescriptor*> json_key_chain(const google::protobuf::Descriptor& message,
                                                                      const std::string& key) {
-  const google::protobuf::FieldDescriptor* direct = message.FindFieldByName(key);
+  const google::protobuf::FieldDescriptor* direct = keyed_field(message, key);
   if (direct != nullptr && !is_inline_field(*direct)) return {direct};
   for (int i = 0; i < message.field_count(); ++i) {
     const google::protobuf::FieldDescriptor* field = message.field(i);

@@ -1,8 +1,9 @@
 #pragma once
 // Where Kubernetes' JSON form of a wire message departs from "an object of its
-// fields": the few meta/v1, resource, intstr and runtime messages with a JSON
-// form of their own, and the Go structs embedded with `json:",inline"` whose
-// fields sit directly in the enclosing JSON object. The transcoder
+// fields": the few meta/v1, resource, intstr, runtime and apiextensions messages
+// with a JSON form of their own, the Go structs embedded with `json:",inline"`
+// whose fields sit directly in the enclosing JSON object, and the fields whose
+// JSON key is not their proto name (the json_name option). The transcoder
 // (protobuf.hpp) and the OpenAPI schemas (server/http/openapi.hpp) both follow
 // these rules, so they are stated once, here.
 #include <string>
@@ -25,9 +26,19 @@ enum class SpecialMessage {
   RawExtension,  // any embedded JSON value
   FieldsV1,      // embedded JSON object (managedFields)
   Verbs,         // JSON array of strings
+  // apiextensions.k8s.io/v1, as its Go types marshal them:
+  Json,                 // any JSON value; on the wire its text in `raw`
+  SchemaOrArray,        // a schema object, or an array of schemas
+  SchemaOrBool,         // a schema object, or a boolean
+  SchemaOrStringArray,  // a schema object, or an array of strings
 };
 
 SpecialMessage special_message(const google::protobuf::Descriptor& descriptor);
+
+// The JSON key of `field`: its proto name, or the json_name option where the .proto sets one
+// (JSONSchemaProps' "$ref" and "x-kubernetes-preserve-unknown-fields", for instance). Only an
+// explicit json_name counts: protobuf's own camel-case default is not Kubernetes' mapping.
+const std::string& json_key(const google::protobuf::FieldDescriptor& field);
 
 // True for a field whose message's fields appear inline in the parent's JSON object.
 bool is_inline_field(const google::protobuf::FieldDescriptor& field);

@@ -25,6 +25,7 @@
 #include "k8s.io/api/scheduling/v1/generated.pb.h"
 #include "k8s.io/api/storage/v1/generated.pb.h"
 #include "k8s.io/api/storage/v1beta1/generated.pb.h"
+#include "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated.pb.h"
 #include "k8s.io/apimachinery/pkg/api/resource/generated.pb.h"
 #include "k8s.io/apimachinery/pkg/apis/meta/v1/generated.pb.h"
 #include "k8s.io/apimachinery/pkg/runtime/generated.pb.h"
@@ -65,6 +66,7 @@ void link_all_files() {
     (void)k8s::io::api::scheduling::v1::PriorityClass::descriptor();
     (void)k8s::io::api::storage::v1::StorageClass::descriptor();
     (void)k8s::io::api::storage::v1beta1::CSIStorageCapacity::descriptor();
+    (void)k8s::io::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition::descriptor();
     (void)k8s::io::kube_aggregator::pkg::apis::apiregistration::v1::APIService::descriptor();
     return true;
   }();

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
+
+#include <re2/re2.h>
 
 namespace kw::crd {
 namespace {
@@ -152,12 +153,11 @@ class Validator {
                                              length > max->get<std::size_t>())
       invalid(path, value, "should be at most " + max->dump() + " chars long");
     if (auto pattern = schema.find("pattern"); pattern != schema.end() && pattern->is_string()) {
-      try {
-        if (!std::regex_search(text, std::regex(pattern->get<std::string>(), std::regex::ECMAScript)))
-          invalid(path, value, "should match '" + pattern->get<std::string>() + "'");
-      } catch (const std::regex_error&) {
+      const RE2 compiled(pattern->get<std::string>(), RE2::Quiet);
+      if (!compiled.ok())
         invalid(path, value, "cannot be checked: the schema's pattern is not a valid regular expression");
-      }
+      else if (!RE2::PartialMatch(text, compiled))
+        invalid(path, value, "should match '" + pattern->get<std::string>() + "'");
     }
   }
 
@@ -248,12 +248,8 @@ void check_schema_into(const json& schema, const std::string& path, std::vector<
     problems.push_back(path + ".type: Unsupported value: \"" + type +
                        "\": supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\"");
   if (auto pattern = schema.find("pattern"); pattern != schema.end()) {
-    try {
-      if (!pattern->is_string()) throw std::regex_error(std::regex_constants::error_type{});
-      std::regex compiled(pattern->get<std::string>(), std::regex::ECMAScript);
-    } catch (const std::regex_error&) {
+    if (!pattern->is_string() || !RE2(pattern->get<std::string>(), RE2::Quiet).ok())
       problems.push_back(path + ".pattern: Invalid value: " + pattern->dump() + ": must be a valid regular expression");
-    }
   }
   if (auto props = schema.find("properties"); props != schema.end() && props->is_object())
     for (const auto& [key, sub] : props->items()) check_schema_into(sub, path + ".properties[" + key + "]", problems);

@@ -15,7 +15,9 @@ namespace kw::http::openapi {
 
 enum class Dialect { swagger_v2, openapi_v3 };
 
-// "k8s.io.api.core.v1.Pod" -> "io.k8s.api.core.v1.Pod" (Kubernetes' definition names).
+// "k8s.io.api.core.v1.Pod" -> "io.k8s.api.core.v1.Pod" (Kubernetes' definition names);
+// "k8s.io.kube_aggregator.pkg.apis.apiregistration.v1.APIService" ->
+// "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService" (the Go path's dashes).
 std::string definition_name(std::string_view proto_full_name);
 // {"$ref": "#/definitions/<name>"} (v2) or {"$ref": "#/components/schemas/<name>"} (v3).
 nlohmann::json reference(std::string_view definition, Dialect dialect);

@@ -104,7 +104,7 @@ class SchemaBuilder {
       if (codec::is_inline_field(field)) {
         add_required(*field.message_type(), required);
       } else if (const proto::FieldNotes* notes = proto::field_notes(field.full_name()); notes && notes->required) {
-        required.push_back(field.name());
+        required.push_back(codec::json_key(field));
       }
     }
   }
@@ -116,7 +116,8 @@ class SchemaBuilder {
         add_properties(*field.message_type(), properties);
         continue;
       }
-      properties[field.name()] = described(field_schema(field), proto::comment_of(field.full_name()), m_dialect);
+      properties[codec::json_key(field)] =
+          described(field_schema(field), proto::comment_of(field.full_name()), m_dialect);
     }
   }
 
@@ -197,6 +198,13 @@ class SchemaBuilder {
         return {{"type", "object"}};
       case codec::SpecialMessage::Verbs:
         return {{"type", "array"}, {"items", {{"type", "string"}}}};
+      case codec::SpecialMessage::Json:
+      case codec::SpecialMessage::SchemaOrArray:
+      case codec::SpecialMessage::SchemaOrBool:
+      case codec::SpecialMessage::SchemaOrStringArray:
+        // Any JSON value, or one of two shapes OpenAPI 2 cannot state: kube-apiserver publishes
+        // these with their description only, which clients read as "anything goes".
+        return json::object();
       case codec::SpecialMessage::None:
         break;
     }
@@ -250,9 +258,13 @@ void add_custom_resource_schemas(const api::ResourceInfo& resource, Dialect dial
 
 std::string definition_name(std::string_view proto_full_name) {
   constexpr std::string_view k_proto_prefix = "k8s.io.";
-  if (proto_full_name.starts_with(k_proto_prefix))
-    return "io.k8s." + std::string(proto_full_name.substr(k_proto_prefix.size()));
-  return std::string(proto_full_name);
+  if (!proto_full_name.starts_with(k_proto_prefix)) return std::string(proto_full_name);
+  // Go import paths become proto packages with '-' turned into '_'
+  // (k8s.io/kube-aggregator -> k8s.io.kube_aggregator); definition names keep the path's '-'.
+  std::string name = "io.k8s." + std::string(proto_full_name.substr(k_proto_prefix.size()));
+  const auto message = name.rfind('.');
+  std::replace(name.begin(), name.begin() + static_cast<std::ptrdiff_t>(message), '_', '-');
+  return name;
 }
 
 json reference(std::string_view definition, Dialect dialect) {

@@ -18,7 +18,6 @@ namespace {
 constexpr int k_update_retries = 5;
 // The registry's own write of a binding: spec.nodeName and the PodScheduled condition at once.
 constexpr std::string_view k_binding_write = "binding";
-const char* const k_default_namespaces[] = {"default", "kube-system", "kube-public", "kube-node-lease"};
 
 std::string random_string(std::size_t length, std::string_view alphabet) {
   static thread_local std::mt19937_64 engine{std::random_device{}()};
@@ -265,16 +264,26 @@ storage::Result<void> Registry::start() {
       if (ns.is_object() && meta != ns.end() && meta->is_object() && meta->contains("deletionTimestamp"))
         schedule_namespace_cleanup(meta->value("name", std::string()), std::chrono::milliseconds(0));
     }
-  for (const char* name : k_default_namespaces) {
-    nlohmann::json ns = {{"apiVersion", namespaces->api_version()}, {"kind", namespaces->kind}, {"metadata", {{"name", name}}}};
-    auto created = create(*namespaces, "", std::move(ns), {});
-    if (!created && created.error().code != 409) {
-      return std::unexpected(storage::Error{storage::ErrorCode::unavailable, name, 0,
-                                            "cannot create namespace " + std::string(name) + ": " +
-                                                created.error().message});
-    }
-  }
+  if (auto created = create_bootstrap_objects(); !created) return created;
   return load_definitions();
+}
+
+storage::Result<void> Registry::create_bootstrap_objects() {
+  // Namespaces first: the other objects may live in one.
+  std::vector<const kinds::KindSpec*> rows;
+  for (const auto& spec : kinds::builtin_kinds())
+    if (spec.bootstrap) rows.insert(spec.lifecycle == kinds::Lifecycle::namespace_ ? rows.begin() : rows.end(), &spec);
+  for (const auto* spec : rows)
+    for (auto object : spec->bootstrap()) {
+      const auto name = object["metadata"].value("name", std::string());
+      const auto ns = object["metadata"].value("namespace", std::string());
+      auto created = create(spec->info, ns, std::move(object), {});
+      if (!created && created.error().code != 409)
+        return std::unexpected(storage::Error{storage::ErrorCode::unavailable, name, 0,
+                                              "cannot create the " + spec->info.kind + " " + name + ": " +
+                                                  created.error().message});
+    }
+  return {};
 }
 
 storage::Result<void> Registry::storage_health() { return m_backend.health(); }

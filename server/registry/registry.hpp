@@ -184,6 +184,8 @@ class Registry {
   void uninstall_definition(const std::string& name);
   // After a CRD left storage: stop serving it and remove its objects.
   ApiResult<void> retire_definition(const std::string& name);
+  // The rows' bootstrap objects that are missing.
+  storage::Result<void> create_bootstrap_objects();
   storage::Result<void> load_definitions();
   std::shared_ptr<const crd::Definition> definition_for(const api::ResourceInfo& info) const;
   // The stored form of a custom object: apiVersion of the storage version.

@@ -1,6 +1,7 @@
 // How objects sit in storage, as kube-apiserver keeps them: built-in kinds as "k8s\0" +
 // runtime.Unknown holding the protobuf message, so an etcd written by one can be read by
-// the other; kinds without a message (custom resources, definitions) as JSON. Reading
+// the other; custom resources, and rows marked stored_as_json (CustomResourceDefinitions), as
+// JSON, as kube-apiserver stores them. Reading
 // accepts both forms, so data written as JSON stays readable.
 #pragma once
 

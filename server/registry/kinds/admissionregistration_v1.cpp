@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/api/print_support.hpp"
+#include "core/util/text.hpp"
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/groups.hpp"
 
@@ -17,50 +18,10 @@ namespace {
 
 using namespace api::print;
 
-// ---- field errors kube words in ways checks.hpp does not (yet) ---------------------------------
-
-void invalid_raw(Causes& causes, const std::string& field, const std::string& rendered, const std::string& why) {
-  add_cause(causes, field, "FieldValueInvalid", "Invalid value: " + rendered + ": " + why);
-}
-
-void duplicate(Causes& causes, const std::string& field, const json& value) {
-  add_cause(causes, field, "FieldValueDuplicate", "Duplicate value: " + value.dump());
-}
-
-void forbidden(Causes& causes, const std::string& field, const std::string& detail) {
-  add_cause(causes, field, "FieldValueForbidden", "Forbidden: " + detail);
-}
-
-void too_many(Causes& causes, const std::string& field, std::size_t actual, std::size_t max) {
-  add_cause(causes, field, "FieldValueTooMany",
-            "Too many: " + std::to_string(actual) + ": must have at most " + std::to_string(max) + " items");
-}
-
-void too_long(Causes& causes, const std::string& field, std::size_t max) {
-  add_cause(causes, field, "FieldValueTooLong", "Too long: may not be more than " + std::to_string(max) + " bytes");
-}
-
-std::string index(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
-
-// A string list as Go's %#v prints it in a field error: []string{"a", "b"}.
-std::string go_slice(const json& list, std::string_view type = "string") {
-  std::string out = "[]" + std::string(type) + "{";
-  bool first = true;
-  for (const auto& item : arr(list)) {
-    out += (first ? "" : ", ") + item.dump();
-    first = false;
-  }
-  return out + "}";
-}
-
 std::vector<std::string> strings_of(const json& list) {
   std::vector<std::string> out;
   for (const auto& item : arr(list)) out.push_back(str(item));
   return out;
-}
-
-bool has_wildcard(const json& list) {
-  return std::ranges::any_of(arr(list), [](const json& s) { return s == "*"; });
 }
 
 std::string trim(std::string_view s) {
@@ -71,132 +32,6 @@ std::string trim(std::string_view s) {
 
 bool blank(std::string_view s) {
   return std::ranges::all_of(s, [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
-}
-
-// ---- kube's name formats, with its messages ---------------------------------------------------
-
-const char* const k_qualified_name_help =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
-    "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-const char* const k_label_value_help =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
-    "and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
-    "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-const char* const k_dns1035_help =
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
-    "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation "
-    "is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
-// The shape of an RFC 1123 subdomain, whatever its length.
-bool subdomain_shape(std::string_view v) {
-  auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  std::size_t start = 0;
-  for (;;) {
-    const auto dot = v.find('.', start);
-    const auto part = v.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (part.empty() || !lower_alnum(part.front()) || !lower_alnum(part.back())) return false;
-    if (!std::ranges::all_of(part, [&](char c) { return lower_alnum(c) || c == '-'; })) return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// IsDNS1123Subdomain's messages.
-std::vector<std::string> subdomain_errors(std::string_view v) {
-  std::vector<std::string> errs;
-  if (v.size() > 253) errs.emplace_back("must be no more than 253 characters");
-  if (!subdomain_shape(v)) errs.emplace_back(k_subdomain_help);
-  return errs;
-}
-
-std::vector<std::string> dns1035_errors(std::string_view v) {
-  std::vector<std::string> errs;
-  if (v.size() > 63) errs.emplace_back("must be no more than 63 characters");
-  bool ok = !v.empty() && v.front() >= 'a' && v.front() <= 'z' && std::isalnum(static_cast<unsigned char>(v.back()));
-  for (char c : v) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
-  if (!ok) errs.emplace_back(k_dns1035_help);
-  return errs;
-}
-
-bool name_part_ok(std::string_view v) {
-  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
-  if (v.empty() || !alnum(v.front()) || !alnum(v.back())) return false;
-  return std::ranges::all_of(v, [&](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// IsQualifiedName: an optional DNS-subdomain prefix and '/', then a name of at most 63 characters.
-std::vector<std::string> qualified_name_errors(std::string_view v) {
-  std::vector<std::string> errs;
-  const auto slashes = std::ranges::count(v, '/');
-  if (slashes > 1)
-    return {std::string("a qualified name ") + k_qualified_name_help +
-            " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"};
-  std::string_view name = v;
-  if (slashes == 1) {
-    const auto prefix = v.substr(0, v.find('/'));
-    name = v.substr(v.find('/') + 1);
-    if (prefix.empty())
-      errs.emplace_back("prefix part must be non-empty");
-    else
-      for (const auto& msg : subdomain_errors(prefix)) errs.push_back("prefix part " + msg);
-  }
-  if (name.empty())
-    errs.emplace_back("name part must be non-empty");
-  else if (name.size() > 63)
-    errs.emplace_back("name part must be no more than 63 characters");
-  if (!name_part_ok(name)) errs.push_back(std::string("name part ") + k_qualified_name_help);
-  return errs;
-}
-
-std::vector<std::string> label_value_errors(std::string_view v) {
-  std::vector<std::string> errs;
-  if (v.size() > 63) errs.emplace_back("must be no more than 63 characters");
-  if (!v.empty() && !name_part_ok(v)) errs.emplace_back(k_label_value_help);
-  return errs;
-}
-
-// IsValidPathSegmentName: the name may sit in a URL path.
-std::vector<std::string> path_segment_errors(std::string_view v) {
-  if (v == "." || v == "..") return {"may not be '" + std::string(v) + "'"};
-  std::vector<std::string> errs;
-  for (std::string_view bad : {"/", "%"})
-    if (v.find(bad) != std::string_view::npos) errs.push_back("may not contain '" + std::string(bad) + "'");
-  return errs;
-}
-
-void qualified_name(Causes& causes, const std::string& field, const std::string& value) {
-  for (const auto& msg : qualified_name_errors(value)) invalid_value(causes, field, value, msg);
-}
-
-// metav1validation.ValidateLabelSelector, with label values checked strictly.
-void validate_label_selector(Causes& causes, const json& selector, const std::string& path) {
-  if (!selector.is_object()) return;
-  const auto& match_labels = at(selector, {"matchLabels"});
-  if (match_labels.is_object())
-    for (const auto& [key, value] : match_labels.items()) {
-      qualified_name(causes, path + ".matchLabels", key);
-      for (const auto& msg : label_value_errors(str(value))) invalid_value(causes, path + ".matchLabels", value, msg);
-    }
-  const auto& expressions = arr(at(selector, {"matchExpressions"}));
-  for (std::size_t i = 0; i < expressions.size(); ++i) {
-    const auto& req = expressions[i];
-    const std::string field = index(path + ".matchExpressions", i);
-    const std::string op = str(at(req, {"operator"}));
-    const auto& values = arr(at(req, {"values"}));
-    if (op == "In" || op == "NotIn") {
-      if (values.empty()) required(causes, field + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
-    } else if (op == "Exists" || op == "DoesNotExist") {
-      if (!values.empty())
-        forbidden(causes, field + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-    } else {
-      invalid_value(causes, field + ".operator", op, "not a valid selector operator");
-    }
-    qualified_name(causes, field + ".key", str(at(req, {"key"})));
-    for (std::size_t j = 0; j < values.size(); ++j)
-      for (const auto& msg : label_value_errors(str(values[j])))
-        invalid_value(causes, index(field + ".values", j), values[j], msg);
-  }
 }
 
 // ---- printers ----------------------------------------------------------------------------------
@@ -248,26 +83,22 @@ api::ColumnDefinition webhooks_col() {
 
 // ---- defaults ----------------------------------------------------------------------------------
 
-void set_if_absent(json& o, const char* key, const json& value) {
-  if (!o.contains(key) || o[key].is_null()) o[key] = value;
-}
-
 // SetDefaults_Rule on every rule of a list (the Rule fields sit inline in JSON).
 void default_rules(json& rules) {
   if (!rules.is_array()) return;
   for (auto& rule : rules)
-    if (rule.is_object()) set_if_absent(rule, "scope", "*");
+    if (rule.is_object()) default_value(rule, "scope", "*");
 }
 
 void default_webhook(json& hook, bool mutating) {
-  set_if_absent(hook, "failurePolicy", "Fail");
-  set_if_absent(hook, "matchPolicy", "Equivalent");
-  set_if_absent(hook, "namespaceSelector", json::object());
-  set_if_absent(hook, "objectSelector", json::object());
-  set_if_absent(hook, "timeoutSeconds", 10);
-  if (mutating) set_if_absent(hook, "reinvocationPolicy", "Never");
+  default_value(hook, "failurePolicy", "Fail");
+  default_value(hook, "matchPolicy", "Equivalent");
+  default_value(hook, "namespaceSelector", json::object());
+  default_value(hook, "objectSelector", json::object());
+  default_value(hook, "timeoutSeconds", 10);
+  if (mutating) default_value(hook, "reinvocationPolicy", "Never");
   if (auto& service = at(hook, {"clientConfig", "service"}); service.is_object())
-    set_if_absent(hook["clientConfig"]["service"], "port", 443);
+    default_value(hook["clientConfig"]["service"], "port", 443);
   if (hook.contains("rules")) default_rules(hook["rules"]);
 }
 
@@ -283,16 +114,16 @@ void default_validating(json& o) { default_webhooks(o, false); }
 // SetDefaults_MatchResources and the rules inside.
 void default_match_resources(json& match) {
   if (!match.is_object()) return;
-  set_if_absent(match, "matchPolicy", "Equivalent");
-  set_if_absent(match, "namespaceSelector", json::object());
-  set_if_absent(match, "objectSelector", json::object());
+  default_value(match, "matchPolicy", "Equivalent");
+  default_value(match, "namespaceSelector", json::object());
+  default_value(match, "objectSelector", json::object());
   for (const char* list : {"resourceRules", "excludeResourceRules"})
     if (match.contains(list)) default_rules(match[list]);
 }
 
 void default_policy(json& policy) {
   auto& spec = object_member(policy, "spec");
-  set_if_absent(spec, "failurePolicy", "Fail");
+  default_value(spec, "failurePolicy", "Fail");
   if (spec.contains("matchConstraints")) default_match_resources(spec["matchConstraints"]);
 }
 
@@ -325,7 +156,7 @@ void validate_resources(Causes& causes, const json& resources, const std::string
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string r = str(list[i]);
     if (r.empty()) {
-      required(causes, index(path, i));
+      required(causes, index_path(path, i));
       continue;
     }
     if (r == "*/*") double_wildcard = true;
@@ -337,42 +168,43 @@ void validate_resources(Causes& causes, const json& resources, const std::string
     }
     const std::string res = r.substr(0, slash), sub = r.substr(slash + 1);
     if (with_wildcard_sub.contains(res))
-      invalid_value(causes, index(path, i), r, "if '" + res + "/*' is present, must not specify " + r);
+      invalid_value(causes, index_path(path, i), r, "if '" + res + "/*' is present, must not specify " + r);
     if (with_wildcard_res.contains(sub))
-      invalid_value(causes, index(path, i), r, "if '*/" + sub + "' is present, must not specify " + r);
+      invalid_value(causes, index_path(path, i), r, "if '*/" + sub + "' is present, must not specify " + r);
     if (sub == "*") with_wildcard_sub.insert(res);
     if (res == "*") with_wildcard_res.insert(sub);
   }
   if (list.size() > 1 && double_wildcard)
-    invalid_raw(causes, path, go_slice(list), "if '*/*' is present, must not specify other resources");
+    invalid_rendered(causes, path, go_slice(list), "if '*/*' is present, must not specify other resources");
   if (single_wildcard && without_sub)
-    invalid_raw(causes, path, go_slice(list),
-                "if '*' is present, must not specify other resources without subresources");
+    invalid_rendered(causes, path, go_slice(list),
+                     "if '*' is present, must not specify other resources without subresources");
 }
 
 // validateRuleWithOperations; `rule` holds the operations and, inline, the Rule fields.
 void validate_rule_with_operations(Causes& causes, const json& rule, const std::string& path) {
   const auto& ops = arr(at(rule, {"operations"}));
   if (ops.empty()) required(causes, path + ".operations");
-  if (ops.size() > 1 && has_wildcard(ops))
-    invalid_raw(causes, path + ".operations", go_slice(ops, "admissionregistration.OperationType"),
-                "if '*' is present, must not specify other operations");
+  if (ops.size() > 1 && contains_wildcard(ops))
+    invalid_rendered(causes, path + ".operations", go_slice(ops, "admissionregistration.OperationType"),
+                     "if '*' is present, must not specify other operations");
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const std::string op = str(ops[i]);
     if (op != "*" && op != "CONNECT" && op != "CREATE" && op != "DELETE" && op != "UPDATE")
-      unsupported(causes, index(path + ".operations", i), ops[i], {"*", "CONNECT", "CREATE", "DELETE", "UPDATE"});
+      unsupported(causes, index_path(path + ".operations", i), ops[i], {"*", "CONNECT", "CREATE", "DELETE", "UPDATE"});
   }
   const auto& groups = arr(at(rule, {"apiGroups"}));
   if (groups.empty()) required(causes, path + ".apiGroups");
-  if (groups.size() > 1 && has_wildcard(groups))
-    invalid_raw(causes, path + ".apiGroups", go_slice(groups), "if '*' is present, must not specify other API groups");
+  if (groups.size() > 1 && contains_wildcard(groups))
+    invalid_rendered(causes, path + ".apiGroups", go_slice(groups),
+                     "if '*' is present, must not specify other API groups");
   const auto& versions = arr(at(rule, {"apiVersions"}));
   if (versions.empty()) required(causes, path + ".apiVersions");
-  if (versions.size() > 1 && has_wildcard(versions))
-    invalid_raw(causes, path + ".apiVersions", go_slice(versions),
-                "if '*' is present, must not specify other API versions");
+  if (versions.size() > 1 && contains_wildcard(versions))
+    invalid_rendered(causes, path + ".apiVersions", go_slice(versions),
+                     "if '*' is present, must not specify other API versions");
   for (std::size_t i = 0; i < versions.size(); ++i)
-    if (str(versions[i]).empty()) required(causes, index(path + ".apiVersions", i));
+    if (str(versions[i]).empty()) required(causes, index_path(path + ".apiVersions", i));
   validate_resources(causes, at(rule, {"resources"}), path + ".resources");
   const auto& scope = at(rule, {"scope"});
   if (scope.is_string() && scope != "*" && scope != "Cluster" && scope != "Namespaced")
@@ -385,9 +217,8 @@ void validate_named_rule(Causes& causes, const json& rule, const std::string& pa
   const auto& names = arr(at(rule, {"resourceNames"}));
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string name = str(names[i]);
-    for (const auto& msg : path_segment_errors(name))
-      invalid_value(causes, index(path + ".resourceNames", i), name, msg);
-    if (!seen.insert(name).second) duplicate(causes, index(path + ".resourceNames", i), name);
+    invalid_each(causes, index_path(path + ".resourceNames", i), name, path_segment_errors(name));
+    if (!seen.insert(name).second) duplicate(causes, index_path(path + ".resourceNames", i), name);
   }
   validate_rule_with_operations(causes, rule, path);
 }
@@ -398,13 +229,13 @@ void validate_match_conditions(Causes& causes, const json& conditions, const std
   if (list.size() > 64) too_many(causes, path, list.size(), 64);
   std::set<std::string> names;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const std::string field = index(path, i);
+    const std::string field = index_path(path, i);
     if (blank(str(at(list[i], {"expression"})))) required(causes, field + ".expression");
     const std::string name = str(at(list[i], {"name"}));
     if (name.empty())
       required(causes, field + ".name");
     else
-      qualified_name(causes, field + ".name", name);
+      invalid_each(causes, field + ".name", name, qualified_name_errors(name));
     if (!name.empty() && !names.insert(name).second) duplicate(causes, field + ".name", name);
   }
 }
@@ -461,8 +292,7 @@ void validate_webhook_url(Causes& causes, const std::string& field, const std::s
     }
     host = authority;
   }
-  std::string lower_scheme = scheme;
-  std::ranges::transform(lower_scheme, lower_scheme.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower_scheme = util::to_lower(scheme);
   if (lower_scheme != "https")
     invalid_value(causes, field, lower_scheme, "'https' is the only allowed URL scheme" + form);
   if (host.empty()) invalid_value(causes, field, host, "host must be provided" + form);
@@ -505,7 +335,7 @@ void validate_webhook(Causes& causes, const json& hook, const std::string& path,
   fully_qualified_name(causes, path + ".name", str(at(hook, {"name"})));
   const auto& rules = arr(at(hook, {"rules"}));
   for (std::size_t i = 0; i < rules.size(); ++i)
-    validate_rule_with_operations(causes, rules[i], index(path + ".rules", i));
+    validate_rule_with_operations(causes, rules[i], index_path(path + ".rules", i));
   const auto& failure = at(hook, {"failurePolicy"});
   if (failure.is_string() && failure != "Fail" && failure != "Ignore")
     unsupported(causes, path + ".failurePolicy", failure, {"Fail", "Ignore"});
@@ -547,20 +377,20 @@ void validate_review_versions(Causes& causes, const json& versions, const std::s
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string v = str(list[i]);
     if (!seen.insert(v).second) {
-      invalid_value(causes, index(path, i), v, "duplicate version");
+      invalid_value(causes, index_path(path, i), v, "duplicate version");
       continue;
     }
-    for (const auto& msg : dns1035_errors(v)) invalid_value(causes, index(path, i), v, msg);
+    invalid_each(causes, index_path(path, i), v, dns1035_label_errors(v));
     accepted = accepted || v == "v1" || v == "v1beta1";
   }
-  if (!accepted) invalid_raw(causes, path, go_slice(list), "must include at least one of v1, v1beta1");
+  if (!accepted) invalid_rendered(causes, path, go_slice(list), "must include at least one of v1, v1beta1");
 }
 
 void validate_webhooks(const json& configuration, Causes& causes, bool mutating) {
   const auto& hooks = arr(at(configuration, {"webhooks"}));
   std::set<std::string> names;
   for (std::size_t i = 0; i < hooks.size(); ++i) {
-    const std::string path = index("webhooks", i);
+    const std::string path = index_path("webhooks", i);
     validate_webhook(causes, hooks[i], path, mutating);
     validate_review_versions(causes, at(hooks[i], {"admissionReviewVersions"}), path + ".admissionReviewVersions");
     const std::string name = str(at(hooks[i], {"name"}));
@@ -589,7 +419,8 @@ void validate_match_resources(Causes& causes, const json& match, const std::stri
   }
   for (const char* list : {"resourceRules", "excludeResourceRules"}) {
     const auto& rules = arr(at(match, {list}));
-    for (std::size_t i = 0; i < rules.size(); ++i) validate_named_rule(causes, rules[i], index(path + "." + list, i));
+    for (std::size_t i = 0; i < rules.size(); ++i)
+      validate_named_rule(causes, rules[i], index_path(path + "." + list, i));
   }
 }
 
@@ -612,15 +443,13 @@ void validate_param_kind(Causes& causes, const json& kind, const std::string& pa
         invalid_value(causes, path + ".apiVersion", group, join(errs, ","));
     if (version.empty())
       invalid_value(causes, path + ".apiVersion", api_version, "version must be specified");
-    else if (auto errs = dns1035_errors(version); !errs.empty())
+    else if (auto errs = dns1035_label_errors(version); !errs.empty())
       invalid_value(causes, path + ".apiVersion", version, join(errs, ","));
   }
   const std::string kind_name = str(at(kind, {"kind"}));
-  std::string lower = kind_name;
-  std::ranges::transform(lower, lower.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
   if (kind_name.empty())
     required(causes, path + ".kind");
-  else if (auto errs = dns1035_errors(lower); !errs.empty())
+  else if (auto errs = dns1035_label_errors(util::to_lower(kind_name)); !errs.empty())
     invalid_value(causes, path + ".kind", kind_name,
                   "may have mixed case, but should otherwise match: " + join(errs, ","));
 }
@@ -653,8 +482,8 @@ void validate_validation(Causes& causes, const json& v, const std::string& path)
 void validate_audit_annotation(Causes& causes, const json& annotation, const std::string& policy_name,
                                const std::string& path) {
   const std::string key = str(at(annotation, {"key"}));
-  if (!policy_name.empty())
-    qualified_name(causes, path + ".key", policy_name + "/" + key);
+  if (const std::string qualified = policy_name + "/" + key; !policy_name.empty())
+    invalid_each(causes, path + ".key", qualified, qualified_name_errors(qualified));
   else
     invalid_value(causes, path + ".key", key, "requires metadata.name be non-empty");
   const std::string value = trim(str(at(annotation, {"valueExpression"})));
@@ -664,46 +493,10 @@ void validate_audit_annotation(Causes& causes, const json& annotation, const std
     required(causes, path + ".valueExpression", "must not exceed 5120 bytes in length");
 }
 
-// metav1validation.ValidateConditions.
-void validate_conditions(Causes& causes, const json& conditions, const std::string& path) {
-  const auto& list = arr(conditions);
-  std::set<std::string> types;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const auto& c = list[i];
-    const std::string field = index(path, i);
-    const std::string type = str(at(c, {"type"}));
-    if (!types.insert(type).second) duplicate(causes, field + ".type", type);
-    qualified_name(causes, field + ".type", type);
-    const auto& status = at(c, {"status"});
-    if (status != "True" && status != "False" && status != "Unknown")
-      unsupported(causes, field + ".status", status.is_string() ? status : json(""), {"False", "True", "Unknown"});
-    if (num(at(c, {"observedGeneration"})) < 0)
-      invalid_value(causes, field + ".observedGeneration", at(c, {"observedGeneration"}),
-                    "must be greater than or equal to zero");
-    if (!time_of(at(c, {"lastTransitionTime"}))) required(causes, field + ".lastTransitionTime", "must be set");
-    const std::string reason = str(at(c, {"reason"}));
-    if (reason.empty()) {
-      required(causes, field + ".reason", "must be set");
-    } else {
-      bool ok = std::isalpha(static_cast<unsigned char>(reason.front())) &&
-                (std::isalnum(static_cast<unsigned char>(reason.back())) || reason.back() == '_');
-      for (char ch : reason)
-        ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == ',' || ch == ':');
-      if (!ok)
-        invalid_value(causes, field + ".reason", reason,
-                      "a condition reason must start with alphabetic character, optionally followed by a string of "
-                      "alphanumeric characters or '_,:', and must end with an alphanumeric character or '_' (regex "
-                      "used for validation is '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')");
-      if (reason.size() > 1024) too_long(causes, field + ".reason", 1024);
-    }
-    if (str(at(c, {"message"})).size() > 32768) too_long(causes, field + ".message", 32768);
-  }
-}
-
 void validate_policy_status(Causes& causes, const json& status) {
   const auto& warnings = arr(at(status, {"typeChecking", "expressionWarnings"}));
   for (std::size_t i = 0; i < warnings.size(); ++i) {
-    const std::string field = index("status.typeChecking.expressionWarnings", i);
+    const std::string field = index_path("status.typeChecking.expressionWarnings", i);
     if (str(at(warnings[i], {"warning"})).empty()) required(causes, field + ".warning");
     if (blank(str(at(warnings[i], {"fieldRef"})))) required(causes, field + ".fieldRef");
   }
@@ -728,7 +521,7 @@ void validate_policy(const json& policy, Causes& causes) {
   validate_match_conditions(causes, at(spec, {"matchConditions"}), "spec.matchConditions");
   const auto& variables = arr(at(spec, {"variables"}));
   for (std::size_t i = 0; i < variables.size(); ++i) {
-    const std::string field = index("spec.variables", i);
+    const std::string field = index_path("spec.variables", i);
     const std::string name = str(at(variables[i], {"name"}));
     if (blank(name))
       required(causes, field + ".name", "name is not specified");
@@ -744,12 +537,12 @@ void validate_policy(const json& policy, Causes& causes) {
     required(causes, "spec.auditAnnotations", "validations or auditAnnotations must contain at least one item");
   } else {
     for (std::size_t i = 0; i < validations.size(); ++i)
-      validate_validation(causes, validations[i], index("spec.validations", i));
+      validate_validation(causes, validations[i], index_path("spec.validations", i));
     if (annotations.size() > 20)
       invalid_value(causes, "spec.auditAnnotations", annotations, "must not have more than 20 auditAnnotations");
     std::set<std::string> keys;
     for (std::size_t i = 0; i < annotations.size(); ++i) {
-      const std::string field = index("spec.auditAnnotations", i);
+      const std::string field = index_path("spec.auditAnnotations", i);
       validate_audit_annotation(causes, annotations[i], name_of(policy), field);
       const std::string key = str(at(annotations[i], {"key"}));
       if (!keys.insert(key).second) duplicate(causes, field + ".key", key);
@@ -763,7 +556,7 @@ void validate_param_ref(Causes& causes, const json& ref, const std::string& path
   const std::string name = str(at(ref, {"name"}));
   const auto& selector = at(ref, {"selector"});
   if (!name.empty()) {
-    for (const auto& msg : path_segment_errors(name)) invalid_value(causes, path + ".name", name, msg);
+    invalid_each(causes, path + ".name", name, path_segment_errors(name));
     if (selector.is_object()) forbidden(causes, path + ".name", "name and selector are mutually exclusive");
   }
   if (selector.is_object()) {
@@ -784,13 +577,14 @@ void validate_validation_actions(Causes& causes, const json& actions, const std:
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string action = str(list[i]);
     if (action != "Audit" && action != "Deny" && action != "Warn")
-      unsupported(causes, index(path, i), list[i], {"Audit", "Deny", "Warn"});
-    if (!seen.insert(action).second) duplicate(causes, index(path, i), list[i]);
+      unsupported(causes, index_path(path, i), list[i], {"Audit", "Deny", "Warn"});
+    if (!seen.insert(action).second) duplicate(causes, index_path(path, i), list[i]);
   }
   if (seen.contains("Deny") && seen.contains("Warn"))
-    invalid_raw(causes, path, go_slice(list, "admissionregistration.ValidationAction"),
-                "must not contain both Deny and Warn (repeating the same validation failure information in the API "
-                "response and headers serves no purpose)");
+    invalid_rendered(
+        causes, path, go_slice(list, "admissionregistration.ValidationAction"),
+        "must not contain both Deny and Warn (repeating the same validation failure information in the API "
+        "response and headers serves no purpose)");
   if (seen.empty()) required(causes, path, "at least one validation action is required");
 }
 
@@ -800,7 +594,7 @@ void validate_binding(const json& binding, Causes& causes) {
   if (policy.empty())
     required(causes, "spec.policyName");
   else
-    for (const auto& msg : subdomain_errors(policy)) invalid_value(causes, "spec.policyName", policy, msg);
+    invalid_each(causes, "spec.policyName", policy, subdomain_errors(policy));
   validate_param_ref(causes, at(spec, {"paramRef"}), "spec.paramRef");
   // kube-apiserver words this path "matchResouces".
   validate_match_resources(causes, at(spec, {"matchResources"}), "spec.matchResouces");

@@ -1,5 +1,7 @@
 // apiextensions.k8s.io/v1: the CustomResourceDefinition row. Its checks and serving
-// status live in server/crd; the registry runs them for Lifecycle::definition.
+// status live in server/crd; the registry runs them for Lifecycle::definition. Its message
+// (k8s.io.apiextensions_apiserver...CustomResourceDefinition) serves protobuf clients and
+// checks fields; storage stays JSON, as kube-apiserver keeps CRDs in etcd.
 #include "core/api/print_support.hpp"
 #include "server/registry/kinds/groups.hpp"
 
@@ -16,6 +18,7 @@ std::vector<KindSpec> apiextensions_v1_kinds() {
                                     "CreationTimestamp is a timestamp representing the server time when this object "
                                     "was created.")}},
            .storage_resource = "apiextensions.k8s.io/customresourcedefinitions",
+           .stored_as_json = true,
            .lifecycle = Lifecycle::definition}};
 }
 

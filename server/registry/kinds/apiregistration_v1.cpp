@@ -10,20 +10,14 @@ namespace {
 
 using namespace api::print;
 
-const json* condition(const json& o, std::string_view type) {
-  for (const auto& c : arr(at(o, {"status", "conditions"})))
-    if (str(at(c, {"type"})) == type) return &c;
-  return nullptr;
-}
-
 Cells print_api_service(const json& o, TimePoint now) {
   const auto& service = at(o, {"spec", "service"});
   const std::string where =
       service.is_object() ? str(at(service, {"namespace"})) + "/" + str(at(service, {"name"})) : std::string("Local");
   std::string available = "Unknown";
-  if (const json* c = condition(o, "Available")) {
-    const std::string status = str(at(*c, {"status"}));
-    const std::string reason = str(at(*c, {"reason"}));
+  if (const json& c = condition_of(o, "Available"); !c.is_null()) {
+    const std::string status = str(at(c, {"status"}));
+    const std::string reason = str(at(c, {"reason"}));
     available = status == "True" || reason.empty() ? status : status + " (" + reason + ")";
   }
   return {name_of(o), where, available, age_of(o, now)};
@@ -31,9 +25,7 @@ Cells print_api_service(const json& o, TimePoint now) {
 
 void default_api_service(json& o) {
   auto& spec = object_member(o, "spec");
-  if (spec.contains("service") && spec["service"].is_object() &&
-      (!spec["service"].contains("port") || spec["service"]["port"].is_null()))
-    spec["service"]["port"] = 443;
+  if (at(spec, {"service"}).is_object()) default_value(spec["service"], "port", 443);
 }
 
 // No status from the client; a local APIService (no service) is available at once.
@@ -57,46 +49,13 @@ std::size_t decoded_size(const std::string& b64) {
   return n;
 }
 
-const char* const k_dns1035_help =
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
-    "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation "
-    "is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
-// The shape of an RFC 1123 subdomain, whatever its length.
-bool subdomain_shape(std::string_view v) {
-  auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  std::size_t start = 0;
-  for (;;) {
-    const auto dot = v.find('.', start);
-    const auto part = v.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (part.empty() || !lower_alnum(part.front()) || !lower_alnum(part.back())) return false;
-    for (char c : part)
-      if (!lower_alnum(c) && c != '-') return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-bool dns1035_shape(std::string_view v) {
-  if (v.empty() || v.front() < 'a' || v.front() > 'z') return false;
-  if (!((v.back() >= 'a' && v.back() <= 'z') || (v.back() >= '0' && v.back() <= '9'))) return false;
-  for (char c : v)
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
-  return true;
-}
-
 void validate_name(const json& o, Causes& causes) {
   const std::string name = name_of(o);
   const std::string wanted = str(at(o, {"spec", "version"})) + "." + str(at(o, {"spec", "group"}));
   // path.IsValidPathSegmentName first, then the name must be version.group.
-  if (name == "." || name == "..") return invalid_value(causes, "metadata.name", name, "may not be '" + name + "'");
-  bool bad_segment = false;
-  for (const char* bad : {"/", "%"})
-    if (name.find(bad) != std::string::npos) {
-      invalid_value(causes, "metadata.name", name, std::string("may not contain '") + bad + "'");
-      bad_segment = true;
-    }
-  if (!bad_segment && name != wanted)
+  const auto segment_errors = path_segment_errors(name);
+  invalid_each(causes, "metadata.name", name, segment_errors);
+  if (segment_errors.empty() && name != wanted)
     invalid_value(causes, "metadata.name", name, "must be `spec.version+\".\"+spec.group`: " + json(wanted).dump());
 }
 
@@ -107,12 +66,8 @@ void validate_api_service(const json& o, Causes& causes) {
   const std::string version = str(at(spec, {"version"}));
   if (group.empty() && version != "v1")
     required(causes, "spec.group", "only v1 may have an empty group and it better be legacy kube");
-  if (!group.empty()) {
-    if (group.size() > 253) invalid_value(causes, "spec.group", group, "must be no more than 253 characters");
-    if (!subdomain_shape(group)) invalid_value(causes, "spec.group", group, k_subdomain_help);
-  }
-  if (version.size() > 63) invalid_value(causes, "spec.version", version, "must be no more than 63 characters");
-  if (!dns1035_shape(version)) invalid_value(causes, "spec.version", version, k_dns1035_help);
+  if (!group.empty()) invalid_each(causes, "spec.group", group, subdomain_errors(group));
+  invalid_each(causes, "spec.version", version, dns1035_label_errors(version));
   const std::int64_t group_priority = num(at(spec, {"groupPriorityMinimum"}));
   if (group_priority <= 0 || group_priority > 20000)
     invalid_value(causes, "spec.groupPriorityMinimum", group_priority, "must be positive and less than 20000");
@@ -139,7 +94,7 @@ void validate_api_service(const json& o, Causes& causes) {
   for (std::size_t i = 0; i < conditions.size(); ++i) {
     const auto& status = at(conditions[i], {"status"});
     if (status != "True" && status != "False" && status != "Unknown")
-      unsupported(causes, "status.conditions[" + std::to_string(i) + "].status", status.is_string() ? status : json(""),
+      unsupported(causes, index_path("status.conditions", i) + ".status", status.is_string() ? status : json(""),
                   {"True", "False", "Unknown"});
   }
 }

@@ -1,9 +1,9 @@
 // The apps/v1 kinds: rows, printers and strategies.
-#include <cctype>
-
 #include "core/api/print_support.hpp"
+#include "core/util/text.hpp"
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/groups.hpp"
+#include "server/registry/kinds/pod_spec.hpp"
 
 namespace kw::kinds {
 namespace {
@@ -53,10 +53,9 @@ std::string controller_of(const json& o) {
     const std::string kind = str(at(ref, {"kind"}));
     const auto slash = api_version.find('/');
     const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-    std::string kind_name = group.empty() ? kind : kind + "." + group;
+    const std::string kind_name = group.empty() ? kind : kind + "." + group;
     if (kind_name.empty()) return str(at(ref, {"name"}));
-    for (char& c : kind_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return kind_name + "/" + str(at(ref, {"name"}));
+    return util::to_lower(kind_name) + "/" + str(at(ref, {"name"}));
   }
   return "<none>";
 }
@@ -65,15 +64,11 @@ Cells print_controller_revision(const json& o, TimePoint now) {
   return {name_of(o), controller_of(o), num(at(o, {"revision"})), age_of(o, now)};
 }
 
-// ---- defaults (SetDefaults_* of apps/v1; the pod template's own defaults are not applied here)
-
-void default_int(json& parent, const char* key, int value) {
-  if (!parent.contains(key) || parent[key].is_null()) parent[key] = value;
-}
+// ---- defaults (SetDefaults_* of apps/v1, and the pod template's: SetDefaults_PodSpec and nested)
 
 void default_deployment(json& deployment) {
   auto& spec = object_member(deployment, "spec");
-  default_int(spec, "replicas", 1);
+  default_value(spec, "replicas", 1);
   auto& strategy = object_member(spec, "strategy");
   if (str(at(strategy, {"type"})).empty()) strategy["type"] = "RollingUpdate";
   if (strategy["type"] == "RollingUpdate") {
@@ -81,11 +76,16 @@ void default_deployment(json& deployment) {
     if (at(rolling, {"maxUnavailable"}).is_null()) rolling["maxUnavailable"] = "25%";
     if (at(rolling, {"maxSurge"}).is_null()) rolling["maxSurge"] = "25%";
   }
-  default_int(spec, "revisionHistoryLimit", 10);
-  default_int(spec, "progressDeadlineSeconds", 600);
+  default_value(spec, "revisionHistoryLimit", 10);
+  default_value(spec, "progressDeadlineSeconds", 600);
+  default_spec_template(spec);
 }
 
-void default_replica_set(json& replica_set) { default_int(object_member(replica_set, "spec"), "replicas", 1); }
+void default_replica_set(json& replica_set) {
+  auto& spec = object_member(replica_set, "spec");
+  default_value(spec, "replicas", 1);
+  default_spec_template(spec);
+}
 
 void default_stateful_set(json& stateful_set) {
   auto& spec = object_member(stateful_set, "spec");
@@ -97,12 +97,16 @@ void default_stateful_set(json& stateful_set) {
   }
   // An explicit RollingUpdate without parameters keeps rollingUpdate unset, as in Kubernetes.
   if (strategy["type"] == "RollingUpdate" && strategy.contains("rollingUpdate") && strategy["rollingUpdate"].is_object())
-    default_int(strategy["rollingUpdate"], "partition", 0);
+    default_value(strategy["rollingUpdate"], "partition", 0);
   auto& retention = object_member(spec, "persistentVolumeClaimRetentionPolicy");
   for (const char* key : {"whenDeleted", "whenScaled"})
     if (str(at(retention, {key})).empty()) retention[key] = "Retain";
-  default_int(spec, "replicas", 1);
-  default_int(spec, "revisionHistoryLimit", 10);
+  default_value(spec, "replicas", 1);
+  default_value(spec, "revisionHistoryLimit", 10);
+  default_spec_template(spec);
+  if (at(spec, {"volumeClaimTemplates"}).is_array())
+    for (auto& claim : spec["volumeClaimTemplates"])
+      if (claim.is_object()) default_persistent_volume_claim(claim);
 }
 
 void default_daemon_set(json& daemon_set) {
@@ -114,7 +118,8 @@ void default_daemon_set(json& daemon_set) {
     if (at(rolling, {"maxUnavailable"}).is_null()) rolling["maxUnavailable"] = 1;
     if (at(rolling, {"maxSurge"}).is_null()) rolling["maxSurge"] = 0;
   }
-  default_int(spec, "revisionHistoryLimit", 10);
+  default_value(spec, "revisionHistoryLimit", 10);
+  default_spec_template(spec);
 }
 
 // ---- validation

@@ -19,31 +19,14 @@ namespace {
 
 using namespace api::print;
 
-void invalid_raw(Causes& causes, const std::string& field, const std::string& rendered, const std::string& why) {
-  add_cause(causes, field, "FieldValueInvalid", "Invalid value: " + rendered + ": " + why);
-}
-
 // ---- values as Go's %#v prints them in a field error --------------------------------------------
-
-std::string go_string(const json& value) { return json(str(value)).dump(); }
 
 std::string go_string_map(const json& map) {
   if (!map.is_object() || map.empty()) return "map[string]string(nil)";
   std::string out = "map[string]string{";
   bool first = true;
   for (const auto& [key, value] : map.items()) {  // nlohmann objects iterate in key order, as %#v prints
-    out += (first ? "" : ", ") + json(key).dump() + ":" + go_string(value);
-    first = false;
-  }
-  return out + "}";
-}
-
-std::string go_string_slice(const json& list) {
-  if (!list.is_array() || list.empty()) return "[]string(nil)";
-  std::string out = "[]string{";
-  bool first = true;
-  for (const auto& item : list) {
-    out += (first ? "" : ", ") + go_string(item);
+    out += (first ? "" : ", ") + json(key).dump() + ":" + go_quoted(value);
     first = false;
   }
   return out + "}";
@@ -71,10 +54,11 @@ std::string go_object_meta(const json& meta) {
   const auto& grace = at(meta, {"deletionGracePeriodSeconds"});
   const auto& owners = at(meta, {"ownerReferences"});
   const auto& managed = at(meta, {"managedFields"});
-  return "v1.ObjectMeta{Name:" + go_string(at(meta, {"name"})) +
-         ", GenerateName:" + go_string(at(meta, {"generateName"})) +
-         ", Namespace:" + go_string(at(meta, {"namespace"})) + ", SelfLink:" + go_string(at(meta, {"selfLink"})) +
-         ", UID:" + go_string(at(meta, {"uid"})) + ", ResourceVersion:" + go_string(at(meta, {"resourceVersion"})) +
+  const auto& finalizers = at(meta, {"finalizers"});  // an empty list prints as nil
+  return "v1.ObjectMeta{Name:" + go_quoted(at(meta, {"name"})) +
+         ", GenerateName:" + go_quoted(at(meta, {"generateName"})) +
+         ", Namespace:" + go_quoted(at(meta, {"namespace"})) + ", SelfLink:" + go_quoted(at(meta, {"selfLink"})) +
+         ", UID:" + go_quoted(at(meta, {"uid"})) + ", ResourceVersion:" + go_quoted(at(meta, {"resourceVersion"})) +
          ", Generation:" + std::to_string(num(at(meta, {"generation"}))) +
          ", CreationTimestamp:" + go_time(at(meta, {"creationTimestamp"})) + ", DeletionTimestamp:" +
          (time_of(at(meta, {"deletionTimestamp"})) ? go_time(at(meta, {"deletionTimestamp"})) : "<nil>") +
@@ -83,15 +67,15 @@ std::string go_object_meta(const json& meta) {
          ", Annotations:" + go_string_map(at(meta, {"annotations"})) + ", OwnerReferences:" +
          (size_of(owners) ? "[]v1.OwnerReference{... " + std::to_string(size_of(owners)) + " items}"
                           : "[]v1.OwnerReference(nil)") +
-         ", Finalizers:" + go_string_slice(at(meta, {"finalizers"})) + ", ManagedFields:" +
+         ", Finalizers:" + go_slice(arr(finalizers).empty() ? json() : finalizers) + ", ManagedFields:" +
          (size_of(managed) ? "[]v1.ManagedFieldsEntry{... " + std::to_string(size_of(managed)) + " items}"
                            : "[]v1.ManagedFieldsEntry(nil)") +
          "}";
 }
 
 std::string go_non_resource_attributes(const json& attributes) {
-  return "authorization.NonResourceAttributes{Path:" + go_string(at(attributes, {"path"})) +
-         ", Verb:" + go_string(at(attributes, {"verb"})) + "}";
+  return "authorization.NonResourceAttributes{Path:" + go_quoted(at(attributes, {"path"})) +
+         ", Verb:" + go_quoted(at(attributes, {"verb"})) + "}";
 }
 
 // ---- checks ------------------------------------------------------------------------------------
@@ -114,8 +98,8 @@ void validate_access_spec(const json& spec, Causes& causes, bool with_subject) {
   const auto& resource = at(spec, {"resourceAttributes"});
   const auto& non_resource = at(spec, {"nonResourceAttributes"});
   if (resource.is_object() && non_resource.is_object())
-    invalid_raw(causes, "spec.nonResourceAttributes", go_non_resource_attributes(non_resource),
-                "cannot be specified in combination with resourceAttributes");
+    invalid_rendered(causes, "spec.nonResourceAttributes", go_non_resource_attributes(non_resource),
+                     "cannot be specified in combination with resourceAttributes");
   if (!resource.is_object() && !non_resource.is_object())
     invalid_value(causes, "spec.resourceAttributes", "null",
                   "exactly one of nonResourceAttributes or resourceAttributes must be specified");
@@ -126,13 +110,13 @@ void validate_access_spec(const json& spec, Causes& causes, bool with_subject) {
 void validate_subject_access_review(const json& review, Causes& causes) {
   validate_access_spec(at(review, {"spec"}), causes, true);
   if (const auto& meta = at(review, {"metadata"}); metadata_set(meta))
-    invalid_raw(causes, "metadata", go_object_meta(meta), "must be empty");
+    invalid_rendered(causes, "metadata", go_object_meta(meta), "must be empty");
 }
 
 void validate_self_subject_access_review(const json& review, Causes& causes) {
   validate_access_spec(at(review, {"spec"}), causes, false);
   if (const auto& meta = at(review, {"metadata"}); metadata_set(meta))
-    invalid_raw(causes, "metadata", go_object_meta(meta), "must be empty");
+    invalid_rendered(causes, "metadata", go_object_meta(meta), "must be empty");
 }
 
 void validate_local_subject_access_review(const json& review, Causes& causes) {
@@ -140,14 +124,14 @@ void validate_local_subject_access_review(const json& review, Causes& causes) {
   validate_access_spec(spec, causes, true);
   const auto& meta = at(review, {"metadata"});
   if (metadata_set(meta, "namespace"))
-    invalid_raw(causes, "metadata", go_object_meta(meta), "must be empty except for namespace");
+    invalid_rendered(causes, "metadata", go_object_meta(meta), "must be empty except for namespace");
   if (const auto& resource = at(spec, {"resourceAttributes"});
       resource.is_object() && str(at(resource, {"namespace"})) != str(at(meta, {"namespace"})))
     invalid_value(causes, "spec.resourceAttributes.namespace", str(at(resource, {"namespace"})),
                   "must match metadata.namespace");
   if (const auto& non_resource = at(spec, {"nonResourceAttributes"}); non_resource.is_object())
-    invalid_raw(causes, "spec.nonResourceAttributes", go_non_resource_attributes(non_resource),
-                "disallowed on this kind of request");
+    invalid_rendered(causes, "spec.nonResourceAttributes", go_non_resource_attributes(non_resource),
+                     "disallowed on this kind of request");
 }
 
 KindSpec review_row(const char* kind, const char* plural, bool namespaced, Review review,

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <string>
-#include <string_view>
 
 #include "core/api/print_support.hpp"
+#include "core/api/quantity.hpp"
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/groups.hpp"
 
@@ -22,9 +22,7 @@ constexpr std::array<const char*, 4> k_round_trip_annotations = {
 // ---- printer ------------------------------------------------------------------------------------
 
 // A Quantity as text (kw keeps the string form a client sent); Go prints a missing one "<nil>".
-std::string quantity_text(const json& q) {
-  return q.is_string() ? q.get<std::string>() : q.is_number() ? q.dump() : "<nil>";
-}
+std::string metric_quantity(const json& q) { return api::quantity_string(q, "<nil>"); }
 
 std::string percent(const json& value) { return std::to_string(num(value)) + "%"; }
 
@@ -39,16 +37,17 @@ std::string format_metric(const json& spec, const json& status) {
     const auto& current = at(status_part(key), {"current"});
     if (!at(target, {"averageValue"}).is_null()) {
       const auto& average = at(current, {"averageValue"});
-      return (average.is_null() ? std::string("<unknown>") : quantity_text(average)) + "/" +
-             quantity_text(at(target, {"averageValue"})) + " (avg)";
+      return (average.is_null() ? std::string("<unknown>") : metric_quantity(average)) + "/" +
+             metric_quantity(at(target, {"averageValue"})) + " (avg)";
     }
-    const std::string now = status_part(key).is_null() ? "<unknown>" : quantity_text(at(current, {"value"}));
-    return now + "/" + quantity_text(at(target, {"value"}));
+    const std::string now = status_part(key).is_null() ? "<unknown>" : metric_quantity(at(current, {"value"}));
+    return now + "/" + metric_quantity(at(target, {"value"}));
   }
   if (type == "Pods") {
-    const std::string now =
-        status_part("pods").is_null() ? "<unknown>" : quantity_text(at(status_part("pods"), {"current", "averageValue"}));
-    return now + "/" + quantity_text(at(spec, {"pods", "target", "averageValue"}));
+    const std::string now = status_part("pods").is_null()
+                                ? "<unknown>"
+                                : metric_quantity(at(status_part("pods"), {"current", "averageValue"}));
+    return now + "/" + metric_quantity(at(spec, {"pods", "target", "averageValue"}));
   }
   if (type == "Resource" || type == "ContainerResource") {
     const char* key = type == "Resource" ? "resource" : "containerResource";
@@ -57,8 +56,8 @@ std::string format_metric(const json& spec, const json& status) {
     const auto& current = at(status_part(key), {"current"});
     const std::string name = str(at(source, {"name"})) + ": ";
     if (!at(target, {"averageValue"}).is_null()) {
-      const std::string now = status_part(key).is_null() ? "<unknown>" : quantity_text(at(current, {"averageValue"}));
-      return name + now + "/" + quantity_text(at(target, {"averageValue"}));
+      const std::string now = status_part(key).is_null() ? "<unknown>" : metric_quantity(at(current, {"averageValue"}));
+      return name + now + "/" + metric_quantity(at(target, {"averageValue"}));
     }
     const auto& utilization = at(current, {"averageUtilization"});
     const std::string now = utilization.is_number() ? percent(utilization) : "<unknown>";
@@ -145,46 +144,14 @@ void prepare_hpa(json& hpa) { hpa["status"] = {{"desiredReplicas", 0}}; }
 
 // ---- validation ---------------------------------------------------------------------------------
 
-// A generic check that checks.hpp lacks: "Forbidden: <detail>".
-void forbidden(Causes& causes, const std::string& field, const std::string& detail) {
-  add_cause(causes, field, "FieldValueForbidden", "Forbidden: " + detail);
-}
-
-// IsValidPathSegmentName: the value becomes a segment of a request path.
-void validate_path_segment(Causes& causes, const std::string& field, const json& value) {
-  const std::string text = str(value);
-  if (text == "." || text == "..") return invalid_value(causes, field, value, "may not be '" + text + "'");
-  for (const char* bad : {"/", "%"})
-    if (text.find(bad) != std::string::npos) invalid_value(causes, field, value, std::string("may not contain '") + bad + "'");
-}
-
-// The sign of a Quantity: -1, 0 or 1.
-int quantity_sign(const json& q) {
-  if (q.is_number()) {
-    const double d = q.get<double>();
-    return d > 0 ? 1 : d < 0 ? -1 : 0;
-  }
-  if (!q.is_string()) return 0;
-  std::string_view s = q.get_ref<const std::string&>();
-  int sign = 1;
-  if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
-    sign = s.front() == '-' ? -1 : 1;
-    s.remove_prefix(1);
-  }
-  for (char c : s) {
-    if (c >= '1' && c <= '9') return sign;
-    if (c != '0' && c != '.') break;  // the exponent or suffix follows the number
-  }
-  return 0;
-}
-
 // ValidateCrossVersionObjectReference; `allow_core_group` takes an apiVersion without a group
 // (e.g. "v1" or none at all).
 void validate_reference(Causes& causes, const json& ref, const std::string& path, bool allow_core_group) {
   for (const char* key : {"kind", "name"}) {
     const auto& value = at(ref, {key});
     if (str(value).empty()) required(causes, path + "." + key);
-    else validate_path_segment(causes, path + "." + key, value);
+    else
+      invalid_each(causes, path + "." + key, value, path_segment_errors(str(value)));
   }
   const auto& api_version = at(ref, {"apiVersion"});
   const std::string text = str(api_version);
@@ -198,7 +165,8 @@ void validate_reference(Causes& causes, const json& ref, const std::string& path
 void validate_metric_identifier(Causes& causes, const json& id, const std::string& path) {
   const auto& name = at(id, {"name"});
   if (str(name).empty()) required(causes, path + ".name", "must specify a metric name");
-  else validate_path_segment(causes, path + ".name", name);
+  else
+    invalid_each(causes, path + ".name", name, path_segment_errors(str(name)));
 }
 
 void validate_metric_target(Causes& causes, const json& target, const std::string& path) {
@@ -207,7 +175,7 @@ void validate_metric_target(Causes& causes, const json& target, const std::strin
   if (type != "Utilization" && type != "Value" && type != "AverageValue")
     invalid_value(causes, path + ".type", str(type), "must be either Utilization, Value, or AverageValue");
   for (const char* key : {"value", "averageValue"})
-    if (const auto& q = at(target, {key}); !q.is_null() && quantity_sign(q) != 1)
+    if (const auto& q = at(target, {key}); !q.is_null() && api::quantity_sign(q) != 1)
       invalid_value(causes, path + "." + key, q, "must be positive");
   if (const auto& u = at(target, {"averageUtilization"}); u.is_number() && num(u) < 1)
     invalid_value(causes, path + ".averageUtilization", u, "must be greater than 0");
@@ -222,38 +190,6 @@ void validate_utilization_or_value(Causes& causes, const json& target, const std
     required(causes, path + ".averageUtilization", "must set either a target raw value or a target utilization");
   if (utilization && value)
     forbidden(causes, path + ".averageValue", "may not set both a target raw value and a target utilization");
-}
-
-bool is_standard_container_resource(std::string_view name) {
-  return name == "cpu" || name == "memory" || name == "ephemeral-storage" || name.starts_with("hugepages-");
-}
-
-bool is_standard_resource(std::string_view name) {
-  static constexpr std::string_view k_standard[] = {
-      "cpu", "memory", "ephemeral-storage", "storage", "pods", "services", "replicationcontrollers",
-      "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims", "services.nodeports",
-      "services.loadbalancers", "requests.cpu", "requests.memory", "requests.storage",
-      "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage"};
-  return std::find(std::begin(k_standard), std::end(k_standard), name) != std::end(k_standard) ||
-         name.starts_with("hugepages-") || name.starts_with("requests.hugepages-") || name.starts_with("limits.hugepages-");
-}
-
-// ValidateContainerResourceName (core/v1).
-void validate_container_resource_name(Causes& causes, const json& value, const std::string& field) {
-  const std::string name = str(value);
-  if (!is_qualified_name(name))
-    return invalid_value(causes, field, name,
-                         "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-                         "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
-                         "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
-  if (name.find('/') == std::string::npos) {
-    if (!is_standard_resource(name))
-      return invalid_value(causes, field, name, "must be a standard resource type or fully qualified");
-    if (!is_standard_container_resource(name))
-      invalid_value(causes, field, name, "must be a standard resource for containers");
-  } else if (name.find("kubernetes.io/") == std::string::npos && name.starts_with("requests.")) {
-    invalid_value(causes, field, name, "doesn't follow extended resource name standard");
-  }
 }
 
 void validate_source(Causes& causes, const std::string& kind, const json& source, const std::string& path) {
@@ -287,10 +223,11 @@ void validate_source(Causes& causes, const std::string& kind, const json& source
     if (const auto& name = at(source, {"name"}); str(name).empty())
       required(causes, path + ".name", "must specify a resource name");
     else
-      validate_container_resource_name(causes, name, path + ".name");
+      container_resource_name(causes, path + ".name", str(name));
     const std::string container = str(at(source, {"container"}));
     if (container.empty()) required(causes, path + ".container", "must specify a container");
-    else if (!is_dns1123_label(container)) invalid_value(causes, path + ".container", container, k_label_help);
+    else
+      invalid_each(causes, path + ".container", container, dns1123_label_errors(container));
     validate_metric_target(causes, target, target_path);
     validate_utilization_or_value(causes, target, target_path);
   }
@@ -351,7 +288,7 @@ void validate_scaling_rules(Causes& causes, const json& rules, const std::string
     if (num(period) <= 0) invalid_value(causes, at_path + ".periodSeconds", num(period), "must be greater than zero");
     if (num(period) > 1800) invalid_value(causes, at_path + ".periodSeconds", num(period), "must be less than or equal to 1800");
   }
-  if (const auto& tolerance = at(rules, {"tolerance"}); !tolerance.is_null() && quantity_sign(tolerance) < 0)
+  if (const auto& tolerance = at(rules, {"tolerance"}); !tolerance.is_null() && api::quantity_sign(tolerance) < 0)
     invalid_value(causes, path + ".tolerance", quantity_text(tolerance), "must be greater than or equal to 0");
 }
 

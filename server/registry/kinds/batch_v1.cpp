@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "core/api/print_support.hpp"
+#include "core/util/text.hpp"
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/groups.hpp"
+#include "server/registry/kinds/pod_spec.hpp"
 
 namespace kw::kinds {
 namespace {
@@ -25,12 +27,6 @@ using namespace api::print;
 const char* const k_job_selector_doc =
     "A label query over pods that should match the pod count. Normally, the system sets this field for you. More "
     "info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors";
-
-bool condition_true(const json& job, std::string_view type) {
-  for (const auto& c : arr(at(job, {"status", "conditions"})))
-    if (str(at(c, {"type"})) == type) return str(at(c, {"status"})) == "True";
-  return false;
-}
 
 Cells print_job(const json& job, TimePoint now) {
   const std::int64_t succeeded = num(at(job, {"status", "succeeded"}));
@@ -78,6 +74,7 @@ void default_job(json& job) {
   const auto& template_labels = at(spec, {"template", "metadata", "labels"});
   if ((!labels.is_object() || labels.empty()) && template_labels.is_object() && !template_labels.empty())
     object_member(job, "metadata")["labels"] = template_labels;
+  default_spec_template(spec);
 }
 
 // PrepareForCreate: no status yet, and unless the user picks the selector, pods are
@@ -166,16 +163,6 @@ std::vector<std::string> split_fields(std::string_view s) {  // strings.Fields
   return out;
 }
 
-std::vector<std::string_view> split_on(std::string_view s, char sep) {  // strings.Split
-  std::vector<std::string_view> out;
-  for (std::size_t start = 0;;) {
-    const auto at_sep = s.find(sep, start);
-    out.push_back(s.substr(start, at_sep == std::string_view::npos ? std::string_view::npos : at_sep - start));
-    if (at_sep == std::string_view::npos) return out;
-    start = at_sep + 1;
-  }
-}
-
 // Go's time.LoadLocation, answered from the system zoneinfo database. Without any database on
 // this machine every name is taken.
 std::optional<std::string> load_location_error(const std::string& name) {
@@ -249,8 +236,7 @@ constexpr std::string_view k_month_names[] = {"jan", "feb", "mar", "apr", "may",
 constexpr std::string_view k_day_names[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
 
 std::optional<unsigned> name_value(std::string_view expr, const CronBounds& bounds) {
-  std::string lower(expr);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = util::to_lower(expr);
   unsigned value = bounds.first_named;
   for (std::string_view name : bounds.names) {
     if (lower == name) return value;
@@ -286,8 +272,8 @@ std::expected<unsigned long long, std::string> cron_int_or_name(std::string_view
 
 // robfig/cron's getRange for one comma-separated part of a field.
 std::optional<std::string> cron_range_error(std::string_view expr, const CronBounds& bounds) {
-  const auto range_and_step = split_on(expr, '/');
-  const auto low_and_high = split_on(range_and_step[0], '-');
+  const auto range_and_step = split(expr, '/');
+  const auto low_and_high = split(range_and_step[0], '-');
   unsigned long long start = 0, end = 0, step = 1;
   if (low_and_high[0] == "*" || low_and_high[0] == "?") {
     start = bounds.min;
@@ -360,7 +346,7 @@ std::optional<std::string> cron_schedule_error(std::string_view spec) {
   static const CronBounds k_bounds[] = {
       {0, 59, {}, 0}, {0, 23, {}, 0}, {1, 31, {}, 0}, {1, 12, k_month_names, 1}, {0, 6, k_day_names, 0}};
   for (std::size_t i = 0; i < fields.size(); ++i)
-    for (std::string_view part : split_on(fields[i], ','))
+    for (std::string_view part : split(fields[i], ','))
       if (!part.empty())
         if (auto error = cron_range_error(part, k_bounds[i])) return error;
   return std::nullopt;
@@ -372,24 +358,16 @@ void validate_time_zone(const json& zone, Causes& causes) {
   const std::string name = zone.get<std::string>();
   const std::string field = "spec.timeZone";
   if (name.empty()) return invalid_value(causes, field, zone, "timeZone must be nil or non-empty string");
-  for (std::string_view part : split_on(name, '/')) {
+  for (std::string_view part : split(name, '/')) {
     const bool allowed = !part.empty() && part.size() <= 14 && std::all_of(part.begin(), part.end(), [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == '+';
     });
     if (part == "." || part == ".." || part.starts_with("-") || !allowed)
       return invalid_value(causes, field, zone, "unknown time zone " + name);
   }
-  std::string lower = name;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "local")
+  if (util::to_lower(name) == "local")
     invalid_value(causes, field, zone, "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones");
   if (auto error = load_location_error(name)) invalid_value(causes, field, zone, *error);
-}
-
-// metav1.FormatLabelSelector: "<none>" for no selector or an empty one.
-std::string format_label_selector(const json& selector) {
-  const std::string text = selector_string(selector);
-  return text.empty() ? "<none>" : text;
 }
 
 Cells print_cron_job(const json& cron_job, TimePoint now) {
@@ -411,14 +389,15 @@ Cells print_cron_job(const json& cron_job, TimePoint now) {
           format_label_selector(at(job_spec, {"selector"}))};
 }
 
-// SetDefaults_CronJob (the job template's spec is not defaulted; its pod template is defaulted
-// elsewhere).
+// SetDefaults_CronJob, and the defaults of the job template's pod template (the job template's
+// own spec is not defaulted).
 void default_cron_job(json& cron_job) {
   auto& spec = object_member(cron_job, "spec");
-  if (str(at(spec, {"concurrencyPolicy"})).empty()) spec["concurrencyPolicy"] = "Allow";
-  if (at(spec, {"suspend"}).is_null()) spec["suspend"] = false;
-  if (at(spec, {"successfulJobsHistoryLimit"}).is_null()) spec["successfulJobsHistoryLimit"] = 3;
-  if (at(spec, {"failedJobsHistoryLimit"}).is_null()) spec["failedJobsHistoryLimit"] = 1;
+  default_string(spec, "concurrencyPolicy", "Allow");
+  default_value(spec, "suspend", false);
+  default_value(spec, "successfulJobsHistoryLimit", 3);
+  default_value(spec, "failedJobsHistoryLimit", 1);
+  if (at(spec, {"jobTemplate", "spec"}).is_object()) default_spec_template(spec["jobTemplate"]["spec"]);
 }
 
 void prepare_cron_job(json& cron_job) { cron_job["status"] = json::object(); }

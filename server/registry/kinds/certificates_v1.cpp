@@ -19,66 +19,6 @@ namespace {
 
 using namespace api::print;
 
-// ---- field errors and name formats (apimachinery's wording) ----------------------------------
-// Generic: candidates for checks.*.
-
-void duplicate(Causes& causes, const std::string& field, const json& value) {
-  add_cause(causes, field, "FieldValueDuplicate", "Duplicate value: " + value.dump());
-}
-
-void too_long(Causes& causes, const std::string& field, std::int64_t max_bytes) {
-  add_cause(causes, field, "FieldValueTooLong",
-            "Too long: may not be more than " + std::to_string(max_bytes) + (max_bytes == 1 ? " byte" : " bytes"));
-}
-
-std::string max_len_error(std::size_t n) { return "must be no more than " + std::to_string(n) + " characters"; }
-
-bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?, any length.
-bool label_pattern(std::string_view v) {
-  if (v.empty() || !lower_alnum(v.front()) || !lower_alnum(v.back())) return false;
-  for (char c : v)
-    if (!lower_alnum(c) && c != '-') return false;
-  return true;
-}
-
-bool subdomain_pattern(std::string_view v) {
-  for (std::size_t start = 0;;) {
-    const auto dot = v.find('.', start);
-    if (!label_pattern(v.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start)))
-      return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// validation.IsDNS1123Label.
-std::vector<std::string> dns_label_errors(std::string_view value) {
-  std::vector<std::string> out;
-  if (value.size() > 63) out.push_back(max_len_error(63));
-  if (!label_pattern(value)) out.push_back(subdomain_pattern(value) ? "must not contain dots" : k_label_help);
-  return out;
-}
-
-// validation.IsDNS1123Subdomain.
-std::vector<std::string> subdomain_errors(std::string_view value) {
-  std::vector<std::string> out;
-  if (value.size() > 253) out.push_back(max_len_error(253));
-  if (!subdomain_pattern(value)) out.push_back(k_subdomain_help);
-  return out;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  for (std::size_t start = 0;;) {
-    const auto at_sep = s.find(sep, start);
-    out.push_back(s.substr(start, at_sep == std::string_view::npos ? std::string_view::npos : at_sep - start));
-    if (at_sep == std::string_view::npos) return out;
-    start = at_sep + 1;
-  }
-}
-
 // ---- PEM and DER (Go's encoding/pem and the shape x509 parses) --------------------------------
 
 struct PemBlock {
@@ -227,26 +167,12 @@ constexpr std::array<std::string_view, 23> k_usages = {
     "server auth", "signing", "timestamping"};
 // clang-format on
 
-// unsupported() for a usage: the supported values are the usages.
-void unsupported_usage(Causes& causes, const std::string& field, const json& value) {
-  std::string list;
-  for (const auto usage : k_usages) list += (list.empty() ? "" : ", ") + json(usage).dump();
-  add_cause(causes, field, "FieldValueNotSupported",
-            "Unsupported value: " + value.dump() + ": supported values: " + list);
-}
-
-bool condition_present(const json& csr, std::string_view type) {
-  for (const auto& c : arr(at(csr, {"status", "conditions"})))
-    if (str(at(c, {"type"})) == type) return true;
-  return false;
-}
-
 // Denied or Approved (Denied wins), then ",Failed" and ",Issued" when they apply.
 std::string csr_condition(const json& csr) {
-  std::string status = condition_present(csr, "Denied")     ? "Denied"
-                       : condition_present(csr, "Approved") ? "Approved"
-                                                            : "Pending";
-  if (condition_present(csr, "Failed")) status += ",Failed";
+  std::string status = !condition_of(csr, "Denied").is_null()     ? "Denied"
+                       : !condition_of(csr, "Approved").is_null() ? "Approved"
+                                                                  : "Pending";
+  if (!condition_of(csr, "Failed").is_null()) status += ",Failed";
   if (!str(at(csr, {"status", "certificate"})).empty()) status += ",Issued";
   return status;
 }
@@ -298,7 +224,7 @@ void validate_signer_name(Causes& causes, const std::string& signer) {
   if (domain.size() > 253) too_long(causes, field, 253);
   const auto domain_labels = split(domain, '.');
   for (const auto label : domain_labels)
-    if (const auto errors = dns_label_errors(label); !errors.empty()) {
+    if (const auto errors = dns1123_label_errors(label); !errors.empty()) {
       for (const auto& error : errors)
         invalid_value(causes, field, domain, "validating label " + json(label).dump() + ": " + error);
       break;
@@ -314,7 +240,9 @@ void validate_signer_name(Causes& causes, const std::string& signer) {
   if (signer.size() > 253 + 63 + 1 + 253 + 1) too_long(causes, field, 253 + 63 + 1 + 253 + 1);
 }
 
-void validate_conditions(Causes& causes, const json& conditions) {
+// ValidateCertificateSigningRequest's condition checks: typed, each type once, True for the
+// terminal ones, never both Approved and Denied.
+void validate_csr_conditions(Causes& causes, const json& conditions) {
   std::set<std::string> seen;
   bool approved = false, denied = false;
   for (std::size_t i = 0; i < arr(conditions).size(); ++i) {
@@ -350,7 +278,7 @@ void validate_csr(const json& csr, Causes& causes) {
     const auto usage = str(usages[i]);
     const std::string path = "spec.usages[" + std::to_string(i) + "]";
     if (std::find(k_usages.begin(), k_usages.end(), usage) == k_usages.end())
-      unsupported_usage(causes, path, usages[i]);
+      unsupported(causes, path, usages[i], k_usages);
   }
   for (std::size_t i = 0; i < usages.size(); ++i)
     if (!seen.insert(str(usages[i])).second) duplicate(causes, "spec.usages[" + std::to_string(i) + "]", usages[i]);
@@ -365,7 +293,7 @@ void validate_csr(const json& csr, Causes& causes) {
     invalid_value(causes, "spec.expirationSeconds", expiration,
                   "may not specify a duration less than 600 seconds (10 minutes)");
 
-  validate_conditions(causes, at(csr, {"status", "conditions"}));
+  validate_csr_conditions(causes, at(csr, {"status", "conditions"}));
   if (const auto certificate = bytes_field(at(csr, {"status", "certificate"})); !certificate.empty())
     if (const auto error = certificate_error(certificate); !error.empty())
       invalid_value(causes, "status.certificate", "<certificate data>", error);

@@ -1,137 +1,146 @@
+// Field errors, Go's rendering of values in them, and the JSON helpers of the rows (checks.hpp).
 #include "server/registry/kinds/checks.hpp"
 
-#include <cctype>
+#include <algorithm>
 
 #include "core/api/print_support.hpp"
 
 namespace kw::kinds {
-namespace {
 
-using api::print::at;
+using api::print::arr;
+using api::print::str;
+using nlohmann::json;
 
-bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
-
-bool name_part(std::string_view v) {  // the name of a qualified name
-  if (v.empty() || v.size() > 63 || !alnum(v.front()) || !alnum(v.back())) return false;
-  for (char c : v)
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  return true;
-}
-
-}  // namespace
-
-const char* const k_subdomain_help =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
-    "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
-    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const char* const k_label_help =
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
-    "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+// ---- field errors ----------------------------------------------------------------------------
 
 void add_cause(Causes& causes, const std::string& field, const std::string& reason, const std::string& message) {
   causes.push_back({{"reason", reason}, {"message", message}, {"field", field}});
 }
 
-void invalid_value(Causes& causes, const std::string& field, const nlohmann::json& value, const std::string& why) {
-  add_cause(causes, field, "FieldValueInvalid", "Invalid value: " + value.dump() + ": " + why);
+void invalid_value(Causes& causes, const std::string& field, const json& value, const std::string& why) {
+  invalid_rendered(causes, field, value.dump(), why);
+}
+
+void invalid_rendered(Causes& causes, const std::string& field, const std::string& rendered, const std::string& why) {
+  add_cause(causes, field, "FieldValueInvalid", "Invalid value: " + rendered + ": " + why);
+}
+
+void invalid_each(Causes& causes, const std::string& field, const json& value, const std::vector<std::string>& whys) {
+  for (const auto& why : whys) invalid_value(causes, field, value, why);
 }
 
 void required(Causes& causes, const std::string& field, const std::string& detail) {
   add_cause(causes, field, "FieldValueRequired", detail.empty() ? "Required value" : "Required value: " + detail);
 }
 
-void unsupported(Causes& causes, const std::string& field, const nlohmann::json& value,
+void unsupported(Causes& causes, const std::string& field, const json& value,
                  std::initializer_list<std::string_view> supported) {
-  std::string list;
-  for (std::string_view s : supported) list += (list.empty() ? "\"" : ", \"") + std::string(s) + "\"";
-  add_cause(causes, field, "FieldValueNotSupported",
-            "Unsupported value: " + value.dump() + ": supported values: " + list);
+  unsupported_rendered(causes, field, value.dump(), std::span(supported.begin(), supported.size()));
 }
 
-void immutable(Causes& causes, const std::string& field, const nlohmann::json& now, const nlohmann::json& before) {
+void unsupported(Causes& causes, const std::string& field, const json& value,
+                 std::span<const std::string_view> supported) {
+  unsupported_rendered(causes, field, value.dump(), supported);
+}
+
+void unsupported_rendered(Causes& causes, const std::string& field, const std::string& rendered,
+                          std::initializer_list<std::string_view> supported) {
+  unsupported_rendered(causes, field, rendered, std::span(supported.begin(), supported.size()));
+}
+
+void unsupported_rendered(Causes& causes, const std::string& field, const std::string& rendered,
+                          std::span<const std::string_view> supported) {
+  std::string list;
+  for (std::string_view s : supported) list += (list.empty() ? "\"" : ", \"") + std::string(s) + "\"";
+  add_cause(causes, field, "FieldValueNotSupported", "Unsupported value: " + rendered + ": supported values: " + list);
+}
+
+void forbidden(Causes& causes, const std::string& field, const std::string& detail) {
+  add_cause(causes, field, "FieldValueForbidden", "Forbidden: " + detail);
+}
+
+void duplicate(Causes& causes, const std::string& field, const json& value) {
+  duplicate_rendered(causes, field, value.dump());
+}
+
+void duplicate_rendered(Causes& causes, const std::string& field, const std::string& rendered) {
+  add_cause(causes, field, "FieldValueDuplicate", "Duplicate value: " + rendered);
+}
+
+void too_long(Causes& causes, const std::string& field, std::size_t max_bytes) {
+  add_cause(causes, field, "FieldValueTooLong",
+            "Too long: may not be more than " + std::to_string(max_bytes) + (max_bytes == 1 ? " byte" : " bytes"));
+}
+
+void too_many(Causes& causes, const std::string& field, std::size_t actual, std::size_t max) {
+  add_cause(causes, field, "FieldValueTooMany",
+            "Too many: " + std::to_string(actual) + ": must have at most " + std::to_string(max) + " items");
+}
+
+void immutable(Causes& causes, const std::string& field, const json& now, const json& before) {
   if (now != before) invalid_value(causes, field, now, "field is immutable");
 }
 
-void non_negative(Causes& causes, const std::string& field, const nlohmann::json& value, bool positive) {
+void non_negative(Causes& causes, const std::string& field, const json& value, bool positive) {
   if (!value.is_number()) return;
   const double v = value.get<double>();
-  if (positive && v <= 0) invalid_value(causes, field, value, "must be greater than 0");
-  else if (!positive && v < 0) invalid_value(causes, field, value, "must be greater than or equal to 0");
+  if (positive && v <= 0)
+    invalid_value(causes, field, value, "must be greater than 0");
+  else if (!positive && v < 0)
+    invalid_value(causes, field, value, "must be greater than or equal to 0");
 }
 
-bool is_dns1123_label(std::string_view v) {
-  if (v.empty() || v.size() > 63 || !lower_alnum(v.front()) || !lower_alnum(v.back())) return false;
-  for (char c : v)
-    if (!lower_alnum(c) && c != '-') return false;
-  return true;
-}
+// ---- paths and JSON helpers --------------------------------------------------------------------
 
-bool is_dns1123_subdomain(std::string_view v) {
-  if (v.empty() || v.size() > 253) return false;
-  std::size_t start = 0;
-  for (;;) {
-    const auto dot = v.find('.', start);
-    const auto part = v.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (part.empty() || !lower_alnum(part.front()) || !lower_alnum(part.back())) return false;
-    for (char c : part)
-      if (!lower_alnum(c) && c != '-') return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
+std::string index_path(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
-bool is_qualified_name(std::string_view v) {
-  const auto slash = v.find('/');
-  if (slash == std::string_view::npos) return name_part(v);
-  return is_dns1123_subdomain(v.substr(0, slash)) && name_part(v.substr(slash + 1));
-}
+std::string key_path(const std::string& path, std::string_view key) { return path + "[" + std::string(key) + "]"; }
 
-bool is_label_value(std::string_view v) { return v.empty() || name_part(v); }
-
-nlohmann::json& object_member(nlohmann::json& parent, const char* key) {
+json& object_member(json& parent, const char* key) {
   auto& child = parent[key];
-  if (!child.is_object()) child = nlohmann::json::object();
+  if (!child.is_object()) child = json::object();
   return child;
 }
 
-void validate_containers(Causes& causes, const nlohmann::json& pod_spec, const std::string& path) {
-  const auto& containers = at(pod_spec, {"containers"});
-  if (!containers.is_array() || containers.empty()) {
-    required(causes, path + ".containers");
-    return;
-  }
-  for (std::size_t i = 0; i < containers.size(); ++i) {
-    const auto& c = containers[i];
-    const std::string field = path + ".containers[" + std::to_string(i) + "]";
-    if (!c.is_object()) {
-      invalid_value(causes, field, c, "must be an object");
-      continue;
-    }
-    const auto name = c.value("name", std::string());
-    if (name.empty()) required(causes, field + ".name");
-    else if (!is_dns1123_label(name)) invalid_value(causes, field + ".name", name, k_label_help);
-    if (c.value("image", std::string()).empty()) required(causes, field + ".image");
+bool unset(const json& parent, const char* key) {
+  return !parent.is_object() || !parent.contains(key) || parent[key].is_null();
+}
+
+void default_value(json& parent, const char* key, const json& value) {
+  if (parent.is_object() && unset(parent, key)) parent[key] = value;
+}
+
+void default_string(json& parent, const char* key, const char* value) {
+  if (parent.is_object() && str(api::print::at(parent, {key})).empty()) parent[key] = value;
+}
+
+bool one_of(std::string_view value, std::initializer_list<std::string_view> set) {
+  return std::find(set.begin(), set.end(), value) != set.end();
+}
+
+bool contains_wildcard(const json& list) {
+  return std::ranges::any_of(arr(list), [](const json& item) { return item == "*"; });
+}
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> out;
+  for (std::size_t start = 0;;) {
+    const auto at = text.find(separator, start);
+    out.push_back(text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    if (at == std::string_view::npos) return out;
+    start = at + 1;
   }
 }
 
-void validate_selector_and_template(Causes& causes, const nlohmann::json& spec, const std::string& path) {
-  const auto& selector = at(spec, {"selector"});
-  if (!selector.is_object()) {
-    required(causes, path + ".selector");
-    return;
-  }
-  const auto& labels = at(spec, {"template", "metadata", "labels"});
-  const auto& wanted = at(selector, {"matchLabels"});
-  if (wanted.is_object())
-    for (const auto& [key, value] : wanted.items())
-      if (!labels.is_object() || !labels.contains(key) || labels[key] != value) {
-        invalid_value(causes, path + ".template.metadata.labels", labels.is_null() ? nlohmann::json::object() : labels,
-                      "`selector` does not match template `labels`");
-        break;
-      }
-  validate_containers(causes, at(spec, {"template", "spec"}), path + ".template.spec");
+// ---- Go's rendering of values in field errors --------------------------------------------------
+
+std::string go_quoted(const json& value) { return json(str(value)).dump(); }
+
+std::string go_slice(const json& list, std::string_view type) {
+  if (!list.is_array()) return "[]" + std::string(type) + "(nil)";
+  std::string out = "[]" + std::string(type) + "{";
+  for (std::size_t i = 0; i < list.size(); ++i) out += (i ? ", " : "") + go_quoted(list[i]);
+  return out + "}";
 }
 
 }  // namespace kw::kinds

@@ -1,25 +1,23 @@
 // The core/v1 kinds ("" group): rows and strategies.
-#include <algorithm>
 #include <array>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <initializer_list>
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
+#include "core/api/quantity.hpp"
 #include "core/codec/protobuf_scalars.hpp"
 #include "core/util/text.hpp"
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/core_v1_print.hpp"
 #include "server/registry/kinds/groups.hpp"
+#include "server/registry/kinds/pod_spec.hpp"
 
 namespace kw::kinds {
 namespace {
@@ -42,7 +40,6 @@ void prepare_namespace(json& ns) {
   ns["status"] = {{"phase", "Active"}};
 }
 
-
 void validate_pod(const json& pod, Causes& causes) {
   const auto& spec = at(pod, {"spec"});
   if (!spec.is_object()) required(causes, "spec");
@@ -60,159 +57,6 @@ void fold_string_data(json& secret) {
       if (value.is_string()) data[key] = codec::scalars::base64_encode(value.get<std::string>());
   }
   secret.erase("stringData");
-}
-
-// ---- field errors, names and quantities (generic; candidates for checks.*) ---------------
-
-void forbidden(Causes& causes, const std::string& field, const std::string& detail) {
-  add_cause(causes, field, "FieldValueForbidden", "Forbidden: " + detail);
-}
-
-void duplicate(Causes& causes, const std::string& field, const json& value) {
-  add_cause(causes, field, "FieldValueDuplicate", "Duplicate value: " + value.dump());
-}
-
-void too_long(Causes& causes, const std::string& field, std::size_t max) {
-  add_cause(causes, field, "FieldValueTooLong", "Too long: may not be more than " + std::to_string(max) + " bytes");
-}
-
-std::string index_path(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
-std::string key_path(const std::string& path, std::string_view key) { return path + "[" + std::string(key) + "]"; }
-
-bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool alnum(char c) { return lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
-
-// The shape of a DNS-1123 subdomain, length aside.
-bool subdomain_shape(std::string_view v) {
-  if (v.empty()) return false;
-  for (std::size_t start = 0;;) {
-    const auto dot = v.find('.', start);
-    const auto part = v.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (part.empty() || !lower_alnum(part.front()) || !lower_alnum(part.back())) return false;
-    for (char c : part)
-      if (!lower_alnum(c) && c != '-') return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// The name part of a qualified name and the shape of a label value: alphanumerics inside,
-// '-', '_' and '.' between.
-bool name_shape(std::string_view v) {
-  if (v.empty() || !alnum(v.front()) || !alnum(v.back())) return false;
-  return std::all_of(v.begin(), v.end(), [](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-const char* const k_qualified_name_help =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
-    "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-const char* const k_label_value_help =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
-    "and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
-    "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-
-// validation.IsDNS1123Subdomain / IsDNS1123Label, message for message.
-std::vector<std::string> subdomain_errors(std::string_view v) {
-  std::vector<std::string> out;
-  if (v.size() > 253) out.emplace_back("must be no more than 253 characters");
-  if (!subdomain_shape(v)) out.emplace_back(k_subdomain_help);
-  return out;
-}
-
-std::vector<std::string> label_errors(std::string_view v) {
-  std::vector<std::string> out;
-  if (v.size() > 63) out.emplace_back("must be no more than 63 characters");
-  const bool shape = !v.empty() && lower_alnum(v.front()) && lower_alnum(v.back()) &&
-                     std::all_of(v.begin(), v.end(), [](char c) { return lower_alnum(c) || c == '-'; });
-  if (!shape) out.emplace_back(k_label_help);
-  return out;
-}
-
-// validation.IsQualifiedName: an optional DNS subdomain prefix and '/', then a name part.
-std::vector<std::string> qualified_name_errors(std::string_view value) {
-  std::vector<std::string> out;
-  const auto slashes = std::count(value.begin(), value.end(), '/');
-  if (slashes > 1)
-    return {std::string("a qualified name ") + k_qualified_name_help +
-            " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"};
-  std::string_view name = value;
-  if (slashes == 1) {
-    const auto prefix = value.substr(0, value.find('/'));
-    name = value.substr(value.find('/') + 1);
-    if (prefix.empty()) out.emplace_back("prefix part must be non-empty");
-    for (const auto& message : prefix.empty() ? std::vector<std::string>{} : subdomain_errors(prefix))
-      out.push_back("prefix part " + message);
-  }
-  if (name.empty())
-    out.emplace_back("name part must be non-empty");
-  else if (name.size() > 63)
-    out.emplace_back("name part must be no more than 63 characters");
-  if (!name_shape(name)) out.push_back(std::string("name part ") + k_qualified_name_help);
-  return out;
-}
-
-std::vector<std::string> label_value_errors(std::string_view v) {
-  std::vector<std::string> out;
-  if (v.size() > 63) out.emplace_back("must be no more than 63 characters");
-  if (!v.empty() && !name_shape(v)) out.emplace_back(k_label_value_help);
-  return out;
-}
-
-// A string field that, when non-empty, must be a DNS subdomain (class names, driver names...).
-void subdomain_field(Causes& causes, const std::string& field, const json& value) {
-  if (!value.is_string() || value.get_ref<const std::string&>().empty()) return;
-  for (const auto& message : subdomain_errors(value.get_ref<const std::string&>()))
-    invalid_value(causes, field, value, message);
-}
-
-void label_field(Causes& causes, const std::string& field, const json& value) {
-  if (!value.is_string()) return;
-  for (const auto& message : label_errors(value.get_ref<const std::string&>()))
-    invalid_value(causes, field, value, message);
-}
-
-// unversionedvalidation.ValidateLabels: every key a qualified name, every value a label value
-// (errors name the map, not the key).
-void validate_labels(Causes& causes, const json& labels, const std::string& path) {
-  if (!labels.is_object()) return;
-  for (const auto& [key, value] : labels.items()) {
-    for (const auto& message : qualified_name_errors(key)) invalid_value(causes, path, key, message);
-    for (const auto& message : label_value_errors(str(value))) invalid_value(causes, path, value, message);
-  }
-}
-
-void validate_annotation_keys(Causes& causes, const json& annotations, const std::string& path) {
-  if (!annotations.is_object()) return;
-  for (const auto& [key, value] : annotations.items())
-    for (const auto& message : qualified_name_errors(util::to_lower(key))) invalid_value(causes, path, key, message);
-}
-
-// metav1 LabelSelector: matchLabels as labels, matchExpressions by operator.
-void validate_label_selector(Causes& causes, const json& selector, const std::string& path) {
-  if (!selector.is_object()) return;
-  validate_labels(causes, at(selector, {"matchLabels"}), path + ".matchLabels");
-  const json& expressions = arr(at(selector, {"matchExpressions"}));
-  for (std::size_t i = 0; i < expressions.size(); ++i) {
-    const json& e = expressions[i];
-    const std::string field = index_path(path + ".matchExpressions", i);
-    const json& values = arr(at(e, {"values"}));
-    const std::string op = str(at(e, {"operator"}));
-    if (op == "In" || op == "NotIn") {
-      if (values.empty()) required(causes, field + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
-    } else if (op == "Exists" || op == "DoesNotExist") {
-      if (!values.empty())
-        forbidden(causes, field + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-    } else {
-      invalid_value(causes, field + ".operator", at(e, {"operator"}).is_null() ? json("") : e["operator"],
-                    "not a valid selector operator");
-    }
-    for (const auto& message : qualified_name_errors(str(at(e, {"key"}))))
-      invalid_value(causes, field + ".key", str(at(e, {"key"})), message);
-    for (std::size_t v = 0; v < values.size(); ++v)
-      for (const auto& message : label_value_errors(str(values[v])))
-        invalid_value(causes, index_path(field + ".values", v), values[v], message);
-  }
 }
 
 // A core NodeSelector (a persistent volume's nodeAffinity.required): at least one term, each
@@ -242,11 +86,10 @@ void validate_node_selector(Causes& causes, const json& selector, const std::str
       } else {
         invalid_value(causes, field + ".operator", op, "not a valid selector operator");
       }
-      for (const auto& message : qualified_name_errors(str(at(e, {"key"}))))
-        invalid_value(causes, field + ".key", str(at(e, {"key"})), message);
+      const std::string key = str(at(e, {"key"}));
+      invalid_each(causes, field + ".key", key, qualified_name_errors(key));
       for (std::size_t v = 0; v < values.size(); ++v)
-        for (const auto& message : label_value_errors(str(values[v])))
-          invalid_value(causes, index_path(field + ".values", v), values[v], message);
+        invalid_each(causes, index_path(field + ".values", v), values[v], label_value_errors(str(values[v])));
     }
     const json& fields = arr(at(terms[t], {"matchFields"}));
     for (std::size_t i = 0; i < fields.size(); ++i) {
@@ -265,178 +108,22 @@ void validate_node_selector(Causes& causes, const json& selector, const std::str
   }
 }
 
-// A resource.Quantity ("500m", "1Gi", "2e3", "1.5") kept as mantissa * 10^exp10 * 2^exp2, so
-// that "1000m" and "1", or "1Gi" and "1024Mi", compare equal.
-struct Quantity {
-  long double mantissa = 0;
-  int exp10 = 0;
-  int exp2 = 0;
-
-  // The value times 10^shift: shift 0 is the value, 3 its thousandths (MilliValue).
-  long double scaled(int shift = 0) const {
-    const int e = exp10 + shift;
-    const long double power = std::pow(10.0L, static_cast<long double>(e < 0 ? -e : e));
-    return std::ldexp(e < 0 ? mantissa / power : mantissa * power, exp2);
-  }
-};
-
-// nullopt when the text is not a quantity (the decoder rejects those before a strategy runs).
-std::optional<Quantity> parse_quantity(const json& value) {
-  if (value.is_number()) return parse_quantity(json(value.dump()));
-  if (!value.is_string()) return std::nullopt;
-  const std::string_view s = value.get_ref<const std::string&>();
-  Quantity q;
-  std::size_t i = 0;
-  const bool negative = !s.empty() && s[0] == '-';
-  if (!s.empty() && (s[0] == '+' || s[0] == '-')) ++i;
-  bool digits = false, dot = false;
-  for (; i < s.size() && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'); ++i) {
-    if (s[i] == '.') {
-      if (dot) return std::nullopt;
-      dot = true;
-      continue;
-    }
-    digits = true;
-    q.mantissa = q.mantissa * 10 + (s[i] - '0');
-    if (dot) --q.exp10;
-  }
-  if (!digits) return std::nullopt;
-  if (negative) q.mantissa = -q.mantissa;
-  static const std::pair<std::string_view, std::pair<int, int>> k_suffixes[] = {
-      {"", {0, 0}},    {"n", {-9, 0}},  {"u", {-6, 0}},  {"m", {-3, 0}}, {"k", {3, 0}},   {"M", {6, 0}},
-      {"G", {9, 0}},   {"T", {12, 0}},  {"P", {15, 0}},  {"E", {18, 0}}, {"Ki", {0, 10}}, {"Mi", {0, 20}},
-      {"Gi", {0, 30}}, {"Ti", {0, 40}}, {"Pi", {0, 50}}, {"Ei", {0, 60}}};
-  const std::string_view suffix = s.substr(i);
-  for (const auto& [name, exponents] : k_suffixes)
-    if (suffix == name) {
-      q.exp10 += exponents.first;
-      q.exp2 = exponents.second;
-      return q;
-    }
-  if (suffix.size() < 2 || (suffix[0] != 'e' && suffix[0] != 'E')) return std::nullopt;
-  std::string_view exponent = suffix.substr(1);
-  const bool negative_exponent = exponent[0] == '-';
-  if (exponent[0] == '+' || exponent[0] == '-') exponent.remove_prefix(1);
-  if (exponent.empty() || exponent.size() > 4 ||
-      !std::all_of(exponent.begin(), exponent.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return std::nullopt;
-  const int e = std::stoi(std::string(exponent));
-  q.exp10 += negative_exponent ? -e : e;
-  return q;
-}
-
-std::optional<long double> quantity_of(const json& value) {
-  if (auto q = parse_quantity(value)) return q->scaled();
-  return std::nullopt;
-}
-
-// The quantity as its text, for messages.
-std::string quantity_text(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
-
-// ValidateNonnegativeQuantity / ValidatePositiveQuantityValue.
-void nonnegative_quantity(Causes& causes, const std::string& field, const json& value) {
-  if (auto q = quantity_of(value); q && *q < 0)
-    invalid_value(causes, field, quantity_text(value), "must be greater than or equal to 0");
-}
-
-void positive_quantity(Causes& causes, const std::string& field, const json& value) {
-  if (auto q = quantity_of(value); q && *q <= 0)
-    invalid_value(causes, field, quantity_text(value), "must be greater than zero");
-}
-
-// validateBasicResource: the value rounded up to an integer (Value()) must not be negative.
-void basic_resource(Causes& causes, const std::string& field, const json& value) {
-  if (auto q = parse_quantity(value); q && std::ceil(q->scaled()) < 0)
-    invalid_value(causes, field, static_cast<std::int64_t>(std::ceil(q->scaled())),
-                  "must be a valid resource quantity");
-}
-
 // ---- resource names (pkg/apis/core/helper) --------------------------------------------------
 
-bool is_native_resource(std::string_view name) {
-  return name.find('/') == std::string_view::npos || name.find("kubernetes.io/") != std::string_view::npos;
-}
-bool is_hugepages(std::string_view name) { return name.starts_with("hugepages-"); }
-bool is_quota_hugepages(std::string_view name) {
-  return name.starts_with("hugepages-") || name.starts_with("requests.hugepages-");
-}
-bool is_extended_resource(std::string_view name) {
-  return !is_native_resource(name) && !name.starts_with("requests.") &&
-         qualified_name_errors("requests." + std::string(name)).empty();
-}
 bool overcommit_allowed(std::string_view name) { return is_native_resource(name) && !is_hugepages(name); }
 
-bool in(std::string_view value, std::initializer_list<std::string_view> set) {
-  return std::find(set.begin(), set.end(), value) != set.end();
-}
-
-bool standard_resource(std::string_view name) {
-  return in(name, {"cpu",
-                   "memory",
-                   "ephemeral-storage",
-                   "requests.cpu",
-                   "requests.memory",
-                   "requests.ephemeral-storage",
-                   "limits.cpu",
-                   "limits.memory",
-                   "limits.ephemeral-storage",
-                   "pods",
-                   "resourcequotas",
-                   "services",
-                   "replicationcontrollers",
-                   "secrets",
-                   "configmaps",
-                   "persistentvolumeclaims",
-                   "storage",
-                   "requests.storage",
-                   "services.nodeports",
-                   "services.loadbalancers"}) ||
-         is_quota_hugepages(name);
-}
-
 bool standard_quota_resource(std::string_view name) {
-  return in(name, {"cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage",
-                   "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods",
-                   "resourcequotas", "services", "replicationcontrollers", "secrets", "persistentvolumeclaims",
-                   "configmaps", "services.nodeports", "services.loadbalancers"}) ||
-         is_quota_hugepages(name);
-}
-
-bool integer_resource(std::string_view name) {
-  return in(name, {"pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
-                   "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"}) ||
-         is_extended_resource(name);
-}
-
-// validateResourceName: qualified, and standard unless it carries a domain.
-void resource_name(Causes& causes, const std::string& field, const std::string& name) {
-  const auto errors = qualified_name_errors(name);
-  for (const auto& message : errors) invalid_value(causes, field, name, message);
-  if (errors.empty() && name.find('/') == std::string::npos && !standard_resource(name))
-    invalid_value(causes, field, name, "must be a standard resource type or fully qualified");
-}
-
-void container_resource_name(Causes& causes, const std::string& field, const std::string& name) {
-  resource_name(causes, field, name);
-  if (name.find('/') == std::string::npos) {
-    if (!in(name, {"cpu", "memory", "ephemeral-storage"}) && !is_hugepages(name))
-      invalid_value(causes, field, name, "must be a standard resource for containers");
-  } else if (!is_native_resource(name) && !is_extended_resource(name)) {
-    invalid_value(causes, field, name, "doesn't follow extended resource name standard");
-  }
+  return one_of(name, {"cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage",
+                       "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods",
+                       "resourcequotas", "services", "replicationcontrollers", "secrets", "persistentvolumeclaims",
+                       "configmaps", "services.nodeports", "services.loadbalancers"}) ||
+         name.starts_with("hugepages-") || name.starts_with("requests.hugepages-");
 }
 
 void quota_resource_name(Causes& causes, const std::string& field, const std::string& name) {
   resource_name(causes, field, name);
   if (name.find('/') == std::string::npos && !standard_quota_resource(name))
     invalid_value(causes, field, name, "must be a standard resource for quota");
-}
-
-// ValidateResourceQuantityValue: not negative, and whole for countable resources.
-void resource_quantity(Causes& causes, const std::string& field, const std::string& name, const json& value) {
-  nonnegative_quantity(causes, field, value);
-  if (auto q = parse_quantity(value); q && integer_resource(name) && std::fmod(std::ceil(q->scaled(3)), 1000.0L) != 0)
-    invalid_value(causes, field, quantity_text(value), "must be an integer");
 }
 
 std::string now_rfc3339() {
@@ -447,163 +134,6 @@ std::string now_rfc3339() {
   std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buffer;
 }
-
-// A member that is absent or null, as Go sees a nil pointer.
-bool unset(const json& parent, const char* key) {
-  return !parent.is_object() || !parent.contains(key) || parent[key].is_null();
-}
-
-// Sets `key` to `value` when the member is absent, null or the empty string (a Go zero value).
-void default_string(json& parent, const char* key, const char* value) {
-  if (parent.is_object() && str(at(parent, {key})).empty()) parent[key] = value;
-}
-
-void default_value(json& parent, const char* key, const json& value) {
-  if (parent.is_object() && unset(parent, key)) parent[key] = value;
-}
-
-// ---- pod templates: SetDefaults_PodSpec and friends, ValidatePodTemplateSpec's core ----------
-
-// The tag parsers.ParseImageName finds: after the last '/', before any digest; "latest" when
-// the image has neither tag nor digest.
-std::string image_tag(std::string_view image) {
-  const auto at_sign = image.find('@');
-  const bool digest = at_sign != std::string_view::npos;
-  std::string_view name = image.substr(0, at_sign);
-  const auto slash = name.rfind('/');
-  const auto last = slash == std::string_view::npos ? name : name.substr(slash + 1);
-  const auto colon = last.find(':');
-  if (colon != std::string_view::npos) return std::string(last.substr(colon + 1));
-  return digest ? "" : "latest";
-}
-
-void default_http_get(json& handler) {
-  json& http = handler["httpGet"];
-  default_string(http, "path", "/");
-  default_string(http, "scheme", "HTTP");
-}
-
-void default_probe(json& probe) {
-  for (const auto& [key, value] : {std::pair{"timeoutSeconds", 1}, std::pair{"periodSeconds", 10},
-                                   std::pair{"successThreshold", 1}, std::pair{"failureThreshold", 3}})
-    if (api::print::num(at(probe, {key})) == 0) probe[key] = value;
-  if (at(probe, {"httpGet"}).is_object()) default_http_get(probe);
-  if (at(probe, {"grpc"}).is_object()) default_value(probe["grpc"], "service", "");
-}
-
-void default_field_ref(json& holder) {
-  if (at(holder, {"fieldRef"}).is_object()) default_string(holder["fieldRef"], "apiVersion", "v1");
-}
-
-// SetDefaults_Container plus the defaults of its ports, env, probes and lifecycle hooks.
-void default_container(json& c) {
-  if (!c.is_object()) return;
-  if (str(at(c, {"imagePullPolicy"})).empty())
-    c["imagePullPolicy"] = image_tag(str(at(c, {"image"}))) == "latest" ? "Always" : "IfNotPresent";
-  default_string(c, "terminationMessagePath", "/dev/termination-log");
-  default_string(c, "terminationMessagePolicy", "File");
-  if (at(c, {"ports"}).is_array())
-    for (auto& port : c["ports"]) default_string(port, "protocol", "TCP");
-  if (at(c, {"env"}).is_array())
-    for (auto& env : c["env"])
-      if (at(env, {"valueFrom"}).is_object()) default_field_ref(env["valueFrom"]);
-  for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"})
-    if (at(c, {probe}).is_object()) default_probe(c[probe]);
-  for (const char* hook : {"postStart", "preStop"})
-    if (at(c, {"lifecycle", hook, "httpGet"}).is_object()) default_http_get(c["lifecycle"][hook]);
-}
-
-void default_rbd(json& rbd) {
-  default_string(rbd, "pool", "rbd");
-  default_string(rbd, "user", "admin");
-  default_string(rbd, "keyring", "/etc/ceph/keyring");
-}
-
-void default_azure_disk(json& disk) {
-  default_value(disk, "cachingMode", "ReadWrite");
-  default_value(disk, "fsType", "ext4");
-  default_value(disk, "readOnly", false);
-  default_value(disk, "kind", "Shared");
-}
-
-void default_scale_io(json& scale_io) {
-  default_string(scale_io, "storageMode", "ThinProvisioned");
-  default_string(scale_io, "fsType", "xfs");
-}
-
-const char* const k_pod_volume_sources[] = {"hostPath",
-                                            "emptyDir",
-                                            "gcePersistentDisk",
-                                            "awsElasticBlockStore",
-                                            "gitRepo",
-                                            "secret",
-                                            "nfs",
-                                            "iscsi",
-                                            "glusterfs",
-                                            "persistentVolumeClaim",
-                                            "rbd",
-                                            "flexVolume",
-                                            "cinder",
-                                            "cephfs",
-                                            "flocker",
-                                            "downwardAPI",
-                                            "fc",
-                                            "azureFile",
-                                            "configMap",
-                                            "vsphereVolume",
-                                            "quobyte",
-                                            "azureDisk",
-                                            "photonPersistentDisk",
-                                            "projected",
-                                            "portworxVolume",
-                                            "scaleIO",
-                                            "storageos",
-                                            "csi",
-                                            "ephemeral",
-                                            "image"};
-
-// SetDefaults_Volume and the defaults of each volume source.
-void default_volume(json& volume) {
-  if (!volume.is_object()) return;
-  if (std::none_of(std::begin(k_pod_volume_sources), std::end(k_pod_volume_sources),
-                   [&](const char* source) { return !unset(volume, source); }))
-    volume["emptyDir"] = json::object();
-  if (at(volume, {"hostPath"}).is_object()) default_value(volume["hostPath"], "type", "");
-  for (const char* source : {"secret", "configMap", "downwardAPI", "projected"})
-    if (at(volume, {source}).is_object()) default_value(volume[source], "defaultMode", 420);
-  if (at(volume, {"downwardAPI", "items"}).is_array())
-    for (auto& item : volume["downwardAPI"]["items"]) default_field_ref(item);
-  if (at(volume, {"projected", "sources"}).is_array())
-    for (auto& source : volume["projected"]["sources"]) {
-      if (at(source, {"downwardAPI", "items"}).is_array())
-        for (auto& item : source["downwardAPI"]["items"]) default_field_ref(item);
-      if (at(source, {"serviceAccountToken"}).is_object())
-        default_value(source["serviceAccountToken"], "expirationSeconds", 3600);
-    }
-  if (at(volume, {"iscsi"}).is_object()) default_string(volume["iscsi"], "iscsiInterface", "default");
-  if (at(volume, {"rbd"}).is_object()) default_rbd(volume["rbd"]);
-  if (at(volume, {"azureDisk"}).is_object()) default_azure_disk(volume["azureDisk"]);
-  if (at(volume, {"scaleIO"}).is_object()) default_scale_io(volume["scaleIO"]);
-  if (at(volume, {"ephemeral", "volumeClaimTemplate", "spec"}).is_object())
-    default_value(volume["ephemeral"]["volumeClaimTemplate"]["spec"], "volumeMode", "Filesystem");
-}
-
-// SetDefaults_PodSpec and everything nested in a pod spec (not the Pod-only defaults).
-void default_pod_spec(json& spec) {
-  if (!spec.is_object()) return;
-  default_string(spec, "dnsPolicy", "ClusterFirst");
-  default_string(spec, "restartPolicy", "Always");
-  default_value(spec, "securityContext", json::object());
-  default_value(spec, "terminationGracePeriodSeconds", 30);
-  default_string(spec, "schedulerName", "default-scheduler");
-  for (const char* list : {"initContainers", "containers", "ephemeralContainers"})
-    if (at(spec, {list}).is_array())
-      for (auto& c : spec[list]) default_container(c);
-  if (at(spec, {"volumes"}).is_array())
-    for (auto& volume : spec["volumes"]) default_volume(volume);
-}
-
-void default_pod_template(json& tmpl) { default_pod_spec(object_member(tmpl, "spec")); }
 
 // SetDefaults_Pod: the pod spec's defaults, service links on, and requests taken from limits
 // where a container sets only limits.
@@ -631,12 +161,12 @@ std::string pod_qos_class(const json& pod) {
     for (const auto& c : arr(at(pod, {"spec", list}))) {
       int limited = 0;
       for (const char* resource : {"cpu", "memory"}) {
-        const auto request = quantity_of(at(c, {"resources", "requests", resource}));
+        const auto request = api::quantity_value(at(c, {"resources", "requests", resource}));
         if (request && *request != 0) {
           any = true;
           requests[resource] += *request;
         }
-        const auto limit = quantity_of(at(c, {"resources", "limits", resource}));
+        const auto limit = api::quantity_value(at(c, {"resources", "limits", resource}));
         if (limit && *limit != 0) {
           any = true;
           limits[resource] += *limit;
@@ -669,86 +199,6 @@ std::int64_t pod_grace_period(const json& pod, std::int64_t requested) {
   return period < 0 ? 1 : period;
 }
 
-void validate_container_details(Causes& causes, const json& c, const std::string& field) {
-  const json& ports = arr(at(c, {"ports"}));
-  std::set<std::string> port_names;
-  for (std::size_t p = 0; p < ports.size(); ++p) {
-    const std::string port = index_path(field + ".ports", p);
-    const json& number = at(ports[p], {"containerPort"});
-    if (api::print::num(number) == 0)
-      required(causes, port + ".containerPort");
-    else if (api::print::num(number) < 1 || api::print::num(number) > 65535)
-      invalid_value(causes, port + ".containerPort", number, "must be between 1 and 65535, inclusive");
-    const json& host = at(ports[p], {"hostPort"});
-    if (api::print::num(host) != 0 && (api::print::num(host) < 1 || api::print::num(host) > 65535))
-      invalid_value(causes, port + ".hostPort", host, "must be between 1 and 65535, inclusive");
-    const std::string name = str(at(ports[p], {"name"}));
-    if (!name.empty() && !port_names.insert(name).second) duplicate(causes, port + ".name", name);
-    const std::string protocol = str(at(ports[p], {"protocol"}));
-    if (protocol.empty())
-      required(causes, port + ".protocol");
-    else if (!in(protocol, {"SCTP", "TCP", "UDP"}))
-      unsupported(causes, port + ".protocol", protocol, {"SCTP", "TCP", "UDP"});
-  }
-  const std::string pull = str(at(c, {"imagePullPolicy"}));
-  if (pull.empty())
-    required(causes, field + ".imagePullPolicy");
-  else if (!in(pull, {"Always", "IfNotPresent", "Never"}))
-    unsupported(causes, field + ".imagePullPolicy", pull, {"Always", "IfNotPresent", "Never"});
-  const std::string termination = str(at(c, {"terminationMessagePolicy"}));
-  if (termination.empty())
-    required(causes, field + ".terminationMessagePolicy", "must be 'File' or 'FallbackToLogsOnError'");
-  else if (!in(termination, {"File", "FallbackToLogsOnError"}))
-    invalid_value(causes, field + ".terminationMessagePolicy", termination,
-                  "must be 'File' or 'FallbackToLogsOnError'");
-}
-
-// The core of ValidatePodSpec: volumes, containers, restart and DNS policies, deadlines.
-void validate_pod_spec(Causes& causes, const json& spec, const std::string& path) {
-  const json& volumes = arr(at(spec, {"volumes"}));
-  std::set<std::string> volume_names;
-  for (std::size_t i = 0; i < volumes.size(); ++i) {
-    const std::string field = index_path(path + ".volumes", i) + ".name";
-    const std::string name = str(at(volumes[i], {"name"}));
-    if (name.empty())
-      required(causes, field);
-    else if (!volume_names.insert(name).second)
-      duplicate(causes, field, name);
-    else
-      label_field(causes, field, name);
-  }
-  validate_containers(causes, spec, path);
-  for (const char* list : {"initContainers", "containers"}) {
-    const json& containers = arr(at(spec, {list}));
-    for (std::size_t i = 0; i < containers.size(); ++i)
-      validate_container_details(causes, containers[i], index_path(path + "." + list, i));
-  }
-  const std::string restart = str(at(spec, {"restartPolicy"}));
-  if (restart.empty())
-    required(causes, path + ".restartPolicy");
-  else if (!in(restart, {"Always", "OnFailure", "Never"}))
-    unsupported(causes, path + ".restartPolicy", restart, {"Always", "OnFailure", "Never"});
-  const std::string dns = str(at(spec, {"dnsPolicy"}));
-  if (dns.empty())
-    required(causes, path + ".dnsPolicy");
-  else if (!in(dns, {"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"}))
-    unsupported(causes, path + ".dnsPolicy", dns, {"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"});
-  const json& deadline = at(spec, {"activeDeadlineSeconds"});
-  if (deadline.is_number() && (api::print::num(deadline) < 1 || api::print::num(deadline) > 2147483647))
-    invalid_value(causes, path + ".activeDeadlineSeconds", deadline, "must be between 1 and 2147483647, inclusive");
-}
-
-// ValidatePodTemplateSpec: the template's labels (reported at <path>.labels, as Kubernetes
-// does), annotations and pod spec; no ephemeral containers.
-void validate_pod_template(Causes& causes, const json& tmpl, const std::string& path) {
-  validate_labels(causes, at(tmpl, {"metadata", "labels"}), path + ".labels");
-  validate_annotation_keys(causes, at(tmpl, {"metadata", "annotations"}), path + ".annotations");
-  const json& spec = at(tmpl, {"spec"});
-  validate_pod_spec(causes, spec.is_object() ? spec : json::object(), path + ".spec");
-  if (!arr(at(spec, {"ephemeralContainers"})).empty())
-    forbidden(causes, path + ".spec.ephemeralContainers", "ephemeral containers not allowed in pod template");
-}
-
 // ---- persistent volumes and claims ------------------------------------------------------
 
 // The access modes of a volume or claim: known ones, ReadWriteOncePod alone.
@@ -756,7 +206,7 @@ void validate_access_modes(Causes& causes, const json& modes, const std::string&
   bool once_pod = false, others = false;
   for (const auto& mode : arr(modes)) {
     const std::string m = str(mode);
-    if (!in(m, {"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"}))
+    if (!one_of(m, {"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"}))
       unsupported(causes, field, mode, {"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"});
     else if (m == "ReadWriteOncePod")
       once_pod = true;
@@ -767,7 +217,7 @@ void validate_access_modes(Causes& causes, const json& modes, const std::string&
 }
 
 void validate_volume_mode(Causes& causes, const json& mode, const std::string& field) {
-  if (mode.is_string() && !in(str(mode), {"Block", "Filesystem"}))
+  if (mode.is_string() && !one_of(str(mode), {"Block", "Filesystem"}))
     unsupported(causes, field, mode, {"Block", "Filesystem"});
 }
 
@@ -842,8 +292,8 @@ void validate_pv_source(Causes& causes, const std::string& key, const json& sour
     }
     no_backsteps(causes, path + ".path", p);
     const json& type = at(source, {"type"});
-    if (type.is_string() && !in(str(type), {"", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket",
-                                            "CharDevice", "BlockDevice"}))
+    if (type.is_string() && !one_of(str(type), {"", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket",
+                                                "CharDevice", "BlockDevice"}))
       unsupported(
           causes, path + ".type", type,
           {"", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"});
@@ -858,11 +308,7 @@ void validate_pv_source(Causes& causes, const std::string& key, const json& sour
       no_backsteps(causes, path + ".path", p);
     if (!node_affinity) required(causes, spec_path + ".nodeAffinity", "Local volume requires node affinity");
   } else if (key == "csi") {
-    const std::string driver = str(at(source, {"driver"}));
-    if (driver.empty()) required(causes, path + ".driver");
-    if (driver.size() > 63) too_long(causes, path + ".driver", 63);
-    for (const auto& message : subdomain_errors(util::to_lower(driver)))
-      invalid_value(causes, path + ".driver", driver, message);
+    validate_csi_driver_name(causes, path + ".driver", str(at(source, {"driver"})));
     if (str(at(source, {"volumeHandle"})).empty()) required(causes, path + ".volumeHandle");
     for (const char* ref :
          {"controllerPublishSecretRef", "controllerExpandSecretRef", "nodePublishSecretRef", "nodeExpandSecretRef"})
@@ -941,10 +387,10 @@ void validate_pv_source(Causes& causes, const std::string& key, const json& sour
       required(causes, path + ".secretNamespace");
   } else if (key == "azureDisk") {
     const json& caching = at(source, {"cachingMode"});
-    if (caching.is_string() && !in(str(caching), {"None", "ReadOnly", "ReadWrite"}))
+    if (caching.is_string() && !one_of(str(caching), {"None", "ReadOnly", "ReadWrite"}))
       unsupported(causes, path + ".cachingMode", caching, {"None", "ReadOnly", "ReadWrite"});
     const json& kind = at(source, {"kind"});
-    if (kind.is_string() && !in(str(kind), {"Dedicated", "Managed", "Shared"}))
+    if (kind.is_string() && !one_of(str(kind), {"Dedicated", "Managed", "Shared"}))
       unsupported(causes, path + ".kind", kind, {"Dedicated", "Managed", "Shared"});
     const std::string uri = str(at(source, {"diskURI"}));
     if (kind == "Managed" && !uri.starts_with("/subscriptions/"))
@@ -978,11 +424,7 @@ void default_persistent_volume(json& pv) {
   auto& spec = object_member(pv, "spec");
   default_string(spec, "persistentVolumeReclaimPolicy", "Retain");
   default_value(spec, "volumeMode", "Filesystem");
-  if (at(spec, {"hostPath"}).is_object()) default_value(spec["hostPath"], "type", "");
-  if (at(spec, {"rbd"}).is_object()) default_rbd(spec["rbd"]);
-  if (at(spec, {"iscsi"}).is_object()) default_string(spec["iscsi"], "iscsiInterface", "default");
-  if (at(spec, {"azureDisk"}).is_object()) default_azure_disk(spec["azureDisk"]);
-  if (at(spec, {"scaleIO"}).is_object()) default_scale_io(spec["scaleIO"]);
+  default_volume_sources(spec);
   if (pv.contains("status") && pv["status"].is_object()) default_string(pv["status"], "phase", "Pending");
 }
 
@@ -1009,7 +451,7 @@ void validate_persistent_volume(const json& pv, Causes& causes) {
     }
 
   const json& policy = at(spec, {"persistentVolumeReclaimPolicy"});
-  if (!str(policy).empty() && !in(str(policy), {"Delete", "Recycle", "Retain"}))
+  if (!str(policy).empty() && !one_of(str(policy), {"Delete", "Recycle", "Retain"}))
     unsupported(causes, path + ".persistentVolumeReclaimPolicy", policy, {"Delete", "Recycle", "Retain"});
 
   const json& affinity = at(spec, {"nodeAffinity"});
@@ -1081,11 +523,6 @@ void validate_persistent_volume_update(const json& pv, const json& old, Causes& 
 
 // ---- PersistentVolumeClaim --------------------------------------------------------------
 
-void default_persistent_volume_claim(json& pvc) {
-  default_value(object_member(pvc, "spec"), "volumeMode", "Filesystem");
-  if (pvc.contains("status") && pvc["status"].is_object()) default_string(pvc["status"], "phase", "Pending");
-}
-
 // PrepareForCreate: a new claim is Pending; it has no generation.
 void prepare_persistent_volume_claim(json& pvc) {
   pvc["status"] = {{"phase", "Pending"}};
@@ -1100,8 +537,7 @@ void validate_data_source(Causes& causes, const json& source, const std::string&
   const std::string group = str(at(source, {"apiGroup"}));
   if (group.empty() && kind != "PersistentVolumeClaim")
     invalid_value(causes, path, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup");
-  if (!group.empty())
-    for (const auto& message : subdomain_errors(group)) invalid_value(causes, path + ".apiGroup", group, message);
+  if (!group.empty()) invalid_each(causes, path + ".apiGroup", group, subdomain_errors(group));
   if (reference)
     label_field(causes, path + ".namespace", str(at(source, {"namespace"})).empty() ? json() : source["namespace"]);
 }
@@ -1185,9 +621,9 @@ void validate_persistent_volume_claim_update(const json& pvc, const json& old, C
               "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound "
               "claims");
 
-  const auto new_size = quantity_of(at(pvc, {"spec", "resources", "requests", "storage"})).value_or(0);
-  const auto old_size = quantity_of(at(old, {"spec", "resources", "requests", "storage"})).value_or(0);
-  const auto status_size = quantity_of(at(old, {"status", "capacity", "storage"})).value_or(0);
+  const auto new_size = api::quantity_value(at(pvc, {"spec", "resources", "requests", "storage"})).value_or(0);
+  const auto old_size = api::quantity_value(at(old, {"spec", "resources", "requests", "storage"})).value_or(0);
+  const auto status_size = api::quantity_value(at(old, {"status", "capacity", "storage"})).value_or(0);
   if (new_size < old_size && new_size <= status_size)
     forbidden(causes, "spec.resources.requests.storage", "field can not be less than status.capacity");
   immutable(causes, "volumeMode", at(pvc, {"spec", "volumeMode"}), at(old, {"spec", "volumeMode"}));
@@ -1214,7 +650,7 @@ void default_replication_controller(json& rc) {
     if (!at(meta, {"labels"}).is_object() || meta["labels"].empty()) meta["labels"] = template_labels;
   }
   default_value(spec, "replicas", 1);
-  if (at(spec, {"template"}).is_object()) default_pod_template(spec["template"]);
+  default_spec_template(spec);
 }
 
 // PrepareForCreate: status starts at zero replicas.
@@ -1321,9 +757,9 @@ void validate_limit_range(const json& lr, Causes& causes) {
     const std::string path = index_path("spec.limits", i);
     const std::string type = str(at(item, {"type"}));
     const auto type_errors = qualified_name_errors(type);
-    for (const auto& message : type_errors) invalid_value(causes, path + ".type", type, message);
+    invalid_each(causes, path + ".type", type, type_errors);
     if (type_errors.empty() && type.find('/') == std::string::npos &&
-        !in(type, {"Pod", "Container", "PersistentVolumeClaim"}))
+        !one_of(type, {"Pod", "Container", "PersistentVolumeClaim"}))
       invalid_value(causes, path + ".type", type, "must be a standard limit type or fully qualified");
     if (!types.insert(type).second) duplicate(causes, path + ".type", type);
 
@@ -1364,8 +800,8 @@ void validate_limit_range(const json& lr, Causes& causes) {
       const json& def = type == "Pod" ? json() : at(item, {"default", k});
       const json& request = type == "Pod" ? json() : at(item, {"defaultRequest", k});
       const json& ratio = at(item, {"maxLimitRequestRatio", k});
-      const auto min_q = quantity_of(min), max_q = quantity_of(max), def_q = quantity_of(def),
-                 request_q = quantity_of(request), ratio_q = quantity_of(ratio);
+      const auto min_q = api::quantity_value(min), max_q = api::quantity_value(max), def_q = api::quantity_value(def),
+                 request_q = api::quantity_value(request), ratio_q = api::quantity_value(ratio);
       const std::string min_t = quantity_text(min), max_t = quantity_text(max), def_t = quantity_text(def),
                         request_t = quantity_text(request), ratio_t = quantity_text(ratio);
       if (min_q && max_q && *min_q > *max_q)
@@ -1419,11 +855,11 @@ const std::initializer_list<std::string_view> k_quota_scopes = {"Terminating",  
 bool scope_fits(std::string_view scope, std::string_view resource) {
   const bool pod_count = resource == "pods";
   const bool pod_compute =
-      in(resource, {"cpu", "memory", "limits.cpu", "limits.memory", "requests.cpu", "requests.memory"});
-  if (in(scope, {"Terminating", "NotTerminating", "NotBestEffort", "PriorityClass", "CrossNamespacePodAffinity"}))
+      one_of(resource, {"cpu", "memory", "limits.cpu", "limits.memory", "requests.cpu", "requests.memory"});
+  if (one_of(scope, {"Terminating", "NotTerminating", "NotBestEffort", "PriorityClass", "CrossNamespacePodAffinity"}))
     return pod_count || pod_compute;
   if (scope == "BestEffort") return pod_count;
-  if (scope == "VolumeAttributesClass") return in(resource, {"persistentvolumeclaims", "requests.storage"});
+  if (scope == "VolumeAttributesClass") return one_of(resource, {"persistentvolumeclaims", "requests.storage"});
   return true;
 }
 
@@ -1453,7 +889,7 @@ void validate_resource_quota(const json& quota, Causes& causes) {
   const json& scopes = arr(at(spec, {"scopes"}));
   std::set<std::string> scope_set;
   for (const auto& scope : scopes) {
-    if (!in(str(scope), k_quota_scopes)) invalid_value(causes, "spec.scopes", scopes, "unsupported scope");
+    if (!one_of(str(scope), k_quota_scopes)) invalid_value(causes, "spec.scopes", scopes, "unsupported scope");
     for (const auto& resource : hard_names)
       if (standard_quota_resource(resource) && !scope_fits(str(scope), resource))
         invalid_value(causes, "spec.scopes", scopes, "unsupported scope applied to resource");
@@ -1473,12 +909,13 @@ void validate_resource_quota(const json& quota, Causes& causes) {
       const json& name = at(requirement, {"scopeName"});
       const json& op = at(requirement, {"operator"});
       const json& values = arr(at(requirement, {"values"}));
-      if (!in(str(name), k_quota_scopes)) invalid_value(causes, path + ".scopeName", str(name), "unsupported scope");
+      if (!one_of(str(name), k_quota_scopes))
+        invalid_value(causes, path + ".scopeName", str(name), "unsupported scope");
       for (const auto& resource : hard_names)
         if (standard_quota_resource(resource) && !scope_fits(str(name), resource))
           invalid_value(causes, path, selector, "unsupported scope applied to resource");
-      if (in(str(name),
-             {"BestEffort", "NotBestEffort", "Terminating", "NotTerminating", "CrossNamespacePodAffinity"}) &&
+      if (one_of(str(name),
+                 {"BestEffort", "NotBestEffort", "Terminating", "NotTerminating", "CrossNamespacePodAffinity"}) &&
           op != "Exists")
         invalid_value(causes, path + ".operator", str(op),
                       "must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, "
@@ -1514,6 +951,14 @@ void validate_resource_quota_update(const json& quota, const json& old, Causes& 
     invalid_value(causes, "spec.scopes", arr(at(quota, {"spec", "scopes"})), "field is immutable");
 }
 
+// The namespaces every cluster has.
+std::vector<json> system_namespaces() {
+  std::vector<json> out;
+  for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"})
+    out.push_back({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}});
+  return out;
+}
+
 KindSpec namespace_row() {
   return {.info = {.version = "v1", .kind = "Namespace", .plural = "namespaces", .short_names = {"ns"},
                    .namespaced = false,
@@ -1524,7 +969,8 @@ KindSpec namespace_row() {
           .fields = {{"status.phase", {"status", "phase"}, ""}},
           .name_rule = NameRule::label,
           .lifecycle = Lifecycle::namespace_,
-          .strategy = {.prepare_create = prepare_namespace}};
+          .strategy = {.prepare_create = prepare_namespace},
+          .bootstrap = system_namespaces};
 }
 
 KindSpec pod_row() {
@@ -1605,29 +1051,7 @@ KindSpec secret_row() {
 
 KindSpec event_row() {
   return {.info = {.version = "v1", .kind = "Event", .plural = "events", .short_names = {"ev"},
-                   .columns = {col("Last Seen", "string",
-                                   "The time at which the most recent occurrence of this event was recorded."),
-                               col("Type", "string",
-                                   "Type of this event (Normal, Warning), new types could be added in the future"),
-                               col("Reason", "string",
-                                   "This should be a short, machine understandable string that gives the reason for "
-                                   "the transition into the object's current status."),
-                               col("Object", "string", "The object that this event is about."),
-                               col("Subobject", "string",
-                                   "If referring to a piece of an object instead of an entire object, this string "
-                                   "should contain a valid JSON/Go field access statement.",
-                                   1),
-                               col("Source", "string",
-                                   "The component reporting this event. Should be a short machine understandable "
-                                   "string.",
-                                   1),
-                               col("Message", "string", "A human-readable description of the status of this operation."),
-                               col("First Seen", "string",
-                                   "The time at which the event was first recorded. (Time of server receipt is in "
-                                   "TypeMeta.)",
-                                   1),
-                               col("Count", "string", "The number of times this event has occurred.", 1),
-                               col("Name", "string", k_name_doc, 1, "name")},
+                   .columns = event_columns(),
                    .printer = print_event},
           .fields = {{"involvedObject.kind", {"involvedObject", "kind"}, ""},
                      {"involvedObject.namespace", {"involvedObject", "namespace"}, ""},

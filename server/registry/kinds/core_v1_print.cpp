@@ -1,7 +1,9 @@
 // kube-apiserver's Table printers for the core/v1 kinds (pkg/printers/internalversion),
 // cell for cell.
-#include "core/util/text.hpp"
 #include "server/registry/kinds/core_v1_print.hpp"
+
+#include "core/api/quantity.hpp"
+#include "core/util/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -75,12 +77,6 @@ std::string format_endpoints(const json& o) {
   return ret;
 }
 
-bool condition_true(const json& pod, std::string_view type) {
-  for (const auto& c : arr(at(pod, {"status", "conditions"})))
-    if (str(at(c, {"type"})) == type) return str(at(c, {"status"})) == "True";
-  return false;
-}
-
 struct RestartTracker {
   std::int64_t count = 0;
   std::optional<TimePoint> last;
@@ -138,6 +134,26 @@ Cells print_service_account(const json& o, TimePoint now) {
 }
 
 Cells print_endpoints(const json& o, TimePoint now) { return {name_of(o), format_endpoints(o), age_of(o, now)}; }
+
+std::vector<api::ColumnDefinition> event_columns() {
+  return {col("Last Seen", "string", "The time at which the most recent occurrence of this event was recorded."),
+          col("Type", "string", "Type of this event (Normal, Warning), new types could be added in the future"),
+          col("Reason", "string",
+              "This should be a short, machine understandable string that gives the reason for the transition into "
+              "the object's current status."),
+          col("Object", "string", "The object that this event is about."),
+          col("Subobject", "string",
+              "If referring to a piece of an object instead of an entire object, this string should contain a valid "
+              "JSON/Go field access statement.",
+              1),
+          col("Source", "string",
+              "The component reporting this event. Should be a short machine understandable string.", 1),
+          col("Message", "string", "A human-readable description of the status of this operation."),
+          col("First Seen", "string",
+              "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)", 1),
+          col("Count", "string", "The number of times this event has occurred.", 1),
+          col("Name", "string", k_name_doc, 1, "name")};
+}
 
 Cells print_event(const json& o, TimePoint now) {
   std::optional<TimePoint> first_ts = time_of(at(o, {"firstTimestamp"}));
@@ -310,13 +326,6 @@ std::string access_modes_text(const json& modes) {
   return join(out, ",");
 }
 
-// A Quantity as resource.Quantity.String() prints it; a missing one is the zero quantity.
-std::string quantity_text(const json& q) {
-  if (q.is_string()) return q.get<std::string>();
-  if (q.is_number()) return q.dump();
-  return "0";
-}
-
 // The beta annotation wins over spec.storageClassName (helper.GetPersistentVolume(Claim)Class).
 std::string storage_class_of(const json& o) {
   const json& annotations = at(o, {"metadata", "annotations"});
@@ -339,7 +348,7 @@ Cells print_persistent_volume(const json& o, TimePoint now) {
   const std::string claim_text =
       claim.is_object() ? str(at(claim, {"namespace"})) + "/" + str(at(claim, {"name"})) : std::string();
   return {name_of(o),
-          quantity_text(at(o, {"spec", "capacity", "storage"})),
+          api::quantity_string(at(o, {"spec", "capacity", "storage"})),
           access_modes_text(at(o, {"spec", "accessModes"})),
           str(at(o, {"spec", "persistentVolumeReclaimPolicy"})),
           phase_or_terminating(o),
@@ -356,7 +365,7 @@ Cells print_persistent_volume_claim(const json& o, TimePoint now) {
   std::string capacity, modes;
   if (!volume.empty()) {  // capacity and modes are the bound volume's
     modes = access_modes_text(at(o, {"status", "accessModes"}));
-    capacity = quantity_text(at(o, {"status", "capacity", "storage"}));
+    capacity = api::quantity_string(at(o, {"status", "capacity", "storage"}));
   }
   return {name_of(o),
           phase_or_terminating(o),
@@ -406,8 +415,8 @@ Cells print_resource_quota(const json& o, TimePoint now) {
   const json& hard = at(o, {"status", "hard"});
   if (hard.is_object())
     for (const auto& [resource, value] : hard.items()) {  // JSON objects iterate in key order
-      const std::string entry = resource + ": " + quantity_text(at(o, {"status", "used", resource})) + "/" +
-                                quantity_text(value);
+      const std::string entry = resource + ": " + api::quantity_string(at(o, {"status", "used", resource})) + "/" +
+                                api::quantity_string(value);
       const auto dot = resource.find('.');
       (dot != std::string::npos && resource.substr(0, dot) == "limits" ? limits : requests).push_back(entry);
     }

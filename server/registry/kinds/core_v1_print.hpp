@@ -15,6 +15,8 @@ Cells print_secret(const json& object, TimePoint now);
 Cells print_service_account(const json& object, TimePoint now);
 Cells print_endpoints(const json& object, TimePoint now);
 Cells print_event(const json& object, TimePoint now);
+// The Table columns of an Event, v1 or events.k8s.io/v1 (kube-apiserver prints both alike).
+std::vector<api::ColumnDefinition> event_columns();
 Cells print_node(const json& object, TimePoint now);
 Cells print_pod(const json& object, TimePoint now);
 Cells print_persistent_volume(const json& object, TimePoint now);

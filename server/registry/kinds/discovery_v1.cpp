@@ -1,14 +1,8 @@
 // discovery.k8s.io/v1: EndpointSlice.
-#include <arpa/inet.h>
-
 #include <algorithm>
-#include <array>
 #include <cstdint>
-#include <initializer_list>
-#include <optional>
 #include <set>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "core/api/print_support.hpp"
@@ -20,155 +14,7 @@ namespace {
 
 using namespace api::print;
 
-// --- messages of apimachinery's name checks (generic: candidates for checks.*) ---------------
-
-bool ascii_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-
-// RegexError: why a value does not match a format, with examples.
-std::string regex_error(std::string message, std::string_view format,
-                        std::initializer_list<std::string_view> examples) {
-  message += " (e.g. ";
-  bool first = true;
-  for (std::string_view example : examples) {
-    if (!first) message += " or ";
-    message += "'" + std::string(example) + "', ";
-    first = false;
-  }
-  return message + "regex used for validation is '" + std::string(format) + "')";
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], the name part of a qualified name, any length.
-bool matches_name_part(std::string_view v) {
-  if (v.empty() || !ascii_alnum(v.front()) || !ascii_alnum(v.back())) return false;
-  for (char c : v)
-    if (!ascii_alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  return true;
-}
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*, any length.
-bool matches_subdomain(std::string_view v) {
-  const auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  for (std::size_t start = 0;;) {
-    const auto dot = v.find('.', start);
-    const auto part = v.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (part.empty() || !lower_alnum(part.front()) || !lower_alnum(part.back())) return false;
-    for (char c : part)
-      if (!lower_alnum(c) && c != '-') return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// IsDNS1123Subdomain.
-std::vector<std::string> subdomain_errors(std::string_view v) {
-  std::vector<std::string> errors;
-  if (v.size() > 253) errors.emplace_back("must be no more than 253 characters");
-  if (!matches_subdomain(v)) errors.emplace_back(k_subdomain_help);
-  return errors;
-}
-
-// IsQualifiedName: a label or annotation key, [prefix/]name.
-std::vector<std::string> qualified_name_errors(std::string_view v) {
-  static const std::string k_name_help = regex_error(
-      "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-      "alphanumeric character",
-      "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]", {"MyName", "my.name", "123-abc"});
-  std::vector<std::string> errors;
-  std::string_view name = v;
-  if (const auto slash = v.find('/'); slash != std::string_view::npos) {
-    if (v.find('/', slash + 1) != std::string_view::npos)
-      return {"a qualified name " + k_name_help +
-              " with an optional DNS subdomain prefix and '/' (e.g. "
-              "'example.com/MyName')"};
-    const std::string_view prefix = v.substr(0, slash);
-    name = v.substr(slash + 1);
-    if (prefix.empty())
-      errors.emplace_back("prefix part must be non-empty");
-    else
-      for (const auto& message : subdomain_errors(prefix)) errors.push_back("prefix part " + message);
-  }
-  if (name.empty())
-    errors.emplace_back("name part must be non-empty");
-  else if (name.size() > 63)
-    errors.emplace_back("name part must be no more than 63 characters");
-  if (!matches_name_part(name)) errors.push_back("name part " + k_name_help);
-  return errors;
-}
-
-// IsValidLabelValue.
-std::vector<std::string> label_value_errors(std::string_view v) {
-  std::vector<std::string> errors;
-  if (v.size() > 63) errors.emplace_back("must be no more than 63 characters");
-  if (!v.empty() && !matches_name_part(v))
-    errors.push_back(
-        regex_error("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character",
-                    "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?", {"MyValue", "my_value", "12345"}));
-  return errors;
-}
-
-// ValidateLabels: keys and values of a label map, reported at the map's path.
-void validate_labels(Causes& causes, const json& labels, const std::string& path) {
-  if (!labels.is_object()) return;
-  for (const auto& [key, value] : labels.items()) {
-    for (const auto& message : qualified_name_errors(key)) invalid_value(causes, path, key, message);
-    for (const auto& message : label_value_errors(str(value))) invalid_value(causes, path, value, message);
-  }
-}
-
-// IsDNS1123Label.
-std::vector<std::string> label_errors(std::string_view v) {
-  std::vector<std::string> errors;
-  if (v.size() > 63) errors.emplace_back("must be no more than 63 characters");
-  if (!matches_subdomain(v))
-    errors.emplace_back(k_label_help);
-  else if (v.find('.') != std::string_view::npos)
-    errors.emplace_back("must not contain dots");
-  return errors;
-}
-
-void too_many(Causes& causes, const std::string& field, std::size_t actual, std::size_t limit) {
-  add_cause(causes, field, "FieldValueTooMany",
-            "Too many: " + std::to_string(actual) + ": must have at most " + std::to_string(limit) + " items");
-}
-
-void duplicate(Causes& causes, const std::string& field, const json& value) {
-  add_cause(causes, field, "FieldValueDuplicate", "Duplicate value: " + value.dump());
-}
-
-// --- IP addresses, as Go's net.ParseIP (in its "sloppy" form) reads them ----------------------
-
-// An IPv4 address as four bytes, or an IPv6 address as sixteen; IPv4-mapped IPv6 addresses
-// count as IPv4, as Go's To4 has it.
-struct Ip {
-  std::array<std::uint8_t, 16> bytes{};
-  bool v4 = false;
-  std::uint8_t operator[](std::size_t i) const { return v4 ? bytes[12 + i] : bytes[i]; }
-};
-
-std::optional<Ip> parse_ip(const std::string& text) {
-  Ip ip;
-  if (text.find(':') == std::string::npos) {
-    // Dotted decimal; leading zeros are allowed.
-    std::size_t pos = 0;
-    for (int part = 0; part < 4; ++part) {
-      if (part > 0 && (pos >= text.size() || text[pos++] != '.')) return std::nullopt;
-      unsigned value = 0;
-      const std::size_t start = pos;
-      while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9' && value <= 255)
-        value = value * 10 + static_cast<unsigned>(text[pos++] - '0');
-      if (pos == start || value > 255) return std::nullopt;
-      ip.bytes[12 + part] = static_cast<std::uint8_t>(value);
-    }
-    if (pos != text.size()) return std::nullopt;
-    ip.v4 = true;
-    return ip;
-  }
-  if (inet_pton(AF_INET6, text.c_str(), ip.bytes.data()) != 1) return std::nullopt;
-  ip.v4 = std::all_of(ip.bytes.begin(), ip.bytes.begin() + 10, [](std::uint8_t b) { return b == 0; }) &&
-          ip.bytes[10] == 0xff && ip.bytes[11] == 0xff;
-  return ip;
-}
+// --- addresses --------------------------------------------------------------------------------
 
 // ValidateEndpointIP: addresses that cannot be an endpoint's.
 void validate_endpoint_ip(Causes& causes, const std::string& field, const std::string& text) {
@@ -178,14 +24,13 @@ void validate_endpoint_ip(Causes& causes, const std::string& field, const std::s
     return;
   }
   const auto& b = ip->bytes;
-  const bool unspecified = ip->v4 ? (*ip)[0] == 0 && (*ip)[1] == 0 && (*ip)[2] == 0 && (*ip)[3] == 0
-                                  : std::all_of(b.begin(), b.end(), [](std::uint8_t x) { return x == 0; });
-  const bool loopback = ip->v4
-                            ? (*ip)[0] == 127
-                            : std::all_of(b.begin(), b.end() - 1, [](std::uint8_t x) { return x == 0; }) && b[15] == 1;
-  const bool link_local = ip->v4 ? (*ip)[0] == 169 && (*ip)[1] == 254 : b[0] == 0xfe && (b[1] & 0xc0) == 0x80;
+  const bool v4 = is_v4(*ip);  // IPv4-mapped addresses count as IPv4, as Go's To4 has it
+  const auto zero = [](std::uint8_t x) { return x == 0; };
+  const bool unspecified = v4 ? std::all_of(b.begin() + 12, b.end(), zero) : std::all_of(b.begin(), b.end(), zero);
+  const bool loopback = v4 ? b[12] == 127 : std::all_of(b.begin(), b.end() - 1, zero) && b[15] == 1;
+  const bool link_local = v4 ? b[12] == 169 && b[13] == 254 : b[0] == 0xfe && (b[1] & 0xc0) == 0x80;
   const bool link_local_multicast =
-      ip->v4 ? (*ip)[0] == 224 && (*ip)[1] == 0 && (*ip)[2] == 0 : b[0] == 0xff && (b[1] & 0x0f) == 0x02;
+      v4 ? b[12] == 224 && b[13] == 0 && b[14] == 0 : b[0] == 0xff && (b[1] & 0x0f) == 0x02;
   if (unspecified) invalid_value(causes, field, text, "may not be unspecified (" + text + ")");
   if (loopback) invalid_value(causes, field, text, "may not be in the loopback range (127.0.0.0/8, ::1/128)");
   if (link_local) invalid_value(causes, field, text, "may not be in the link-local range (169.254.0.0/16, fe80::/10)");
@@ -201,9 +46,7 @@ void validate_fqdn(Causes& causes, const std::string& field, std::string name) {
   }
   if (name.ends_with('.')) name.pop_back();
   if (const auto errors = subdomain_errors(name); !errors.empty()) {
-    std::string joined;
-    for (const auto& message : errors) joined += (joined.empty() ? "" : ",") + message;
-    invalid_value(causes, field, name, joined);
+    invalid_value(causes, field, name, join(errors, ","));
     return;
   }
   if (name.find('.') == std::string::npos) {
@@ -213,10 +56,8 @@ void validate_fqdn(Causes& causes, const std::string& field, std::string name) {
   for (std::size_t start = 0; start <= name.size();) {
     const auto dot = std::min(name.find('.', start), name.size());
     const std::string label = name.substr(start, dot - start);
-    if (const auto errors = label_errors(label); !errors.empty()) {
-      std::string joined;
-      for (const auto& message : errors) joined += (joined.empty() ? "" : ",") + message;
-      invalid_value(causes, field, label, joined);
+    if (const auto errors = dns1123_label_errors(label); !errors.empty()) {
+      invalid_value(causes, field, label, join(errors, ","));
       return;
     }
     start = dot + 1;
@@ -319,7 +160,7 @@ void validate_hints(Causes& causes, const json& hints, const std::string& path) 
     const std::string field = path + ".forZones[" + std::to_string(i) + "].name";
     const std::string zone = str(at(zones[i], {"name"}));
     if (!seen.insert(zone).second) duplicate(causes, field, zone);
-    for (const auto& message : label_value_errors(zone)) invalid_value(causes, field, zone, message);
+    invalid_each(causes, field, zone, label_value_errors(zone));
   }
   const json& nodes = arr(at(hints, {"forNodes"}));
   if (nodes.size() > k_max_hints) {
@@ -331,7 +172,7 @@ void validate_hints(Causes& causes, const json& hints, const std::string& path) 
     const std::string field = path + ".forNodes[" + std::to_string(i) + "].name";
     const std::string node = str(at(nodes[i], {"name"}));
     if (!seen.insert(node).second) duplicate(causes, field, node);
-    for (const auto& message : subdomain_errors(node)) invalid_value(causes, field, node, message);
+    invalid_each(causes, field, node, subdomain_errors(node));
   }
 }
 
@@ -346,7 +187,7 @@ void validate_endpoint(Causes& causes, const json& endpoint, const std::string& 
     const std::string address = str(addresses[i]);
     if (type == "IPv4" || type == "IPv6") {
       const auto ip = parse_ip(address);
-      if (!ip || ip->v4 != (type == "IPv4"))
+      if (!ip || is_v4(*ip) != (type == "IPv4"))
         invalid_value(causes, field, address,
                       type == "IPv4" ? "must be a valid IPv4 address" : "must be a valid IPv6 address");
       validate_endpoint_ip(causes, field, address);
@@ -355,7 +196,7 @@ void validate_endpoint(Causes& causes, const json& endpoint, const std::string& 
     }
   }
   if (const json& node = at(endpoint, {"nodeName"}); node.is_string())
-    for (const auto& message : subdomain_errors(str(node))) invalid_value(causes, path + ".nodeName", node, message);
+    invalid_each(causes, path + ".nodeName", node, subdomain_errors(str(node)));
   const json& topology = at(endpoint, {"deprecatedTopology"});
   if (topology.is_object()) {
     if (topology.size() > k_max_topology_labels)
@@ -366,8 +207,7 @@ void validate_endpoint(Causes& causes, const json& endpoint, const std::string& 
                 "Internal error: reserved key was not removed in conversion");
   }
   if (const json& hostname = at(endpoint, {"hostname"}); hostname.is_string())
-    for (const auto& message : label_errors(str(hostname)))
-      invalid_value(causes, path + ".hostname", hostname, message);
+    invalid_each(causes, path + ".hostname", hostname, dns1123_label_errors(str(hostname)));
   if (const json& hints = at(endpoint, {"hints"}); hints.is_object()) validate_hints(causes, hints, path + ".hints");
 }
 
@@ -381,8 +221,7 @@ void validate_ports(Causes& causes, const json& ports) {
     const json& port = ports[i];
     const std::string path = "ports[" + std::to_string(i) + "]";
     const std::string name = str(at(port, {"name"}));
-    for (const auto& message : name.empty() ? std::vector<std::string>{} : label_errors(name))
-      invalid_value(causes, path + ".name", name, message);
+    if (!name.empty()) invalid_each(causes, path + ".name", name, dns1123_label_errors(name));
     if (!names.insert(name).second) duplicate(causes, path + ".name", name);
     const json& protocol = at(port, {"protocol"});
     if (!protocol.is_string())
@@ -390,8 +229,7 @@ void validate_ports(Causes& causes, const json& ports) {
     else if (protocol != "TCP" && protocol != "UDP" && protocol != "SCTP")
       unsupported(causes, path + ".protocol", protocol, {"SCTP", "TCP", "UDP"});
     if (const json& app = at(port, {"appProtocol"}); app.is_string())
-      for (const auto& message : qualified_name_errors(str(app)))
-        invalid_value(causes, path + ".appProtocol", app, message);
+      invalid_each(causes, path + ".appProtocol", app, qualified_name_errors(str(app)));
   }
 }
 

@@ -3,7 +3,6 @@
 // validates as kube-apiserver does, on the v1 form with the v1 (internal) field names.
 #include <chrono>
 #include <cstdio>
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,81 +18,6 @@ namespace kw::kinds {
 namespace {
 
 using namespace api::print;
-
-// --- messages of apimachinery's name checks (generic: candidates for checks.*) ---------------
-
-bool ascii_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-
-// RegexError: why a value does not match a format, with examples.
-std::string regex_error(std::string message, std::string_view format,
-                        std::initializer_list<std::string_view> examples) {
-  message += " (e.g. ";
-  bool first = true;
-  for (std::string_view example : examples) {
-    if (!first) message += " or ";
-    message += "'" + std::string(example) + "', ";
-    first = false;
-  }
-  return message + "regex used for validation is '" + std::string(format) + "')";
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], the name part of a qualified name, any length.
-bool matches_name_part(std::string_view v) {
-  if (v.empty() || !ascii_alnum(v.front()) || !ascii_alnum(v.back())) return false;
-  for (char c : v)
-    if (!ascii_alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  return true;
-}
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*, any length.
-bool matches_subdomain(std::string_view v) {
-  const auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  for (std::size_t start = 0;;) {
-    const auto dot = v.find('.', start);
-    const auto part = v.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (part.empty() || !lower_alnum(part.front()) || !lower_alnum(part.back())) return false;
-    for (char c : part)
-      if (!lower_alnum(c) && c != '-') return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// IsDNS1123Subdomain.
-std::vector<std::string> subdomain_errors(std::string_view v) {
-  std::vector<std::string> errors;
-  if (v.size() > 253) errors.emplace_back("must be no more than 253 characters");
-  if (!matches_subdomain(v)) errors.emplace_back(k_subdomain_help);
-  return errors;
-}
-
-// IsQualifiedName: a label or annotation key, [prefix/]name.
-std::vector<std::string> qualified_name_errors(std::string_view v) {
-  static const std::string k_name_help = regex_error(
-      "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-      "alphanumeric character",
-      "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]", {"MyName", "my.name", "123-abc"});
-  std::vector<std::string> errors;
-  std::string_view name = v;
-  if (const auto slash = v.find('/'); slash != std::string_view::npos) {
-    if (v.find('/', slash + 1) != std::string_view::npos)
-      return {"a qualified name " + k_name_help +
-              " with an optional DNS subdomain prefix and '/' (e.g. "
-              "'example.com/MyName')"};
-    const std::string_view prefix = v.substr(0, slash);
-    name = v.substr(slash + 1);
-    if (prefix.empty())
-      errors.emplace_back("prefix part must be non-empty");
-    else
-      for (const auto& message : subdomain_errors(prefix)) errors.push_back("prefix part " + message);
-  }
-  if (name.empty())
-    errors.emplace_back("name part must be non-empty");
-  else if (name.size() > 63)
-    errors.emplace_back("name part must be no more than 63 characters");
-  if (!matches_name_part(name)) errors.push_back("name part " + k_name_help);
-  return errors;
-}
 
 // --- conversion ------------------------------------------------------------------------------
 
@@ -145,7 +69,8 @@ constexpr std::size_t k_max_message = 1024;
 
 bool unset_time(const json& value) { return !value.is_string() || value.get_ref<const std::string&>().empty(); }
 
-void too_long(Causes& causes, const std::string& field, std::size_t limit) {
+// legacyValidateEvent's length checks, reported with an empty value as Kubernetes reports them.
+void too_long_text(Causes& causes, const std::string& field, std::size_t limit) {
   invalid_value(causes, field, "", "can have at most " + std::to_string(limit) + " characters");
 }
 
@@ -163,19 +88,18 @@ void validate_legacy(const json& event, Causes& causes) {
     if (involved.empty() && ns != "default" && ns != "kube-system") mismatch();
     const std::string controller = str(at(event, {"reportingComponent"}));
     if (controller.empty()) required(causes, "reportingController");
-    for (const auto& message : qualified_name_errors(controller))
-      invalid_value(causes, "reportingController", controller, message);
+    invalid_each(causes, "reportingController", controller, qualified_name_errors(controller));
     const std::string instance = str(at(event, {"reportingInstance"}));
     if (instance.empty()) required(causes, "reportingInstance");
-    if (instance.size() > k_max_short_text) too_long(causes, "reportingInstance", k_max_short_text);
+    if (instance.size() > k_max_short_text) too_long_text(causes, "reportingInstance", k_max_short_text);
     for (const char* field : {"action", "reason"}) {
       const std::string text = str(at(event, {field}));
       if (text.empty()) required(causes, field);
-      if (text.size() > k_max_short_text) too_long(causes, field, k_max_short_text);
+      if (text.size() > k_max_short_text) too_long_text(causes, field, k_max_short_text);
     }
-    if (str(at(event, {"message"})).size() > k_max_message) too_long(causes, "message", k_max_message);
+    if (str(at(event, {"message"})).size() > k_max_message) too_long_text(causes, "message", k_max_message);
   }
-  for (const auto& message : subdomain_errors(ns)) invalid_value(causes, "namespace", ns, message);
+  invalid_each(causes, "namespace", ns, subdomain_errors(ns));
 }
 
 // validateV1EventSeries.
@@ -230,8 +154,6 @@ std::string go_time(const json& value) {
   return out + " +0000 UTC";
 }
 
-std::string go_quoted(const json& value) { return json(str(value)).dump(); }
-
 // Go's %#v of a core.ObjectReference ("null" for an unset pointer).
 std::string go_object_reference(const json& ref, bool pointer) {
   if (pointer && !ref.is_object()) return "null";
@@ -261,7 +183,7 @@ void validate_events_event_update(const json& served, const json& served_old, Ca
   const json event = as_v1(served);
   const json old = as_v1(served_old);
   const auto check = [&](const std::string& field, const std::string& now, const std::string& before) {
-    if (now != before) add_cause(causes, field, "FieldValueInvalid", "Invalid value: " + now + ": field is immutable");
+    if (now != before) invalid_rendered(causes, field, now, "field is immutable");
   };
   const auto text = [&](const std::string& field, const char* key) {
     check(field, go_quoted(at(event, {key})), go_quoted(at(old, {key})));
@@ -294,29 +216,7 @@ KindSpec event_row() {
                .kind = "Event",
                .plural = "events",
                .short_names = {"ev"},
-               .columns = {col("Last Seen", "string",
-                               "The time at which the most recent occurrence of this event was recorded."),
-                           col("Type", "string",
-                               "Type of this event (Normal, Warning), new types could be added in the future"),
-                           col("Reason", "string",
-                               "This should be a short, machine understandable string that gives the reason for "
-                               "the transition into the object's current status."),
-                           col("Object", "string", "The object that this event is about."),
-                           col("Subobject", "string",
-                               "If referring to a piece of an object instead of an entire object, this string "
-                               "should contain a valid JSON/Go field access statement.",
-                               1),
-                           col("Source", "string",
-                               "The component reporting this event. Should be a short machine understandable "
-                               "string.",
-                               1),
-                           col("Message", "string", "A human-readable description of the status of this operation."),
-                           col("First Seen", "string",
-                               "The time at which the event was first recorded. (Time of server receipt is in "
-                               "TypeMeta.)",
-                               1),
-                           col("Count", "string", "The number of times this event has occurred.", 1),
-                           col("Name", "string", k_name_doc, 1, "name")},
+               .columns = event_columns(),
                .printer = print_events_event},
       .storage_resource = "events",
       .stored_as = StoredAs{"v1", event_to_v1, event_from_v1},

@@ -19,76 +19,6 @@ using namespace api::print;
 constexpr std::string_view k_api_version = "flowcontrol.apiserver.k8s.io/v1";
 constexpr const char* k_preserve_zero_shares = "flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares";
 
-// ---- field errors kube words in ways checks.hpp does not (yet) ---------------------------------
-
-void invalid_raw(Causes& causes, const std::string& field, const std::string& rendered, const std::string& why) {
-  add_cause(causes, field, "FieldValueInvalid", "Invalid value: " + rendered + ": " + why);
-}
-
-void unsupported_raw(Causes& causes, const std::string& field, const std::string& rendered,
-                     std::initializer_list<std::string_view> supported) {
-  std::string list;
-  for (std::string_view s : supported) list += (list.empty() ? "\"" : ", \"") + std::string(s) + "\"";
-  add_cause(causes, field, "FieldValueNotSupported", "Unsupported value: " + rendered + ": supported values: " + list);
-}
-
-void duplicate(Causes& causes, const std::string& field, const json& value) {
-  add_cause(causes, field, "FieldValueDuplicate", "Duplicate value: " + value.dump());
-}
-
-void forbidden(Causes& causes, const std::string& field, const std::string& detail) {
-  add_cause(causes, field, "FieldValueForbidden", "Forbidden: " + detail);
-}
-
-std::string index(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
-
-// A string list as Go's %#v prints it in a field error: []string{"a", "b"}.
-std::string go_slice(const json& list) {
-  std::string out = "[]string{";
-  bool first = true;
-  for (const auto& item : arr(list)) {
-    out += (first ? "" : ", ") + item.dump();
-    first = false;
-  }
-  return out + "}";
-}
-
-bool has_wildcard(const json& list) {
-  for (const auto& item : arr(list))
-    if (item == "*") return true;
-  return false;
-}
-
-bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-// IsDNS1123Subdomain's messages.
-std::vector<std::string> subdomain_errors(std::string_view v) {
-  std::vector<std::string> errs;
-  if (v.size() > 253) errs.emplace_back("must be no more than 253 characters");
-  bool ok = true;
-  std::size_t start = 0;
-  for (;;) {
-    const auto dot = v.find('.', start);
-    const auto part = v.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    ok = ok && !part.empty() && lower_alnum(part.front()) && lower_alnum(part.back());
-    for (char c : part) ok = ok && (lower_alnum(c) || c == '-');
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  if (!ok) errs.emplace_back(k_subdomain_help);
-  return errs;
-}
-
-// IsDNS1123Label's messages (ValidateNamespaceName).
-std::vector<std::string> label_errors(std::string_view v) {
-  std::vector<std::string> errs;
-  if (v.size() > 63) errs.emplace_back("must be no more than 63 characters");
-  bool ok = !v.empty() && lower_alnum(v.front()) && lower_alnum(v.back());
-  for (char c : v) ok = ok && (lower_alnum(c) || c == '-');
-  if (!ok) errs.emplace_back(k_label_help);
-  return errs;
-}
-
 // ---- the mandatory objects ---------------------------------------------------------------------
 
 json mandatory_object(std::string_view kind, std::string_view name, json spec) {
@@ -162,12 +92,8 @@ json pruned(const json& v) {
 
 Cells print_flow_schema(const json& o, TimePoint now) {
   const auto& method = at(o, {"spec", "distinguisherMethod"});
-  std::string missing = "?";
-  for (const auto& c : arr(at(o, {"status", "conditions"})))
-    if (str(at(c, {"type"})) == "Dangling") {
-      missing = str(at(c, {"status"}));
-      break;
-    }
+  const json& dangling = condition_of(o, "Dangling");
+  const std::string missing = dangling.is_null() ? "?" : str(at(dangling, {"status"}));
   return {name_of(o),
           str(at(o, {"spec", "priorityLevelConfiguration", "name"})),
           num(at(o, {"spec", "matchingPrecedence"})),
@@ -191,10 +117,6 @@ Cells print_priority_level(const json& o, TimePoint now) {
 
 // ---- defaults ----------------------------------------------------------------------------------
 
-void set_if_absent(json& o, const char* key, const json& value) {
-  if (!o.contains(key) || o[key].is_null()) o[key] = value;
-}
-
 // Zero and absent are the same for these non-pointer fields.
 void set_if_zero(json& o, const char* key, int value) {
   if (!o.contains(key) || o[key].is_null() || o[key] == 0) o[key] = value;
@@ -206,8 +128,8 @@ void default_priority_level(json& pl) {
   auto& spec = object_member(pl, "spec");
   if (spec.contains("limited") && spec["limited"].is_object()) {
     auto& limited = spec["limited"];
-    set_if_absent(limited, "nominalConcurrencyShares", 30);
-    set_if_absent(limited, "lendablePercent", 0);
+    default_value(limited, "nominalConcurrencyShares", 30);
+    default_value(limited, "lendablePercent", 0);
     if (auto& response = limited["limitResponse"];
         response.is_object() && response.contains("queuing") && response["queuing"].is_object()) {
       auto& queuing = response["queuing"];
@@ -219,8 +141,8 @@ void default_priority_level(json& pl) {
     }
   }
   if (spec.contains("exempt") && spec["exempt"].is_object()) {
-    set_if_absent(spec["exempt"], "nominalConcurrencyShares", 0);
-    set_if_absent(spec["exempt"], "lendablePercent", 0);
+    default_value(spec["exempt"], "nominalConcurrencyShares", 0);
+    default_value(spec["exempt"], "lendablePercent", 0);
   }
 }
 
@@ -235,13 +157,14 @@ const std::set<std::string_view> k_verbs = {"create", "delete", "deletecollectio
 void validate_verbs(Causes& causes, const json& verbs, const std::string& path) {
   const auto& list = arr(verbs);
   if (list.empty()) return required(causes, path, "verbs must contain at least one value");
-  if (has_wildcard(list)) {
-    if (list.size() > 1) invalid_raw(causes, path, go_slice(list), "if '*' is present, must not specify other verbs");
+  if (contains_wildcard(list)) {
+    if (list.size() > 1)
+      invalid_rendered(causes, path, go_slice(list), "if '*' is present, must not specify other verbs");
     return;
   }
   for (const auto& verb : list)
     if (!k_verbs.contains(str(verb)))
-      return unsupported_raw(
+      return unsupported_rendered(
           causes, path, go_slice(list),
           {"create", "delete", "deletecollection", "get", "list", "patch", "proxy", "update", "watch"});
 }
@@ -251,26 +174,27 @@ void validate_resource_rule(Causes& causes, const json& rule, const std::string&
   const auto& groups = arr(at(rule, {"apiGroups"}));
   if (groups.empty())
     required(causes, path + ".apiGroups", "resource rules must supply at least one api group");
-  else if (groups.size() > 1 && has_wildcard(groups))
-    invalid_raw(causes, path + ".apiGroups", go_slice(groups), "if '*' is present, must not specify other api groups");
+  else if (groups.size() > 1 && contains_wildcard(groups))
+    invalid_rendered(causes, path + ".apiGroups", go_slice(groups),
+                     "if '*' is present, must not specify other api groups");
   const auto& resources = arr(at(rule, {"resources"}));
   if (resources.empty())
     required(causes, path + ".resources", "resource rules must supply at least one resource");
-  else if (resources.size() > 1 && has_wildcard(resources))
-    invalid_raw(causes, path + ".resources", go_slice(resources),
-                "if '*' is present, must not specify other resources");
+  else if (resources.size() > 1 && contains_wildcard(resources))
+    invalid_rendered(causes, path + ".resources", go_slice(resources),
+                     "if '*' is present, must not specify other resources");
   const auto& namespaces = arr(at(rule, {"namespaces"}));
   if (namespaces.empty() && at(rule, {"clusterScope"}) != true) {
     required(causes, path + ".namespaces",
              "resource rules that are not cluster scoped must supply at least one namespace");
-  } else if (has_wildcard(namespaces)) {
+  } else if (contains_wildcard(namespaces)) {
     if (namespaces.size() > 1)
-      invalid_raw(causes, path + ".namespaces", go_slice(namespaces),
-                  "if '*' is present, must not specify other namespaces");
+      invalid_rendered(causes, path + ".namespaces", go_slice(namespaces),
+                       "if '*' is present, must not specify other namespaces");
   } else {
     for (std::size_t i = 0; i < namespaces.size(); ++i)
-      for (const auto& msg : label_errors(str(namespaces[i])))
-        invalid_value(causes, index(path + ".namespaces", i), namespaces[i],
+      for (const auto& msg : dns1123_label_errors(str(namespaces[i])))
+        invalid_value(causes, index_path(path + ".namespaces", i), namespaces[i],
                       "each member of this list must be '*' or a DNS-1123 label; " + msg);
   }
 }
@@ -292,13 +216,13 @@ void validate_non_resource_rule(Causes& causes, const json& rule, const std::str
   const auto& urls = arr(at(rule, {"nonResourceURLs"}));
   if (urls.empty()) {
     required(causes, path + ".nonResourceURLs", "nonResourceURLs must contain at least one value");
-  } else if (has_wildcard(urls)) {
+  } else if (contains_wildcard(urls)) {
     if (urls.size() > 1)
-      invalid_raw(causes, path + ".nonResourceURLs", go_slice(urls),
-                  "if '*' is present, must not specify other non-resource URLs");
+      invalid_rendered(causes, path + ".nonResourceURLs", go_slice(urls),
+                       "if '*' is present, must not specify other non-resource URLs");
   } else {
     for (std::size_t i = 0; i < urls.size(); ++i)
-      validate_url_path(causes, index(path + ".nonResourceURLs", i), str(urls[i]));
+      validate_url_path(causes, index_path(path + ".nonResourceURLs", i), str(urls[i]));
   }
 }
 
@@ -327,12 +251,12 @@ void validate_subject(Causes& causes, const json& subject, const std::string& pa
       if (name.empty())
         required(causes, path + ".serviceAccount.name");
       else if (name != "*")
-        for (const auto& msg : subdomain_errors(name)) invalid_value(causes, path + ".serviceAccount.name", name, msg);
+        invalid_each(causes, path + ".serviceAccount.name", name, subdomain_errors(name));
       const std::string ns = str(at(account, {"namespace"}));
       if (ns.empty())
         required(causes, path + ".serviceAccount.namespace", "must specify namespace for service account");
       else
-        for (const auto& msg : label_errors(ns)) invalid_value(causes, path + ".serviceAccount.namespace", ns, msg);
+        invalid_each(causes, path + ".serviceAccount.namespace", ns, dns1123_label_errors(ns));
     }
     not_user();
     not_group();
@@ -358,23 +282,24 @@ void validate_subject(Causes& causes, const json& subject, const std::string& pa
 void validate_rules(Causes& causes, const json& rule, const std::string& path) {
   const auto& subjects = arr(at(rule, {"subjects"}));
   if (subjects.empty()) required(causes, path + ".subjects", "subjects must contain at least one value");
-  for (std::size_t i = 0; i < subjects.size(); ++i) validate_subject(causes, subjects[i], index(path + ".subjects", i));
+  for (std::size_t i = 0; i < subjects.size(); ++i)
+    validate_subject(causes, subjects[i], index_path(path + ".subjects", i));
   const auto& resource_rules = arr(at(rule, {"resourceRules"}));
   const auto& non_resource_rules = arr(at(rule, {"nonResourceRules"}));
   if (resource_rules.empty() && non_resource_rules.empty())
     required(causes, path, "at least one of resourceRules and nonResourceRules has to be non-empty");
   for (std::size_t i = 0; i < resource_rules.size(); ++i)
-    validate_resource_rule(causes, resource_rules[i], index(path + ".resourceRules", i));
+    validate_resource_rule(causes, resource_rules[i], index_path(path + ".resourceRules", i));
   for (std::size_t i = 0; i < non_resource_rules.size(); ++i)
-    validate_non_resource_rule(causes, non_resource_rules[i], index(path + ".nonResourceRules", i));
+    validate_non_resource_rule(causes, non_resource_rules[i], index_path(path + ".nonResourceRules", i));
 }
 
 // The conditions of either kind's status: types set and unique.
-void validate_conditions(Causes& causes, const json& o) {
+void validate_status_conditions(Causes& causes, const json& o) {
   const auto& conditions = arr(at(o, {"status", "conditions"}));
   std::set<std::string> types;
   for (std::size_t i = 0; i < conditions.size(); ++i) {
-    const std::string field = index("status.conditions", i);
+    const std::string field = index_path("status.conditions", i);
     const std::string type = str(at(conditions[i], {"type"}));
     if (!types.insert(type).second) duplicate(causes, field + ".type", type);
     if (type.empty()) required(causes, field + ".type", "must not be empty");
@@ -393,20 +318,20 @@ void validate_flow_schema(const json& fs, Causes& causes) {
   if (const auto& method = at(spec, {"distinguisherMethod"}); method.is_object()) {
     const std::string type = str(at(method, {"type"}));
     if (type != "ByNamespace" && type != "ByUser")
-      unsupported_raw(causes, "spec.distinguisherMethod.type",
-                      "flowcontrol.FlowDistinguisherMethod{Type:" + json(type).dump() + "}", {"ByNamespace", "ByUser"});
+      unsupported_rendered(causes, "spec.distinguisherMethod.type",
+                           "flowcontrol.FlowDistinguisherMethod{Type:" + go_quoted(type) + "}",
+                           {"ByNamespace", "ByUser"});
   }
   const std::string level = str(at(spec, {"priorityLevelConfiguration", "name"}));
   if (level.empty())
     required(causes, "spec.priorityLevelConfiguration.name", "must reference a priority level");
   else
-    for (const auto& msg : subdomain_errors(level))
-      invalid_value(causes, "spec.priorityLevelConfiguration.name", level, msg);
+    invalid_each(causes, "spec.priorityLevelConfiguration.name", level, subdomain_errors(level));
   const auto& rules = arr(at(spec, {"rules"}));
-  for (std::size_t i = 0; i < rules.size(); ++i) validate_rules(causes, rules[i], index("spec.rules", i));
+  for (std::size_t i = 0; i < rules.size(); ++i) validate_rules(causes, rules[i], index_path("spec.rules", i));
   if (const json* fixed = mandatory_spec("FlowSchema", name); fixed && pruned(spec) != pruned(*fixed))
     invalid_value(causes, "spec", spec, "spec of '" + name + "' must equal the fixed value");
-  validate_conditions(causes, fs);
+  validate_status_conditions(causes, fs);
 }
 
 // ---- priority levels ---------------------------------------------------------------------------
@@ -500,7 +425,7 @@ void validate_priority_level(const json& pl, Causes& causes) {
                     "spec of '" + name + (name == "exempt" ? "' except the 'spec.exempt' field" : "'") +
                         " must equal the fixed value");
   }
-  validate_conditions(causes, pl);
+  validate_status_conditions(causes, pl);
 }
 
 // ---- rows --------------------------------------------------------------------------------------
@@ -610,6 +535,26 @@ const std::vector<json>& flowcontrol_mandatory_objects() {
   return k_objects;
 }
 
-std::vector<KindSpec> flowcontrol_v1_kinds() { return {flow_schema_row(), priority_level_row()}; }
+namespace {
+
+std::vector<json> mandatory_of_kind(std::string_view kind) {
+  std::vector<json> out;
+  for (const auto& o : flowcontrol_mandatory_objects())
+    if (o["kind"] == kind) out.push_back(o);
+  return out;
+}
+
+std::vector<json> mandatory_flow_schemas() { return mandatory_of_kind("FlowSchema"); }
+std::vector<json> mandatory_priority_levels() { return mandatory_of_kind("PriorityLevelConfiguration"); }
+
+}  // namespace
+
+std::vector<KindSpec> flowcontrol_v1_kinds() {
+  auto flow_schemas = flow_schema_row();
+  flow_schemas.bootstrap = mandatory_flow_schemas;
+  auto priority_levels = priority_level_row();
+  priority_levels.bootstrap = mandatory_priority_levels;
+  return {std::move(flow_schemas), std::move(priority_levels)};
+}
 
 }  // namespace kw::kinds

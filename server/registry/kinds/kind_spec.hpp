@@ -106,6 +106,9 @@ struct KindSpec {
   std::string storage_resource;
   // Set when the objects are stored as another version of the kind.
   std::optional<StoredAs> stored_as;
+  // Stored as JSON although the kind has a protobuf message (served as protobuf on the wire),
+  // as kube-apiserver stores CustomResourceDefinitions.
+  bool stored_as_json = false;
   // Field selector support beyond metadata.name and metadata.namespace.
   std::vector<SelectableField> fields;
   // The field the watch cache indexes objects and watchers by ("" = none).
@@ -118,6 +121,9 @@ struct KindSpec {
   Lifecycle lifecycle = Lifecycle::plain;
   Review review = Review::none;  // set with Lifecycle::review
   Strategy strategy;
+  // Objects kube-apiserver keeps in every cluster (the system namespaces and priority classes,
+  // the mandatory flow control configuration): created at start-up when missing.
+  std::vector<nlohmann::json> (*bootstrap)() = nullptr;
 };
 
 // Every built-in row, in discovery order ("" first, then by group as kube-apiserver

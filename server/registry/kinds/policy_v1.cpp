@@ -1,10 +1,7 @@
 // policy/v1: PodDisruptionBudget. (Eviction, also in this group version, is served as the
 // pods/eviction subresource, not as a resource of its own.)
 #include <charconv>
-#include <initializer_list>
-#include <set>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "core/api/print_support.hpp"
@@ -15,129 +12,6 @@ namespace kw::kinds {
 namespace {
 
 using namespace api::print;
-
-// --- messages of apimachinery's name checks (generic: candidates for checks.*) ---------------
-
-bool ascii_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-
-// RegexError: why a value does not match a format, with examples.
-std::string regex_error(std::string message, std::string_view format,
-                        std::initializer_list<std::string_view> examples) {
-  message += " (e.g. ";
-  bool first = true;
-  for (std::string_view example : examples) {
-    if (!first) message += " or ";
-    message += "'" + std::string(example) + "', ";
-    first = false;
-  }
-  return message + "regex used for validation is '" + std::string(format) + "')";
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], the name part of a qualified name, any length.
-bool matches_name_part(std::string_view v) {
-  if (v.empty() || !ascii_alnum(v.front()) || !ascii_alnum(v.back())) return false;
-  for (char c : v)
-    if (!ascii_alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  return true;
-}
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*, any length.
-bool matches_subdomain(std::string_view v) {
-  const auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  for (std::size_t start = 0;;) {
-    const auto dot = v.find('.', start);
-    const auto part = v.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (part.empty() || !lower_alnum(part.front()) || !lower_alnum(part.back())) return false;
-    for (char c : part)
-      if (!lower_alnum(c) && c != '-') return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// IsDNS1123Subdomain.
-std::vector<std::string> subdomain_errors(std::string_view v) {
-  std::vector<std::string> errors;
-  if (v.size() > 253) errors.emplace_back("must be no more than 253 characters");
-  if (!matches_subdomain(v)) errors.emplace_back(k_subdomain_help);
-  return errors;
-}
-
-// IsQualifiedName: a label or annotation key, [prefix/]name.
-std::vector<std::string> qualified_name_errors(std::string_view v) {
-  static const std::string k_name_help = regex_error(
-      "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-      "alphanumeric character",
-      "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]", {"MyName", "my.name", "123-abc"});
-  std::vector<std::string> errors;
-  std::string_view name = v;
-  if (const auto slash = v.find('/'); slash != std::string_view::npos) {
-    if (v.find('/', slash + 1) != std::string_view::npos)
-      return {"a qualified name " + k_name_help +
-              " with an optional DNS subdomain prefix and '/' (e.g. "
-              "'example.com/MyName')"};
-    const std::string_view prefix = v.substr(0, slash);
-    name = v.substr(slash + 1);
-    if (prefix.empty())
-      errors.emplace_back("prefix part must be non-empty");
-    else
-      for (const auto& message : subdomain_errors(prefix)) errors.push_back("prefix part " + message);
-  }
-  if (name.empty())
-    errors.emplace_back("name part must be non-empty");
-  else if (name.size() > 63)
-    errors.emplace_back("name part must be no more than 63 characters");
-  if (!matches_name_part(name)) errors.push_back("name part " + k_name_help);
-  return errors;
-}
-
-// IsValidLabelValue.
-std::vector<std::string> label_value_errors(std::string_view v) {
-  std::vector<std::string> errors;
-  if (v.size() > 63) errors.emplace_back("must be no more than 63 characters");
-  if (!v.empty() && !matches_name_part(v))
-    errors.push_back(
-        regex_error("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character",
-                    "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?", {"MyValue", "my_value", "12345"}));
-  return errors;
-}
-
-// ValidateLabels: keys and values of a label map, reported at the map's path.
-void validate_labels(Causes& causes, const json& labels, const std::string& path) {
-  if (!labels.is_object()) return;
-  for (const auto& [key, value] : labels.items()) {
-    for (const auto& message : qualified_name_errors(key)) invalid_value(causes, path, key, message);
-    for (const auto& message : label_value_errors(str(value))) invalid_value(causes, path, value, message);
-  }
-}
-
-// ValidateLabelSelector (meta/v1 validation).
-void validate_label_selector(Causes& causes, const json& selector, const std::string& path) {
-  if (!selector.is_object()) return;
-  validate_labels(causes, at(selector, {"matchLabels"}), path + ".matchLabels");
-  const json& expressions = arr(at(selector, {"matchExpressions"}));
-  for (std::size_t i = 0; i < expressions.size(); ++i) {
-    const json& requirement = expressions[i];
-    const std::string field = path + ".matchExpressions[" + std::to_string(i) + "]";
-    const std::string op = str(at(requirement, {"operator"}));
-    const json& values = arr(at(requirement, {"values"}));
-    if (op == "In" || op == "NotIn") {
-      if (values.empty()) required(causes, field + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
-    } else if (op == "Exists" || op == "DoesNotExist") {
-      if (!values.empty())
-        add_cause(causes, field + ".values", "FieldValueForbidden",
-                  "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-    } else {
-      invalid_value(causes, field + ".operator", op, "not a valid selector operator");
-    }
-    const std::string key = str(at(requirement, {"key"}));
-    for (const auto& message : qualified_name_errors(key)) invalid_value(causes, field + ".key", key, message);
-    for (std::size_t j = 0; j < values.size(); ++j)
-      for (const auto& message : label_value_errors(str(values[j])))
-        invalid_value(causes, field + ".values[" + std::to_string(j) + "]", values[j], message);
-  }
-}
 
 // --- PodDisruptionBudget ---------------------------------------------------------------------
 
@@ -175,9 +49,7 @@ void validate_int_or_percent(Causes& causes, const json& value, const std::strin
   }
   if (!value.is_string()) return;
   const std::string text = value.get<std::string>();
-  const auto invalid = [&](const std::string& why) {
-    add_cause(causes, path, "FieldValueInvalid", "Invalid value: " + go_int_or_string(value) + ": " + why);
-  };
+  const auto invalid = [&](const std::string& why) { invalid_rendered(causes, path, go_int_or_string(value), why); };
   const bool digits = text.size() > 1 && text.back() == '%' && text.find_first_not_of("0123456789") == text.size() - 1;
   if (!digits) {
     invalid(
@@ -188,48 +60,6 @@ void validate_int_or_percent(Causes& causes, const json& value, const std::strin
   long long percent = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size() - 1, percent);
   if (error == std::errc() && percent > 100) invalid("must not be greater than 100%");
-}
-
-// ValidateConditions (meta/v1 validation): metav1.Condition lists.
-void validate_conditions(Causes& causes, const json& conditions, const std::string& path) {
-  static const std::string k_reason_help = regex_error(
-      "a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric "
-      "characters or '_,:', and must end with an alphanumeric character or '_'",
-      "[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?", {"my_name", "MY_NAME", "MyName", "ReasonA,ReasonB", "ReasonA:ReasonB"});
-  const auto valid_reason = [](const std::string& r) {
-    const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
-    if (r.empty() || !letter(r.front()) || !(ascii_alnum(r.back()) || r.back() == '_')) return false;
-    for (char c : r)
-      if (!ascii_alnum(c) && c != '_' && c != ',' && c != ':') return false;
-    return true;
-  };
-  std::set<std::string> types;
-  for (std::size_t i = 0; i < conditions.size(); ++i) {
-    const json& condition = conditions[i];
-    const std::string field = path + "[" + std::to_string(i) + "]";
-    const std::string type = str(at(condition, {"type"}));
-    if (!types.insert(type).second)
-      add_cause(causes, field + ".type", "FieldValueDuplicate", "Duplicate value: " + json(type).dump());
-    for (const auto& message : qualified_name_errors(type)) invalid_value(causes, field + ".type", type, message);
-    const std::string status = str(at(condition, {"status"}));
-    if (status != "True" && status != "False" && status != "Unknown")
-      unsupported(causes, field + ".status", status, {"False", "True", "Unknown"});
-    if (num(at(condition, {"observedGeneration"})) < 0)
-      invalid_value(causes, field + ".observedGeneration", at(condition, {"observedGeneration"}),
-                    "must be greater than or equal to zero");
-    if (str(at(condition, {"lastTransitionTime"})).empty())
-      required(causes, field + ".lastTransitionTime", "must be set");
-    const std::string reason = str(at(condition, {"reason"}));
-    if (reason.empty()) {
-      required(causes, field + ".reason", "must be set");
-    } else {
-      if (!valid_reason(reason)) invalid_value(causes, field + ".reason", reason, k_reason_help);
-      if (reason.size() > 1024)
-        add_cause(causes, field + ".reason", "FieldValueTooLong", "Too long: may not be more than 1024 bytes");
-    }
-    if (str(at(condition, {"message"})).size() > 32768)
-      add_cause(causes, field + ".message", "FieldValueTooLong", "Too long: may not be more than 32768 bytes");
-  }
 }
 
 // ValidatePodDisruptionBudgetStatusUpdate (v1): what the disruption controller may write.

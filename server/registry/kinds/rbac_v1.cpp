@@ -1,5 +1,4 @@
 // rbac.authorization.k8s.io/v1: ClusterRoleBinding, ClusterRole, RoleBinding, Role.
-#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,156 +14,12 @@ using namespace api::print;
 
 constexpr std::string_view k_group = "rbac.authorization.k8s.io";
 
-// --- messages of apimachinery's name checks (generic: candidates for checks.*) ---------------
-
-bool ascii_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-
-// RegexError: why a value does not match a format, with examples.
-std::string regex_error(std::string message, std::string_view format,
-                        std::initializer_list<std::string_view> examples) {
-  message += " (e.g. ";
-  bool first = true;
-  for (std::string_view example : examples) {
-    if (!first) message += " or ";
-    message += "'" + std::string(example) + "', ";
-    first = false;
-  }
-  return message + "regex used for validation is '" + std::string(format) + "')";
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], the name part of a qualified name, any length.
-bool matches_name_part(std::string_view v) {
-  if (v.empty() || !ascii_alnum(v.front()) || !ascii_alnum(v.back())) return false;
-  for (char c : v)
-    if (!ascii_alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  return true;
-}
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*, any length.
-bool matches_subdomain(std::string_view v) {
-  const auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  for (std::size_t start = 0;;) {
-    const auto dot = v.find('.', start);
-    const auto part = v.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (part.empty() || !lower_alnum(part.front()) || !lower_alnum(part.back())) return false;
-    for (char c : part)
-      if (!lower_alnum(c) && c != '-') return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// IsDNS1123Subdomain.
-std::vector<std::string> subdomain_errors(std::string_view v) {
-  std::vector<std::string> errors;
-  if (v.size() > 253) errors.emplace_back("must be no more than 253 characters");
-  if (!matches_subdomain(v)) errors.emplace_back(k_subdomain_help);
-  return errors;
-}
-
-// IsQualifiedName: a label or annotation key, [prefix/]name.
-std::vector<std::string> qualified_name_errors(std::string_view v) {
-  static const std::string k_name_help = regex_error(
-      "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-      "alphanumeric character",
-      "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]", {"MyName", "my.name", "123-abc"});
-  std::vector<std::string> errors;
-  std::string_view name = v;
-  if (const auto slash = v.find('/'); slash != std::string_view::npos) {
-    if (v.find('/', slash + 1) != std::string_view::npos)
-      return {"a qualified name " + k_name_help +
-              " with an optional DNS subdomain prefix and '/' (e.g. "
-              "'example.com/MyName')"};
-    const std::string_view prefix = v.substr(0, slash);
-    name = v.substr(slash + 1);
-    if (prefix.empty())
-      errors.emplace_back("prefix part must be non-empty");
-    else
-      for (const auto& message : subdomain_errors(prefix)) errors.push_back("prefix part " + message);
-  }
-  if (name.empty())
-    errors.emplace_back("name part must be non-empty");
-  else if (name.size() > 63)
-    errors.emplace_back("name part must be no more than 63 characters");
-  if (!matches_name_part(name)) errors.push_back("name part " + k_name_help);
-  return errors;
-}
-
-// IsValidLabelValue.
-std::vector<std::string> label_value_errors(std::string_view v) {
-  std::vector<std::string> errors;
-  if (v.size() > 63) errors.emplace_back("must be no more than 63 characters");
-  if (!v.empty() && !matches_name_part(v))
-    errors.push_back(
-        regex_error("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character",
-                    "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?", {"MyValue", "my_value", "12345"}));
-  return errors;
-}
-
-// ValidateLabels: keys and values of a label map, reported at the map's path.
-void validate_labels(Causes& causes, const json& labels, const std::string& path) {
-  if (!labels.is_object()) return;
-  for (const auto& [key, value] : labels.items()) {
-    for (const auto& message : qualified_name_errors(key)) invalid_value(causes, path, key, message);
-    for (const auto& message : label_value_errors(str(value))) invalid_value(causes, path, value, message);
-  }
-}
-
-// ValidateLabelSelector (meta/v1 validation).
-void validate_label_selector(Causes& causes, const json& selector, const std::string& path) {
-  if (!selector.is_object()) return;
-  validate_labels(causes, at(selector, {"matchLabels"}), path + ".matchLabels");
-  const json& expressions = arr(at(selector, {"matchExpressions"}));
-  for (std::size_t i = 0; i < expressions.size(); ++i) {
-    const json& requirement = expressions[i];
-    const std::string field = path + ".matchExpressions[" + std::to_string(i) + "]";
-    const std::string op = str(at(requirement, {"operator"}));
-    const json& values = arr(at(requirement, {"values"}));
-    if (op == "In" || op == "NotIn") {
-      if (values.empty()) required(causes, field + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
-    } else if (op == "Exists" || op == "DoesNotExist") {
-      if (!values.empty())
-        add_cause(causes, field + ".values", "FieldValueForbidden",
-                  "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-    } else {
-      invalid_value(causes, field + ".operator", op, "not a valid selector operator");
-    }
-    const std::string key = str(at(requirement, {"key"}));
-    for (const auto& message : qualified_name_errors(key)) invalid_value(causes, field + ".key", key, message);
-    for (std::size_t j = 0; j < values.size(); ++j)
-      for (const auto& message : label_value_errors(str(values[j])))
-        invalid_value(causes, field + ".values[" + std::to_string(j) + "]", values[j], message);
-  }
-}
-
 // --- RBAC ------------------------------------------------------------------------------------
-
-// Go's %#v of a string, as field errors print struct members: "text".
-std::string go_quoted(const json& value) { return json(str(value)).dump(); }
-
-// Go's %#v of a []string, as field errors print a list value: []string{"a", "b"}.
-std::string go_string_slice(const json& list) {
-  std::string out = "[]string{";
-  for (std::size_t i = 0; i < arr(list).size(); ++i) out += (i ? ", " : "") + go_quoted(list[i]);
-  return out + "}";
-}
 
 // Go's %#v of a RoleRef: rbac.RoleRef{APIGroup:"...", Kind:"...", Name:"..."}.
 std::string go_role_ref(const json& ref) {
   return "rbac.RoleRef{APIGroup:" + go_quoted(at(ref, {"apiGroup"})) + ", Kind:" + go_quoted(at(ref, {"kind"})) +
          ", Name:" + go_quoted(at(ref, {"name"})) + "}";
-}
-
-// path.IsValidPathSegmentName: what RBAC asks of role names (no "." or "..", no '/' or '%').
-std::vector<std::string> path_segment_errors(std::string_view name) {
-  for (std::string_view reserved : {".", ".."})
-    if (name == reserved) return {"may not be '" + std::string(reserved) + "'"};
-  std::vector<std::string> errors;
-  for (std::string_view forbidden : {"/", "%"})
-    if (name.find(forbidden) != std::string_view::npos)
-      errors.push_back("may not contain '" + std::string(forbidden) + "'");
-  return errors;
 }
 
 Cells print_binding(const json& binding, TimePoint now) {
@@ -205,13 +60,12 @@ void validate_rule(Causes& causes, const json& rule, bool namespaced, const std:
   const bool resources = !arr(at(rule, {"resources"})).empty();
   const bool groups = !arr(at(rule, {"apiGroups"})).empty();
   if (!urls.empty()) {
-    const std::string value = "Invalid value: " + go_string_slice(urls) + ": ";
     if (namespaced)
-      add_cause(causes, path + ".nonResourceURLs", "FieldValueInvalid",
-                value + "namespaced rules cannot apply to non-resource URLs");
+      invalid_rendered(causes, path + ".nonResourceURLs", go_slice(urls),
+                       "namespaced rules cannot apply to non-resource URLs");
     if (groups || resources || !arr(at(rule, {"resourceNames"})).empty())
-      add_cause(causes, path + ".nonResourceURLs", "FieldValueInvalid",
-                value + "rules cannot apply to both regular resources and non-resource URLs");
+      invalid_rendered(causes, path + ".nonResourceURLs", go_slice(urls),
+                       "rules cannot apply to both regular resources and non-resource URLs");
     return;
   }
   if (!groups) required(causes, path + ".apiGroups", "resource rules must supply at least one api group");
@@ -245,8 +99,7 @@ void validate_subject(Causes& causes, const json& subject, bool namespaced, cons
   const std::string kind = str(at(subject, {"kind"}));
   if (name.empty()) required(causes, path + ".name");
   if (kind == "ServiceAccount") {
-    if (!name.empty())
-      for (const auto& message : subdomain_errors(name)) invalid_value(causes, path + ".name", name, message);
+    if (!name.empty()) invalid_each(causes, path + ".name", name, subdomain_errors(name));
     if (!api_group.empty()) unsupported(causes, path + ".apiGroup", api_group, {""});
     if (!namespaced && str(at(subject, {"namespace"})).empty()) required(causes, path + ".namespace");
   } else if (kind == "User" || kind == "Group") {
@@ -269,7 +122,7 @@ void validate_binding(Causes& causes, const json& binding, bool namespaced) {
     unsupported(causes, "roleRef.kind", kind, {"ClusterRole"});
   const std::string name = str(at(ref, {"name"}));
   if (name.empty()) required(causes, "roleRef.name");
-  for (const auto& message : path_segment_errors(name)) invalid_value(causes, "roleRef.name", name, message);
+  invalid_each(causes, "roleRef.name", name, path_segment_errors(name));
   const json& subjects = arr(at(binding, {"subjects"}));
   for (std::size_t i = 0; i < subjects.size(); ++i)
     validate_subject(causes, subjects[i], namespaced, "subjects[" + std::to_string(i) + "]");
@@ -288,8 +141,7 @@ void validate_cluster_role_update(const json& role, const json&, Causes& causes)
 void validate_binding_update(Causes& causes, const json& binding, const json& old, bool namespaced) {
   validate_binding(causes, binding, namespaced);
   const json& ref = at(binding, {"roleRef"});
-  if (ref != at(old, {"roleRef"}))
-    add_cause(causes, "roleRef", "FieldValueInvalid", "Invalid value: " + go_role_ref(ref) + ": cannot change roleRef");
+  if (ref != at(old, {"roleRef"})) invalid_rendered(causes, "roleRef", go_role_ref(ref), "cannot change roleRef");
 }
 void validate_role_binding_update(const json& binding, const json& old, Causes& causes) {
   validate_binding_update(causes, binding, old, true);
@@ -361,10 +213,12 @@ KindSpec role_row() {
 
 }  // namespace
 
-// Kubernetes checks RBAC names (metadata.name and roleRef.name) as path segments only, which
-// NameRule cannot say yet: metadata.name is checked as a DNS subdomain for now.
+// Kubernetes checks RBAC names (metadata.name and roleRef.name) as path segments only:
+// "system:aggregate-to-admin" is a valid ClusterRole name.
 std::vector<KindSpec> rbac_v1_kinds() {
-  return {cluster_role_binding_row(), cluster_role_row(), role_binding_row(), role_row()};
+  std::vector<KindSpec> rows{cluster_role_binding_row(), cluster_role_row(), role_binding_row(), role_row()};
+  for (auto& row : rows) row.name_rule = NameRule::path_segment;
+  return rows;
 }
 
 }  // namespace kw::kinds

@@ -19,13 +19,13 @@ constexpr std::int64_t k_highest_user_priority = 1'000'000'000;
 struct SystemClass {
   std::string_view name;
   std::int64_t value;
+  std::string_view description;
 };
-constexpr std::array<SystemClass, 2> k_system_classes{{{"system-node-critical", 2 * k_highest_user_priority + 1000},
-                                                       {"system-cluster-critical", 2 * k_highest_user_priority}}};
-
-void forbidden(Causes& causes, const std::string& field, const std::string& detail) {
-  add_cause(causes, field, "FieldValueForbidden", "Forbidden: " + detail);
-}
+constexpr std::array<SystemClass, 2> k_system_classes{
+    {{"system-node-critical", 2 * k_highest_user_priority + 1000,
+      "Used for system critical pods that must not be moved from their current node."},
+     {"system-cluster-critical", 2 * k_highest_user_priority,
+      "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."}}};
 
 Cells print_priority_class(const json& pc, TimePoint now) {
   return {name_of(pc), num(at(pc, {"value"})), at(pc, {"globalDefault"}) == true, age_of(pc, now),
@@ -78,6 +78,18 @@ void validate_priority_class_update(const json& pc, const json& old, Causes& cau
   immutable(causes, "preemptionPolicy", at(pc, {"preemptionPolicy"}), at(old, {"preemptionPolicy"}));
 }
 
+// The system classes, created at start-up when missing.
+std::vector<json> system_priority_classes() {
+  std::vector<json> out;
+  for (const auto& known : k_system_classes)
+    out.push_back({{"apiVersion", "scheduling.k8s.io/v1"},
+                   {"kind", "PriorityClass"},
+                   {"metadata", {{"name", known.name}}},
+                   {"value", known.value},
+                   {"description", known.description}});
+  return out;
+}
+
 KindSpec priority_class_row() {
   return {.info = {.group = "scheduling.k8s.io",
                    .version = "v1",
@@ -105,7 +117,8 @@ KindSpec priority_class_row() {
           .strategy = {.defaults = default_priority_class,
                        .prepare_create = prepare_priority_class,
                        .validate = validate_priority_class,
-                       .validate_update = validate_priority_class_update}};
+                       .validate_update = validate_priority_class_update},
+          .bootstrap = system_priority_classes};
 }
 
 }  // namespace

@@ -4,10 +4,10 @@
 #include <map>
 #include <set>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "core/api/print_support.hpp"
+#include "core/util/text.hpp"
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/groups.hpp"
 
@@ -15,142 +15,6 @@ namespace kw::kinds {
 namespace {
 
 using namespace api::print;
-
-// ---- field errors and name formats (apimachinery's wording) ----------------------------------
-// Generic: candidates for checks.*.
-
-void forbidden(Causes& causes, const std::string& field, const std::string& detail) {
-  add_cause(causes, field, "FieldValueForbidden", "Forbidden: " + detail);
-}
-
-void duplicate(Causes& causes, const std::string& field, const json& value) {
-  add_cause(causes, field, "FieldValueDuplicate", "Duplicate value: " + value.dump());
-}
-
-void too_long(Causes& causes, const std::string& field, std::int64_t max_bytes) {
-  add_cause(causes, field, "FieldValueTooLong",
-            "Too long: may not be more than " + std::to_string(max_bytes) + (max_bytes == 1 ? " byte" : " bytes"));
-}
-
-std::string max_len_error(std::size_t n) { return "must be no more than " + std::to_string(n) + " characters"; }
-
-// The pattern of a DNS-1123 subdomain (dot-separated lowercase labels), without its length limit.
-bool subdomain_pattern(std::string_view v) {
-  auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  std::size_t start = 0;
-  for (;;) {
-    const auto dot = v.find('.', start);
-    const auto part = v.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (part.empty() || !lower_alnum(part.front()) || !lower_alnum(part.back())) return false;
-    for (char c : part)
-      if (!lower_alnum(c) && c != '-') return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// validation.IsDNS1123Subdomain.
-std::vector<std::string> subdomain_errors(std::string_view value) {
-  std::vector<std::string> out;
-  if (value.size() > 253) out.push_back(max_len_error(253));
-  if (!subdomain_pattern(value)) out.push_back(k_subdomain_help);
-  return out;
-}
-
-bool label_key_name(std::string_view v) {  // ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
-  if (v.empty() || !alnum(v.front()) || !alnum(v.back())) return false;
-  for (char c : v)
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  return true;
-}
-
-constexpr const char* k_label_key_pattern =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
-    "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-
-// validation.IsQualifiedName (a label key).
-std::vector<std::string> qualified_name_errors(std::string_view value) {
-  std::vector<std::string> out;
-  std::string_view name = value;
-  if (const auto slash = value.find('/'); slash != std::string_view::npos) {
-    if (value.find('/', slash + 1) != std::string_view::npos)
-      return {std::string("a valid label key ") + k_label_key_pattern +
-              " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"};
-    const auto prefix = value.substr(0, slash);
-    name = value.substr(slash + 1);
-    if (prefix.empty())
-      out.push_back("prefix part must be non-empty");
-    else
-      for (const auto& msg : subdomain_errors(prefix)) out.push_back("prefix part " + msg);
-  }
-  if (name.empty())
-    out.push_back("name part must be non-empty");
-  else if (name.size() > 63)
-    out.push_back("name part " + max_len_error(63));
-  if (!label_key_name(name)) out.push_back(std::string("name part ") + k_label_key_pattern);
-  return out;
-}
-
-// validation.IsValidLabelValue.
-std::vector<std::string> label_value_errors(std::string_view value) {
-  std::vector<std::string> out;
-  if (value.size() > 63) out.push_back(max_len_error(63));
-  if (!value.empty() && !label_key_name(value))
-    out.push_back(
-        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
-        "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
-        "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
-  return out;
-}
-
-void invalid_each(Causes& causes, const std::string& field, const json& value, const std::vector<std::string>& msgs) {
-  for (const auto& msg : msgs) invalid_value(causes, field, value, msg);
-}
-
-// metav1validation.ValidateLabelSelector.
-void validate_label_selector(Causes& causes, const json& selector, const std::string& path) {
-  if (!selector.is_object()) return;
-  if (const auto& labels = at(selector, {"matchLabels"}); labels.is_object())
-    for (const auto& [key, value] : labels.items()) {
-      invalid_each(causes, path + ".matchLabels", key, qualified_name_errors(key));
-      invalid_each(causes, path + ".matchLabels", value, label_value_errors(str(value)));
-    }
-  const auto& expressions = arr(at(selector, {"matchExpressions"}));
-  for (std::size_t i = 0; i < expressions.size(); ++i) {
-    const auto& expr = expressions[i];
-    const std::string at_i = path + ".matchExpressions[" + std::to_string(i) + "]";
-    const auto op = str(at(expr, {"operator"}));
-    const auto& values = arr(at(expr, {"values"}));
-    if (op == "In" || op == "NotIn") {
-      if (values.empty()) required(causes, at_i + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
-    } else if (op == "Exists" || op == "DoesNotExist") {
-      if (!values.empty())
-        forbidden(causes, at_i + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-    } else {
-      invalid_value(causes, at_i + ".operator", op, "not a valid selector operator");
-    }
-    const auto key = str(at(expr, {"key"}));
-    invalid_each(causes, at_i + ".key", key, qualified_name_errors(key));
-    for (std::size_t v = 0; v < values.size(); ++v)
-      invalid_each(causes, at_i + ".values[" + std::to_string(v) + "]", values[v], label_value_errors(str(values[v])));
-  }
-}
-
-std::string lower(std::string s) {
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
-}
-
-// core validation's ValidateCSIDriverName: a DNS subdomain (case-insensitive) of at most 63
-// characters.
-void validate_csi_driver_name(Causes& causes, const std::string& field, const std::string& name) {
-  if (name.empty()) required(causes, field);
-  if (name.size() > 63) too_long(causes, field, 63);
-  invalid_each(causes, field, name, subdomain_errors(lower(name)));
-}
 
 // ---- StorageClass ----------------------------------------------------------------------------
 
@@ -179,8 +43,8 @@ Cells print_storage_class(const json& sc, TimePoint now) {
 
 // SetDefaults_StorageClass.
 void default_storage_class(json& sc) {
-  if (!sc.contains("reclaimPolicy") || sc["reclaimPolicy"].is_null()) sc["reclaimPolicy"] = "Delete";
-  if (!sc.contains("volumeBindingMode") || sc["volumeBindingMode"].is_null()) sc["volumeBindingMode"] = "Immediate";
+  default_value(sc, "reclaimPolicy", "Delete");
+  default_value(sc, "volumeBindingMode", "Immediate");
 }
 
 // core validation's ValidateTopologySelectorTerm, plus StorageClass's check that no two terms
@@ -216,7 +80,8 @@ void validate_storage_class(const json& sc, Causes& causes) {
   if (provisioner.empty())
     required(causes, "provisioner");
   else
-    invalid_each(causes, "provisioner", lower(provisioner), qualified_name_errors(lower(provisioner)));
+    invalid_each(causes, "provisioner", util::to_lower(provisioner),
+                 qualified_name_errors(util::to_lower(provisioner)));
 
   const auto& parameters = at(sc, {"parameters"});
   if (parameters.is_object()) {
@@ -404,18 +269,15 @@ Cells print_csi_driver(const json& driver, TimePoint now) {
 // SetDefaults_CSIDriver.
 void default_csi_driver(json& driver) {
   auto& spec = object_member(driver, "spec");
-  auto set_if_unset = [&spec](const char* field, json value) {
-    if (!spec.contains(field) || spec[field].is_null()) spec[field] = std::move(value);
-  };
-  set_if_unset("attachRequired", true);
-  set_if_unset("podInfoOnMount", false);
-  set_if_unset("storageCapacity", false);
-  set_if_unset("fsGroupPolicy", "ReadWriteOnceWithFSType");
+  default_value(spec, "attachRequired", true);
+  default_value(spec, "podInfoOnMount", false);
+  default_value(spec, "storageCapacity", false);
+  default_value(spec, "fsGroupPolicy", "ReadWriteOnceWithFSType");
   if (!spec.contains("volumeLifecycleModes") || !spec["volumeLifecycleModes"].is_array() ||
       spec["volumeLifecycleModes"].empty())
     spec["volumeLifecycleModes"] = json::array({"Persistent"});
-  set_if_unset("requiresRepublish", false);
-  set_if_unset("seLinuxMount", false);
+  default_value(spec, "requiresRepublish", false);
+  default_value(spec, "seLinuxMount", false);
 }
 
 void validate_token_requests(Causes& causes, const json& requests) {
@@ -610,16 +472,6 @@ KindSpec csi_node_row() {
 
 // ---- CSIStorageCapacity (also served as storage.k8s.io/v1beta1) -------------------------------
 
-// A negative quantity: a leading '-' on a number that is not zero.
-bool negative_quantity(const std::string& q) {
-  if (q.empty() || q.front() != '-') return false;
-  for (char c : q.substr(1)) {
-    if (c >= '1' && c <= '9') return true;
-    if (c != '0' && c != '.') break;
-  }
-  return false;
-}
-
 Cells print_csi_storage_capacity(const json& capacity, TimePoint) {
   const auto& value = at(capacity, {"capacity"});
   return {name_of(capacity), str(at(capacity, {"storageClassName"})), value.is_string() ? str(value) : "<unset>"};
@@ -629,8 +481,7 @@ void validate_csi_storage_capacity(const json& capacity, Causes& causes) {
   validate_label_selector(causes, at(capacity, {"nodeTopology"}), "nodeTopology");
   const auto class_name = str(at(capacity, {"storageClassName"}));
   invalid_each(causes, "storageClassName", class_name, subdomain_errors(class_name));
-  if (const auto value = str(at(capacity, {"capacity"})); negative_quantity(value))
-    invalid_value(causes, "capacity", value, "must be greater than or equal to 0");
+  nonnegative_quantity(causes, "capacity", at(capacity, {"capacity"}));
 }
 
 void validate_csi_storage_capacity_update(const json& capacity, const json& old, Causes& causes) {

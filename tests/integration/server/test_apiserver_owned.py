@@ -123,5 +123,21 @@ class DeletionTest(ServerTestCase):
         self.assertEqual(self.server.json("GET", NS + "/pods/pending")[0], 404)
 
 
+class BootstrapTest(ServerTestCase):
+    def test_the_objects_every_cluster_has(self):
+        for path, names in (("/api/v1/namespaces", {"default", "kube-system", "kube-public", "kube-node-lease"}),
+                            ("/apis/scheduling.k8s.io/v1/priorityclasses", {"system-node-critical", "system-cluster-critical"}),
+                            ("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", {"exempt", "catch-all"}),
+                            ("/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations", {"exempt", "catch-all"})):
+            status, listed = self.server.json("GET", path)
+            self.assertEqual(status, 200, listed)
+            self.assertLessEqual(names, {item["metadata"]["name"] for item in listed["items"]}, path)
+        _, critical = self.server.json("GET", "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical")
+        self.assertEqual((critical["value"], critical["preemptionPolicy"]), (2000001000, "PreemptLowerPriority"))
+        _, exempt = self.server.json("GET", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/exempt")
+        self.assertEqual(exempt["metadata"]["annotations"]["apf.kubernetes.io/autoupdate-spec"], "true")
+        self.assertEqual(exempt["spec"]["priorityLevelConfiguration"]["name"], "exempt")
+
+
 if __name__ == "__main__":
     unittest.main()

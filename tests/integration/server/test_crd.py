@@ -4,12 +4,13 @@ short names, categories, validation, pruning, patches, watch; deleting the CRD r
 objects and stops serving it; a restart serves stored CRDs again."""
 import json
 import os
+import re
 import subprocess
 import tempfile
 import time
 import unittest
 
-from kwtest import Background, KwServer, ServerTestCase
+from kwtest import Background, KwServer, ServerTestCase, fields
 
 GROUP = "stable.example.com"
 
@@ -341,6 +342,150 @@ class CustomResourceTest(CrdCase):
         self.assertNotEqual(changed.returncode, 0)
         self.assertIn("spec.scope", changed.stderr)
         self.assertIn("field is immutable", changed.stderr)
+
+
+REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), "../../.."))
+CORPUS = os.environ.get("KW_CORPUS", os.path.join(REPO, "..", "shared", "corpus"))
+CERT_MANAGER_CRDS = os.path.join(CORPUS, "cert-manager", "crds")
+CRD_DEFINITION = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1."
+
+TYPO_CRD = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gizmos.typo.example.com
+spec:
+  group: typo.example.com
+  scope: Namespaced
+  names: {plural: gizmos, kind: Gizmo}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-preserve-unknwon-fields: true
+"""
+
+
+def envelope_type(enveloped):
+    """(apiVersion, kind) of a "k8s\\0" + runtime.Unknown value."""
+    assert enveloped[:4] == b"k8s\x00", enveloped[:16]
+    type_meta = dict(fields(dict(fields(enveloped[4:]))[1]))
+    return type_meta[1].decode(), type_meta[2].decode()
+
+
+class CrdSchemaTest(ServerTestCase):
+    """The CustomResourceDefinition kind has its real schema: kubectl validates and explains
+    CRDs against /openapi/v2 and v3, Strict field validation catches typos inside their
+    schemas, and clients may read and write them as protobuf (they are stored as JSON)."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.tmp = tempfile.mkdtemp(prefix="kw-crd-schema-")
+        cls.cache = os.path.join(cls.tmp, "kube-cache")
+
+    @classmethod
+    def tearDownClass(cls):
+        subprocess.run(["rm", "-rf", cls.tmp])
+        super().tearDownClass()
+
+    def kubectl(self, *args, check=True):
+        # A private cache: no OpenAPI document of another server on the same port is reused.
+        return self.server.kubectl(f"--cache-dir={self.cache}", *args, check=check)
+
+    def write(self, name, text):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    @unittest.skipUnless(os.path.isdir(CERT_MANAGER_CRDS), f"no cert-manager CRDs at {CERT_MANAGER_CRDS}")
+    def test_apply_cert_manager_crds_as_a_list(self):
+        import yaml
+        items = []
+        for name in sorted(os.listdir(CERT_MANAGER_CRDS)):
+            if name.endswith((".yaml", ".yml")):
+                with open(os.path.join(CERT_MANAGER_CRDS, name)) as f:
+                    items += [doc for doc in yaml.safe_load_all(f) if doc]
+        self.assertTrue(items)
+        path = self.write("cert-manager.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+        out = self.kubectl("apply", "-f", path)
+        self.assertEqual(out.stdout.count(" created"), len(items), out.stdout)
+        out = self.kubectl("apply", "-f", path)
+        self.assertEqual(out.stdout.count(" unchanged"), len(items), out.stdout)
+        for item in items:
+            name = item["metadata"]["name"]
+            self.kubectl("wait", "--for=condition=Established", f"crd/{name}", "--timeout=20s")
+            stored = json.loads(self.kubectl("get", "crd", name, "-o", "json").stdout)
+            self.assertEqual(stored["spec"], item["spec"], name)
+
+    def test_explain_shows_the_crd_schema(self):
+        out = self.kubectl("explain", "customresourcedefinitions.spec.versions.schema").stdout
+        flat = " ".join(out.split())
+        self.assertIn("How objects of a version are validated.", flat)
+        self.assertIn("openAPIV3Schema", out)
+        out = self.kubectl("explain", "crd.spec.versions.schema.openAPIV3Schema", "--output=plaintext-openapiv2").stdout
+        for key in ("$ref", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-validations", "properties"):
+            self.assertRegex(out, rf"\n   {re.escape(key)}\t", key)
+        self.assertNotIn("xKubernetesPreserveUnknownFields", out)
+
+    def test_misspelled_field_in_a_crd_is_refused_with_strict_validation(self):
+        path = self.write("typo.yaml", TYPO_CRD)
+        out = self.kubectl("create", "-f", path, "-v=6", check=False)
+        self.assertNotEqual(out.returncode, 0, out.stdout)
+        self.assertRegex(out.stderr, r"POST http://\S+/apis/apiextensions.k8s.io/v1/customresourcedefinitions\?\S*"
+                                     r"fieldValidation=Strict")
+        self.assertIn('unknown field "spec.versions[0].schema.openAPIV3Schema.properties[spec].'
+                      'x-kubernetes-preserve-unknwon-fields"', out.stderr)
+        self.assertNotEqual(self.kubectl("get", "crd", "gizmos.typo.example.com", check=False).returncode, 0)
+        # Warn keeps the CRD and names the dropped field.
+        out = self.kubectl("create", "-f", path, "--validate=warn")
+        self.assertIn("x-kubernetes-preserve-unknwon-fields", out.stderr)
+        stored = json.loads(self.kubectl("get", "crd", "gizmos.typo.example.com", "-o", "json").stdout)
+        spec = stored["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        self.assertEqual(spec, {"type": "object"})
+
+    def test_crds_travel_as_protobuf(self):
+        path = self.write("crontab.yaml", CRD.replace(GROUP, "proto.example.com"))
+        self.kubectl("apply", "-f", path)
+        item = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.proto.example.com"
+        _, before = self.server.json("GET", item)
+        status, headers, raw = self.server.request("GET", item,
+                                                   headers={"Accept": "application/vnd.kubernetes.protobuf"})
+        self.assertEqual(status, 200)
+        self.assertEqual(header(headers, "content-type"), "application/vnd.kubernetes.protobuf")
+        self.assertEqual(envelope_type(raw), ("apiextensions.k8s.io/v1", "CustomResourceDefinition"))
+        status, _, answer = self.server.request("PUT", item, raw, {"Content-Type": "application/vnd.kubernetes.protobuf",
+                                                                   "Accept": "application/json"})
+        self.assertEqual(status, 200, answer)
+        self.assertEqual(json.loads(answer)["spec"], before["spec"])
+        status, _, listed = self.server.request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                                                headers={"Accept": "application/vnd.kubernetes.protobuf"})
+        self.assertEqual(status, 200)
+        self.assertEqual(envelope_type(listed), ("apiextensions.k8s.io/v1", "CustomResourceDefinitionList"))
+
+    def test_openapi_publishes_the_crd_schema_under_kube_apiserver_names(self):
+        status, doc = self.server.json("GET", "/openapi/v2", headers={"Accept": "application/json"})
+        self.assertEqual(status, 200)
+        definitions = doc["definitions"]
+        crd = definitions[CRD_DEFINITION + "CustomResourceDefinition"]
+        self.assertEqual(crd["properties"]["spec"]["$ref"],
+                         "#/definitions/" + CRD_DEFINITION + "CustomResourceDefinitionSpec")
+        self.assertNotIn("x-kubernetes-preserve-unknown-fields", crd)
+        self.assertEqual(crd["required"], ["spec"])
+        for name in ("JSON", "JSONSchemaPropsOrArray", "JSONSchemaPropsOrBool", "JSONSchemaPropsOrStringArray"):
+            self.assertEqual(list(definitions[CRD_DEFINITION + name]), ["description"], name)
+        self.assertIn("io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService", definitions)
+        status, doc = self.server.json("GET", "/openapi/v3/apis/apiextensions.k8s.io/v1")
+        self.assertEqual(status, 200)
+        props = doc["components"]["schemas"][CRD_DEFINITION + "JSONSchemaProps"]["properties"]
+        self.assertEqual(props["x-kubernetes-validations"]["x-kubernetes-list-map-keys"], ["rule"])
 
 
 class CrdLifecycleTest(unittest.TestCase):

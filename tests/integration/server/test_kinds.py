@@ -284,7 +284,7 @@ class KindCase:
         self.t.assertEqual(out.returncode, 0, out.stderr)
         value = out.stdout.rstrip(b"\n")
         self.t.assertTrue(value, f"nothing stored at {key}")
-        if self.expected["protobuf"]:
+        if self.expected.get("storedProtobuf", self.expected["protobuf"]):
             stored_as = self.expected.get("storedAs", self.api_version)
             self.t.assertEqual(envelope_type(value), (stored_as, self.expected["kind"]))
         else:

@@ -21,6 +21,22 @@ class KubectlTest(ServerTestCase):
         for name in ["pods", "deployments", "configmaps", "namespaces", "nodes", "statefulsets"]:
             self.assertIn(name, out)
 
+    def test_api_resources_match_kube_apiserver(self):
+        """Every row kubectl lists, and only those, as kube-apiserver 1.33 lists them
+        (tests/conformance/kinds.json): name, short names, apiVersion, scope and kind."""
+        with open(os.path.join(os.path.dirname(__file__), "../../conformance/kinds.json")) as f:
+            expected = json.load(f)
+        expected.pop("_comment")
+        want = sorted((key.rpartition("/")[2], ",".join(sorted(e["shortNames"])), e["version"],
+                       str(e["namespaced"]).lower(), e["kind"])
+                      for key, e in expected.items() if key.count("/") < 2)  # preferred versions only
+        lines = self.server.kubectl("api-resources").stdout.splitlines()
+        header = lines[0]
+        starts = [header.index(c) for c in ("NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND")] + [None]
+        got = sorted(tuple(line[starts[i]:starts[i + 1]].strip() for i in range(5)) for line in lines[1:])
+        got = [(n, ",".join(sorted(s.split(","))) if s else "", v, ns, k) for n, s, v, ns, k in got]
+        self.assertEqual(got, want)
+
     def test_aggregated_discovery(self):
         # kubectl asks /api and /apis for apidiscovery.k8s.io documents and needs nothing else.
         out = self.server.kubectl("api-resources", "-v=6", "--cache-dir", tempfile.mkdtemp(prefix="kw-disc-"))

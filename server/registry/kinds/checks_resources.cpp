@@ -1,0 +1,95 @@
+// core/v1 resource names (pkg/apis/core/helper) and the checks of their quantities (core
+// validation), shared by the rows that carry resource lists (checks.hpp).
+#include <cmath>
+#include <cstdint>
+
+#include "core/api/quantity.hpp"
+#include "server/registry/kinds/checks.hpp"
+
+namespace kw::kinds {
+
+using nlohmann::json;
+
+bool is_native_resource(std::string_view name) {
+  return name.find('/') == std::string_view::npos || name.find("kubernetes.io/") != std::string_view::npos;
+}
+
+bool is_hugepages(std::string_view name) { return name.starts_with("hugepages-"); }
+
+bool is_extended_resource(std::string_view name) {
+  return !is_native_resource(name) && !name.starts_with("requests.") &&
+         qualified_name_errors("requests." + std::string(name)).empty();
+}
+
+bool is_standard_resource(std::string_view name) {
+  return one_of(name, {"cpu",
+                       "memory",
+                       "ephemeral-storage",
+                       "requests.cpu",
+                       "requests.memory",
+                       "requests.ephemeral-storage",
+                       "limits.cpu",
+                       "limits.memory",
+                       "limits.ephemeral-storage",
+                       "pods",
+                       "resourcequotas",
+                       "services",
+                       "replicationcontrollers",
+                       "secrets",
+                       "configmaps",
+                       "persistentvolumeclaims",
+                       "storage",
+                       "requests.storage",
+                       "services.nodeports",
+                       "services.loadbalancers"}) ||
+         name.starts_with("hugepages-") || name.starts_with("requests.hugepages-");
+}
+
+bool is_integer_resource(std::string_view name) {
+  return one_of(name, {"pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+                       "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"}) ||
+         is_extended_resource(name);
+}
+
+void resource_name(Causes& causes, const std::string& field, const std::string& name) {
+  const auto errors = qualified_name_errors(name);
+  invalid_each(causes, field, name, errors);
+  if (errors.empty() && name.find('/') == std::string::npos && !is_standard_resource(name))
+    invalid_value(causes, field, name, "must be a standard resource type or fully qualified");
+}
+
+void container_resource_name(Causes& causes, const std::string& field, const std::string& name) {
+  resource_name(causes, field, name);
+  if (name.find('/') == std::string::npos) {
+    if (!one_of(name, {"cpu", "memory", "ephemeral-storage"}) && !is_hugepages(name))
+      invalid_value(causes, field, name, "must be a standard resource for containers");
+  } else if (!is_native_resource(name) && !is_extended_resource(name)) {
+    invalid_value(causes, field, name, "doesn't follow extended resource name standard");
+  }
+}
+
+std::string quantity_text(const json& value) { return api::quantity_string(value, "null"); }
+
+void nonnegative_quantity(Causes& causes, const std::string& field, const json& value) {
+  if (auto q = api::quantity_value(value); q && *q < 0)
+    invalid_value(causes, field, quantity_text(value), "must be greater than or equal to 0");
+}
+
+void positive_quantity(Causes& causes, const std::string& field, const json& value) {
+  if (auto q = api::quantity_value(value); q && *q <= 0)
+    invalid_value(causes, field, quantity_text(value), "must be greater than zero");
+}
+
+void basic_resource(Causes& causes, const std::string& field, const json& value) {
+  if (auto q = api::quantity_value(value); q && std::ceil(*q) < 0)
+    invalid_value(causes, field, static_cast<std::int64_t>(std::ceil(*q)), "must be a valid resource quantity");
+}
+
+void resource_quantity(Causes& causes, const std::string& field, const std::string& name, const json& value) {
+  nonnegative_quantity(causes, field, value);
+  if (auto q = api::parse_quantity(value);
+      q && is_integer_resource(name) && std::fmod(std::ceil(q->scaled(3)), 1000.0L) != 0)
+    invalid_value(causes, field, quantity_text(value), "must be an integer");
+}
+
+}  // namespace kw::kinds

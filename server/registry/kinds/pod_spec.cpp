@@ -1,0 +1,328 @@
+// Pod specs: SetDefaults_PodSpec and friends, ValidatePodTemplateSpec's core (pod_spec.hpp).
+#include "server/registry/kinds/pod_spec.hpp"
+
+#include <algorithm>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "core/api/print_support.hpp"
+#include "server/registry/kinds/checks.hpp"
+
+namespace kw::kinds {
+namespace {
+
+using api::print::arr;
+using api::print::at;
+using api::print::num;
+using api::print::str;
+using nlohmann::json;
+
+// The tag parsers.ParseImageName finds: after the last '/', before any digest; "latest" when
+// the image has neither tag nor digest.
+std::string image_tag(std::string_view image) {
+  const auto at_sign = image.find('@');
+  const bool digest = at_sign != std::string_view::npos;
+  std::string_view name = image.substr(0, at_sign);
+  const auto slash = name.rfind('/');
+  const auto last = slash == std::string_view::npos ? name : name.substr(slash + 1);
+  const auto colon = last.find(':');
+  if (colon != std::string_view::npos) return std::string(last.substr(colon + 1));
+  return digest ? "" : "latest";
+}
+
+void default_http_get(json& handler) {
+  json& http = handler["httpGet"];
+  default_string(http, "path", "/");
+  default_string(http, "scheme", "HTTP");
+}
+
+void default_probe(json& probe) {
+  for (const auto& [key, value] : {std::pair{"timeoutSeconds", 1}, std::pair{"periodSeconds", 10},
+                                   std::pair{"successThreshold", 1}, std::pair{"failureThreshold", 3}})
+    if (num(at(probe, {key})) == 0) probe[key] = value;
+  if (at(probe, {"httpGet"}).is_object()) default_http_get(probe);
+  if (at(probe, {"grpc"}).is_object()) default_value(probe["grpc"], "service", "");
+}
+
+void default_field_ref(json& holder) {
+  if (at(holder, {"fieldRef"}).is_object()) default_string(holder["fieldRef"], "apiVersion", "v1");
+}
+
+const char* const k_pod_volume_sources[] = {"hostPath",
+                                            "emptyDir",
+                                            "gcePersistentDisk",
+                                            "awsElasticBlockStore",
+                                            "gitRepo",
+                                            "secret",
+                                            "nfs",
+                                            "iscsi",
+                                            "glusterfs",
+                                            "persistentVolumeClaim",
+                                            "rbd",
+                                            "flexVolume",
+                                            "cinder",
+                                            "cephfs",
+                                            "flocker",
+                                            "downwardAPI",
+                                            "fc",
+                                            "azureFile",
+                                            "configMap",
+                                            "vsphereVolume",
+                                            "quobyte",
+                                            "azureDisk",
+                                            "photonPersistentDisk",
+                                            "projected",
+                                            "portworxVolume",
+                                            "scaleIO",
+                                            "storageos",
+                                            "csi",
+                                            "ephemeral",
+                                            "image"};
+
+void validate_container_details(Causes& causes, const json& c, const std::string& field) {
+  const json& ports = arr(at(c, {"ports"}));
+  std::set<std::string> port_names;
+  for (std::size_t p = 0; p < ports.size(); ++p) {
+    const std::string port = index_path(field + ".ports", p);
+    const json& number = at(ports[p], {"containerPort"});
+    if (num(number) == 0)
+      required(causes, port + ".containerPort");
+    else
+      invalid_each(causes, port + ".containerPort", number, port_number_errors(num(number)));
+    const json& host = at(ports[p], {"hostPort"});
+    if (num(host) != 0) invalid_each(causes, port + ".hostPort", host, port_number_errors(num(host)));
+    const std::string name = str(at(ports[p], {"name"}));
+    if (!name.empty() && !port_names.insert(name).second) duplicate(causes, port + ".name", name);
+    const std::string protocol = str(at(ports[p], {"protocol"}));
+    if (protocol.empty())
+      required(causes, port + ".protocol");
+    else if (!one_of(protocol, {"SCTP", "TCP", "UDP"}))
+      unsupported(causes, port + ".protocol", protocol, {"SCTP", "TCP", "UDP"});
+  }
+  const std::string pull = str(at(c, {"imagePullPolicy"}));
+  if (pull.empty())
+    required(causes, field + ".imagePullPolicy");
+  else if (!one_of(pull, {"Always", "IfNotPresent", "Never"}))
+    unsupported(causes, field + ".imagePullPolicy", pull, {"Always", "IfNotPresent", "Never"});
+  const std::string termination = str(at(c, {"terminationMessagePolicy"}));
+  if (termination.empty())
+    required(causes, field + ".terminationMessagePolicy", "must be 'File' or 'FallbackToLogsOnError'");
+  else if (!one_of(termination, {"File", "FallbackToLogsOnError"}))
+    invalid_value(causes, field + ".terminationMessagePolicy", termination,
+                  "must be 'File' or 'FallbackToLogsOnError'");
+}
+
+}  // namespace
+
+// ---- defaults ----------------------------------------------------------------------------------
+
+void default_container(json& c) {
+  if (!c.is_object()) return;
+  if (str(at(c, {"imagePullPolicy"})).empty())
+    c["imagePullPolicy"] = image_tag(str(at(c, {"image"}))) == "latest" ? "Always" : "IfNotPresent";
+  default_string(c, "terminationMessagePath", "/dev/termination-log");
+  default_string(c, "terminationMessagePolicy", "File");
+  if (at(c, {"ports"}).is_array())
+    for (auto& port : c["ports"]) default_string(port, "protocol", "TCP");
+  if (at(c, {"env"}).is_array())
+    for (auto& env : c["env"])
+      if (at(env, {"valueFrom"}).is_object()) default_field_ref(env["valueFrom"]);
+  for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"})
+    if (at(c, {probe}).is_object()) default_probe(c[probe]);
+  for (const char* hook : {"postStart", "preStop"})
+    if (at(c, {"lifecycle", hook, "httpGet"}).is_object()) default_http_get(c["lifecycle"][hook]);
+}
+
+void default_volume_sources(json& holder) {
+  if (at(holder, {"hostPath"}).is_object()) default_value(holder["hostPath"], "type", "");
+  if (at(holder, {"iscsi"}).is_object()) default_string(holder["iscsi"], "iscsiInterface", "default");
+  if (at(holder, {"rbd"}).is_object()) {
+    json& rbd = holder["rbd"];
+    default_string(rbd, "pool", "rbd");
+    default_string(rbd, "user", "admin");
+    default_string(rbd, "keyring", "/etc/ceph/keyring");
+  }
+  if (at(holder, {"azureDisk"}).is_object()) {
+    json& disk = holder["azureDisk"];
+    default_value(disk, "cachingMode", "ReadWrite");
+    default_value(disk, "fsType", "ext4");
+    default_value(disk, "readOnly", false);
+    default_value(disk, "kind", "Shared");
+  }
+  if (at(holder, {"scaleIO"}).is_object()) {
+    default_string(holder["scaleIO"], "storageMode", "ThinProvisioned");
+    default_string(holder["scaleIO"], "fsType", "xfs");
+  }
+}
+
+void default_volume(json& volume) {
+  if (!volume.is_object()) return;
+  if (std::none_of(std::begin(k_pod_volume_sources), std::end(k_pod_volume_sources),
+                   [&](const char* source) { return !unset(volume, source); }))
+    volume["emptyDir"] = json::object();
+  default_volume_sources(volume);
+  for (const char* source : {"secret", "configMap", "downwardAPI", "projected"})
+    if (at(volume, {source}).is_object()) default_value(volume[source], "defaultMode", 420);
+  if (at(volume, {"downwardAPI", "items"}).is_array())
+    for (auto& item : volume["downwardAPI"]["items"]) default_field_ref(item);
+  if (at(volume, {"projected", "sources"}).is_array())
+    for (auto& source : volume["projected"]["sources"]) {
+      if (at(source, {"downwardAPI", "items"}).is_array())
+        for (auto& item : source["downwardAPI"]["items"]) default_field_ref(item);
+      if (at(source, {"serviceAccountToken"}).is_object())
+        default_value(source["serviceAccountToken"], "expirationSeconds", 3600);
+    }
+  if (at(volume, {"ephemeral", "volumeClaimTemplate", "spec"}).is_object())
+    default_value(volume["ephemeral"]["volumeClaimTemplate"]["spec"], "volumeMode", "Filesystem");
+}
+
+void default_pod_spec(json& spec) {
+  if (!spec.is_object()) return;
+  default_string(spec, "dnsPolicy", "ClusterFirst");
+  default_string(spec, "restartPolicy", "Always");
+  default_value(spec, "securityContext", json::object());
+  default_value(spec, "terminationGracePeriodSeconds", 30);
+  default_string(spec, "schedulerName", "default-scheduler");
+  for (const char* list : {"initContainers", "containers", "ephemeralContainers"})
+    if (at(spec, {list}).is_array())
+      for (auto& c : spec[list]) default_container(c);
+  if (at(spec, {"volumes"}).is_array())
+    for (auto& volume : spec["volumes"]) default_volume(volume);
+}
+
+void default_pod_template(json& pod_template) { default_pod_spec(object_member(pod_template, "spec")); }
+
+void default_spec_template(json& spec) {
+  if (at(spec, {"template"}).is_object()) default_pod_template(spec["template"]);
+}
+
+void default_persistent_volume_claim(json& claim) {
+  default_value(object_member(claim, "spec"), "volumeMode", "Filesystem");
+  default_string(object_member(claim, "status"), "phase", "Pending");
+}
+
+// ---- validation --------------------------------------------------------------------------------
+
+void validate_containers(Causes& causes, const json& pod_spec, const std::string& path) {
+  const auto& containers = at(pod_spec, {"containers"});
+  if (!containers.is_array() || containers.empty()) {
+    required(causes, path + ".containers");
+    return;
+  }
+  for (std::size_t i = 0; i < containers.size(); ++i) {
+    const auto& c = containers[i];
+    const std::string field = index_path(path + ".containers", i);
+    if (!c.is_object()) {
+      invalid_value(causes, field, c, "must be an object");
+      continue;
+    }
+    const auto name = c.value("name", std::string());
+    if (name.empty())
+      required(causes, field + ".name");
+    else
+      invalid_each(causes, field + ".name", name, dns1123_label_errors(name));
+    if (c.value("image", std::string()).empty()) required(causes, field + ".image");
+  }
+}
+
+void validate_selector_and_template(Causes& causes, const json& spec, const std::string& path) {
+  const auto& selector = at(spec, {"selector"});
+  if (!selector.is_object()) {
+    required(causes, path + ".selector");
+    return;
+  }
+  const auto& labels = at(spec, {"template", "metadata", "labels"});
+  const auto& wanted = at(selector, {"matchLabels"});
+  if (wanted.is_object())
+    for (const auto& [key, value] : wanted.items())
+      if (!labels.is_object() || !labels.contains(key) || labels[key] != value) {
+        invalid_value(causes, path + ".template.metadata.labels", labels.is_null() ? json::object() : labels,
+                      "`selector` does not match template `labels`");
+        break;
+      }
+  validate_containers(causes, at(spec, {"template", "spec"}), path + ".template.spec");
+}
+
+void validate_pod_spec(Causes& causes, const json& spec, const std::string& path) {
+  const json& volumes = arr(at(spec, {"volumes"}));
+  std::set<std::string> volume_names;
+  for (std::size_t i = 0; i < volumes.size(); ++i) {
+    const std::string field = index_path(path + ".volumes", i) + ".name";
+    const std::string name = str(at(volumes[i], {"name"}));
+    if (name.empty())
+      required(causes, field);
+    else if (!volume_names.insert(name).second)
+      duplicate(causes, field, name);
+    else
+      label_field(causes, field, name);
+  }
+  validate_containers(causes, spec, path);
+  for (const char* list : {"initContainers", "containers"}) {
+    const json& containers = arr(at(spec, {list}));
+    for (std::size_t i = 0; i < containers.size(); ++i)
+      validate_container_details(causes, containers[i], index_path(path + "." + list, i));
+  }
+  const std::string restart = str(at(spec, {"restartPolicy"}));
+  if (restart.empty())
+    required(causes, path + ".restartPolicy");
+  else if (!one_of(restart, {"Always", "OnFailure", "Never"}))
+    unsupported(causes, path + ".restartPolicy", restart, {"Always", "OnFailure", "Never"});
+  const std::string dns = str(at(spec, {"dnsPolicy"}));
+  if (dns.empty())
+    required(causes, path + ".dnsPolicy");
+  else if (!one_of(dns, {"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"}))
+    unsupported(causes, path + ".dnsPolicy", dns, {"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"});
+  const json& deadline = at(spec, {"activeDeadlineSeconds"});
+  if (deadline.is_number() && (num(deadline) < 1 || num(deadline) > 2147483647))
+    invalid_value(causes, path + ".activeDeadlineSeconds", deadline, "must be between 1 and 2147483647, inclusive");
+}
+
+void validate_pod_template(Causes& causes, const json& pod_template, const std::string& path) {
+  validate_labels(causes, at(pod_template, {"metadata", "labels"}), path + ".labels");
+  validate_annotation_keys(causes, at(pod_template, {"metadata", "annotations"}), path + ".annotations");
+  const json& spec = at(pod_template, {"spec"});
+  validate_pod_spec(causes, spec.is_object() ? spec : json::object(), path + ".spec");
+  if (!arr(at(spec, {"ephemeralContainers"})).empty())
+    forbidden(causes, path + ".spec.ephemeralContainers", "ephemeral containers not allowed in pod template");
+}
+
+std::string go_toleration(const json& t) {
+  const json& seconds = at(t, {"tolerationSeconds"});
+  return "core.Toleration{Key:" + go_quoted(at(t, {"key"})) + ", Operator:" + go_quoted(at(t, {"operator"})) +
+         ", Value:" + go_quoted(at(t, {"value"})) + ", Effect:" + go_quoted(at(t, {"effect"})) +
+         ", TolerationSeconds:" + (seconds.is_number() ? seconds.dump() : std::string("(*int64)(nil)")) + "}";
+}
+
+void validate_tolerations(Causes& causes, const json& tolerations, const std::string& path) {
+  const json& list = arr(tolerations);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& t = list[i];
+    const std::string field = index_path(path, i);
+    const std::string key = str(at(t, {"key"}));
+    const std::string op = str(at(t, {"operator"}));
+    const std::string value = str(at(t, {"value"}));
+    const std::string effect = str(at(t, {"effect"}));
+    if (!key.empty()) invalid_each(causes, field + ".key", key, qualified_name_errors(key));
+    if (key.empty() && op != "Exists")
+      invalid_value(causes, field + ".operator", op,
+                    "operator must be Exists when `key` is empty, which means \"match all values and all keys\"");
+    if (at(t, {"tolerationSeconds"}).is_number() && effect != "NoExecute")
+      invalid_value(causes, field + ".effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set");
+    if (op == "Equal" || op.empty()) {
+      std::string joined;
+      for (const auto& message : label_value_errors(value)) joined += (joined.empty() ? "" : ";") + message;
+      if (!joined.empty()) invalid_value(causes, field + ".operator", value, joined);
+    } else if (op == "Exists") {
+      if (!value.empty())
+        invalid_rendered(causes, field + ".operator", go_toleration(t),
+                         "value must be empty when `operator` is 'Exists'");
+    } else {
+      unsupported(causes, field + ".operator", op, {"Equal", "Exists"});
+    }
+    if (!effect.empty() && !one_of(effect, {"NoSchedule", "PreferNoSchedule", "NoExecute"}))
+      unsupported(causes, field + ".effect", effect, {"NoSchedule", "PreferNoSchedule", "NoExecute"});
+  }
+}
+
+}  // namespace kw::kinds

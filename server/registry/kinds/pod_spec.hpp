@@ -1,0 +1,50 @@
+#pragma once
+// Pod specs wherever they sit: a Pod's spec, the pod template of a PodTemplate, a
+// ReplicationController, the apps/v1 workloads and the batch/v1 Job and CronJob. Kubernetes
+// applies the same defaults to a template as to a pod (SetDefaults_PodSpec and the defaults of
+// everything nested in it; SetDefaults_Pod's own part is the Pod row's) and checks it alike.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "server/registry/kinds/kind_spec.hpp"
+
+namespace kw::kinds {
+
+// ---- defaults ----------------------------------------------------------------------------------
+
+// SetDefaults_PodSpec and everything nested in a pod spec: containers (SetDefaults_Container,
+// ports, env, probes, lifecycle hooks) and volumes.
+void default_pod_spec(nlohmann::json& spec);
+// A PodTemplateSpec: its spec's defaults.
+void default_pod_template(nlohmann::json& pod_template);
+// The pod template at `spec`.template of a workload, when it has one.
+void default_spec_template(nlohmann::json& spec);
+void default_container(nlohmann::json& container);
+// SetDefaults_Volume and the defaults of each volume source.
+void default_volume(nlohmann::json& volume);
+// The defaults of the volume sources a PersistentVolumeSpec shares with a pod's volumes
+// (hostPath, rbd, iscsi, azureDisk, scaleIO), applied to the ones `holder` has.
+void default_volume_sources(nlohmann::json& holder);
+// SetDefaults_PersistentVolumeClaim and SetDefaults_PersistentVolumeClaimSpec: of a claim and of
+// the claim templates of a StatefulSet.
+void default_persistent_volume_claim(nlohmann::json& claim);
+
+// ---- validation --------------------------------------------------------------------------------
+
+// A pod spec's containers: at least one, each named (a DNS label) with an image.
+void validate_containers(Causes& causes, const nlohmann::json& pod_spec, const std::string& path);
+// A workload's selector (required) and pod template: the selector must match the template's
+// labels and the template must have containers.
+void validate_selector_and_template(Causes& causes, const nlohmann::json& spec, const std::string& path);
+// The core of ValidatePodSpec: volumes, containers, restart and DNS policies, deadlines.
+void validate_pod_spec(Causes& causes, const nlohmann::json& spec, const std::string& path);
+// ValidatePodTemplateSpec: the template's labels (reported at <path>.labels, as Kubernetes
+// does), annotations and pod spec; no ephemeral containers.
+void validate_pod_template(Causes& causes, const nlohmann::json& pod_template, const std::string& path);
+// ValidateTolerations, for the tolerations at `path`.
+void validate_tolerations(Causes& causes, const nlohmann::json& tolerations, const std::string& path);
+// Go's %#v of a core.Toleration, as its field errors print it.
+std::string go_toleration(const nlohmann::json& toleration);
+
+}  // namespace kw::kinds

@@ -1,0 +1,155 @@
+// Pod specs (server/registry/kinds/pod_spec.hpp): SetDefaults_PodSpec and nested defaults, applied
+// alike to a pod and to every pod template a row carries, and the template checks.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "server/registry/kinds/kind_spec.hpp"
+#include "server/registry/kinds/pod_spec.hpp"
+
+using namespace kw::kinds;
+using nlohmann::json;
+
+namespace {
+
+json bare_template() {
+  return {
+      {"metadata", {{"labels", {{"app", "web"}}}}},
+      {"spec", {{"containers", {{{"name", "web"}, {"image", "nginx:1.25"}, {"ports", {{{"containerPort", 80}}}}}}}}}};
+}
+
+// What SetDefaults_PodSpec and SetDefaults_Container give a bare template's spec.
+void check_defaulted_spec(const json& spec) {
+  CHECK(spec["dnsPolicy"] == "ClusterFirst");
+  CHECK(spec["restartPolicy"] == "Always");
+  CHECK(spec["schedulerName"] == "default-scheduler");
+  CHECK(spec["securityContext"] == json::object());
+  CHECK(spec["terminationGracePeriodSeconds"] == 30);
+  const json& c = spec["containers"][0];
+  CHECK(c["imagePullPolicy"] == "IfNotPresent");
+  CHECK(c["terminationMessagePath"] == "/dev/termination-log");
+  CHECK(c["terminationMessagePolicy"] == "File");
+  CHECK(c["ports"][0]["protocol"] == "TCP");
+  CHECK_FALSE(spec.contains("enableServiceLinks"));  // SetDefaults_Pod's, not a template's
+}
+
+json defaulted(const std::string& group, const std::string& plural, json object) {
+  const KindSpec* row = find_kind(group, "v1", plural);
+  REQUIRE(row != nullptr);
+  REQUIRE(static_cast<bool>(row->strategy.defaults));
+  row->strategy.defaults(object);
+  return object;
+}
+
+}  // namespace
+
+TEST_CASE("container defaults: the pull policy follows the tag") {
+  json c = {{"name", "c"}, {"image", "nginx"}};
+  default_container(c);
+  CHECK(c["imagePullPolicy"] == "Always");
+  c = {{"name", "c"}, {"image", "registry:5000/nginx:latest"}};
+  default_container(c);
+  CHECK(c["imagePullPolicy"] == "Always");
+  c = {{"name", "c"}, {"image", "registry:5000/nginx"}};
+  default_container(c);
+  CHECK(c["imagePullPolicy"] == "Always");
+  c = {{"name", "c"}, {"image", "nginx@sha256:abc"}};
+  default_container(c);
+  CHECK(c["imagePullPolicy"] == "IfNotPresent");
+  c = {{"name", "c"}, {"image", "nginx:1.25"}, {"imagePullPolicy", "Never"}};
+  default_container(c);
+  CHECK(c["imagePullPolicy"] == "Never");
+}
+
+TEST_CASE("volume defaults") {
+  json v = {{"name", "scratch"}};
+  default_volume(v);
+  CHECK(v["emptyDir"] == json::object());
+  v = {{"name", "cfg"}, {"configMap", {{"name", "cfg"}}}};
+  default_volume(v);
+  CHECK(v["configMap"]["defaultMode"] == 420);
+  CHECK_FALSE(v.contains("emptyDir"));
+  v = {{"name", "disk"}, {"rbd", {{"image", "i"}}}};
+  default_volume(v);
+  CHECK(v["rbd"] == json{{"image", "i"}, {"pool", "rbd"}, {"user", "admin"}, {"keyring", "/etc/ceph/keyring"}});
+}
+
+TEST_CASE("claim defaults, of a claim and of a StatefulSet's claim templates") {
+  json claim = {{"metadata", {{"name", "data"}}}, {"spec", {{"accessModes", {"ReadWriteOnce"}}}}};
+  default_persistent_volume_claim(claim);
+  CHECK(claim["spec"]["volumeMode"] == "Filesystem");
+  CHECK(claim["status"]["phase"] == "Pending");
+}
+
+TEST_CASE("every pod template gets the pod spec's defaults") {
+  SUBCASE("apps/v1") {
+    for (const char* plural : {"deployments", "replicasets", "statefulsets", "daemonsets"}) {
+      CAPTURE(plural);
+      const json object = defaulted("apps", plural, {{"spec", {{"template", bare_template()}}}});
+      check_defaulted_spec(object["spec"]["template"]["spec"]);
+    }
+  }
+  SUBCASE("batch/v1 Job and CronJob") {
+    json job = defaulted("batch", "jobs", {{"spec", {{"template", bare_template()}}}});
+    check_defaulted_spec(job["spec"]["template"]["spec"]);
+    json cron =
+        defaulted("batch", "cronjobs", {{"spec", {{"jobTemplate", {{"spec", {{"template", bare_template()}}}}}}}});
+    check_defaulted_spec(cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]);
+    CHECK_FALSE(cron["spec"]["jobTemplate"]["spec"].contains("backoffLimit"));  // the job spec is not defaulted
+  }
+  SUBCASE("core/v1 ReplicationController, PodTemplate and Pod") {
+    json rc = defaulted("", "replicationcontrollers", {{"spec", {{"template", bare_template()}}}});
+    check_defaulted_spec(rc["spec"]["template"]["spec"]);
+    json pt = defaulted("", "podtemplates", {{"template", bare_template()}});
+    check_defaulted_spec(pt["template"]["spec"]);
+    json pod = defaulted("", "pods", bare_template());
+    CHECK(pod["spec"]["enableServiceLinks"] == true);
+    CHECK(pod["spec"]["containers"][0]["imagePullPolicy"] == "IfNotPresent");
+  }
+  SUBCASE("a StatefulSet's claim templates") {
+    json sts =
+        defaulted("apps", "statefulsets",
+                  {{"spec",
+                    {{"template", bare_template()},
+                     {"volumeClaimTemplates", {{{"metadata", {{"name", "data"}}}, {"spec", json::object()}}}}}}});
+    CHECK(sts["spec"]["volumeClaimTemplates"][0]["spec"]["volumeMode"] == "Filesystem");
+    CHECK(sts["spec"]["volumeClaimTemplates"][0]["status"]["phase"] == "Pending");
+  }
+}
+
+TEST_CASE("template checks") {
+  Causes causes = Causes::array();
+  json tmpl = bare_template();
+  default_pod_template(tmpl);
+  validate_pod_template(causes, tmpl, "spec.template");
+  CHECK(causes.empty());
+
+  tmpl["spec"]["containers"][0]["name"] = "web.1";
+  tmpl["spec"]["volumes"] = {{{"name", "a.b"}, {"emptyDir", json::object()}}};
+  validate_pod_template(causes, tmpl, "spec.template");
+  REQUIRE(causes.size() == 2);
+  CHECK(causes[0]["field"] == "spec.template.spec.volumes[0].name");
+  CHECK(causes[0]["message"] == "Invalid value: \"a.b\": must not contain dots");
+  CHECK(causes[1]["field"] == "spec.template.spec.containers[0].name");
+
+  causes = Causes::array();
+  validate_selector_and_template(causes, {{"selector", {{"matchLabels", {{"app", "db"}}}}}, {"template", tmpl}},
+                                 "spec");
+  REQUIRE_FALSE(causes.empty());
+  CHECK(causes[0]["message"] == "Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`");
+}
+
+TEST_CASE("ValidateTolerations") {
+  Causes causes = Causes::array();
+  validate_tolerations(causes,
+                       json::array({{{"key", "k"}, {"operator", "Exists"}, {"value", "v"}},
+                                    {{"operator", "Equal"}, {"effect", "Sometimes"}}}),
+                       "spec.tolerations");
+  REQUIRE(causes.size() == 3);
+  CHECK(causes[0]["message"] ==
+        "Invalid value: core.Toleration{Key:\"k\", Operator:\"Exists\", Value:\"v\", Effect:\"\", "
+        "TolerationSeconds:(*int64)(nil)}: value must be empty when `operator` is 'Exists'");
+  CHECK(causes[1]["field"] == "spec.tolerations[1].operator");
+  CHECK(causes[2]["message"] ==
+        "Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+}
