@@ -402,8 +402,8 @@ ApiResult<void> Registry::check_namespace(const api::ResourceInfo& info, const s
   return {};
 }
 
-ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const std::string& ns, nlohmann::json object,
-                                           const WriteOptions& options) {
+ApiResult<nlohmann::json> Registry::prepare_new(const api::ResourceInfo& info, nlohmann::json object,
+                                                const WriteOptions& options) const {
   if (!object.is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
   if (auto wrong = normalize_meta_types(object)) return std::unexpected(bad_request(*wrong));
   if (object.value("kind", info.kind) != info.kind || object.value("apiVersion", info.api_version()) != info.api_version())
@@ -417,6 +417,14 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   if (!normalized) return std::unexpected(normalized.error());
   object = std::move(*normalized);
   apply_defaults(info, object, false);
+  return object;
+}
+
+ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const std::string& ns, nlohmann::json object,
+                                           const WriteOptions& options) {
+  auto prepared = prepare_new(info, std::move(object), options);
+  if (!prepared) return prepared;
+  object = std::move(*prepared);
   if (info.custom && info.has_subresource("status")) object.erase("status");  // written through /status only
   auto& meta = metadata(object);
   if (info.namespaced) {
@@ -594,19 +602,9 @@ ApiResult<nlohmann::json> Registry::update_with(
 
 ApiResult<nlohmann::json> Registry::prepare_review(const api::ResourceInfo& info, const std::string& ns,
                                                    nlohmann::json object, const WriteOptions& options) const {
-  if (!object.is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
-  if (auto wrong = normalize_meta_types(object)) return std::unexpected(bad_request(*wrong));
-  if (object.value("kind", info.kind) != info.kind || object.value("apiVersion", info.api_version()) != info.api_version())
-    return std::unexpected(bad_request("the API version in the data (" + object.value("apiVersion", std::string()) +
-                                       ") and kind (" + object.value("kind", std::string()) +
-                                       ") do not match the resource " + info.plural + " (" + info.api_version() +
-                                       ", " + info.kind + ")"));
-  object["kind"] = info.kind;
-  object["apiVersion"] = info.api_version();
-  auto normalized = normalize(info, object, options);
-  if (!normalized) return std::unexpected(normalized.error());
-  object = std::move(*normalized);
-  apply_defaults(info, object, false);
+  auto prepared = prepare_new(info, std::move(object), options);
+  if (!prepared) return prepared;
+  object = std::move(*prepared);
   auto& meta = metadata(object);
   if (info.namespaced) meta["namespace"] = ns;
   // Reviews are answered, not stored: their metadata is what the client sent (a Go zero time

@@ -184,6 +184,10 @@ class Registry {
   void uninstall_definition(const std::string& name);
   // After a CRD left storage: stop serving it and remove its objects.
   ApiResult<void> retire_definition(const std::string& name);
+  // A new object as every create sees it first: JSON object, metadata types, matching
+  // apiVersion and kind, decoded through the kind's schema, defaulted.
+  ApiResult<nlohmann::json> prepare_new(const api::ResourceInfo& info, nlohmann::json object,
+                                        const WriteOptions& options) const;
   // The rows' bootstrap objects that are missing.
   storage::Result<void> create_bootstrap_objects();
   storage::Result<void> load_definitions();
