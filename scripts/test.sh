@@ -22,15 +22,19 @@ run_suite() {  # run_suite BUILD_DIR TARGET CMAKE_ARGS... -- CTEST_ARGS...
   ctest --test-dir "$dir" -j "$jobs" --output-on-failure --no-tests=error --timeout 300 "${ctest_args[@]}"
 }
 
+# Line tables only (-g1): backtraces and sanitizer reports keep file:line, and the builds take
+# about a third less time than with full debug information.
+line_tables=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1")
+
 # 1. The release-like build: every test, unit and integration.
-run_suite build all -DCMAKE_BUILD_TYPE=RelWithDebInfo
+run_suite build all -DCMAKE_BUILD_TYPE=RelWithDebInfo "${line_tables[@]}"
 # 2. The sanitizer build: unit tests (integration tests drive the same code through the real
 #    peers and are slower under ASan; KW_SANITIZE_ALL=1 runs them too).
 if [[ ${KW_SKIP_SANITIZE:-0} != 1 ]]; then
   if [[ ${KW_SANITIZE_ALL:-0} == 1 ]]; then
-    run_suite build-asan all -DCMAKE_BUILD_TYPE=Debug -DKW_SANITIZE=ON
+    run_suite build-asan all -DCMAKE_BUILD_TYPE=Debug -DKW_SANITIZE=ON "${line_tables[@]}"
   else
-    run_suite build-asan unit_tests -DCMAKE_BUILD_TYPE=Debug -DKW_SANITIZE=ON -- -L unit
+    run_suite build-asan unit_tests -DCMAKE_BUILD_TYPE=Debug -DKW_SANITIZE=ON "${line_tables[@]}" -- -L unit
   fi
 fi
 # 3. The fuzz targets, a few seconds each (needs clang).

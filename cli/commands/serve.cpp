@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <sys/prctl.h>
 
 #include "cli/commands/commands.hpp"
@@ -51,7 +54,29 @@ struct ServeOptions {
   int max_requests_inflight = 400;
   int max_mutating_requests_inflight = 200;
   int idle_timeout_seconds = 90;
+  std::string service_cluster_ip_range = registry::ServiceRanges{}.cluster_ip_range;
+  std::string service_node_port_range = "30000-32767";
+  std::string advertise_address;
 };
+
+// kube-apiserver's default --advertise-address: the bind address when it names one host
+// address, else the first IPv4 address of an interface that is up and not loopback; "" when
+// there is none (the `kubernetes` Service then has no endpoints).
+std::string default_advertise_address(const std::string& bind_address) {
+  if (bind_address != "0.0.0.0" && bind_address != "::" && !bind_address.starts_with("127.") && bind_address != "::1")
+    return bind_address;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return "";
+  std::unique_ptr<ifaddrs, decltype(&::freeifaddrs)> owned(list, &::freeifaddrs);
+  for (auto* entry = list; entry != nullptr; entry = entry->ifa_next) {
+    if (entry->ifa_addr == nullptr || entry->ifa_addr->sa_family != AF_INET) continue;
+    if ((entry->ifa_flags & IFF_UP) == 0 || (entry->ifa_flags & IFF_LOOPBACK) != 0) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    const auto* address = reinterpret_cast<const sockaddr_in*>(entry->ifa_addr);
+    if (::inet_ntop(AF_INET, &address->sin_addr, text, sizeof text) != nullptr) return text;
+  }
+  return "";
+}
 
 // Limits every listener shares: in-flight requests, idle connections.
 void apply_limits(const ServeOptions& o, http::ApiServer& api, net::ServerConfig& config) {
@@ -173,6 +198,18 @@ int run_serve(const ServeOptions& o) {
   registry::RegistryOptions registry_options;
   registry_options.prefix = o.etcd_servers.empty() ? "/registry" : o.etcd_prefix;
   registry_options.watch_dispatch_threads = o.watch_dispatch_threads;  // 1..64, checked by CLI11
+  registry_options.services.cluster_ip_range = o.service_cluster_ip_range;
+  const auto node_ports = registry::parse_port_range(o.service_node_port_range);
+  if (!node_ports) {
+    std::cerr << "kw serve: --service-node-port-range: \"" << o.service_node_port_range
+              << "\" is not a port range (FIRST-LAST or FIRST+COUNT)\n";
+    return 1;
+  }
+  registry_options.services.node_port_first = node_ports->first;
+  registry_options.services.node_port_last = node_ports->second;
+  registry_options.kubernetes_service_port = o.secure_port;
+  registry_options.advertise_address =
+      o.advertise_address.empty() ? default_advertise_address(o.bind_address) : o.advertise_address;
   registry::Registry registry(**backend, kinds::builtin_table(), registry_options);
   if (auto started = registry.start(); !started) {
     std::cerr << "kw serve: cannot start the watch caches: " << started.error().message << "\n";
@@ -239,6 +276,13 @@ void add_serve_command(CLI::App& app, int* exit_code) {
   serve->add_option("--data-dir", options->data_dir, "embedded store and generated credentials")->capture_default_str();
   serve->add_option("--bind-address", options->bind_address, "address of the secure port")->capture_default_str();
   serve->add_option("--secure-port", options->secure_port, "TLS port (0 = off)")->capture_default_str();
+  serve->add_option("--advertise-address", options->advertise_address,
+                    "the address the `kubernetes` Service's endpoints name (default: the bind address, or the "
+                    "first non-loopback IPv4 address)");
+  serve->add_option("--service-cluster-ip-range", options->service_cluster_ip_range,
+                    "CIDR Services' cluster IPs are drawn from")->capture_default_str();
+  serve->add_option("--service-node-port-range", options->service_node_port_range,
+                    "ports NodePort and LoadBalancer Services' node ports are drawn from")->capture_default_str();
   serve->add_option("--insecure-port", options->insecure_port,
                     "cleartext HTTP/1.1 + h2c port on 127.0.0.1 (0 = off)")->capture_default_str();
   serve->add_option("--tls-cert-file", options->tls_cert_file, "serving certificate (default: generated in the data dir)");

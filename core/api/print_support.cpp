@@ -1,6 +1,7 @@
 #include "core/api/print_support.hpp"
 
 #include <algorithm>
+#include <ctime>
 
 #include "core/api/selector.hpp"
 #include "core/api/table.hpp"
@@ -61,6 +62,15 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
 }
 
 // ---- time ---------------------------------------------------------------------------------
+
+std::string format_rfc3339(TimePoint t) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
 
 std::optional<TimePoint> parse_rfc3339(std::string_view s) {
   int y, mo, d, h, mi, sec;

@@ -31,6 +31,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
 // RFC 3339 timestamps ("2024-01-02T03:04:05Z", fractions and offsets allowed).
 std::optional<TimePoint> parse_rfc3339(std::string_view s);
+// metav1.Time on the wire: "2024-01-02T03:04:05Z" (whole seconds, UTC).
+std::string format_rfc3339(TimePoint t);
 std::optional<TimePoint> time_of(const json& j);
 // kubectl's human age of `t` at `now`; "<unknown>" without a time.
 std::string since(std::optional<TimePoint> t, TimePoint now);

@@ -1,5 +1,8 @@
 #include "server/http/discovery.hpp"
 
+#include <optional>
+#include <string>
+
 #include "core/codec/media_type.hpp"
 
 namespace kw::http {
@@ -7,7 +10,20 @@ namespace {
 
 // The verbs of a subresource, in both discovery forms.
 nlohmann::json subresource_verbs(const std::string& sub) {
-  return sub == "finalize" ? nlohmann::json{"update"} : nlohmann::json{"get", "patch", "update"};
+  if (sub == "finalize") return {"update"};
+  if (sub == "binding" || sub == "eviction") return {"create"};
+  return {"get", "patch", "update"};
+}
+
+// The kind a subresource answers with when it is not the resource's own: {group, version, kind}.
+struct SubresourceKind {
+  std::string group, version, kind;
+};
+std::optional<SubresourceKind> foreign_kind(const std::string& sub) {
+  if (sub == "scale") return SubresourceKind{"autoscaling", "v1", "Scale"};
+  if (sub == "eviction") return SubresourceKind{"policy", "v1", "Eviction"};
+  if (sub == "binding") return SubresourceKind{"", "v1", "Binding"};
+  return std::nullopt;
 }
 
 nlohmann::json group_entry(const api::ResourceTable& table, const std::string& group) {
@@ -52,11 +68,16 @@ nlohmann::json api_resource_list(const api::ResourceTable& table, const std::str
     if (!r.categories.empty()) entry["categories"] = r.categories;
     resources.push_back(entry);
     for (const auto& sub : r.subresources) {
-      resources.push_back({{"name", r.plural + "/" + sub},
-                           {"singularName", ""},
-                           {"namespaced", r.namespaced},
-                           {"kind", sub == "scale" ? "Scale" : r.kind},
-                           {"verbs", subresource_verbs(sub)}});
+      nlohmann::json entry = {{"name", r.plural + "/" + sub}, {"singularName", ""}, {"namespaced", r.namespaced}};
+      if (const auto other = foreign_kind(sub)) {
+        if (!other->group.empty()) entry["group"] = other->group;
+        entry["version"] = other->version;
+        entry["kind"] = other->kind;
+      } else {
+        entry["kind"] = r.kind;
+      }
+      entry["verbs"] = subresource_verbs(sub);
+      resources.push_back(std::move(entry));
     }
   }
   if (!any) return nullptr;
@@ -96,8 +117,9 @@ nlohmann::json resource_discovery(const api::ResourceInfo& r) {
   for (const auto& sub : r.subresources) {
     subresources.push_back(
         {{"subresource", sub},
-         {"responseKind", sub == "scale" ? group_version_kind("autoscaling", "v1", "Scale")
-                                         : group_version_kind(r.group, r.version, r.kind)},
+         {"responseKind", foreign_kind(sub) ? group_version_kind(foreign_kind(sub)->group, foreign_kind(sub)->version,
+                                                                 foreign_kind(sub)->kind)
+                                            : group_version_kind(r.group, r.version, r.kind)},
          {"verbs", subresource_verbs(sub)}});
   }
   if (!subresources.empty()) entry["subresources"] = std::move(subresources);

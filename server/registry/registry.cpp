@@ -4,6 +4,7 @@
 #include <iostream>
 #include <random>
 
+#include "core/api/print_support.hpp"
 #include "core/api/selector.hpp"
 #include "server/cache/watch_cache.hpp"
 #include "core/codec/protobuf_scalars.hpp"
@@ -49,12 +50,7 @@ std::optional<storage::Revision> parse_revision(const std::string& text) {
 
 // RFC 3339 in UTC, whole seconds, `seconds` after `now`.
 std::string rfc3339_after_seconds(std::chrono::system_clock::time_point now, std::int64_t seconds) {
-  const std::time_t t = std::chrono::system_clock::to_time_t(now + std::chrono::seconds(seconds));
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
+  return api::print::format_rfc3339(now + std::chrono::seconds(seconds));
 }
 
 nlohmann::json& metadata(nlohmann::json& object) {
@@ -87,10 +83,7 @@ const kinds::Strategy& strategy_of(const api::ResourceInfo& info) {
   return spec ? spec->strategy : k_none;
 }
 
-kinds::Lifecycle lifecycle_of(const api::ResourceInfo& info) {
-  const auto* spec = spec_of(info);
-  return spec ? spec->lifecycle : kinds::Lifecycle::plain;
-}
+using kinds::lifecycle_of;
 
 WriteOptions marking_deletion(WriteOptions options) {
   options.marks_deletion = true;
@@ -127,16 +120,19 @@ void keep_all_but_status(nlohmann::json& object, const nlohmann::json& existing,
     else meta.erase(field);
 }
 
-// kube-apiserver's shouldDeleteDuringUpdate: an update that takes the last finalizer off an
-// object marked for deletion (with no grace period left) deletes it.
-bool finishes_deletion(const nlohmann::json& object, const nlohmann::json& existing) {
+// kube-apiserver's ShouldDeleteDuringUpdate: an update of an object marked for deletion (with
+// no grace period left) that leaves it no finalizer deletes it. A Namespace also waits for its
+// spec.finalizers (ShouldDeleteNamespaceDuringUpdate).
+bool finishes_deletion(const api::ResourceInfo& info, const nlohmann::json& object, const nlohmann::json& existing) {
   const auto& meta = object.value("metadata", nlohmann::json::object());
   const auto& old_meta = existing.value("metadata", nlohmann::json::object());
-  const auto empty = [](const nlohmann::json& m) {
-    const auto f = m.find("finalizers");
-    return f == m.end() || !f->is_array() || f->empty();
+  const auto empty = [](const nlohmann::json& holder) {
+    const auto f = holder.find("finalizers");
+    return f == holder.end() || !f->is_array() || f->empty();
   };
-  if (!empty(meta) || empty(old_meta) || !old_meta.contains("deletionTimestamp")) return false;
+  if (!empty(meta) || !old_meta.contains("deletionTimestamp")) return false;
+  if (lifecycle_of(info) == kinds::Lifecycle::namespace_ && !empty(object.value("spec", nlohmann::json::object())))
+    return false;
   const auto grace = old_meta.value("deletionGracePeriodSeconds", nlohmann::json());
   return !grace.is_number_integer() || grace.get<std::int64_t>() == 0;
 }
@@ -265,6 +261,7 @@ storage::Result<void> Registry::start() {
         schedule_namespace_cleanup(meta->value("name", std::string()), std::chrono::milliseconds(0));
     }
   if (auto created = create_bootstrap_objects(); !created) return created;
+  if (auto services = start_services(); !services) return services;
   return load_definitions();
 }
 
@@ -446,11 +443,15 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   meta["creationTimestamp"] = now_rfc3339();
   if (object.contains("spec")) meta["generation"] = 1;
   if (const auto& strategy = strategy_of(info); strategy.prepare_create) strategy.prepare_create(object);
+  if (const auto& strategy = strategy_of(info); strategy.stamp_requester && options.requester.is_object())
+    strategy.stamp_requester(object, options.requester);
   if (auto causes = validate_object(spec_of(info), object); !causes.empty())
     return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
   if (is_definitions(info))
     if (auto prepared = prepare_definition(object); !prepared) return std::unexpected(prepared.error());
   if (auto ok = check_namespace(info, ns); !ok) return std::unexpected(ok.error());
+  auto reserved = allocate(info, object, nullptr, options.dry_run);
+  if (!reserved) return std::unexpected(reserved.error());
   if (options.dry_run) return object;
   auto value = stored_value(info, object);
   if (!value) return std::unexpected(value.error());
@@ -469,6 +470,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
     written = m_backend.create(key(info, ns, name), *value, ttl);
   }
   if (!written) return std::unexpected(from_storage(written.error(), info.group, info.plural, name));
+  reserved->commit();
   meta["resourceVersion"] = std::to_string(written->revision);
   return after_write(info, std::move(object));
 }
@@ -546,8 +548,18 @@ ApiResult<nlohmann::json> Registry::update_with(
     for (const char* kept : {"uid", "creationTimestamp", "generation", "deletionTimestamp", "namespace", "name"})
       if (old_meta.contains(kept)) meta[kept] = old_meta[kept];
       else meta.erase(kept);
-    if (options.subresource == "status") {
+    if (options.subresource == "status" || options.subresource == "approval") {
       keep_all_but_status(object, existing, status_keeps_meta(info));
+      if (const auto& strategy = strategy_of(info); strategy.prepare_subresource)
+        strategy.prepare_subresource(options.subresource, object, existing);
+    } else if (options.subresource == "ephemeralcontainers") {
+      // The kind builds the object from the stored one (pods: only the ephemeral containers).
+      if (const auto& strategy = strategy_of(info); strategy.prepare_subresource)
+        strategy.prepare_subresource(options.subresource, object, existing);
+    } else if (options.subresource == "finalize") {
+      // namespaces/{name}/finalize: the object as sent, spec.finalizers included; status stays.
+      if (existing.contains("status")) object["status"] = existing["status"];
+      else object.erase("status");
     } else if (options.subresource != k_binding_write) {
       if (info.has_subresource("status")) {
         if (existing.contains("status")) object["status"] = existing["status"];
@@ -561,6 +573,8 @@ ApiResult<nlohmann::json> Registry::update_with(
     auto causes = validate_object(spec_of(info), object);
     if (const auto& strategy = strategy_of(info); strategy.validate_update && options.subresource.empty())
       strategy.validate_update(object, existing, causes);
+    if (const auto& strategy = strategy_of(info); strategy.validate_subresource && !options.subresource.empty())
+      strategy.validate_subresource(options.subresource, object, existing, causes);
     if (!causes.empty())
       return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
     if (info.custom && options.subresource == "status")
@@ -568,14 +582,18 @@ ApiResult<nlohmann::json> Registry::update_with(
     if (is_definitions(info))
       if (auto prepared = prepare_definition(object, &existing); !prepared) return std::unexpected(prepared.error());
     metadata(object).erase("resourceVersion");
+    const bool deletes = finishes_deletion(info, object, existing);
+    auto reserved = deletes ? ApiResult<ServiceAllocator::Reservation>() : allocate(info, object, &existing, options.dry_run);
+    if (!reserved) return std::unexpected(reserved.error());
     if (options.dry_run) {
       metadata(object)["resourceVersion"] = std::to_string(current->mod_revision);
       return object;
     }
-    if (finishes_deletion(object, existing)) {
+    if (deletes) {
       // The last finalizer of an object being deleted is gone: the update is its deletion.
       auto removed = m_backend.remove(k, current->mod_revision);
       if (removed) {
+        released(info, existing);
         metadata(object)["resourceVersion"] = std::to_string(removed->revision);
         if (is_definitions(info))
           if (auto retired = retire_definition(name); !retired) return std::unexpected(retired.error());
@@ -589,6 +607,8 @@ ApiResult<nlohmann::json> Registry::update_with(
     if (!value) return std::unexpected(value.error());
     auto written = m_backend.update(k, *value, current->mod_revision);
     if (written) {
+      reserved->commit();
+      if (m_services && lifecycle_of(info) == kinds::Lifecycle::service) m_services->release_unused(existing, &object);
       metadata(object)["resourceVersion"] = std::to_string(written->revision);
       return after_write(info, std::move(object));
     }
@@ -817,6 +837,7 @@ ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const 
   if (options.dry_run) return existing;
   auto removed = m_backend.remove(k, current->mod_revision);
   if (!removed) return std::unexpected(from_storage(removed.error(), info.group, info.plural, name));
+  released(info, existing);
   metadata(existing)["resourceVersion"] = std::to_string(removed->revision);
   if (is_definitions(info))
     if (auto retired = retire_definition(name); !retired) return std::unexpected(retired.error());
@@ -860,13 +881,26 @@ void Registry::finalize_namespace(const std::string& name) {
       for (const auto& kv : page->items) {
         auto removed = m_backend.remove(kv.key);
         if (!removed && removed.error().code != storage::ErrorCode::not_found) return retry(removed.error().message);
+        if (removed && lifecycle_of(resource) == kinds::Lifecycle::service)
+          if (auto object = decode_stored(resource, kv.value)) released(resource, *object);
       }
       if (!page->more) break;
     }
   }
-  const auto* namespaces = &namespaces_info();
-  auto removed = m_backend.remove(key(*namespaces, "", name));
-  if (!removed && removed.error().code != storage::ErrorCode::not_found) retry(removed.error().message);
+  // Emptied: the "kubernetes" finalizer goes, as the namespace controller takes it off; the
+  // namespace is deleted with it unless other finalizers still hold it.
+  auto finalized = update_with(
+      namespaces_info(), "", name,
+      [](const nlohmann::json& now) -> ApiResult<nlohmann::json> {
+        nlohmann::json out = now;
+        auto& finalizers = out["spec"]["finalizers"];
+        if (finalizers.is_array())
+          finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), "kubernetes"), finalizers.end());
+        if (finalizers.is_null() || finalizers.empty()) out["spec"].erase("finalizers");
+        return out;
+      },
+      {.subresource = "finalize"});
+  if (!finalized && finalized.error().code != 404) retry(finalized.error().message);
 }
 
 ApiResult<nlohmann::json> Registry::get(const api::ResourceInfo& info, const std::string& ns,

@@ -19,6 +19,7 @@
 #include "server/crd/definition.hpp"
 #include "server/registry/api_error.hpp"
 #include "server/registry/delayed_tasks.hpp"
+#include "server/registry/service_allocator.hpp"
 #include "server/storage/backend.hpp"
 
 namespace kw::cache {
@@ -41,6 +42,12 @@ struct RegistryOptions {
   std::function<std::string()> name_suffix;
   // Threads each watch cache splits a dispatch round over (cache::CacheOptions).
   int watch_dispatch_threads = 1;
+  // Where Services' cluster IPs and node ports come from.
+  ServiceRanges services;
+  // The `kubernetes` Service in `default`: its port (0: no such Service, as without a secure
+  // port) and the address its Endpoints and EndpointSlice name ("" = none).
+  int kubernetes_service_port = 0;
+  std::string advertise_address;
 };
 
 struct ListRequest {
@@ -81,6 +88,8 @@ struct WriteOptions {
   // Unknown fields of typed kinds: dropped silently, dropped with a warning, or refused.
   codec::FieldValidation field_validation = codec::FieldValidation::Warn;
   std::vector<std::string>* warnings = nullptr;  // where Warn's messages go (may be null)
+  // Who asks: an authentication.k8s.io/v1 UserInfo (null for the server's own writes).
+  nlohmann::json requester = {};
   // Set by the registry's own graceful delete (finalizers, namespaces): the write may set
   // metadata.deletionTimestamp, which is otherwise kept as stored.
   bool marks_deletion = false;
@@ -114,6 +123,11 @@ class Registry {
   // pod is bound already. Answers the Success Status kube-apiserver does.
   ApiResult<nlohmann::json> bind(const std::string& ns, const std::string& pod, nlohmann::json binding,
                                  const WriteOptions& options);
+  // A policy/v1 Eviction (POST pods/{name}/eviction): the pod deleted with its deleteOptions if
+  // the PodDisruptionBudget covering it allows one more disruption (429 when not). Answers the
+  // Success Status kube-apiserver does.
+  ApiResult<nlohmann::json> evict(const std::string& ns, const std::string& pod, const nlohmann::json& eviction,
+                                  const WriteOptions& options);
   // `mutate` turns the current object into the new one (patch); retried on conflicts.
   ApiResult<nlohmann::json> update_with(const api::ResourceInfo& info, const std::string& ns,
                                         const std::string& name,
@@ -190,6 +204,16 @@ class Registry {
                                         const WriteOptions& options) const;
   // The rows' bootstrap objects that are missing.
   storage::Result<void> create_bootstrap_objects();
+  // The allocations of the stored Services, then the `kubernetes` Service, its Endpoints and
+  // EndpointSlice, and the default ServiceCIDR, as kube-apiserver keeps them.
+  storage::Result<void> start_services();
+  // What the stored objects of `info` are, decoded (start-up reads).
+  storage::Result<std::vector<nlohmann::json>> read_all(const api::ResourceInfo& info);
+  // An object of `info` is gone (deleted, or its namespace emptied): what it held is free.
+  void released(const api::ResourceInfo& info, const nlohmann::json& object);
+  // Before `object` (replacing `old`, or new) is written: cluster IPs and node ports of Services.
+  ApiResult<ServiceAllocator::Reservation> allocate(const api::ResourceInfo& info, nlohmann::json& object,
+                                                    const nlohmann::json* old, bool dry_run);
   storage::Result<void> load_definitions();
   std::shared_ptr<const crd::Definition> definition_for(const api::ResourceInfo& info) const;
   // The stored form of a custom object: apiVersion of the storage version.
@@ -210,6 +234,7 @@ class Registry {
   std::map<std::string, std::shared_ptr<const crd::Definition>> m_definitions;  // by CRD name
   mutable std::mutex m_caches_mutex;  // guards m_caches (the caches themselves are thread-safe)
   std::map<std::string, std::shared_ptr<cache::WatchCache>> m_caches;  // by cache_key(info)
+  std::unique_ptr<ServiceAllocator> m_services;  // made by start()
   // Background work (namespace cleanup). Declared last: stopped before anything it uses.
   std::unique_ptr<DelayedTasks> m_tasks;
 };

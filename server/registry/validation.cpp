@@ -55,6 +55,8 @@ nlohmann::json validate_object(const kinds::KindSpec* spec, const nlohmann::json
   const auto rule = spec ? spec->name_rule : kinds::NameRule::subdomain;
   if (name.empty()) required(causes, "metadata.name");
   else if (rule == kinds::NameRule::path_segment) validate_path_segment_name(causes, name);
+  else if (rule == kinds::NameRule::dns1035_label)
+    invalid_each(causes, "metadata.name", name, dns1035_label_errors(name));
   else if (rule == kinds::NameRule::label && !is_dns1123_label(name))
     invalid_value(causes, "metadata.name", name, k_label_help);
   else if (rule == kinds::NameRule::subdomain && !is_dns1123_subdomain(name))

@@ -30,8 +30,12 @@ struct Subresource {
 
 const Subresource k_subresources[] = {
     {"status", {{"get", get}, {"update", update}, {"patch", patch}}},
+    {"approval", {{"get", get}, {"update", update}, {"patch", patch}}},
+    {"ephemeralcontainers", {{"get", get}, {"update", update}, {"patch", patch}}},
     {"scale", {{"get", get_scale}, {"update", update_scale}, {"patch", patch_scale}}},
     {"binding", {{"create", bind}}},
+    {"eviction", {{"create", evict}}},
+    {"finalize", {{"update", update}}},
 };
 
 template <std::size_t N>

@@ -30,6 +30,8 @@ void patch_scale(const ResourceRequest& r);
 // access reviews (create only), and v1 Binding (POST bindings or pods/{name}/binding).
 void review(const ResourceRequest& r);
 void bind(const ResourceRequest& r);
+// POST pods/{name}/eviction.
+void evict(const ResourceRequest& r);
 // v1 ComponentStatus (get, list): the health of the store, the scheduler and the
 // controller-manager, probed when asked.
 void get_component_status(const ResourceRequest& r);

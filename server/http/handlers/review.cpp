@@ -114,4 +114,12 @@ void bind(const ResourceRequest& r) {
   reply(r, write.format, 201, r.registry.bind(r.info.namespace_, pod, std::move(*body), write.options), write.warnings);
 }
 
+void evict(const ResourceRequest& r) {
+  WriteContext write;
+  if (!write.begin(r, {.protobuf = true})) return;
+  auto body = read_body(r.request);
+  if (!body) return r.fail(body.error());
+  reply(r, write.format, 201, r.registry.evict(r.info.namespace_, r.info.name, *body, write.options), write.warnings);
+}
+
 }  // namespace kw::http::handlers

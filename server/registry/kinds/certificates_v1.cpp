@@ -198,6 +198,91 @@ void prepare_csr(json& csr) {
   csr["status"] = json::object();
 }
 
+// The requester's identity, recorded on create (PrepareForCreate's UserFrom).
+void stamp_csr_requester(json& csr, const json& user) {
+  auto& spec = object_member(csr, "spec");
+  for (const char* field : {"username", "uid", "groups", "extra"}) {
+    const auto& value = at(user, {field});
+    const bool empty = value.is_null() || (value.is_string() && value.get_ref<const std::string&>().empty()) ||
+                       ((value.is_array() || value.is_object()) && value.empty());
+    if (!empty) spec[field] = value;
+  }
+}
+
+// populateConditionTimestamps: conditions without times get now, or keep the transition time of
+// the same type and status before.
+void populate_condition_timestamps(json& csr, const json& old) {
+  auto& conditions = csr["status"]["conditions"];
+  if (!conditions.is_array()) {
+    if (conditions.is_null()) csr["status"].erase("conditions");
+    return;
+  }
+  const auto now = api::print::format_rfc3339(std::chrono::system_clock::now());
+  for (auto& condition : conditions) {
+    if (!condition.is_object()) continue;
+    if (str(at(condition, {"lastUpdateTime"})).empty()) condition["lastUpdateTime"] = now;
+    if (!str(at(condition, {"lastTransitionTime"})).empty()) continue;
+    std::string transition = now;
+    for (const auto& before : arr(at(old, {"status", "conditions"})))
+      if (at(before, {"type"}) == at(condition, {"type"}) && at(before, {"status"}) == at(condition, {"status"}) &&
+          !str(at(before, {"lastTransitionTime"})).empty()) {
+        transition = str(at(before, {"lastTransitionTime"}));
+        break;
+      }
+    condition["lastTransitionTime"] = transition;
+  }
+}
+
+std::vector<json> conditions_of_type(const json& csr, std::string_view type) {
+  std::vector<json> out;
+  for (const auto& condition : arr(at(csr, {"status", "conditions"})))
+    if (str(at(condition, {"type"})) == type) out.push_back(condition);
+  return out;
+}
+
+// The status strategies. /status: spec is the stored one and Approved/Denied entries cannot
+// change (preserveConditionInstances); /approval: only the conditions come from the request.
+void prepare_csr_subresource(std::string_view subresource, json& csr, const json& old) {
+  populate_condition_timestamps(csr, old);
+  if (subresource == "approval") {
+    auto conditions = at(csr, {"status", "conditions"});
+    csr["status"] = old.contains("status") ? old["status"] : json::object();
+    if (conditions.is_null()) csr["status"].erase("conditions");
+    else csr["status"]["conditions"] = std::move(conditions);
+    return;
+  }
+  for (const char* type : {"Approved", "Denied"}) {
+    const auto before = conditions_of_type(old, type);
+    if (before.size() != conditions_of_type(csr, type).size()) continue;
+    std::size_t next = 0;
+    for (auto& condition : csr["status"]["conditions"])
+      if (str(at(condition, {"type"})) == type) condition = before[next++];
+  }
+}
+
+// validateCertificateSigningRequestUpdate: Approved, Denied and Failed stay once there; only
+// /approval adds or changes Approved and Denied; only /status sets the certificate, once.
+void validate_csr_subresource(std::string_view subresource, const json& csr, const json& old, Causes& causes) {
+  for (const char* type : {"Approved", "Denied", "Failed"})
+    if (conditions_of_type(csr, type).size() < conditions_of_type(old, type).size())
+      forbidden(causes, "status.conditions", std::string("updates may not remove a condition of type \"") + type + "\"");
+  if (subresource != "approval")
+    for (const char* type : {"Approved", "Denied"}) {
+      const auto now = conditions_of_type(csr, type);
+      const auto before = conditions_of_type(old, type);
+      if (now.size() > before.size())
+        forbidden(causes, "status.conditions", std::string("updates may not add a condition of type \"") + type + "\"");
+      else if (now.size() == before.size() && now != before)
+        forbidden(causes, "status.conditions", std::string("updates may not modify a condition of type \"") + type + "\"");
+    }
+  const auto& certificate = at(csr, {"status", "certificate"});
+  const auto& previous = at(old, {"status", "certificate"});
+  if (certificate != previous) {
+    if (subresource != "status") forbidden(causes, "status.certificate", "updates may not set certificate content");
+    else if (!str(previous).empty()) forbidden(causes, "status.certificate", "updates may not modify existing certificate content");
+  }
+}
+
 // PrepareForUpdate: the request and its status only change through the subresources.
 void prepare_csr_update(json& csr, const json& old) {
   for (const char* field : {"spec", "status"})
@@ -333,7 +418,12 @@ KindSpec csr_row() {
                     col("Condition", "string", "Conditions applied to the request, such as approval or denial.")},
                .printer = print_csr},
       .fields = {{"spec.signerName", {"spec", "signerName"}, ""}},
-      .strategy = {.prepare_create = prepare_csr, .prepare_update = prepare_csr_update, .validate = validate_csr}};
+      .strategy = {.prepare_create = prepare_csr,
+                   .prepare_update = prepare_csr_update,
+                   .validate = validate_csr,
+                   .stamp_requester = stamp_csr_requester,
+                   .prepare_subresource = prepare_csr_subresource,
+                   .validate_subresource = validate_csr_subresource}};
 }
 
 }  // namespace

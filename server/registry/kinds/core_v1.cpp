@@ -1,4 +1,5 @@
 // The core/v1 kinds ("" group): rows and strategies.
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -20,6 +21,9 @@
 #include "server/registry/kinds/pod_spec.hpp"
 
 namespace kw::kinds {
+
+KindSpec service_row();  // core_v1_service.cpp
+
 namespace {
 
 using api::print::age_col;
@@ -34,16 +38,106 @@ using api::print::name_col;
 using api::print::str;
 using nlohmann::json;
 
-// A namespace is born Active, held by the "kubernetes" finalizer.
+// SetDefaults_Namespace and the namespace strategy's Canonicalize: a namespace carries its
+// name as the kubernetes.io/metadata.name label, whatever a write says.
+void label_namespace(json& ns) {
+  const auto name = str(at(ns, {"metadata", "name"}));
+  if (!name.empty()) object_member(object_member(ns, "metadata"), "labels")["kubernetes.io/metadata.name"] = name;
+}
+
+// A namespace is born Active, held (also) by the "kubernetes" finalizer.
 void prepare_namespace(json& ns) {
-  object_member(ns, "spec")["finalizers"] = {"kubernetes"};
+  label_namespace(ns);
+  auto& finalizers = object_member(ns, "spec")["finalizers"];
+  if (!finalizers.is_array()) finalizers = json::array();
+  if (std::find(finalizers.begin(), finalizers.end(), "kubernetes") == finalizers.end()) finalizers.push_back("kubernetes");
   ns["status"] = {{"phase", "Active"}};
+}
+
+// spec.finalizers change through namespaces/{name}/finalize only.
+void prepare_namespace_update(json& ns, const json& old) {
+  auto& spec = object_member(ns, "spec");
+  const auto& before = at(old, {"spec", "finalizers"});
+  if (before.is_null()) spec.erase("finalizers");
+  else spec["finalizers"] = before;
+}
+
+// validateFinalizerName: a qualified name, and one of Kubernetes' own unless domain-qualified.
+void validate_namespace(const json& ns, Causes& causes) {
+  const auto& finalizers = at(ns, {"spec", "finalizers"});
+  if (!finalizers.is_array()) return;
+  for (const auto& finalizer : finalizers) {
+    const auto name = str(finalizer);
+    invalid_each(causes, "spec.finalizers", finalizer, qualified_name_errors(name));
+    if (name.find('/') == std::string::npos && !one_of(name, {"kubernetes", "orphan", "foregroundDeletion"}))
+      invalid_value(causes, "spec.finalizers", finalizer,
+                    "name is neither a standard finalizer name nor is it fully qualified");
+  }
+}
+
+// validateEphemeralContainers: named uniquely among all the pod's containers, with an image,
+// without what only long-running containers have, aimed at an existing container.
+void validate_ephemeral_containers(const json& spec, Causes& causes) {
+  const auto& ephemeral = at(spec, {"ephemeralContainers"});
+  if (!ephemeral.is_array()) return;
+  std::set<std::string> names;
+  for (const char* list : {"containers", "initContainers"})
+    for (const auto& c : arr(at(spec, {list}))) names.insert(str(at(c, {"name"})));
+  std::set<std::string> regular = names;
+  for (std::size_t i = 0; i < ephemeral.size(); ++i) {
+    const auto path = index_path("spec.ephemeralContainers", i);
+    const auto& c = ephemeral[i];
+    const auto name = str(at(c, {"name"}));
+    if (name.empty()) required(causes, path + ".name");
+    else invalid_each(causes, path + ".name", name, dns1123_label_errors(name));
+    if (!name.empty() && !names.insert(name).second) duplicate(causes, path + ".name", name);
+    if (str(at(c, {"image"})).empty()) required(causes, path + ".image");
+    for (const char* field : {"lifecycle", "livenessProbe", "readinessProbe", "resources", "startupProbe", "ports"}) {
+      const auto& value = at(c, {field});
+      if (!value.is_null() && !(value.is_object() && value.empty()) && !(value.is_array() && value.empty()))
+        forbidden(causes, path + "." + field, "cannot be set for an Ephemeral Container");
+    }
+    const auto target = str(at(c, {"targetContainerName"}));
+    if (!target.empty() && !regular.contains(target))
+      add_cause(causes, path + ".targetContainerName", "FieldValueNotFound", "Not found: " + go_quoted(target));
+  }
 }
 
 void validate_pod(const json& pod, Causes& causes) {
   const auto& spec = at(pod, {"spec"});
   if (!spec.is_object()) required(causes, "spec");
   else validate_containers(causes, spec, "spec");
+  if (spec.is_object()) validate_ephemeral_containers(spec, causes);
+}
+
+// pods/{name}/ephemeralcontainers changes spec.ephemeralContainers and nothing else
+// (dropNonEphemeralContainerUpdates).
+void prepare_pod_subresource(std::string_view subresource, json& pod, const json& old) {
+  if (subresource != "ephemeralcontainers") return;
+  auto ephemeral = at(pod, {"spec", "ephemeralContainers"});
+  auto meta = pod["metadata"];
+  pod = old;
+  pod["metadata"]["resourceVersion"] = meta.value("resourceVersion", json());
+  if (meta["resourceVersion"].is_null()) pod["metadata"].erase("resourceVersion");
+  if (ephemeral.is_null()) pod["spec"].erase("ephemeralContainers");
+  else pod["spec"]["ephemeralContainers"] = std::move(ephemeral);
+  default_pod_spec(pod["spec"]);
+}
+
+// ValidatePodEphemeralContainersUpdate: ephemeral containers are only ever added.
+void validate_pod_subresource(std::string_view subresource, const json& pod, const json& old, Causes& causes) {
+  if (subresource != "ephemeralcontainers") return;
+  std::map<std::string, json> now;
+  for (const auto& c : arr(at(pod, {"spec", "ephemeralContainers"}))) now[str(at(c, {"name"}))] = c;
+  for (const auto& before : arr(at(old, {"spec", "ephemeralContainers"}))) {
+    const auto name = str(at(before, {"name"}));
+    const auto found = now.find(name);
+    if (found == now.end())
+      forbidden(causes, "spec.ephemeralContainers", "existing ephemeral containers " + go_quoted(name) + " may not be removed\n");
+    else if (found->second != before)
+      forbidden(causes, key_path("spec.ephemeralContainers", name),
+                "existing ephemeral containers " + go_quoted(name) + " may not be changed\n");
+  }
 }
 
 // stringData is a write-only convenience: folded into data (base64) on every write;
@@ -126,14 +220,7 @@ void quota_resource_name(Causes& causes, const std::string& field, const std::st
     invalid_value(causes, field, name, "must be a standard resource for quota");
 }
 
-std::string now_rfc3339() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
+std::string now_rfc3339() { return api::print::format_rfc3339(std::chrono::system_clock::now()); }
 
 // SetDefaults_Pod: the pod spec's defaults, service links on, and requests taken from limits
 // where a container sets only limits.
@@ -969,13 +1056,16 @@ KindSpec namespace_row() {
           .fields = {{"status.phase", {"status", "phase"}, ""}},
           .name_rule = NameRule::label,
           .lifecycle = Lifecycle::namespace_,
-          .strategy = {.prepare_create = prepare_namespace},
+          .strategy = {.defaults = label_namespace,
+                       .prepare_create = prepare_namespace,
+                       .prepare_update = prepare_namespace_update,
+                       .validate = validate_namespace},
           .bootstrap = system_namespaces};
 }
 
 KindSpec pod_row() {
   return {.info = {.version = "v1", .kind = "Pod", .plural = "pods", .short_names = {"po"}, .categories = {"all"},
-                   .subresources = {"binding", "status"},
+                   .subresources = {"binding", "ephemeralcontainers", "eviction", "status"},
                    .columns = {name_col(),
                                col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
                                col("Status", "string", "The aggregate status of the containers in this pod."),
@@ -1011,26 +1101,9 @@ KindSpec pod_row() {
           .strategy = {.defaults = default_pod,
                        .prepare_create = prepare_pod,
                        .validate = validate_pod,
+                       .prepare_subresource = prepare_pod_subresource,
+                       .validate_subresource = validate_pod_subresource,
                        .grace_period = pod_grace_period}};
-}
-
-KindSpec service_row() {
-  return {.info = {.version = "v1", .kind = "Service", .plural = "services", .short_names = {"svc"},
-                   .categories = {"all"}, .subresources = {"status"},
-                   .columns = {name_col(), col("Type", "string", "type determines how the Service is exposed."),
-                               col("Cluster-IP", "string",
-                                   "clusterIP is the IP address of the service and is usually assigned randomly."),
-                               col("External-IP", "string",
-                                   "externalIPs is a list of IP addresses for which nodes in the cluster will also "
-                                   "accept traffic for this service."),
-                               col("Port(s)", "string", "The list of ports that are exposed by this service."),
-                               age_col(),
-                               col("Selector", "string",
-                                   "Route service traffic to pods with label keys and values matching this selector.",
-                                   1)},
-                   .printer = print_service},
-          .storage_resource = "services/specs",
-          .name_rule = NameRule::label};
 }
 
 KindSpec config_map_row() {

@@ -30,7 +30,8 @@ struct SelectableField {
 // How metadata.name is checked (Kubernetes' ValidateObjectMeta name functions).
 enum class NameRule {
   subdomain,     // DNS-1123 subdomain (most kinds)
-  label,         // DNS-1123 label (Namespace, Service...)
+  label,         // DNS-1123 label (Namespace...)
+  dns1035_label, // DNS-1035 label: a letter first (Service)
   path_segment,  // anything usable as one URL path segment (RBAC kinds, APIService)
   any,           // only non-empty: the row's own validate checks the form (IPAddress, CSR)
 };
@@ -44,6 +45,7 @@ enum class Lifecycle {
                // in (TokenReview, SubjectAccessReview, SelfSubjectReview...)
   binding,     // create-only, never stored: binds the named pod to a node (v1 Binding)
   computed,    // get and list only, read from the server's own state (ComponentStatus)
+  service,     // cluster IPs and node ports allocated on writes, released when they go (Service)
 };
 
 // What a review kind's answer says (its status), for rows with Lifecycle::review.
@@ -83,6 +85,17 @@ struct Strategy {
   void (*validate)(const nlohmann::json& object, Causes& causes) = nullptr;
   // Checks of an update against the stored object (immutable fields).
   void (*validate_update)(const nlohmann::json& object, const nlohmann::json& old, Causes& causes) = nullptr;
+  // Create, after prepare_create, when the request came from an authenticated user: what the
+  // kind records of its requester (CSR spec.username, uid, groups, extra). `user` is an
+  // authentication.k8s.io/v1 UserInfo.
+  void (*stamp_requester)(nlohmann::json& object, const nlohmann::json& user) = nullptr;
+  // A write through a subresource other than scale: status and approval after the registry took
+  // everything but status from the stored object (the kind's own status strategy); others
+  // (ephemeralcontainers) build the object from the stored one.
+  void (*prepare_subresource)(std::string_view subresource, nlohmann::json& object, const nlohmann::json& old) = nullptr;
+  // Checks of such a write against the stored object.
+  void (*validate_subresource)(std::string_view subresource, const nlohmann::json& object, const nlohmann::json& old,
+                               Causes& causes) = nullptr;
   // Graceful deletion (pods): the seconds the object stays, marked, before it goes, given the
   // DeleteOptions' gracePeriodSeconds (-1 when unset). Kinds without the hook go at once.
   std::int64_t (*grace_period)(const nlohmann::json& object, std::int64_t requested) = nullptr;
@@ -131,6 +144,8 @@ struct KindSpec {
 const std::vector<KindSpec>& builtin_kinds();
 // The row of a served built-in resource; null for custom resources.
 const KindSpec* find_kind(std::string_view group, std::string_view version, std::string_view plural);
+// The lifecycle of a served resource's row; plain for custom resources.
+Lifecycle lifecycle_of(const api::ResourceInfo& info);
 // The one row whose lifecycle is `lifecycle` (Namespace, CustomResourceDefinition).
 const KindSpec& kind_with(Lifecycle lifecycle);
 // The ResourceInfo of every row, as a table (the server's start and the client's names).

@@ -60,6 +60,11 @@ const KindSpec* find_kind(std::string_view group, std::string_view version, std:
   return nullptr;
 }
 
+Lifecycle lifecycle_of(const api::ResourceInfo& info) {
+  const auto* spec = info.custom ? nullptr : find_kind(info.group, info.version, info.plural);
+  return spec ? spec->lifecycle : Lifecycle::plain;
+}
+
 const KindSpec& kind_with(Lifecycle lifecycle) {
   for (const auto& spec : builtin_kinds())
     if (spec.lifecycle == lifecycle) return spec;

@@ -118,6 +118,9 @@ class KindCase:
         self.name = self.sample.get("metadata", {}).get("name", "")
         if "update" in self.verbs:
             self.sample["metadata"]["labels"] = {"conformance": "yes"}
+        # Labels the server adds itself (a Namespace's kubernetes.io/metadata.name).
+        self.labels = {"conformance": "yes"}
+        self.labels.update({k: v.format(name=self.name) for k, v in expected.get("addedLabels", {}).items()})
         self.namespaced = expected["namespaced"]
         base = group_path(self.api_version)
         self.collection = f"{base}/namespaces/{NAMESPACE}/{self.plural}" if self.namespaced else f"{base}/{self.plural}"
@@ -196,7 +199,7 @@ class KindCase:
     def check_get_and_list(self):
         status, body = self.server.json("GET", self.item)
         self.t.assertEqual(status, 200, body)
-        self.t.assertEqual(body["metadata"]["labels"], {"conformance": "yes"})
+        self.t.assertEqual(body["metadata"]["labels"], self.labels)
         for query, count in (("labelSelector=conformance%3Dyes", 1), ("labelSelector=conformance%3Dno", 0),
                              (f"fieldSelector=metadata.name%3D{self.name}", 1),
                              ("fieldSelector=metadata.name%3Dnone", 0)):
@@ -221,7 +224,7 @@ class KindCase:
             status, body = self.server.json("PATCH", self.item, {"metadata": {"labels": {"patched": value}}},
                                             {"Content-Type": content_type})
             self.t.assertEqual(status, 200, body)
-            self.t.assertEqual(body["metadata"]["labels"], {"conformance": "yes", "patched": value})
+            self.t.assertEqual(body["metadata"]["labels"], dict(self.labels, patched=value))
 
     def watch(self, accept, resource_version):
         conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)

@@ -56,7 +56,11 @@ class KubectlTest(ServerTestCase):
             core = doc["items"][0]["versions"][0]
             pods = next(r for r in core["resources"] if r["resource"] == "pods")
             self.assertEqual(pods["responseKind"], {"group": "", "version": "v1", "kind": "Pod"})
-            self.assertEqual([s["subresource"] for s in pods["subresources"]], ["binding", "status"])
+            self.assertEqual([s["subresource"] for s in pods["subresources"]],
+                             ["binding", "ephemeralcontainers", "eviction", "status"])
+            eviction = pods["subresources"][2]
+            self.assertEqual((eviction["responseKind"], eviction["verbs"]),
+                             ({"group": "policy", "version": "v1", "kind": "Eviction"}, ["create"]))
         # Without the aggregated media type, the legacy APIVersions document answers.
         status, body = self.server.json("GET", "/api")
         self.assertEqual((status, body["kind"]), (200, "APIVersions"))
