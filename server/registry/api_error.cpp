@@ -19,6 +19,7 @@ nlohmann::json ApiError::status() const {
   nlohmann::json out = {{"kind", "Status"},   {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
                         {"status", "Failure"}, {"message", message}, {"reason", reason},
                         {"code", code}};
+  if (reason.empty()) out.erase("reason");  // a plain error carries none (omitempty)
   if (!details.empty()) out["details"] = details;
   return out;
 }

@@ -9,6 +9,7 @@
 #include "server/cache/watch_cache.hpp"
 #include "core/codec/protobuf_scalars.hpp"
 #include "server/registry/fields.hpp"
+#include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 #include "server/registry/stored_value.hpp"
 #include "server/registry/validation.hpp"
@@ -135,6 +136,32 @@ bool finishes_deletion(const api::ResourceInfo& info, const nlohmann::json& obje
     return false;
   const auto grace = old_meta.value("deletionGracePeriodSeconds", nlohmann::json());
   return !grace.is_number_integer() || grace.get<std::int64_t>() == 0;
+}
+
+// Whether an update bumps metadata.generation: a change of the fields the row names; for custom
+// resources, of anything but metadata and status.
+bool generation_changes(const api::ResourceInfo& info, const nlohmann::json& object, const nlohmann::json& existing) {
+  if (info.custom) {
+    for (const auto* side : {&object, &existing})
+      for (const auto& [field, value] : side->items())
+        if (field != "metadata" && field != "status" && object.value(field, nlohmann::json()) != existing.value(field, nlohmann::json()))
+          return true;
+    return false;
+  }
+  const auto* spec = spec_of(info);
+  if (!spec || !spec->generation) return false;
+  for (const auto& path : *spec->generation) {
+    const nlohmann::json* now = &object;
+    const nlohmann::json* before = &existing;
+    static const nlohmann::json null;
+    for (const auto part : kinds::split(path, '.')) {
+      const std::string key(part);
+      now = now->is_object() && now->contains(key) ? &(*now)[key] : &null;
+      before = before->is_object() && before->contains(key) ? &(*before)[key] : &null;
+    }
+    if (*now != *before) return true;
+  }
+  return false;
 }
 
 // The API's defaults and write-only conveniences, applied to every write of the object.
@@ -441,7 +468,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
     meta.erase(server_set);
   meta["uid"] = new_uid();
   meta["creationTimestamp"] = now_rfc3339();
-  if (object.contains("spec")) meta["generation"] = 1;
+  if (info.custom || (spec_of(info) && spec_of(info)->generation)) meta["generation"] = 1;
   if (const auto& strategy = strategy_of(info); strategy.prepare_create) strategy.prepare_create(object);
   if (const auto& strategy = strategy_of(info); strategy.stamp_requester && options.requester.is_object())
     strategy.stamp_requester(object, options.requester);
@@ -566,8 +593,7 @@ ApiResult<nlohmann::json> Registry::update_with(
         else object.erase("status");
       }
       if (const auto& strategy = strategy_of(info); strategy.prepare_update) strategy.prepare_update(object, existing);
-      if (object.value("spec", nlohmann::json()) != existing.value("spec", nlohmann::json()))
-        meta["generation"] = old_meta.value("generation", 0) + 1;
+      if (generation_changes(info, object, existing)) meta["generation"] = old_meta.value("generation", 0) + 1;
     }
     if (deletion.is_object()) metadata(object).update(deletion);
     auto causes = validate_object(spec_of(info), object);
@@ -646,19 +672,12 @@ ApiResult<nlohmann::json> Registry::bind(const std::string& ns, const std::strin
   if (pods == nullptr) return std::unexpected(bad_request("pods are not served"));
   const auto target = binding.value("target", nlohmann::json::object());
   const std::string node = target.value("name", std::string());
-  if (node.empty()) {
-    const auto causes = nlohmann::json::array({{{"reason", "FieldValueRequired"},
-                                            {"message", "Required value"},
-                                            {"field", "target.name"}}});
-    return std::unexpected(invalid("", "Binding", pod, causes, causes_summary(causes)));
-  }
+  // ValidatePodBinding.
+  kinds::Causes causes = nlohmann::json::array();
   const auto kind = target.value("kind", std::string());
-  if (!kind.empty() && kind != "Node") {
-    const auto causes = nlohmann::json::array({{{"reason", "FieldValueNotSupported"},
-                                            {"message", "Unsupported value: \"" + kind + "\": supported values: \"Node\""},
-                                            {"field", "target.kind"}}});
-    return std::unexpected(invalid("", "Binding", pod, causes, causes_summary(causes)));
-  }
+  if (!kind.empty() && kind != "Node") kinds::unsupported(causes, "target.kind", kind, {"Node", "<empty>"});
+  if (node.empty()) kinds::required(causes, "target.name");
+  if (!causes.empty()) return std::unexpected(invalid("", "Binding", pod, causes, causes_summary(causes)));
   const auto uid = binding.value("metadata", nlohmann::json::object()).value("uid", std::string());
   const auto annotations = binding.value("metadata", nlohmann::json::object()).value("annotations", nlohmann::json());
   WriteOptions binding_write = options;

@@ -614,6 +614,7 @@ KindSpec mutating_webhook_row() {
                    .namespaced = false,
                    .columns = {name_col(), webhooks_col(), age_col()},
                    .printer = print_webhook_configuration},
+          .generation = std::vector<std::string>{"webhooks"},
           .strategy = {.defaults = default_mutating,
                        .prepare_create = prepare_webhooks_create,
                        .prepare_update = prepare_webhooks_update,
@@ -636,6 +637,7 @@ KindSpec policy_row() {
                                "ParamKind specifies the kind of resources used to parameterize this policy"),
                            age_col()},
                .printer = print_policy},
+      .generation = std::vector<std::string>{"spec"},
       .status_keeps_meta = status_meta::k_reset_all,
       .strategy = {.defaults = default_policy, .prepare_create = prepare_policy_create, .validate = validate_policy}};
 }
@@ -654,6 +656,7 @@ KindSpec binding_row() {
                                    "ParamRef indicates the param resource which sets the configration param"),
                                age_col()},
                    .printer = print_policy_binding},
+          .generation = std::vector<std::string>{"spec"},
           .strategy = {.defaults = default_binding, .validate = validate_binding}};
 }
 
@@ -666,6 +669,7 @@ KindSpec validating_webhook_row() {
                    .namespaced = false,
                    .columns = {name_col(), webhooks_col(), age_col()},
                    .printer = print_webhook_configuration},
+          .generation = std::vector<std::string>{"webhooks"},
           .strategy = {.defaults = default_validating,
                        .prepare_create = prepare_webhooks_create,
                        .prepare_update = prepare_webhooks_update,

@@ -19,6 +19,7 @@ std::vector<KindSpec> apiextensions_v1_kinds() {
                                     "was created.")}},
            .storage_resource = "apiextensions.k8s.io/customresourcedefinitions",
            .stored_as_json = true,
+           .generation = std::vector<std::string>{"spec"},
            .lifecycle = Lifecycle::definition}};
 }
 

@@ -165,6 +165,7 @@ KindSpec deployment_row() {
                                    "will be the ones affected by this deployment.",
                                    1)},
                    .printer = print_deployment},
+          .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = {"labels"},  // the status strategy keeps spec and labels
           .strategy = {.defaults = default_deployment, .validate = validate_workload}};
 }
@@ -180,6 +181,7 @@ KindSpec replica_set_row() {
                                    "Selector is a label query over pods that should match the replica count.", 1)},
                    .printer = print_replica_set},
           .fields = {{"status.replicas", {"status", "replicas"}, ""}},
+          .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = {},  // the status strategy keeps spec only
           .strategy = {.defaults = default_replica_set, .validate = validate_workload}};
 }
@@ -190,6 +192,7 @@ KindSpec stateful_set_row() {
                    .columns = {name_col(), col("Ready", "string", "Number of the pod with ready state"), age_col(),
                                containers_col(), images_col()},
                    .printer = print_stateful_set},
+          .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = {},  // the status strategy keeps spec only
           .strategy = {.defaults = default_stateful_set, .validate = validate_workload}};
 }
@@ -218,6 +221,7 @@ KindSpec daemon_set_row() {
                                col("Selector", "string", "A label query over pods that are managed by the daemon set.",
                                    1)},
                    .printer = print_daemon_set},
+          .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = {},  // the status strategy keeps spec only
           .strategy = {.defaults = default_daemon_set, .validate = validate_workload}};
 }

@@ -463,6 +463,7 @@ KindSpec cron_job_row() {
                                age_col(), containers_col(), images_col(),
                                col("Selector", "string", k_job_selector_doc, 1)},
                    .printer = print_cron_job},
+          .generation = std::vector<std::string>{"spec"},
           // The status strategy resets only spec: metadata stays writable through /status.
           .status_keeps_meta = {},
           .strategy = {.defaults = default_cron_job, .prepare_create = prepare_cron_job, .validate = validate_cron_job}};
@@ -481,6 +482,7 @@ KindSpec job_row() {
                                col("Selector", "string", k_job_selector_doc, 1)},
                    .printer = print_job},
           .fields = {{"status.successful", {"status", "succeeded"}, ""}},
+          .generation = std::vector<std::string>{"spec"},
           // The status strategy resets only spec: metadata stays writable through /status.
           .status_keeps_meta = {},
           .strategy = {.defaults = default_job,

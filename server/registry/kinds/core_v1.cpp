@@ -1287,6 +1287,7 @@ KindSpec pod_template_row() {
                                col("Images", "string", "Images referenced by each container in the template."),
                                col("Pod Labels", "string", "The labels for the pod template.")},
                    .printer = print_pod_template},
+          .generation = std::vector<std::string>{"template"},
           .strategy = {.defaults = default_pod_template_object,
                        .prepare_create = prepare_pod_template,
                        .prepare_update = prepare_pod_template_update,
@@ -1321,6 +1322,7 @@ KindSpec replication_controller_row() {
                    .printer = print_replication_controller},
           .storage_resource = "controllers",
           .fields = {{"status.replicas", {"status", "replicas"}, "0"}},
+          .generation = std::vector<std::string>{"spec"},
           .strategy = {.defaults = default_replication_controller,
                        .prepare_create = prepare_replication_controller,
                        .validate = validate_replication_controller}};

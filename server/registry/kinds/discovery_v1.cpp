@@ -277,6 +277,7 @@ KindSpec endpoint_slice_row() {
                                    "maximum of 1000 endpoints."),
                                age_col()},
                    .printer = print_endpoint_slice},
+          .generation = std::vector<std::string>{"addressType", "endpoints", "ports", "metadata.labels"},
           .strategy = {.defaults = default_endpoint_slice,
                        .prepare_create = prepare_endpoint_slice,
                        .prepare_update = prepare_endpoint_slice_update,

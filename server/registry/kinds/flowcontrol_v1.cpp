@@ -467,6 +467,7 @@ KindSpec flow_schema_row() {
                                col("MissingPL", "string",
                                    "references a broken or non-existent PriorityLevelConfiguration")},
                    .printer = print_flow_schema},
+          .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = k_all_but_managed_fields,
           .strategy = {
               .defaults = default_flow_schema, .prepare_create = prepare_create, .validate = validate_flow_schema}};
@@ -523,6 +524,7 @@ KindSpec priority_level_row() {
                                "This value must be positive.  If not specified, it will be defaulted to 50."),
                            age_col()},
                .printer = print_priority_level},
+      .generation = std::vector<std::string>{"spec"},
       .status_keeps_meta = k_all_but_managed_fields,
       .strategy = {
           .defaults = default_priority_level, .prepare_create = prepare_create, .validate = validate_priority_level}};

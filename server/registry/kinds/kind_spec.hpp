@@ -128,6 +128,10 @@ struct KindSpec {
   std::string index_field;
   // Objects expire --event-ttl after their last write.
   bool uses_event_ttl = false;
+  // metadata.generation, for the kinds whose strategy keeps one: set to 1 on create and bumped
+  // when one of these fields changes ("spec", "webhooks", "metadata.labels"...; none: never
+  // bumped, as PriorityClass). Unset: the kind has no generation (Service, ConfigMap, Pod...).
+  std::optional<std::vector<std::string>> generation;
   // Metadata fields a status write keeps from the stored object (see status_meta).
   std::vector<std::string> status_keeps_meta;
   NameRule name_rule = NameRule::subdomain;

@@ -98,6 +98,7 @@ KindSpec ingress_class_row() {
                                col("Parameters", "string", "A reference to a resource with additional parameters"),
                                age_col()},
                    .printer = print_ingress_class},
+          .generation = std::vector<std::string>{"spec"},
           .strategy = {.defaults = default_ingress_class,
                        .validate = validate_ingress_class,
                        .validate_update = validate_ingress_class_update}};
@@ -289,6 +290,7 @@ KindSpec ingress_row() {
                            col("Ports", "string", "Ports of TLS configurations that open"), age_col()},
                .printer = print_ingress},
       .storage_resource = "ingress",
+      .generation = std::vector<std::string>{"spec"},
       .strategy = {
           .prepare_create = prepare_ingress, .validate = validate_ingress, .validate_update = validate_ingress_update}};
 }
@@ -477,6 +479,7 @@ KindSpec network_policy_row() {
                                    "selector semantics. An empty podSelector matches all pods in this namespace."),
                                age_col()},
                    .printer = print_network_policy},
+          .generation = std::vector<std::string>{"spec"},
           .strategy = {.defaults = default_network_policy, .validate = validate_network_policy}};
 }
 

@@ -99,6 +99,7 @@ KindSpec pdb_row() {
                                    "Calculated number of pods that may be disrupted at this time."),
                                age_col()},
                    .printer = print_pdb},
+          .generation = std::vector<std::string>{"spec"},
           .strategy = {.prepare_create = prepare_pdb, .validate = validate_pdb}};
 }
 

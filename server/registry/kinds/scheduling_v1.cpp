@@ -114,6 +114,7 @@ KindSpec priority_class_row() {
                                    "preemptionPolicy is the Policy for preempting pods with lower priority. One of "
                                    "Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.")},
                    .printer = print_priority_class},
+          .generation = std::vector<std::string>{},
           .strategy = {.defaults = default_priority_class,
                        .prepare_create = prepare_priority_class,
                        .validate = validate_priority_class,

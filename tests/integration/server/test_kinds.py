@@ -194,6 +194,11 @@ class KindCase:
         self.t.assertEqual(body["apiVersion"], self.api_version)
         self.t.assertEqual(body["metadata"]["name"], self.name)
         self.t.assertTrue(body["metadata"]["uid"])
+        # Only the kinds whose strategy keeps a generation have one.
+        if self.expected.get("generation"):
+            self.t.assertEqual(body["metadata"].get("generation"), 1)
+        else:
+            self.t.assertNotIn("generation", body["metadata"])
         return body
 
     def check_get_and_list(self):
