@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -159,6 +160,26 @@ Result<std::unique_ptr<net::HttpServer>> serve_secure(const ServeOptions& o, htt
   return server;
 }
 
+// kube-system/extension-apiserver-authentication: the CA that signs client certificates, for
+// components (kube-controller-manager, kube-scheduler, aggregated servers) that authenticate
+// their own clients the way this server does.
+Result<void> publish_client_ca(const ServeOptions& o, registry::Registry& registry) {
+  const auto path = o.client_ca_file.empty() ? o.data_dir + "/pki/ca.crt" : o.client_ca_file;
+  std::ifstream in(path);
+  if (!in) return fail("cannot read the client CA " + path + " for extension-apiserver-authentication");
+  std::stringstream pem;
+  pem << in.rdbuf();
+  const auto* configmaps = registry.resources()->find_plural("", "v1", "configmaps");
+  if (configmaps == nullptr) return {};
+  const nlohmann::json object = {{"apiVersion", "v1"},
+                                 {"kind", "ConfigMap"},
+                                 {"metadata", {{"name", "extension-apiserver-authentication"}, {"namespace", "kube-system"}}},
+                                 {"data", {{"client-ca-file", pem.str()}}}};
+  if (auto kept = registry.reconcile_owned(*configmaps, "kube-system", object, {"data"}); !kept)
+    return fail("cannot write kube-system/extension-apiserver-authentication: " + kept.error().message);
+  return {};
+}
+
 int run_serve(const ServeOptions& o) {
   // Signals are taken by sigwait on the main thread only.
   sigset_t set;
@@ -231,6 +252,8 @@ int run_serve(const ServeOptions& o) {
       return 1;
     }
     servers.push_back(std::move(*served));
+    if (auto published = publish_client_ca(o, registry); !published)
+      std::cerr << "kw serve: " << published.error().message << "\n";
   }
   if (o.insecure_port > 0) {
     net::ServerConfig config;

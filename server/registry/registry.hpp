@@ -128,6 +128,11 @@ class Registry {
   // Success Status kube-apiserver does.
   ApiResult<nlohmann::json> evict(const std::string& ns, const std::string& pod, const nlohmann::json& eviction,
                                   const WriteOptions& options);
+  // An object the server keeps itself (the `kubernetes` Service's Endpoints, the
+  // extension-apiserver-authentication ConfigMap): created when missing, else its labels and
+  // the top-level `fields` made to match `object`.
+  ApiResult<void> reconcile_owned(const api::ResourceInfo& info, const std::string& ns, const nlohmann::json& object,
+                                  const std::vector<std::string>& fields);
   // `mutate` turns the current object into the new one (patch); retried on conflicts.
   ApiResult<nlohmann::json> update_with(const api::ResourceInfo& info, const std::string& ns,
                                         const std::string& name,

@@ -114,24 +114,10 @@ storage::Result<void> Registry::start_services() {
 
   // Its endpoints: this server. Written whenever they differ, as kube-apiserver's reconciler does.
   const json port = {{"name", "https"}, {"port", m_options.kubernetes_service_port}, {"protocol", "TCP"}};
-  const auto put = [this](const api::ResourceInfo* info, const json& object, const char* field) {
+  const auto put = [this](const api::ResourceInfo* info, const json& object, std::vector<std::string> fields) {
     if (info == nullptr) return;
-    auto created = create(*info, "default", object, {});
-    if (created || created.error().code != 409) {
-      if (!created) std::cerr << "kw: cannot create the kubernetes " << info->kind << ": " << created.error().message << "\n";
-      return;
-    }
-    auto updated = update_with(
-        *info, "default", "kubernetes",
-        [&](const json& now) -> ApiResult<json> {
-          json out = now;
-          for (const char* key : {"subsets", "endpoints", "ports", "addressType"})
-            if (object.contains(key)) out[key] = object[key];
-          out["metadata"]["labels"] = object["metadata"]["labels"];
-          return out;
-        },
-        {});
-    if (!updated) std::cerr << "kw: cannot update the kubernetes " << info->kind << " " << field << ": " << updated.error().message << "\n";
+    if (auto kept = reconcile_owned(*info, "default", object, fields); !kept)
+      std::cerr << "kw: cannot write the kubernetes " << info->kind << ": " << kept.error().message << "\n";
   };
   put(served(*table, "", "endpoints"),
       {{"apiVersion", "v1"},
@@ -139,7 +125,7 @@ storage::Result<void> Registry::start_services() {
        {"metadata",
         {{"name", "kubernetes"}, {"namespace", "default"}, {"labels", {{"endpointslice.kubernetes.io/skip-mirror", "true"}}}}},
        {"subsets", {{{"addresses", {{{"ip", m_options.advertise_address}}}}, {"ports", {port}}}}}},
-      "subsets");
+      {"subsets"});
   put(served(*table, "discovery.k8s.io", "endpointslices"),
       {{"apiVersion", "discovery.k8s.io/v1"},
        {"kind", "EndpointSlice"},
@@ -148,7 +134,28 @@ storage::Result<void> Registry::start_services() {
        {"addressType", m_services->ip_family()},
        {"endpoints", {{{"addresses", {m_options.advertise_address}}, {"conditions", {{"ready", true}}}}}},
        {"ports", {port}}},
-      "endpoints");
+      {"addressType", "endpoints", "ports"});
+  return {};
+}
+
+ApiResult<void> Registry::reconcile_owned(const api::ResourceInfo& info, const std::string& ns, const json& object,
+                                          const std::vector<std::string>& fields) {
+  const auto name = object["metadata"].value("name", std::string());
+  auto created = create(info, ns, object, {});
+  if (created) return {};
+  if (created.error().code != 409) return std::unexpected(created.error());
+  auto updated = update_with(
+      info, ns, name,
+      [&](const json& now) -> ApiResult<json> {
+        json out = now;
+        for (const auto& field : fields)
+          if (object.contains(field)) out[field] = object[field];
+          else out.erase(field);
+        if (object["metadata"].contains("labels")) out["metadata"]["labels"] = object["metadata"]["labels"];
+        return out;
+      },
+      {});
+  if (!updated) return std::unexpected(updated.error());
   return {};
 }
 

@@ -1,6 +1,8 @@
 #include "server/http/handlers/handlers.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 
 namespace kw::http::handlers {
 namespace {
@@ -16,6 +18,19 @@ bool begin_delete(const ResourceRequest& r, WriteContext& write, nlohmann::json&
       return false;
     }
     options = std::move(*body);
+  } else {
+    // Without a body, the DeleteOptions come from the query (kube's ParameterCodec).
+    if (const auto grace = r.param("gracePeriodSeconds"); !grace.empty()) {
+      std::int64_t seconds = 0;
+      const auto [end, ec] = std::from_chars(grace.data(), grace.data() + grace.size(), seconds);
+      if (ec != std::errc() || end != grace.data() + grace.size()) {
+        r.fail(registry::bad_request("gracePeriodSeconds: invalid value \"" + grace + "\": must be an integer"));
+        return false;
+      }
+      options["gracePeriodSeconds"] = seconds;
+    }
+    if (const auto policy = r.param("propagationPolicy"); !policy.empty()) options["propagationPolicy"] = policy;
+    if (const auto orphan = r.param("orphanDependents"); !orphan.empty()) options["orphanDependents"] = orphan == "true";
   }
   // DeleteOptions.dryRun (kubectl sends it in the body) means the same as the query's.
   if (options.is_object() && options.contains("dryRun")) {

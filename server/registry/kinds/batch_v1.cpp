@@ -425,7 +425,7 @@ void validate_cron_job(const json& cron_job, Causes& causes) {
   const auto& job_spec = at(spec, {"jobTemplate", "spec"});
   const std::string job_path = "spec.jobTemplate.spec";
   validate_job_numbers(job_spec, job_path, causes);
-  validate_containers(causes, at(job_spec, {"template", "spec"}), job_path + ".template.spec");
+  validate_pod_template(causes, at(job_spec, {"template"}), job_path + ".template");
   validate_job_restart_policy(job_spec, job_path, causes);
   if (const auto& selector = at(job_spec, {"selector"}); !selector.is_null())
     invalid_value(causes, job_path + ".selector", selector, "`selector` will be auto-generated");

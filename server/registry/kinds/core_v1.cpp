@@ -106,7 +106,7 @@ void validate_ephemeral_containers(const json& spec, Causes& causes) {
 void validate_pod(const json& pod, Causes& causes) {
   const auto& spec = at(pod, {"spec"});
   if (!spec.is_object()) required(causes, "spec");
-  else validate_containers(causes, spec, "spec");
+  else validate_pod_spec(causes, spec, "spec");
   if (spec.is_object()) validate_ephemeral_containers(spec, causes);
 }
 
@@ -267,11 +267,8 @@ std::string pod_qos_class(const json& pod) {
 }
 
 // PrepareForCreate: a new pod is Pending, with its QoS class.
-void prepare_pod(json& pod) {
-  auto& status = object_member(pod, "status");
-  if (!status.contains("phase")) status["phase"] = "Pending";
-  status["qosClass"] = pod_qos_class(pod);
-}
+// PrepareForCreate: a pod starts Pending, whatever status the client sent.
+void prepare_pod(json& pod) { pod["status"] = {{"phase", "Pending"}, {"qosClass", pod_qos_class(pod)}}; }
 
 // CheckGracefulDelete: the requested grace period or the pod's own; none for a pod no node
 // runs or one that has finished. A negative period is one second.
@@ -800,14 +797,6 @@ void validate_replication_controller(const json& rc, Causes& causes) {
 void default_pod_template_object(json& pt) { default_pod_template(object_member(pt, "template")); }
 
 // PrepareForCreate: generation 1 (the template is a pod template's spec).
-void prepare_pod_template(json& pt) { object_member(pt, "metadata")["generation"] = 1; }
-
-// PrepareForUpdate: the generation moves with the template.
-void prepare_pod_template_update(json& pt, const json& old) {
-  if (at(pt, {"template"}) != at(old, {"template"}))
-    object_member(pt, "metadata")["generation"] = api::print::num(at(old, {"metadata", "generation"})) + 1;
-}
-
 void validate_pod_template_object(const json& pt, Causes& causes) {
   const json& tmpl = at(pt, {"template"});
   validate_pod_template(causes, tmpl.is_object() ? tmpl : json::object(), "template");
@@ -1161,7 +1150,8 @@ KindSpec node_row() {
                                    1)},
                    .printer = print_node},
           .storage_resource = "minions",
-          .fields = {{"spec.unschedulable", {"spec", "unschedulable"}, "false"}}};
+          .fields = {{"spec.unschedulable", {"spec", "unschedulable"}, "false"}},
+          .create_keeps_status = true};
 }
 
 KindSpec service_account_row() {
@@ -1289,8 +1279,6 @@ KindSpec pod_template_row() {
                    .printer = print_pod_template},
           .generation = std::vector<std::string>{"template"},
           .strategy = {.defaults = default_pod_template_object,
-                       .prepare_create = prepare_pod_template,
-                       .prepare_update = prepare_pod_template_update,
                        .validate = validate_pod_template_object}};
 }
 

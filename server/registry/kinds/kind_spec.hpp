@@ -132,6 +132,9 @@ struct KindSpec {
   // when one of these fields changes ("spec", "webhooks", "metadata.labels"...; none: never
   // bumped, as PriorityClass). Unset: the kind has no generation (Service, ConfigMap, Pod...).
   std::optional<std::vector<std::string>> generation;
+  // A create keeps the status the client sent (Node: the kubelet registers with it). Other kinds
+  // with a status subresource start with none, plus what prepare_create gives them.
+  bool create_keeps_status = false;
   // Metadata fields a status write keeps from the stored object (see status_meta).
   std::vector<std::string> status_keeps_meta;
   NameRule name_rule = NameRule::subdomain;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/api/print_support.hpp"
+#include "core/api/quantity.hpp"
 #include "server/registry/kinds/checks.hpp"
 
 namespace kw::kinds {
@@ -210,6 +211,9 @@ void validate_containers(Causes& causes, const json& pod_spec, const std::string
     required(causes, path + ".containers");
     return;
   }
+  // Names: DNS labels, unique among the regular containers, and init containers may not take
+  // one of theirs either (validateContainers, validateInitContainers).
+  std::set<std::string> regular;
   for (std::size_t i = 0; i < containers.size(); ++i) {
     const auto& c = containers[i];
     const std::string field = index_path(path + ".containers", i);
@@ -222,7 +226,70 @@ void validate_containers(Causes& causes, const json& pod_spec, const std::string
       required(causes, field + ".name");
     else
       invalid_each(causes, field + ".name", name, dns1123_label_errors(name));
+    if (!name.empty() && !regular.insert(name).second) duplicate(causes, field + ".name", name);
     if (c.value("image", std::string()).empty()) required(causes, field + ".image");
+  }
+  std::set<std::string> all = regular;
+  const auto& init = arr(at(pod_spec, {"initContainers"}));
+  for (std::size_t i = 0; i < init.size(); ++i) {
+    const std::string field = index_path(path + ".initContainers", i);
+    const auto name = str(at(init[i], {"name"}));
+    if (name.empty())
+      required(causes, field + ".name");
+    else
+      invalid_each(causes, field + ".name", name, dns1123_label_errors(name));
+    if (!name.empty() && !all.insert(name).second) duplicate(causes, field + ".name", name);
+    if (str(at(init[i], {"image"})).empty()) required(causes, field + ".image");
+  }
+}
+
+// ValidateVolumeMounts: each names a volume of the pod, at a path no other mount of the
+// container uses.
+void validate_volume_mounts(Causes& causes, const json& container, const std::set<std::string>& volumes,
+                            const std::string& field) {
+  std::set<std::string> paths;
+  const auto& mounts = arr(at(container, {"volumeMounts"}));
+  for (std::size_t i = 0; i < mounts.size(); ++i) {
+    const auto mount = index_path(field + ".volumeMounts", i);
+    const auto name = str(at(mounts[i], {"name"}));
+    if (name.empty()) required(causes, mount + ".name");
+    if (!volumes.contains(name)) add_cause(causes, mount + ".name", "FieldValueNotFound", "Not found: " + go_quoted(name));
+    const auto mount_path = str(at(mounts[i], {"mountPath"}));
+    if (mount_path.empty()) required(causes, mount + ".mountPath");
+    if (!paths.insert(mount_path).second) invalid_value(causes, mount + ".mountPath", mount_path, "must be unique");
+  }
+}
+
+// ValidateResourceRequirements: standard or extended names, valid quantities, and requests no
+// larger than limits (equal to them for resources that cannot be overcommitted).
+void validate_container_resources(Causes& causes, const json& container, const std::string& field) {
+  const auto& limits = at(container, {"resources", "limits"});
+  const auto& requests = at(container, {"resources", "requests"});
+  const auto limits_path = field + ".resources.limits";
+  const auto requests_path = field + ".resources.requests";
+  if (limits.is_object())
+    for (const auto& [name, quantity] : limits.items()) {
+      container_resource_name(causes, key_path(limits_path, name), name);
+      resource_quantity(causes, key_path(limits_path, name), name, quantity);
+    }
+  if (!requests.is_object()) return;
+  for (const auto& [name, quantity] : requests.items()) {
+    container_resource_name(causes, key_path(requests_path, name), name);
+    resource_quantity(causes, key_path(requests_path, name), name, quantity);
+    const bool overcommit = is_native_resource(name) && !is_hugepages(name);
+    const bool limited = limits.is_object() && limits.contains(name);
+    const auto limit = limited ? api::quantity_value(limits[name]).value_or(0) : 0;
+    const auto request = api::quantity_value(quantity);
+    if (limited && request && api::quantity_value(limits[name])) {
+      if (!overcommit && *request != limit)
+        invalid_value(causes, requests_path, api::quantity_string(quantity),
+                      "must be equal to " + name + " limit of " + api::quantity_string(limits[name]));
+      else if (*request > limit)
+        invalid_value(causes, requests_path, api::quantity_string(quantity),
+                      "must be less than or equal to " + name + " limit of " + api::quantity_string(limits[name]));
+    } else if (!overcommit && !limited) {
+      required(causes, limits_path, "Limit must be set for non overcommitable resources");
+    }
   }
 }
 
@@ -241,7 +308,7 @@ void validate_selector_and_template(Causes& causes, const json& spec, const std:
                       "`selector` does not match template `labels`");
         break;
       }
-  validate_containers(causes, at(spec, {"template", "spec"}), path + ".template.spec");
+  validate_pod_template(causes, at(spec, {"template"}), path + ".template");
 }
 
 void validate_pod_spec(Causes& causes, const json& spec, const std::string& path) {
@@ -260,9 +327,25 @@ void validate_pod_spec(Causes& causes, const json& spec, const std::string& path
   validate_containers(causes, spec, path);
   for (const char* list : {"initContainers", "containers"}) {
     const json& containers = arr(at(spec, {list}));
-    for (std::size_t i = 0; i < containers.size(); ++i)
-      validate_container_details(causes, containers[i], index_path(path + "." + list, i));
+    for (std::size_t i = 0; i < containers.size(); ++i) {
+      const auto field = index_path(path + "." + list, i);
+      validate_container_details(causes, containers[i], field);
+      validate_volume_mounts(causes, containers[i], volume_names, field);
+      validate_container_resources(causes, containers[i], field);
+    }
   }
+  if (const auto& grace = at(spec, {"terminationGracePeriodSeconds"}); grace.is_number_integer() && num(grace) < 0)
+    invalid_value(causes, path + ".terminationGracePeriodSeconds", grace, "must be greater than or equal to 0");
+  if (const auto account = str(at(spec, {"serviceAccountName"})); !account.empty())
+    invalid_each(causes, path + ".serviceAccountName", account, subdomain_errors(account));
+  if (const auto host = str(at(spec, {"hostname"})); !host.empty())
+    invalid_each(causes, path + ".hostname", host, dns1123_label_errors(host));
+  if (const auto sub = str(at(spec, {"subdomain"})); !sub.empty())
+    invalid_each(causes, path + ".subdomain", sub, dns1123_label_errors(sub));
+  if (const auto& selector = at(spec, {"nodeSelector"}); selector.is_object())
+    validate_labels(causes, selector, path + ".nodeSelector");
+  if (const auto& tolerations = at(spec, {"tolerations"}); tolerations.is_array())
+    validate_tolerations(causes, tolerations, path + ".tolerations");
   const std::string restart = str(at(spec, {"restartPolicy"}));
   if (restart.empty())
     required(causes, path + ".restartPolicy");

@@ -32,10 +32,11 @@ void default_persistent_volume_claim(nlohmann::json& claim);
 
 // ---- validation --------------------------------------------------------------------------------
 
-// A pod spec's containers: at least one, each named (a DNS label) with an image.
+// A pod spec's containers and init containers: at least one container, each named (a DNS
+// label, unique in the pod) with an image.
 void validate_containers(Causes& causes, const nlohmann::json& pod_spec, const std::string& path);
 // A workload's selector (required) and pod template: the selector must match the template's
-// labels and the template must have containers.
+// labels and the template is checked as ValidatePodTemplateSpec does.
 void validate_selector_and_template(Causes& causes, const nlohmann::json& spec, const std::string& path);
 // The core of ValidatePodSpec: volumes, containers, restart and DNS policies, deadlines.
 void validate_pod_spec(Causes& causes, const nlohmann::json& spec, const std::string& path);

@@ -1,6 +1,7 @@
 """What kube-apiserver itself does beyond storing objects: pod binding, the access and token
 reviews (answered, never stored), deletion propagation finalizers and graceful pod deletion,
 and verbs a resource does not serve."""
+import http.client
 import json
 import os
 import time
@@ -220,6 +221,48 @@ class EphemeralContainersTest(ServerTestCase):
         self.assertEqual(status, 200, body)
         self.assertEqual(body["spec"]["nodeName"], "node-1")
         self.assertEqual(len(body["spec"]["ephemeralContainers"]), 2)
+
+
+class WriteSemanticsTest(ServerTestCase):
+    def test_a_write_that_changes_nothing_is_not_a_write(self):
+        status, created = self.server.json("POST", NS + "/configmaps", {"metadata": {"name": "same"}, "data": {"a": "1"}})
+        self.assertEqual(status, 201, created)
+        rv = created["metadata"]["resourceVersion"]
+        status, put = self.server.json("PUT", NS + "/configmaps/same", created)
+        self.assertEqual((status, put["metadata"]["resourceVersion"]), (200, rv))
+        for content_type in ("application/merge-patch+json", "application/strategic-merge-patch+json"):
+            status, patched = self.server.json("PATCH", NS + "/configmaps/same", {}, {"Content-Type": content_type})
+            self.assertEqual((status, patched["metadata"]["resourceVersion"]), (200, rv))
+        # No watch event either: the next event after rv is the real change.
+        self.server.json("PATCH", NS + "/configmaps/same", {"data": {"a": "2"}},
+                         {"Content-Type": "application/merge-patch+json"})
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
+        conn.request("GET", NS + "/configmaps?watch=1&resourceVersion=" + rv + "&timeoutSeconds=1")
+        events = [json.loads(line) for line in conn.getresponse().read().splitlines() if line.strip()]
+        conn.close()
+        self.assertEqual([(e["type"], e["object"]["data"]["a"]) for e in events], [("MODIFIED", "2")])
+
+    def test_status_sent_on_create_is_the_servers(self):
+        body = pod("born-running")
+        body["status"] = {"phase": "Running", "podIP": "10.1.2.3"}
+        status, created = self.server.json("POST", NS + "/pods", body)
+        self.assertEqual(status, 201, created)
+        self.assertEqual(created["status"], {"phase": "Pending", "qosClass": "BestEffort"})
+        deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "fresh"},
+                      "spec": {"selector": {"matchLabels": {"app": "x"}},
+                               "template": {"metadata": {"labels": {"app": "x"}},
+                                            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}},
+                      "status": {"replicas": 5, "readyReplicas": 5}}
+        status, created = self.server.json("POST", "/apis/apps/v1/namespaces/default/deployments", deployment)
+        self.assertEqual(status, 201, created)
+        self.assertNotIn("replicas", created.get("status", {}))
+
+    def test_delete_options_from_the_query(self):
+        status, body = self.server.json("POST", NS + "/pods", pod("quick", node="node-1"))
+        self.assertEqual(status, 201, body)
+        status, _, _ = self.server.request("DELETE", NS + "/pods/quick?gracePeriodSeconds=0")
+        self.assertEqual(status, 200)
+        self.assertEqual(self.server.json("GET", NS + "/pods/quick")[0], 404)
 
 
 class ReviewTest(ServerTestCase):

@@ -206,6 +206,12 @@ class KubernetesServiceTest(unittest.TestCase):
             self.assertEqual(cidr["spec"]["cidrs"], ["10.0.0.0/24"])
             status, address = server.json("GET", IPS + "/10.0.0.1")
             self.assertEqual(status, 200, address)
+            # The client CA, published for components that authenticate clients as this server does.
+            status, authn = server.json("GET", "/api/v1/namespaces/kube-system/configmaps/"
+                                               "extension-apiserver-authentication")
+            self.assertEqual(status, 200, authn)
+            with open(server.ca_file) as f:
+                self.assertEqual(authn["data"], {"client-ca-file": f.read()})
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "server/registry/kinds/kind_spec.hpp"
 #include "server/registry/kinds/pod_spec.hpp"
@@ -152,4 +153,57 @@ TEST_CASE("ValidateTolerations") {
   CHECK(causes[1]["field"] == "spec.tolerations[1].operator");
   CHECK(causes[2]["message"] ==
         "Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+}
+
+namespace {
+
+// The messages ValidatePodSpec gives a defaulted spec, one per line.
+std::vector<std::string> pod_spec_errors(json spec) {
+  default_pod_spec(spec);
+  Causes causes = json::array();
+  validate_pod_spec(causes, spec, "spec");
+  std::vector<std::string> out;
+  for (const auto& cause : causes) out.push_back(cause["field"].get<std::string>() + ": " + cause["message"].get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("pod specs: container names are unique across containers and init containers") {
+  const auto errors = pod_spec_errors({{"containers", {{{"name", "a"}, {"image", "x"}}, {{"name", "a"}, {"image", "x"}}}},
+                                       {"initContainers", {{{"name", "a"}, {"image", "x"}}}}});
+  CHECK(errors == std::vector<std::string>{"spec.containers[1].name: Duplicate value: \"a\"",
+                                           "spec.initContainers[0].name: Duplicate value: \"a\""});
+}
+
+TEST_CASE("pod specs: volume mounts name a volume, once per path") {
+  const auto errors = pod_spec_errors(
+      {{"volumes", {{{"name", "data"}, {"emptyDir", json::object()}}}},
+       {"containers",
+        {{{"name", "a"},
+          {"image", "x"},
+          {"volumeMounts", {{{"name", "data"}, {"mountPath", "/d"}}, {{"name", "logs"}, {"mountPath", "/d"}}}}}}}});
+  CHECK(errors == std::vector<std::string>{"spec.containers[0].volumeMounts[1].name: Not found: \"logs\"",
+                                           "spec.containers[0].volumeMounts[1].mountPath: Invalid value: \"/d\": must be unique"});
+}
+
+TEST_CASE("pod specs: requests stay within limits, hugepages and extended resources need equal ones") {
+  auto errors = pod_spec_errors(
+      {{"containers",
+        {{{"name", "a"},
+          {"image", "x"},
+          {"resources", {{"limits", {{"cpu", "500m"}}}, {"requests", {{"cpu", "1"}, {"example.com/gpu", "1"}}}}}}}}});
+  CHECK(errors == std::vector<std::string>{
+                      "spec.containers[0].resources.requests: Invalid value: \"1\": must be less than or equal to cpu "
+                      "limit of 500m",
+                      "spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable "
+                      "resources"});
+  errors = pod_spec_errors(
+      {{"containers",
+        {{{"name", "a"},
+          {"image", "x"},
+          {"resources", {{"limits", {{"hugepages-2Mi", "4Mi"}, {"memory", "1Gi"}}},
+                         {"requests", {{"hugepages-2Mi", "2Mi"}, {"memory", "512Mi"}}}}}}}}});
+  CHECK(errors == std::vector<std::string>{"spec.containers[0].resources.requests: Invalid value: \"2Mi\": must be "
+                                           "equal to hugepages-2Mi limit of 4Mi"});
 }
