@@ -102,14 +102,19 @@ class SignalWatcher {
     m_thread = std::thread([this] {
       timespec tick{0, 200'000'000};
       while (!m_done) {
-        if (sigtimedwait(&m_set, nullptr, &tick) > 0 || stdout_closed()) m_stop.request_stop();
+        const bool signalled = sigtimedwait(&m_set, nullptr, &tick) > 0;
+        if (signalled) m_signalled = true;
+        if (signalled || stdout_closed()) m_stop.request_stop();
       }
     });
   }
+  // After a stop by signal the signals stay blocked: the process is on its way out, and a
+  // second copy of the signal (timeout(1) sends one to the command and one to its process
+  // group) must not turn the clean stop into death by signal.
   ~SignalWatcher() {
     m_done = true;
     m_thread.join();
-    pthread_sigmask(SIG_SETMASK, &m_old, nullptr);
+    if (!m_signalled) pthread_sigmask(SIG_SETMASK, &m_old, nullptr);
   }
 
  private:
@@ -117,6 +122,7 @@ class SignalWatcher {
   sigset_t m_set{};
   sigset_t m_old{};
   std::atomic<bool> m_done{false};
+  std::atomic<bool> m_signalled{false};
   std::thread m_thread;
 };
 
