@@ -125,10 +125,30 @@ int wait_for_signal() {
   return signal;
 }
 
+// kube-system/extension-apiserver-authentication: the CA that signs client certificates, for
+// components (kube-controller-manager, kube-scheduler, aggregated servers) that authenticate
+// their own clients the way this server does.
+Result<void> publish_client_ca(const std::string& path, registry::Registry& registry) {
+  std::ifstream in(path);
+  if (!in) return fail("cannot read the client CA " + path + " for extension-apiserver-authentication");
+  std::stringstream pem;
+  pem << in.rdbuf();
+  const auto* configmaps = registry.resources()->find_plural("", "v1", "configmaps");
+  if (configmaps == nullptr) return {};
+  const nlohmann::json object = {{"apiVersion", "v1"},
+                                 {"kind", "ConfigMap"},
+                                 {"metadata", {{"name", "extension-apiserver-authentication"}, {"namespace", "kube-system"}}},
+                                 {"data", {{"client-ca-file", pem.str()}}}};
+  if (auto kept = registry.reconcile_owned(*configmaps, "kube-system", object, {"data"}); !kept)
+    return fail("cannot write kube-system/extension-apiserver-authentication: " + kept.error().message);
+  return {};
+}
+
 // The TLS listener: the given serving certificate, or one from a CA generated in the data
-// dir on first start; writes DIR/admin.kubeconfig for the generated admin credential.
+// dir on first start; writes DIR/admin.kubeconfig for the generated admin credential and
+// publishes the client CA it verifies with.
 Result<std::unique_ptr<net::HttpServer>> serve_secure(const ServeOptions& o, http::ApiServer& api,
-                                                      net::Handler handler) {
+                                                      registry::Registry& registry, net::Handler handler) {
   net::ServerConfig config;
   apply_limits(o, api, config);
   config.address = o.bind_address;
@@ -153,31 +173,13 @@ Result<std::unique_ptr<net::HttpServer>> serve_secure(const ServeOptions& o, htt
   const std::string kubeconfig = o.data_dir + "/admin.kubeconfig";
   if (auto written = auth::write_admin_kubeconfig(kubeconfig, url, *pki); !written)
     return std::unexpected(written.error());
+  if (auto published = publish_client_ca(tls.client_ca_file, registry); !published)
+    std::cerr << "kw serve: " << published.error().message << "\n";
   std::cout << "kw serve: serving h2 and HTTP/1.1 (TLS) on " << url << "\n"
             << "  admin kubeconfig: " << kubeconfig << "\n"
             << "  try: kubectl --kubeconfig=" << kubeconfig << " get pods -w\n"
             << "   or: kw get pods -w --kubeconfig=" << kubeconfig << "\n";
   return server;
-}
-
-// kube-system/extension-apiserver-authentication: the CA that signs client certificates, for
-// components (kube-controller-manager, kube-scheduler, aggregated servers) that authenticate
-// their own clients the way this server does.
-Result<void> publish_client_ca(const ServeOptions& o, registry::Registry& registry) {
-  const auto path = o.client_ca_file.empty() ? o.data_dir + "/pki/ca.crt" : o.client_ca_file;
-  std::ifstream in(path);
-  if (!in) return fail("cannot read the client CA " + path + " for extension-apiserver-authentication");
-  std::stringstream pem;
-  pem << in.rdbuf();
-  const auto* configmaps = registry.resources()->find_plural("", "v1", "configmaps");
-  if (configmaps == nullptr) return {};
-  const nlohmann::json object = {{"apiVersion", "v1"},
-                                 {"kind", "ConfigMap"},
-                                 {"metadata", {{"name", "extension-apiserver-authentication"}, {"namespace", "kube-system"}}},
-                                 {"data", {{"client-ca-file", pem.str()}}}};
-  if (auto kept = registry.reconcile_owned(*configmaps, "kube-system", object, {"data"}); !kept)
-    return fail("cannot write kube-system/extension-apiserver-authentication: " + kept.error().message);
-  return {};
 }
 
 int run_serve(const ServeOptions& o) {
@@ -246,14 +248,12 @@ int run_serve(const ServeOptions& o) {
     };
   };
   if (o.secure_port > 0) {
-    auto served = serve_secure(o, secure_api, handler_for(secure_api));
+    auto served = serve_secure(o, secure_api, registry, handler_for(secure_api));
     if (!served) {
       std::cerr << "kw serve: " << served.error().message << "\n";
       return 1;
     }
     servers.push_back(std::move(*served));
-    if (auto published = publish_client_ca(o, registry); !published)
-      std::cerr << "kw serve: " << published.error().message << "\n";
   }
   if (o.insecure_port > 0) {
     net::ServerConfig config;

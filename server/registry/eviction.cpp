@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/api/selector.hpp"
+#include "server/registry/conditions.hpp"
 #include "server/registry/registry.hpp"
 
 namespace kw::registry {
@@ -38,20 +39,6 @@ const json& status_field(const json& object, const char* field) {
 std::int64_t status_number(const json& object, const char* field) {
   const auto& value = status_field(object, field);
   return value.is_number_integer() ? value.get<std::int64_t>() : 0;
-}
-
-// The condition of `type` in status.conditions, added when missing, set to `value`;
-// lastTransitionTime moves when the status changes (meta.SetStatusCondition, UpdatePodCondition).
-json& set_condition(json& status, const char* type, const char* value, const std::string& now) {
-  auto& conditions = status["conditions"];
-  if (!conditions.is_array()) conditions = json::array();
-  json* found = nullptr;
-  for (auto& c : conditions)
-    if (c.is_object() && c.value("type", "") == type) found = &c;
-  if (found == nullptr) found = &conditions.emplace_back(json{{"type", type}});
-  if (found->value("status", "") != value) (*found)["lastTransitionTime"] = now;
-  (*found)["status"] = value;
-  return *found;
 }
 
 }  // namespace

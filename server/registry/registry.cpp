@@ -8,6 +8,7 @@
 #include "core/api/selector.hpp"
 #include "server/cache/watch_cache.hpp"
 #include "core/codec/protobuf_scalars.hpp"
+#include "server/registry/conditions.hpp"
 #include "server/registry/fields.hpp"
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
@@ -643,7 +644,7 @@ ApiResult<nlohmann::json> Registry::update_with(
     auto written = m_backend.update(k, *value, current->mod_revision);
     if (written) {
       reserved->commit();
-      if (m_services && lifecycle_of(info) == kinds::Lifecycle::service) m_services->release_unused(existing, &object);
+      released(info, existing, &object);
       metadata(object)["resourceVersion"] = std::to_string(written->revision);
       return after_write(info, std::move(object));
     }
@@ -716,17 +717,7 @@ ApiResult<nlohmann::json> Registry::bind(const std::string& ns, const std::strin
         if (annotations.is_object())
           for (const auto& [k, v] : annotations.items()) next["metadata"]["annotations"][k] = v;
         if (!next["status"].is_object()) next["status"] = nlohmann::json::object();
-        auto& conditions = next["status"]["conditions"];
-        if (!conditions.is_array()) conditions = nlohmann::json::array();
-        nlohmann::json* scheduled = nullptr;
-        for (auto& c : conditions)
-          if (c.value("type", "") == "PodScheduled") scheduled = &c;
-        if (scheduled == nullptr) scheduled = &conditions.emplace_back(nlohmann::json{{"type", "PodScheduled"}});
-        if ((*scheduled).value("status", "") != "True") {
-          (*scheduled)["status"] = "True";
-          (*scheduled)["lastTransitionTime"] = now_rfc3339();
-        }
-        (*scheduled)["lastProbeTime"] = nullptr;
+        set_condition(next["status"], "PodScheduled", "True", now_rfc3339())["lastProbeTime"] = nullptr;
         return next;
       },
       binding_write);

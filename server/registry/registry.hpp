@@ -214,8 +214,9 @@ class Registry {
   storage::Result<void> start_services();
   // What the stored objects of `info` are, decoded (start-up reads).
   storage::Result<std::vector<nlohmann::json>> read_all(const api::ResourceInfo& info);
-  // An object of `info` is gone (deleted, or its namespace emptied): what it held is free.
-  void released(const api::ResourceInfo& info, const nlohmann::json& object);
+  // `old` of `info` was replaced by `now` (null: deleted, or its namespace emptied): what it
+  // held and `now` does not is free.
+  void released(const api::ResourceInfo& info, const nlohmann::json& old, const nlohmann::json* now = nullptr);
   // Before `object` (replacing `old`, or new) is written: cluster IPs and node ports of Services.
   ApiResult<ServiceAllocator::Reservation> allocate(const api::ResourceInfo& info, nlohmann::json& object,
                                                     const nlohmann::json* old, bool dry_run);

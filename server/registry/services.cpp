@@ -36,8 +36,8 @@ ApiResult<ServiceAllocator::Reservation> Registry::allocate(const api::ResourceI
   return m_services->allocate(object, old, dry_run);
 }
 
-void Registry::released(const api::ResourceInfo& info, const json& object) {
-  if (m_services && kinds::lifecycle_of(info) == kinds::Lifecycle::service) m_services->release_unused(object, nullptr);
+void Registry::released(const api::ResourceInfo& info, const json& old, const json* now) {
+  if (m_services && kinds::lifecycle_of(info) == kinds::Lifecycle::service) m_services->release_unused(old, now);
 }
 
 storage::Result<void> Registry::start_services() {

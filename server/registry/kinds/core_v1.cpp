@@ -87,11 +87,7 @@ void validate_ephemeral_containers(const json& spec, Causes& causes) {
   for (std::size_t i = 0; i < ephemeral.size(); ++i) {
     const auto path = index_path("spec.ephemeralContainers", i);
     const auto& c = ephemeral[i];
-    const auto name = str(at(c, {"name"}));
-    if (name.empty()) required(causes, path + ".name");
-    else invalid_each(causes, path + ".name", name, dns1123_label_errors(name));
-    if (!name.empty() && !names.insert(name).second) duplicate(causes, path + ".name", name);
-    if (str(at(c, {"image"})).empty()) required(causes, path + ".image");
+    validate_container_identity(causes, c, names, path);
     for (const char* field : {"lifecycle", "livenessProbe", "readinessProbe", "resources", "startupProbe", "ports"}) {
       const auto& value = at(c, {field});
       if (!value.is_null() && !(value.is_object() && value.empty()) && !(value.is_array() && value.empty()))

@@ -205,6 +205,17 @@ void default_persistent_volume_claim(json& claim) {
 
 // ---- validation --------------------------------------------------------------------------------
 
+void validate_container_identity(Causes& causes, const json& container, std::set<std::string>& names,
+                                 const std::string& field) {
+  const auto name = str(at(container, {"name"}));
+  if (name.empty())
+    required(causes, field + ".name");
+  else
+    invalid_each(causes, field + ".name", name, dns1123_label_errors(name));
+  if (!name.empty() && !names.insert(name).second) duplicate(causes, field + ".name", name);
+  if (str(at(container, {"image"})).empty()) required(causes, field + ".image");
+}
+
 void validate_containers(Causes& causes, const json& pod_spec, const std::string& path) {
   const auto& containers = at(pod_spec, {"containers"});
   if (!containers.is_array() || containers.empty()) {
@@ -213,34 +224,15 @@ void validate_containers(Causes& causes, const json& pod_spec, const std::string
   }
   // Names: DNS labels, unique among the regular containers, and init containers may not take
   // one of theirs either (validateContainers, validateInitContainers).
-  std::set<std::string> regular;
+  std::set<std::string> names;
   for (std::size_t i = 0; i < containers.size(); ++i) {
-    const auto& c = containers[i];
     const std::string field = index_path(path + ".containers", i);
-    if (!c.is_object()) {
-      invalid_value(causes, field, c, "must be an object");
-      continue;
-    }
-    const auto name = c.value("name", std::string());
-    if (name.empty())
-      required(causes, field + ".name");
-    else
-      invalid_each(causes, field + ".name", name, dns1123_label_errors(name));
-    if (!name.empty() && !regular.insert(name).second) duplicate(causes, field + ".name", name);
-    if (c.value("image", std::string()).empty()) required(causes, field + ".image");
+    if (!containers[i].is_object()) invalid_value(causes, field, containers[i], "must be an object");
+    else validate_container_identity(causes, containers[i], names, field);
   }
-  std::set<std::string> all = regular;
   const auto& init = arr(at(pod_spec, {"initContainers"}));
-  for (std::size_t i = 0; i < init.size(); ++i) {
-    const std::string field = index_path(path + ".initContainers", i);
-    const auto name = str(at(init[i], {"name"}));
-    if (name.empty())
-      required(causes, field + ".name");
-    else
-      invalid_each(causes, field + ".name", name, dns1123_label_errors(name));
-    if (!name.empty() && !all.insert(name).second) duplicate(causes, field + ".name", name);
-    if (str(at(init[i], {"image"})).empty()) required(causes, field + ".image");
-  }
+  for (std::size_t i = 0; i < init.size(); ++i)
+    validate_container_identity(causes, init[i], names, index_path(path + ".initContainers", i));
 }
 
 // ValidateVolumeMounts: each names a volume of the pod, at a path no other mount of the

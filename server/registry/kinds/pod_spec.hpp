@@ -3,6 +3,7 @@
 // ReplicationController, the apps/v1 workloads and the batch/v1 Job and CronJob. Kubernetes
 // applies the same defaults to a template as to a pod (SetDefaults_PodSpec and the defaults of
 // everything nested in it; SetDefaults_Pod's own part is the Pod row's) and checks it alike.
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,10 @@ void default_persistent_volume_claim(nlohmann::json& claim);
 // A pod spec's containers and init containers: at least one container, each named (a DNS
 // label, unique in the pod) with an image.
 void validate_containers(Causes& causes, const nlohmann::json& pod_spec, const std::string& path);
+// validateContainerCommon's name and image: the name a DNS label not in `names` (which it joins),
+// the image set. For containers, init and ephemeral containers alike.
+void validate_container_identity(Causes& causes, const nlohmann::json& container, std::set<std::string>& names,
+                                 const std::string& field);
 // A workload's selector (required) and pod template: the selector must match the template's
 // labels and the template is checked as ValidatePodTemplateSpec does.
 void validate_selector_and_template(Causes& causes, const nlohmann::json& spec, const std::string& path);
