@@ -60,7 +60,7 @@ export CCACHE_DIR=${CCACHE_DIR:-$root/.cache/ccache}
 # 1. Build. GCC 12 at -O3 reports a false -Wrestrict on string concatenation (GCC bug 105329),
 #    which -Werror would turn into a failure in code that is correct; that one warning is off.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKW_BENCH=ON -DCMAKE_CXX_FLAGS=-Wno-restrict >/dev/null
-cmake --build "$build" -j "$jobs" --target codec_bench storage_bench watch_fanout_bench connect_floor
+cmake --build "$build" -j "$jobs" --target codec_bench storage_bench watch_fanout_bench rbac_bench connect_floor
 kw_bin=${KW_BIN:-$build/cli/kw}
 if [[ -z ${KW_BIN:-} ]] && { wants fanout || wants client || wants api; }; then
   cmake --build "$build" -j "$jobs" --target kw

@@ -24,6 +24,8 @@
 #include "server/auth/authorizer.hpp"
 #include "server/auth/kubeconfig_writer.hpp"
 #include "server/auth/pki.hpp"
+#include "server/auth/rbac.hpp"
+#include "server/control/rbac_controller.hpp"
 #include "server/http/api_server.hpp"
 #include "server/registry/registry.hpp"
 #include "server/storage/compactor.hpp"
@@ -202,7 +204,10 @@ int run_serve(const ServeOptions& o) {
     std::cerr << "kw serve: " << authenticator.error().message << "\n";
     return 1;
   }
-  auto authorizer = auth::Authorizer::load(o.authorization_mode, o.authorization_policy_file);
+  // RBAC reads the policy the RbacController keeps (started with the registry, below).
+  auto rbac_policy = std::make_shared<auth::RbacPolicy>();
+  auto authorizer = auth::Authorizer::load(
+      {.mode = o.authorization_mode, .policy_file = o.authorization_policy_file, .rbac = rbac_policy});
   if (!authorizer) {
     std::cerr << "kw serve: " << authorizer.error().message << "\n";
     return 1;
@@ -238,6 +243,14 @@ int run_serve(const ServeOptions& o) {
     std::cerr << "kw serve: cannot start the watch caches: " << started.error().message << "\n";
     return 1;
   }
+  // The bootstrap RBAC policy, the policy RBAC reads, ClusterRole aggregation and the
+  // escalation check on roles and bindings.
+  auto rbac = control::RbacController::start(registry, rbac_policy);
+  if (!rbac) {
+    std::cerr << "kw serve: " << rbac.error().message << "\n";
+    return 1;
+  }
+  registry.add_admission_check(control::rbac_escalation_check(rbac_policy, *authorizer));
   // 4. The listeners: TLS on the secure port (authenticated), cleartext on loopback (trusted).
   std::vector<std::unique_ptr<net::HttpServer>> servers;
   http::ApiServer secure_api(registry, {.authenticator = &*authenticator, .authorizer = &*authorizer});
@@ -315,7 +328,7 @@ void add_serve_command(CLI::App& app, int* exit_code) {
                     "CA that signs client certificates (CN = user, O = groups); default: the generated CA");
   serve->add_option("--token-auth-file", options->token_auth_file, "bearer tokens, kube-apiserver's CSV format");
   serve->add_option("--authorization-mode", options->authorization_mode,
-                    "AlwaysAllow, AlwaysDeny or ABAC (comma-separated)")->capture_default_str();
+                    "RBAC, ABAC, AlwaysAllow or AlwaysDeny (comma-separated, tried in order)")->capture_default_str();
   serve->add_option("--authorization-policy-file", options->authorization_policy_file, "ABAC policy (JSON lines)");
   serve->add_flag("--anonymous-auth", options->anonymous_auth, "serve requests without credentials as system:anonymous");
   serve->add_option("--etcd-compaction-interval", options->compaction_interval_seconds,

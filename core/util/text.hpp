@@ -2,6 +2,7 @@
 // ASCII text helpers for protocol text (header names, media types, verbs, URL escapes).
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kw::util {
 
@@ -14,5 +15,11 @@ int hex_value(char c);
 // "%2F" escapes decoded, malformed ones kept as they are; with plus_is_space (query strings),
 // '+' is a space.
 std::string percent_decode(std::string_view text, bool plus_is_space = false);
+// Go's strconv.Quote (fmt's %q of a string), the way Kubernetes' messages quote names and
+// values: "a\"b", control bytes as \n, \t or \x01, invalid UTF-8 bytes as \xff, valid
+// UTF-8 kept.
+std::string go_quote(std::string_view text);
+// Go's %q of a []string: ["a" "b"].
+std::string go_quote_list(const std::vector<std::string>& items);
 
 }  // namespace kw::util

@@ -154,4 +154,20 @@ bool abac_matches(const AbacPolicy& policy, const Attributes& attributes) {
          (resource_matches(policy, attributes) || non_resource_matches(policy, attributes));
 }
 
+RuleSet abac_rules_for(const std::vector<AbacPolicy>& policies, const UserInfo& user, const std::string& ns) {
+  RuleSet out;
+  for (const auto& policy : policies) {
+    if (!subject_matches(policy, user) || (policy.namespace_ != "*" && policy.namespace_ != ns)) continue;
+    const std::vector<std::string> verbs =
+        policy.readonly ? std::vector<std::string>{"get", "list", "watch"} : std::vector<std::string>{"*"};
+    if (!policy.resource.empty())
+      out.rules.push_back({.verbs = verbs, .api_groups = {policy.api_group}, .resources = {policy.resource},
+                           .resource_names = {}, .non_resource_urls = {}});
+    if (!policy.non_resource_path.empty())
+      out.rules.push_back({.verbs = verbs, .api_groups = {}, .resources = {}, .resource_names = {},
+                           .non_resource_urls = {policy.non_resource_path}});
+  }
+  return out;
+}
+
 }  // namespace kw::auth

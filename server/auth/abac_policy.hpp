@@ -29,4 +29,7 @@ Result<std::vector<AbacPolicy>> parse_abac_policies(std::string_view text, const
 // True when `policy` allows `attributes` (kube's abac.matches).
 bool abac_matches(const AbacPolicy& policy, const Attributes& attributes);
 
+// What the policies allow `user` in `ns`, as rules (kube's PolicyList.RulesFor).
+RuleSet abac_rules_for(const std::vector<AbacPolicy>& policies, const UserInfo& user, const std::string& ns);
+
 }  // namespace kw::auth

@@ -137,7 +137,7 @@ std::optional<std::string> Authenticator::presented_token(const net::Request& re
 std::optional<UserInfo> Authenticator::authenticate(const net::Request& request) const {
   if (m_config.client_certs && request.peer && !request.peer->common_name.empty()) {
     return with_authenticated_group(
-        UserInfo{.name = request.peer->common_name, .groups = request.peer->organizations, .uid = {}});
+        UserInfo{.name = request.peer->common_name, .groups = request.peer->organizations, .uid = {}, .extra = {}});
   }
   // Without a token file no authenticator claims bearer tokens, so (as in kube) they are ignored.
   if (!m_config.token_auth_file.empty()) {
@@ -148,7 +148,7 @@ std::optional<UserInfo> Authenticator::authenticate(const net::Request& request)
     }
   }
   if (m_config.anonymous) {
-    return UserInfo{.name = k_user_anonymous, .groups = {k_group_unauthenticated}, .uid = {}};
+    return UserInfo{.name = k_user_anonymous, .groups = {k_group_unauthenticated}, .uid = {}, .extra = {}};
   }
   return std::nullopt;
 }

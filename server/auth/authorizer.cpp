@@ -5,6 +5,7 @@
 
 #include "core/util/text.hpp"
 #include "server/auth/abac_policy.hpp"
+#include "server/auth/rbac.hpp"
 #include "server/auth/secure_file.hpp"
 
 namespace kw::auth {
@@ -15,27 +16,34 @@ using Verdict = AuthorizerMode::Verdict;
 
 class AlwaysAllow final : public AuthorizerMode {
  public:
-  Verdict authorize(const Attributes&, std::string&) const override { return Verdict::allow; }
+  Verdict authorize(const Attributes&, std::string&, bool) const override { return Verdict::allow; }
+  RuleSet rules_for(const UserInfo&, const std::string&) const override {
+    return {.rules = all_rules(), .incomplete = false, .errors = {}};
+  }
 };
 
 // Like kube's AlwaysDeny: no opinion, so a later mode may still allow, and the union denies.
 class AlwaysDeny final : public AuthorizerMode {
  public:
-  Verdict authorize(const Attributes&, std::string& reason) const override {
+  Verdict authorize(const Attributes&, std::string& reason, bool) const override {
     reason = "Everything is forbidden.";
     return Verdict::no_opinion;
   }
+  RuleSet rules_for(const UserInfo&, const std::string&) const override { return {}; }
 };
 
 class Abac final : public AuthorizerMode {
  public:
   explicit Abac(std::vector<AbacPolicy> policies) : m_policies(std::move(policies)) {}
-  Verdict authorize(const Attributes& attributes, std::string& reason) const override {
+  Verdict authorize(const Attributes& attributes, std::string& reason, bool) const override {
     for (const auto& policy : m_policies) {
       if (abac_matches(policy, attributes)) return Verdict::allow;
     }
     reason = "no ABAC policy matched";
     return Verdict::no_opinion;
+  }
+  RuleSet rules_for(const UserInfo& user, const std::string& ns) const override {
+    return abac_rules_for(m_policies, user, ns);
   }
 
  private:
@@ -98,7 +106,8 @@ Attributes non_resource_attributes(UserInfo user, std::string_view http_method, 
                     .read_only = read_only};
 }
 
-Result<Authorizer> Authorizer::load(const std::string& mode, const std::string& policy_file) {
+Result<Authorizer> Authorizer::load(const AuthorizerConfig& config) {
+  const std::string& mode = config.mode;
   Authorizer authorizer;
   bool abac = false;
   std::vector<std::string> seen;
@@ -112,33 +121,48 @@ Result<Authorizer> Authorizer::load(const std::string& mode, const std::string& 
     } else if (name == "AlwaysDeny") {
       authorizer.m_modes.push_back(std::make_shared<const AlwaysDeny>());
     } else if (name == "ABAC") {
-      auto loaded = load_abac(policy_file);
+      auto loaded = load_abac(config.policy_file);
       if (!loaded) return std::unexpected(loaded.error());
       authorizer.m_modes.push_back(std::move(*loaded));
       abac = true;
+    } else if (name == "RBAC") {
+      if (!config.rbac) return fail("authorization mode RBAC needs the server's RBAC policy");
+      authorizer.m_modes.push_back(rbac_mode(config.rbac));
     } else {
       return fail("unknown authorization mode \"" + name + "\" in \"" + mode +
-                  "\": use a comma-separated list of AlwaysAllow, AlwaysDeny, ABAC");
+                  "\": use a comma-separated list of RBAC, ABAC, AlwaysAllow, AlwaysDeny");
     }
   }
-  if (!abac && !policy_file.empty()) {
+  if (!abac && !config.policy_file.empty()) {
     return fail("an authorization policy file was given but the authorization mode \"" + mode +
                 "\" does not include ABAC");
   }
   return authorizer;
 }
 
-Decision Authorizer::authorize(const Attributes& attributes) const {
+Decision Authorizer::authorize(const Attributes& attributes, bool explain_allow) const {
   if (attributes.user.in_group(k_group_masters)) return Decision{true, ""};
   std::string reasons;
   for (const auto& mode : m_modes) {
     std::string reason;
-    const Verdict verdict = mode->authorize(attributes, reason);
+    const Verdict verdict = mode->authorize(attributes, reason, explain_allow);
     if (verdict == Verdict::allow) return Decision{true, reason};
     if (!reason.empty()) reasons += (reasons.empty() ? "" : "\n") + reason;
     if (verdict == Verdict::deny) break;
   }
   return Decision{false, reasons};
+}
+
+RuleSet Authorizer::rules_for(const UserInfo& user, const std::string& ns) const {
+  RuleSet all;
+  for (const auto& mode : m_modes) {
+    RuleSet one = mode->rules_for(user, ns);
+    all.rules.insert(all.rules.end(), std::make_move_iterator(one.rules.begin()),
+                     std::make_move_iterator(one.rules.end()));
+    all.errors.insert(all.errors.end(), one.errors.begin(), one.errors.end());
+    all.incomplete = all.incomplete || one.incomplete;
+  }
+  return all;
 }
 
 }  // namespace kw::auth

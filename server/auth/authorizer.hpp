@@ -1,9 +1,10 @@
 #pragma once
-// Request authorization (kube-apiserver's --authorization-mode): AlwaysAllow, AlwaysDeny and
-// ABAC, tried in the order given (e.g. "ABAC,AlwaysDeny"); the first that allows wins.
-// Members of system:masters are always allowed, before any mode is asked.
+// Request authorization (kube-apiserver's --authorization-mode): RBAC, ABAC, AlwaysAllow and
+// AlwaysDeny, tried in the order given (e.g. "RBAC,ABAC"); the first that allows wins, and a
+// mode that denies outright ends the chain. Members of system:masters are always allowed,
+// before any mode is asked.
 //
-//   auto authz = kw::auth::Authorizer::load("ABAC", "/etc/kw/policy.jsonl");
+//   auto authz = kw::auth::Authorizer::load({.mode = "RBAC", .rbac = policy});
 //   Decision d = authz->authorize(kw::auth::resource_attributes(user, info.verb, ...));
 //   if (!d.allowed) send_json(*stream, 403, forbidden_status(attributes, d.reason));
 #include <memory>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/util/error.hpp"
+#include "server/auth/policy_rule.hpp"
 #include "server/auth/user_info.hpp"
 
 namespace kw::auth {
@@ -48,17 +50,31 @@ class AuthorizerMode {
  public:
   enum class Verdict { allow, deny, no_opinion };
   virtual ~AuthorizerMode() = default;
-  virtual Verdict authorize(const Attributes& attributes, std::string& reason) const = 0;
+  // `reason` says why not (or, when explain_allow is set, which rule allowed).
+  virtual Verdict authorize(const Attributes& attributes, std::string& reason, bool explain_allow) const = 0;
+  // What the mode would allow `user` in `ns` (SelfSubjectRulesReview).
+  virtual RuleSet rules_for(const UserInfo& user, const std::string& ns) const = 0;
+};
+
+class RbacPolicy;
+
+struct AuthorizerConfig {
+  std::string mode = "AlwaysAllow";  // comma-separated RBAC, ABAC, AlwaysAllow, AlwaysDeny
+  std::string policy_file;           // ABAC's policy (JSON lines); only with ABAC
+  std::shared_ptr<const RbacPolicy> rbac;  // what RBAC reads; needed when the mode names it
 };
 
 class Authorizer {
  public:
-  // `mode`: comma-separated AlwaysAllow, AlwaysDeny, ABAC. `policy_file` is read for ABAC
-  // (errors name the file and line) and must be empty otherwise. Called at start-up.
-  static Result<Authorizer> load(const std::string& mode, const std::string& policy_file);
+  // Called at start-up; ABAC's errors name the policy file and line.
+  static Result<Authorizer> load(const AuthorizerConfig& config);
 
   // Thread-safe (const).
-  Decision authorize(const Attributes& attributes) const;
+  // With explain_allow (access reviews), an allowed Decision says what allowed it; requests
+  // only need the reasons of a refusal.
+  Decision authorize(const Attributes& attributes, bool explain_allow = false) const;
+  // The union of every mode's rules for `user` in `ns` (kube's union RulesFor).
+  RuleSet rules_for(const UserInfo& user, const std::string& ns) const;
 
  private:
   std::vector<std::shared_ptr<const AuthorizerMode>> m_modes;

@@ -1,18 +1,12 @@
 #include "server/auth/status.hpp"
 
+#include "core/util/text.hpp"
+
 namespace kw::auth {
 
 namespace {
 
-// Go's %q for the names that appear in these messages.
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
+using util::go_quote;
 
 nlohmann::json failure(int code, const std::string& reason, const std::string& message) {
   return nlohmann::json{{"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
@@ -25,11 +19,11 @@ nlohmann::json failure(int code, const std::string& reason, const std::string& m
 nlohmann::json unauthorized_status() { return failure(401, "Unauthorized", "Unauthorized"); }
 
 std::string forbidden_message(const Attributes& a) {
-  const std::string user = "User " + quoted(a.user.name) + " cannot " + a.verb;
-  if (!a.resource_request) return user + " path " + quoted(a.path);
+  const std::string user = "User " + go_quote(a.user.name) + " cannot " + a.verb;
+  if (!a.resource_request) return user + " path " + go_quote(a.path);
   const std::string resource = a.subresource.empty() ? a.resource : a.resource + "/" + a.subresource;
-  const std::string what = user + " resource " + quoted(resource) + " in API group " + quoted(a.api_group);
-  if (!a.namespace_.empty()) return what + " in the namespace " + quoted(a.namespace_);
+  const std::string what = user + " resource " + go_quote(resource) + " in API group " + go_quote(a.api_group);
+  if (!a.namespace_.empty()) return what + " in the namespace " + go_quote(a.namespace_);
   return what + " at the cluster scope";
 }
 
@@ -44,7 +38,7 @@ nlohmann::json forbidden_status(const Attributes& a, const std::string& reason) 
   } else {
     const std::string qualified = a.api_group.empty() ? a.resource : a.resource + "." + a.api_group;
     message = a.name.empty() ? qualified + " is forbidden: " + detail
-                             : qualified + " " + quoted(a.name) + " is forbidden: " + detail;
+                             : qualified + " " + go_quote(a.name) + " is forbidden: " + detail;
     if (!a.name.empty()) details["name"] = a.name;
     if (!a.api_group.empty()) details["group"] = a.api_group;
     details["kind"] = a.resource;

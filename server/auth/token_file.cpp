@@ -33,7 +33,7 @@ Result<TokenEntry> parse_line(std::string_view line) {
   const auto& f = *fields;
   if (f[0].empty()) return fail("the token is empty");
   if (f[1].empty()) return fail("the user name is empty");
-  TokenEntry entry{.token = f[0], .user = UserInfo{.name = f[1], .groups = {}, .uid = f[2]}};
+  TokenEntry entry{.token = f[0], .user = UserInfo{.name = f[1], .groups = {}, .uid = f[2], .extra = {}}};
   if (f.size() >= 4) entry.user.groups = split_groups(f[3]);
   return entry;
 }

@@ -1,5 +1,6 @@
 #pragma once
 // Who made a request, as authentication found it (kube's user.Info).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ struct UserInfo {
   std::string name;
   std::vector<std::string> groups;
   std::string uid;
+  std::map<std::string, std::vector<std::string>> extra;  // e.g. scopes, from impersonation
 
   bool in_group(const std::string& group) const {
     for (const auto& mine : groups) {

@@ -2,12 +2,15 @@
 
 #include <sstream>
 
+#include "core/api/selector.hpp"
+#include "server/auth/impersonation.hpp"
 #include "server/auth/status.hpp"
 #include "server/http/discovery.hpp"
 #include "server/http/handlers/handlers.hpp"
 #include "server/http/openapi.hpp"
 #include "server/http/request_info.hpp"
 #include "server/http/respond.hpp"
+#include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::http {
@@ -72,7 +75,7 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
   const auto query = parse_query(request.query);
   const RequestInfo info = parse_request_info(request.method, request.path, query);
   auth::UserInfo user;
-  if (refuse_unauthorized(request, info, *stream, user)) return;
+  if (refuse_unauthorized(request, info, query, *stream, user)) return;
   const std::string& path = request.path;
   if (path == "/healthz" || path == "/livez" || path == "/readyz" || path.starts_with("/healthz/") ||
       path.starts_with("/livez/") || path.starts_with("/readyz/")) {
@@ -95,11 +98,37 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
   send_error(*stream, handlers::resource_not_found());
 }
 
+namespace {
+
+// What authorization is asked about a request, as kube's RequestInfoFactory reads it: a
+// namespace names itself as its namespace (/api/v1/namespaces/team is in namespace "team"),
+// and a list or watch pinned to one name by fieldSelector=metadata.name=NAME is about NAME.
+auth::Attributes authorization_attributes(const auth::UserInfo& user, const net::Request& request,
+                                          const RequestInfo& info, const std::map<std::string, std::string>& query) {
+  if (!info.is_resource_request) return auth::non_resource_attributes(user, request.method, request.path);
+  std::string ns = info.namespace_;
+  if (info.api_prefix == "api" && info.resource == "namespaces" && !info.name.empty()) ns = info.name;
+  std::string name = info.name;
+  if (name.empty() && (info.verb == "list" || info.verb == "watch")) {
+    if (const auto selector = query.find("fieldSelector"); selector != query.end())
+      if (auto parsed = api::FieldSelector::parse(selector->second))
+        for (const auto& requirement : parsed->requirements())
+          if (requirement.field == "metadata.name" && requirement.op == api::FieldOperator::equals &&
+              kinds::path_segment_errors(requirement.value).empty())
+            name = requirement.value;
+  }
+  return auth::resource_attributes(user, info.verb, std::move(ns), info.group, info.resource, info.subresource,
+                                   std::move(name), request.path);
+}
+
+}  // namespace
+
 bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestInfo& info,
-                                    net::ResponseStream& stream, auth::UserInfo& who) {
+                                    const std::map<std::string, std::string>& query, net::ResponseStream& stream,
+                                    auth::UserInfo& who) {
   if (!m_options.authenticator) {
     // The loopback insecure port trusts every request, as kube-apiserver's did.
-    who = auth::UserInfo{.name = "system:unsecured", .groups = {auth::k_group_masters, auth::k_group_authenticated}, .uid = {}};
+    who = auth::UserInfo{.name = "system:unsecured", .groups = {auth::k_group_masters, auth::k_group_authenticated}, .uid = {}, .extra = {}};
     return false;
   }
   auto user = m_options.authenticator->authenticate(request);
@@ -109,11 +138,14 @@ bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestIn
   }
   who = *user;
   if (!m_options.authorizer) return false;
-  const auto attributes =
-      info.is_resource_request
-          ? auth::resource_attributes(*user, info.verb, info.namespace_, info.group, info.resource, info.subresource,
-                                      info.name, request.path)
-          : auth::non_resource_attributes(*user, request.method, request.path);
+  // Impersonation headers: act as the user they name, once the requester may.
+  auto acting = auth::impersonate(who, request.headers, *m_options.authorizer);
+  if (!acting) {
+    send_json(stream, acting.error().value("code", 500), acting.error());
+    return true;
+  }
+  if (*acting) who = std::move(**acting);
+  const auto attributes = authorization_attributes(who, request, info, query);
   const auto decision = m_options.authorizer->authorize(attributes);
   if (decision.allowed) return false;
   send_json(stream, 403, auth::forbidden_status(attributes, decision.reason));

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -43,7 +44,8 @@ class ApiServer {
   void handle_metrics(net::ResponseStream& stream);
   // 401/403 answered (true) or the request may go on;
   // `user` is who made the request.
-  bool refuse_unauthorized(const net::Request& request, const struct RequestInfo& info, net::ResponseStream& stream,
+  bool refuse_unauthorized(const net::Request& request, const struct RequestInfo& info,
+                           const std::map<std::string, std::string>& query, net::ResponseStream& stream,
                            auth::UserInfo& user);
 
   registry::Registry& m_registry;

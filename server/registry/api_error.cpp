@@ -41,8 +41,12 @@ std::string causes_summary(const nlohmann::json& causes) {
 
 ApiError invalid(const std::string& group, const std::string& kind, const std::string& name,
                  nlohmann::json causes, const std::string& summary) {
-  nlohmann::json details = {{"name", name}, {"kind", kind}, {"causes", std::move(causes)}};
+  // StatusDetails' name, group and kind are omitted when empty (an access review's 422
+  // names neither kind nor object).
+  nlohmann::json details = {{"causes", std::move(causes)}};
+  if (!name.empty()) details["name"] = name;
   if (!group.empty()) details["group"] = group;
+  if (!kind.empty()) details["kind"] = kind;
   const std::string what = group.empty() ? kind : kind + "." + group;
   return ApiError{422, "Invalid", what + " \"" + name + "\" is invalid: " + summary, std::move(details)};
 }

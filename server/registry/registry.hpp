@@ -17,6 +17,7 @@
 #include "core/codec/protobuf.hpp"
 #include "server/cache/watcher.hpp"
 #include "server/crd/definition.hpp"
+#include "server/registry/admission.hpp"
 #include "server/registry/api_error.hpp"
 #include "server/registry/delayed_tasks.hpp"
 #include "server/registry/service_allocator.hpp"
@@ -103,6 +104,9 @@ class Registry {
   // Starts a watch cache per resource, creates the default namespaces and serves the
   // CustomResourceDefinitions found in storage.
   storage::Result<void> start();
+  // A check every create and update must pass (admission.hpp). Not thread-safe: add checks
+  // before serving.
+  void add_admission_check(AdmissionCheck check);
   bool ready() const;
   // Whether the store answers (etcd's health, or the embedded store's).
   storage::Result<void> storage_health();
@@ -240,7 +244,11 @@ class Registry {
   std::map<std::string, std::shared_ptr<const crd::Definition>> m_definitions;  // by CRD name
   mutable std::mutex m_caches_mutex;  // guards m_caches (the caches themselves are thread-safe)
   std::map<std::string, std::shared_ptr<cache::WatchCache>> m_caches;  // by cache_key(info)
+  // What the admission checks say about a write about to be stored.
+  ApiResult<void> admit(const AdmissionRequest& request) const;
+
   std::unique_ptr<ServiceAllocator> m_services;  // made by start()
+  std::vector<AdmissionCheck> m_admission_checks;
   // Background work (namespace cleanup). Declared last: stopped before anything it uses.
   std::unique_ptr<DelayedTasks> m_tasks;
 };

@@ -68,8 +68,10 @@ bool WriteContext::begin(const ResourceRequest& r, const Offers& offers) {
   format = std::move(*negotiated);
   registry::WriteOptions& write = options;
   write.subresource = r.info.subresource;
-  if (!r.user.name.empty())
+  if (!r.user.name.empty()) {
     write.requester = {{"username", r.user.name}, {"uid", r.user.uid}, {"groups", r.user.groups}};
+    if (!r.user.extra.empty()) write.requester["extra"] = r.user.extra;
+  }
   const auto dry_run = r.param("dryRun");
   if (!dry_run.empty() && dry_run != "All") {
     r.fail(registry::bad_request("dryRun: Unsupported value: \"" + dry_run + "\": supported values: \"All\""));

@@ -8,6 +8,7 @@ namespace kw::http::handlers {
 namespace {
 
 using nlohmann::json;
+using registry::ApiResult;
 
 // The user a review names: spec.user, spec.groups, spec.uid and spec.extra.
 auth::UserInfo user_of_spec(const json& spec) {
@@ -17,6 +18,11 @@ auth::UserInfo user_of_spec(const json& spec) {
   if (const auto groups = spec.find("groups"); groups != spec.end() && groups->is_array())
     for (const auto& group : *groups)
       if (group.is_string()) user.groups.push_back(group.get<std::string>());
+  if (const auto extra = spec.find("extra"); extra != spec.end() && extra->is_object())
+    for (const auto& [key, values] : extra->items())
+      if (values.is_array())
+        for (const auto& value : values)
+          if (value.is_string()) user.extra[key].push_back(value.get<std::string>());
   return user;
 }
 
@@ -24,6 +30,7 @@ json user_info_json(const auth::UserInfo& user) {
   json out = {{"username", user.name}};
   if (!user.uid.empty()) out["uid"] = user.uid;
   if (!user.groups.empty()) out["groups"] = user.groups;
+  if (!user.extra.empty()) out["extra"] = user.extra;
   return out;
 }
 
@@ -42,7 +49,7 @@ auth::Attributes attributes_of(const json& spec, auth::UserInfo user) {
 
 json access_status(const ResourceRequest& r, const auth::Attributes& attributes) {
   if (r.authorizer == nullptr) return {{"allowed", true}};
-  const auto decision = r.authorizer->authorize(attributes);
+  const auto decision = r.authorizer->authorize(attributes, true);
   json status = {{"allowed", decision.allowed}};
   if (!decision.reason.empty()) status["reason"] = decision.reason;
   return status;
@@ -59,18 +66,30 @@ json token_review_status(const ResourceRequest& r, const json& spec) {
   return status;
 }
 
-// Without rule listing in the configured modes, a rules review can only say so, unless the
-// user may do everything.
-json rules_review_status(const ResourceRequest& r) {
-  const bool everything = r.authorizer == nullptr || r.user.in_group(auth::k_group_masters);
-  if (everything)
-    return {{"resourceRules", json::array({{{"verbs", {"*"}}, {"apiGroups", {"*"}}, {"resources", {"*"}}}})},
-            {"nonResourceRules", json::array({{{"verbs", {"*"}}, {"nonResourceURLs", {"*"}}}})},
-            {"incomplete", false}};
-  return {{"resourceRules", json::array()},
-          {"nonResourceRules", json::array()},
-          {"incomplete", true},
-          {"evaluationError", "the configured authorization modes cannot list the rules of a user"}};
+// What the authorization modes would let the requester do in spec.namespace (kube's union
+// RulesFor); without an authorizer (the trusted local port) everything.
+ApiResult<json> rules_review_status(const ResourceRequest& r, const json& spec) {
+  const std::string ns = spec.value("namespace", std::string());
+  if (ns.empty()) return std::unexpected(registry::bad_request("no namespace on request"));
+  const auth::RuleSet all = r.authorizer != nullptr
+                                ? r.authorizer->rules_for(r.user, ns)
+                                : auth::RuleSet{.rules = auth::all_rules(), .incomplete = false, .errors = {}};
+  json resource_rules = json::array();
+  json non_resource_rules = json::array();
+  for (const auto& rule : all.rules) {
+    if (!rule.resources.empty()) {
+      json one = rule.to_json();
+      one.erase("nonResourceURLs");
+      resource_rules.push_back(std::move(one));
+    }
+    if (!rule.non_resource_urls.empty())
+      non_resource_rules.push_back({{"verbs", rule.verbs}, {"nonResourceURLs", rule.non_resource_urls}});
+  }
+  json status = {{"resourceRules", std::move(resource_rules)},
+                 {"nonResourceRules", std::move(non_resource_rules)},
+                 {"incomplete", all.incomplete}};
+  if (!all.errors.empty()) status["evaluationError"] = auth::aggregate_errors(all.errors);
+  return status;
 }
 
 }  // namespace
@@ -95,7 +114,12 @@ void review(const ResourceRequest& r) {
     case kinds::Review::subject_access:
       (*object)["status"] = access_status(r, attributes_of(spec, user_of_spec(spec)));
       break;
-    case kinds::Review::self_subject_rules: (*object)["status"] = rules_review_status(r); break;
+    case kinds::Review::self_subject_rules: {
+      auto status = rules_review_status(r, spec);
+      if (!status) return r.fail(status.error());
+      (*object)["status"] = std::move(*status);
+      break;
+    }
     case kinds::Review::none: break;
   }
   reply(r, write.format, 201, std::move(*object), write.warnings);

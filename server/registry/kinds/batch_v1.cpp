@@ -134,23 +134,6 @@ void validate_job_update(const json& job, const json& old, Causes& causes) {
 
 // ---- CronJob ----------------------------------------------------------------------------------
 
-// Go's strconv/time quoting of a value inside an error message.
-std::string go_quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c < 0x20 || c >= 0x7f) {
-      static constexpr char k_hex[] = "0123456789abcdef";
-      out += "\\x";
-      out += k_hex[c >> 4];
-      out += k_hex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
 std::vector<std::string> split_fields(std::string_view s) {  // strings.Fields
   std::vector<std::string> out;
   std::size_t i = 0;
@@ -186,7 +169,7 @@ std::optional<std::string> load_location_error(const std::string& name) {
 
 // Go's time.ParseDuration: the error, or nothing when `s` is a duration.
 std::optional<std::string> parse_duration_error(std::string_view orig) {
-  const std::string invalid = "time: invalid duration " + go_quote(orig);
+  const std::string invalid = "time: invalid duration " + util::go_quote(orig);
   std::string_view s = orig;
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
   if (s == "0") return std::nullopt;
@@ -213,11 +196,11 @@ std::optional<std::string> parse_duration_error(std::string_view orig) {
     s.remove_prefix(i);
     std::size_t unit_end = 0;
     while (unit_end < s.size() && !(s[unit_end] == '.' || digit(s[unit_end]))) ++unit_end;
-    if (unit_end == 0) return "time: missing unit in duration " + go_quote(orig);
+    if (unit_end == 0) return "time: missing unit in duration " + util::go_quote(orig);
     const std::string_view unit = s.substr(0, unit_end);
     s.remove_prefix(unit_end);
     const auto found = std::find_if(std::begin(k_units), std::end(k_units), [&](const auto& u) { return u.first == unit; });
-    if (found == std::end(k_units)) return "time: unknown unit " + go_quote(unit) + " in duration " + go_quote(orig);
+    if (found == std::end(k_units)) return "time: unknown unit " + util::go_quote(unit) + " in duration " + util::go_quote(orig);
     total += value * found->second;
     if (total > static_cast<long double>(std::numeric_limits<std::int64_t>::max())) return invalid;
   }
@@ -253,7 +236,7 @@ std::expected<unsigned long long, std::string> cron_int(std::string_view expr) {
     negative = digits[0] == '-';
     digits.remove_prefix(1);
   }
-  const std::string prefix = "failed to parse int from " + std::string(expr) + ": strconv.Atoi: parsing " + go_quote(expr);
+  const std::string prefix = "failed to parse int from " + std::string(expr) + ": strconv.Atoi: parsing " + util::go_quote(expr);
   if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return std::unexpected(prefix + ": invalid syntax");
   unsigned long long value = 0;

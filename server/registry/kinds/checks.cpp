@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/api/print_support.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::kinds {
 
@@ -134,7 +135,7 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
 
 // ---- Go's rendering of values in field errors --------------------------------------------------
 
-std::string go_quoted(const json& value) { return json(str(value)).dump(); }
+std::string go_quoted(const json& value) { return util::go_quote(str(value)); }
 
 std::string go_slice(const json& list, std::string_view type) {
   if (!list.is_array()) return "[]" + std::string(type) + "(nil)";

@@ -24,7 +24,7 @@ constexpr const char* k_policy = R"(# kube-apiserver ABAC policies, one per line
 )";
 
 UserInfo user(std::string name, std::vector<std::string> groups = {"system:authenticated"}) {
-  return UserInfo{.name = std::move(name), .groups = std::move(groups), .uid = {}};
+  return UserInfo{.name = std::move(name), .groups = std::move(groups), .uid = {}, .extra = {}};
 }
 
 UserInfo anonymous() { return user("system:anonymous", {"system:unauthenticated"}); }
@@ -45,13 +45,13 @@ struct Case {
 };
 
 Authorizer load_ok(const std::string& mode, const std::string& file) {
-  auto loaded = Authorizer::load(mode, file);
+  auto loaded = Authorizer::load({.mode = mode, .policy_file = file, .rbac = nullptr});
   REQUIRE_MESSAGE(loaded, (loaded ? "" : loaded.error().message));
   return std::move(*loaded);
 }
 
 std::string load_error(const std::string& mode, const std::string& file) {
-  auto loaded = Authorizer::load(mode, file);
+  auto loaded = Authorizer::load({.mode = mode, .policy_file = file, .rbac = nullptr});
   REQUIRE_FALSE(loaded);
   return loaded.error().message;
 }
@@ -178,7 +178,8 @@ TEST_CASE("authorizer: load errors name the file and line") {
 
   CHECK(load_error("ABAC", "").find("needs a policy file") != std::string::npos);
   CHECK(load_error("ABAC", tmp.file("missing.jsonl")).find(tmp.file("missing.jsonl")) != std::string::npos);
-  CHECK(load_error("RBAC", "").find("unknown authorization mode \"RBAC\"") != std::string::npos);
+  CHECK(load_error("RBAC", "").find("RBAC needs the server's RBAC policy") != std::string::npos);
+  CHECK(load_error("Webhook", "").find("unknown authorization mode \"Webhook\"") != std::string::npos);
   CHECK(load_error("", "").find("unknown authorization mode \"\"") != std::string::npos);
   CHECK(load_error("AlwaysAllow,AlwaysAllow", "").find("given twice") != std::string::npos);
   CHECK(load_error("AlwaysAllow", file).find("does not include ABAC") != std::string::npos);

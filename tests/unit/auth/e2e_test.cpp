@@ -55,7 +55,7 @@ struct Fixture {
         Authenticator::load({.token_auth_file = tmp.file("tokens.csv"), .client_certs = true, .anonymous = false});
     REQUIRE(loaded_authn);
     authn = std::make_shared<const Authenticator>(std::move(*loaded_authn));
-    auto loaded_authz = Authorizer::load("ABAC", tmp.file("policy.jsonl"));
+    auto loaded_authz = Authorizer::load({.mode = "ABAC", .policy_file = tmp.file("policy.jsonl"), .rbac = nullptr});
     REQUIRE(loaded_authz);
     authz = std::make_shared<const Authorizer>(std::move(*loaded_authz));
 

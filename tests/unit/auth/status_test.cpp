@@ -9,7 +9,7 @@ namespace kw::auth::test {
 
 namespace {
 
-UserInfo bob() { return UserInfo{.name = "bob", .groups = {"system:authenticated"}, .uid = {}}; }
+UserInfo bob() { return UserInfo{.name = "bob", .groups = {"system:authenticated"}, .uid = {}, .extra = {}}; }
 
 }  // namespace
 
@@ -46,7 +46,7 @@ TEST_CASE("status: 403 variants") {
   }
   SUBCASE("non-resource URL") {
     const auto a =
-        non_resource_attributes(UserInfo{.name = "system:anonymous", .groups = {}, .uid = {}}, "GET", "/metrics");
+        non_resource_attributes(UserInfo{.name = "system:anonymous", .groups = {}, .uid = {}, .extra = {}}, "GET", "/metrics");
     CHECK(forbidden_status(a) ==
           nlohmann::json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
                                 R"("message":"forbidden: User \"system:anonymous\" cannot get path \"/metrics\"",)"
@@ -59,7 +59,7 @@ TEST_CASE("status: 403 variants") {
           "namespace \"x\": no ABAC policy matched");
   }
   SUBCASE("quotes in names are escaped as Go's %q does") {
-    const auto a = non_resource_attributes(UserInfo{.name = "a\"b", .groups = {}, .uid = {}}, "POST", "/x");
+    const auto a = non_resource_attributes(UserInfo{.name = "a\"b", .groups = {}, .uid = {}, .extra = {}}, "POST", "/x");
     CHECK(forbidden_message(a) == "User \"a\\\"b\" cannot post path \"/x\"");
   }
 }
