@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@
 #include "server/auth/kubeconfig_writer.hpp"
 #include "server/auth/pki.hpp"
 #include "server/auth/rbac.hpp"
+#include "server/auth/secure_file.hpp"
+#include "server/auth/service_account.hpp"
 #include "server/control/rbac_controller.hpp"
 #include "server/http/api_server.hpp"
 #include "server/registry/registry.hpp"
@@ -51,6 +54,12 @@ struct ServeOptions {
   std::string authorization_mode = "AlwaysAllow";
   std::string authorization_policy_file;
   bool anonymous_auth = false;
+  std::vector<std::string> service_account_issuers;
+  std::string service_account_signing_key_file;  // "" = DATA/pki/sa.key, generated on first start
+  std::vector<std::string> service_account_key_files;
+  std::vector<std::string> api_audiences;
+  std::string service_account_max_token_expiration;
+  bool service_account_extend_token_expiration = true;
   int io_threads = 2;
   int worker_threads = 16;
   int watch_dispatch_threads = 1;
@@ -114,6 +123,71 @@ storage::Result<std::unique_ptr<storage::Backend>> open_backend(const ServeOptio
   storage::SqliteOptions sqlite;
   sqlite.data_dir = o.data_dir;
   return storage::open_sqlite_backend(sqlite);
+}
+
+// "90s", "30m", "24h" or a number of seconds: kube's Go duration flags in the units they take.
+std::optional<std::chrono::seconds> parse_duration(const std::string& text) {
+  if (text.empty()) return std::chrono::seconds(0);
+  std::size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::string unit = text.substr(used);
+  if (value < 0) return std::nullopt;
+  if (unit.empty() || unit == "s") return std::chrono::seconds(value);
+  if (unit == "m") return std::chrono::seconds(value * 60);
+  if (unit == "h") return std::chrono::seconds(value * 3600);
+  return std::nullopt;
+}
+
+// The ServiceAccount token issuer: the flags' keys, or a signing key of its own in the data
+// dir (generated on first start) so that tokens work out of the box.
+Result<std::shared_ptr<auth::ServiceAccountTokens>> load_service_accounts(const ServeOptions& o) {
+  auth::ServiceAccountConfig config;
+  config.issuers = o.service_account_issuers;
+  if (config.issuers.empty()) config.issuers.push_back("https://kubernetes.default.svc.cluster.local");
+  config.signing_key_file = o.service_account_signing_key_file;
+  if (config.signing_key_file.empty()) {
+    const std::string dir = o.data_dir + "/pki";
+    config.signing_key_file = dir + "/sa.key";
+    if (!std::filesystem::exists(config.signing_key_file)) {
+      if (auto made = auth::ensure_private_dir(dir, 0700); !made) return std::unexpected(made.error());
+      if (auto generated = auth::SigningKey::generate(config.signing_key_file); !generated)
+        return std::unexpected(generated.error());
+    }
+  }
+  config.key_files = o.service_account_key_files;
+  if (!config.key_files.empty() && std::ranges::find(config.key_files, config.signing_key_file) == config.key_files.end() &&
+      o.service_account_signing_key_file.empty())
+    config.key_files.push_back(config.signing_key_file);
+  for (const auto& audiences : o.api_audiences)
+    for (const auto& one : split_commas(audiences)) config.api_audiences.push_back(one);
+  const auto max = parse_duration(o.service_account_max_token_expiration);
+  if (!max) return fail("--service-account-max-token-expiration: \"" + o.service_account_max_token_expiration +
+                        "\" is not a duration (such as 3600, 90m or 24h)");
+  config.max_expiration = *max;
+  config.extend_expiration = o.service_account_extend_token_expiration;
+  auto tokens = auth::ServiceAccountTokens::load(config);
+  if (!tokens) return fail("service account tokens: " + tokens.error().message);
+  return *tokens;
+}
+
+// What ServiceAccount token checks read: the cached object, else storage (a Pod created a
+// moment ago may not be in the cache yet).
+auth::ObjectLookup stored_object_lookup(registry::Registry& registry) {
+  return [&registry](std::string_view plural, const std::string& ns,
+                     const std::string& name) -> std::optional<nlohmann::json> {
+    const auto table = registry.resources();
+    const auto* info = table->find_plural("", "v1", std::string(plural));
+    if (info == nullptr) return std::nullopt;
+    auto found = registry.get(*info, ns, name, "0");
+    if (!found && found.error().code == 404) found = registry.get(*info, ns, name, "");
+    if (!found) return std::nullopt;
+    return std::move(*found);
+  };
 }
 
 // Blocks SIGINT/SIGTERM in every thread (started after this) and waits for one.
@@ -198,8 +272,17 @@ int run_serve(const ServeOptions& o) {
   // server turns huge pages off for the rest of its life.
   ::prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 
-  // 1. Who may do what: client certificates and tokens, then the authorization mode.
-  auto authenticator = auth::Authenticator::load({o.token_auth_file, true, o.anonymous_auth});
+  // 1. Who may do what: client certificates, token file and ServiceAccount tokens, then the
+  //    authorization mode.
+  auto service_accounts = load_service_accounts(o);
+  if (!service_accounts) {
+    std::cerr << "kw serve: " << service_accounts.error().message << "\n";
+    return 1;
+  }
+  auto authenticator = auth::Authenticator::load({.token_auth_file = o.token_auth_file,
+                                                  .client_certs = true,
+                                                  .anonymous = o.anonymous_auth,
+                                                  .service_accounts = *service_accounts});
   if (!authenticator) {
     std::cerr << "kw serve: " << authenticator.error().message << "\n";
     return 1;
@@ -253,8 +336,11 @@ int run_serve(const ServeOptions& o) {
   registry.add_admission_check(control::rbac_escalation_check(rbac_policy, *authorizer));
   // 4. The listeners: TLS on the secure port (authenticated), cleartext on loopback (trusted).
   std::vector<std::unique_ptr<net::HttpServer>> servers;
-  http::ApiServer secure_api(registry, {.authenticator = &*authenticator, .authorizer = &*authorizer});
-  http::ApiServer local_api(registry, {});
+  (*service_accounts)->set_lookup(stored_object_lookup(registry));
+  http::ApiServer secure_api(registry, {.authenticator = &*authenticator,
+                                        .authorizer = &*authorizer,
+                                        .service_accounts = service_accounts->get()});
+  http::ApiServer local_api(registry, {.service_accounts = service_accounts->get()});
   auto handler_for = [](http::ApiServer& api) {
     return [&api](net::Request request, std::shared_ptr<net::ResponseStream> stream) {
       api.handle(std::move(request), std::move(stream));
@@ -331,6 +417,21 @@ void add_serve_command(CLI::App& app, int* exit_code) {
                     "RBAC, ABAC, AlwaysAllow or AlwaysDeny (comma-separated, tried in order)")->capture_default_str();
   serve->add_option("--authorization-policy-file", options->authorization_policy_file, "ABAC policy (JSON lines)");
   serve->add_flag("--anonymous-auth", options->anonymous_auth, "serve requests without credentials as system:anonymous");
+  serve->add_option("--service-account-issuer", options->service_account_issuers,
+                    "iss of ServiceAccount tokens (repeatable; the first is written into new tokens; default "
+                    "https://kubernetes.default.svc.cluster.local)");
+  serve->add_option("--service-account-signing-key-file", options->service_account_signing_key_file,
+                    "private key (RSA or ECDSA PEM) that signs ServiceAccount tokens (default: DATA_DIR/pki/sa.key, "
+                    "generated)");
+  serve->add_option("--service-account-key-file", options->service_account_key_files,
+                    "PEM public keys, certificates or private keys that verify ServiceAccount tokens (repeatable)");
+  serve->add_option("--api-audiences", options->api_audiences,
+                    "audiences of this API (comma-separated; default: the issuers)");
+  serve->add_option("--service-account-max-token-expiration", options->service_account_max_token_expiration,
+                    "longest lifetime a TokenRequest gets (3600, 90m, 24h; default: no cap)");
+  serve->add_option("--service-account-extend-token-expiration", options->service_account_extend_token_expiration,
+                    "a Pod's token asked for 3607 s lives a year and counts as stale after 3607 s")
+      ->capture_default_str();
   serve->add_option("--etcd-compaction-interval", options->compaction_interval_seconds,
                     "seconds between storage compactions (0 = never)")->capture_default_str();
   serve->add_option("--io-threads", options->io_threads, "network threads")->capture_default_str();

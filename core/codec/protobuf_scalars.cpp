@@ -5,10 +5,11 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/util/base64.hpp"
+
 namespace kw::codec::scalars {
 namespace {
 
-constexpr std::string_view k_base64_alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 constexpr std::int64_t k_seconds_per_day = 86400;
 
 int base64_value(char c) {
@@ -89,29 +90,7 @@ std::string format_fraction(std::uint64_t value, int precision) {
 
 }  // namespace
 
-std::string base64_encode(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const auto n = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                   static_cast<unsigned char>(bytes[i + 2]);
-    out += k_base64_alphabet[(n >> 18) & 63];
-    out += k_base64_alphabet[(n >> 12) & 63];
-    out += k_base64_alphabet[(n >> 6) & 63];
-    out += k_base64_alphabet[n & 63];
-  }
-  const std::size_t rest = bytes.size() - i;
-  if (rest > 0) {
-    unsigned n = static_cast<unsigned char>(bytes[i]) << 16;
-    if (rest == 2) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-    out += k_base64_alphabet[(n >> 18) & 63];
-    out += k_base64_alphabet[(n >> 12) & 63];
-    out += rest == 2 ? k_base64_alphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
+std::string base64_encode(std::string_view bytes) { return util::base64_encode(bytes); }
 
 kw::Result<std::string> base64_decode(std::string_view text) {
   if (text.size() % 4 != 0) return kw::fail("invalid base64: length " + std::to_string(text.size()) + " is not a multiple of 4");

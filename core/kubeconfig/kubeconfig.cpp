@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/codec/yaml.hpp"
+#include "core/util/base64.hpp"
 
 namespace kw::kubeconfig {
 
@@ -290,24 +291,6 @@ Result<std::string> base64_decode(std::string_view text) {
   return out;
 }
 
-std::string base64_encode(std::string_view bytes) {
-  static constexpr char k_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                       static_cast<unsigned char>(bytes[i + 2]);
-    for (int shift : {18, 12, 6, 0}) out.push_back(k_alphabet[(n >> shift) & 63]);
-  }
-  if (i < bytes.size()) {
-    unsigned n = static_cast<unsigned char>(bytes[i]) << 16;
-    if (i + 1 < bytes.size()) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-    out.push_back(k_alphabet[(n >> 18) & 63]);
-    out.push_back(k_alphabet[(n >> 12) & 63]);
-    out.push_back(i + 1 < bytes.size() ? k_alphabet[(n >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
+std::string base64_encode(std::string_view bytes) { return util::base64_encode(bytes); }
 
 }  // namespace kw::kubeconfig

@@ -6,8 +6,10 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
+#include "core/util/base64.hpp"
 #include "core/util/text.hpp"
 #include "server/auth/secure_file.hpp"
+#include "server/auth/service_account.hpp"
 #include "server/auth/token_file.hpp"
 
 namespace kw::auth {
@@ -35,35 +37,6 @@ std::string_view trim_spaces(std::string_view text) {
   return text;
 }
 
-// RFC 4648 section 5 without padding; nullopt on any other character or a dangling bit group.
-std::optional<std::string> base64url_decode(std::string_view text) {
-  std::string out;
-  unsigned value = 0;
-  int bits = 0;
-  for (const char c : text) {
-    int digit = -1;
-    if (c >= 'A' && c <= 'Z')
-      digit = c - 'A';
-    else if (c >= 'a' && c <= 'z')
-      digit = c - 'a' + 26;
-    else if (c >= '0' && c <= '9')
-      digit = c - '0' + 52;
-    else if (c == '-')
-      digit = 62;
-    else if (c == '_')
-      digit = 63;
-    if (digit < 0) return std::nullopt;
-    value = (value << 6) | static_cast<unsigned>(digit);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((value >> bits) & 0xFF));
-    }
-  }
-  if (bits >= 6) return std::nullopt;
-  return out;
-}
-
 constexpr std::string_view k_websocket_token_prefix = "base64url.bearer.authorization.k8s.io.";
 
 }  // namespace
@@ -75,7 +48,7 @@ std::optional<std::string> websocket_protocol_token(const std::string& protocols
     const std::string_view entry = trim_spaces(rest.substr(0, comma));
     rest.remove_prefix(std::min(comma + 1, rest.size()));
     if (!entry.starts_with(k_websocket_token_prefix)) continue;
-    auto token = base64url_decode(entry.substr(k_websocket_token_prefix.size()));
+    auto token = util::base64url_decode(entry.substr(k_websocket_token_prefix.size()));
     if (!token || token->empty() || token->find_first_of(" \t\r\n") != std::string::npos) return std::string();
     return token;
   }
@@ -116,10 +89,30 @@ std::optional<UserInfo> Authenticator::from_token(const std::string& token) cons
   return found->user;
 }
 
-std::optional<UserInfo> Authenticator::authenticate_token(const std::string& token) const {
-  auto user = from_token(token);
-  if (!user) return std::nullopt;
-  return with_authenticated_group(std::move(*user));
+TokenReviewResult Authenticator::authenticate_token(const std::string& token,
+                                                     const std::vector<std::string>& audiences) const {
+  TokenReviewResult result;
+  if (auto user = from_token(token)) {
+    result.user = with_authenticated_group(std::move(*user));
+    return result;
+  }
+  // Errors as kube's bearer token authenticator words them: "invalid bearer token" alone for a
+  // token no authenticator knows, with the reason when one knew it and refused it.
+  std::vector<std::string> errors = {"invalid bearer token"};
+  if (m_config.service_accounts) {
+    TokenUser found;
+    std::string error;
+    switch (m_config.service_accounts->authenticate(token, audiences, found, error)) {
+      case ServiceAccountTokens::Outcome::valid:
+        result.user = with_authenticated_group(std::move(found.user));
+        result.audiences = std::move(found.audiences);
+        return result;
+      case ServiceAccountTokens::Outcome::invalid: errors.push_back(error); break;
+      case ServiceAccountTokens::Outcome::not_mine: break;
+    }
+  }
+  result.error = errors.size() == 1 ? errors[0] : "[" + errors[0] + ", " + errors[1] + "]";
+  return result;
 }
 
 std::optional<std::string> Authenticator::presented_token(const net::Request& request) {
@@ -139,12 +132,12 @@ std::optional<UserInfo> Authenticator::authenticate(const net::Request& request)
     return with_authenticated_group(
         UserInfo{.name = request.peer->common_name, .groups = request.peer->organizations, .uid = {}, .extra = {}});
   }
-  // Without a token file no authenticator claims bearer tokens, so (as in kube) they are ignored.
-  if (!m_config.token_auth_file.empty()) {
+  // Without a token file or ServiceAccount tokens no authenticator claims bearer tokens, so
+  // (as in kube) they are ignored.
+  if (!m_config.token_auth_file.empty() || m_config.service_accounts) {
     if (auto token = presented_token(request)) {
-      auto user = token->empty() ? std::nullopt : from_token(*token);
-      if (!user) return std::nullopt;
-      return with_authenticated_group(std::move(*user));
+      if (token->empty()) return std::nullopt;
+      return authenticate_token(*token).user;
     }
   }
   if (m_config.anonymous) {

@@ -1,6 +1,7 @@
 #pragma once
 // Request authentication, in kube-apiserver's order: a verified client certificate (CN is
-// the user, O the groups), then `Authorization: Bearer <token>` from the token file (for a
+// the user, O the groups), then `Authorization: Bearer <token>` from the token file or a
+// ServiceAccount token (for a
 // WebSocket request without that header: the subprotocol
 // `base64url.bearer.authorization.k8s.io.<base64url token>`, as browsers must send it), then
 // anonymous. Every authenticated user also gets the group system:authenticated.
@@ -8,6 +9,7 @@
 //   auto authn = kw::auth::Authenticator::load({.token_auth_file = path, .client_certs = true});
 //   std::optional<UserInfo> user = authn->authenticate(request);  // nullopt: answer 401
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,10 +20,21 @@
 
 namespace kw::auth {
 
+class ServiceAccountTokens;
+
 struct AuthnConfig {
-  std::string token_auth_file;  // empty: no bearer tokens are accepted
+  std::string token_auth_file;  // empty: no bearer tokens from a file
   bool client_certs = false;    // trust Request::peer (the transport verified it against the client CA)
   bool anonymous = false;       // requests with no credentials become system:anonymous
+  // ServiceAccount tokens (bound and legacy); null: none are accepted.
+  std::shared_ptr<const ServiceAccountTokens> service_accounts = nullptr;
+};
+
+// A TokenReview's answer: the user and the audiences the token is good for, or why not.
+struct TokenReviewResult {
+  std::optional<UserInfo> user;
+  std::vector<std::string> audiences;
+  std::string error;
 };
 
 class Authenticator {
@@ -35,9 +48,9 @@ class Authenticator {
   // Thread-safe (const, no state changes).
   std::optional<UserInfo> authenticate(const net::Request& request) const;
 
-  // The user of a bearer token (a TokenReview's question), with system:authenticated;
-  // nullopt when no authenticator knows the token.
-  std::optional<UserInfo> authenticate_token(const std::string& token) const;
+  // The user of a bearer token for one of `audiences` (empty: the API's), with
+  // system:authenticated: a TokenReview's question.
+  TokenReviewResult authenticate_token(const std::string& token, const std::vector<std::string>& audiences = {}) const;
 
   std::size_t token_count() const { return m_tokens.size(); }
 

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/util/base64.hpp"
+
 #include <openssl/evp.h>
 
 namespace kw::auth {
@@ -90,12 +92,6 @@ Result<void> ensure_private_dir(const std::string& dir, mode_t mode) {
   return {};
 }
 
-std::string base64_encode(const std::string& bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
+std::string base64_encode(const std::string& bytes) { return util::base64_encode(bytes); }
 
 }  // namespace kw::auth

@@ -29,16 +29,6 @@ struct NamesFree {
 };
 using NamesPtr = std::unique_ptr<GENERAL_NAMES, NamesFree>;
 
-// The oldest queued OpenSSL error as text (the queue is cleared).
-std::string openssl_error(const std::string& what) {
-  const unsigned long code = ERR_get_error();
-  ERR_clear_error();
-  if (code == 0) return what;
-  std::array<char, 256> text{};
-  ERR_error_string_n(code, text.data(), text.size());
-  return what + ": " + text.data();
-}
-
 // IP literal as network-order bytes (4 or 16), nullopt when `text` is not one.
 std::optional<std::string> ip_bytes(const std::string& text) {
   std::array<unsigned char, 16> buffer{};
@@ -148,6 +138,15 @@ Result<SubjectAltNames> classify_sans(const std::vector<std::string>& names) {
     if (std::ranges::find(out.dns, name) == out.dns.end()) out.dns.push_back(name);
   }
   return out;
+}
+
+std::string openssl_error(const std::string& what) {
+  const unsigned long code = ERR_get_error();
+  ERR_clear_error();
+  if (code == 0) return what;
+  std::array<char, 256> text{};
+  ERR_error_string_n(code, text.data(), text.size());
+  return what + ": " + text.data();
 }
 
 Result<KeyPtr> generate_key() {

@@ -41,6 +41,9 @@ struct CertSpec {
 // Rejects empty names and names with characters a DNS name cannot hold.
 Result<SubjectAltNames> classify_sans(const std::vector<std::string>& names);
 
+// `what`, followed by the oldest queued OpenSSL error (the queue is cleared).
+std::string openssl_error(const std::string& what);
+
 Result<KeyPtr> generate_key();  // ECDSA P-256
 // Issues a certificate for `key`'s public half, signed by `issuer_key`; `issuer` null = self-signed.
 Result<CertPtr> issue(const CertSpec& spec, EVP_PKEY* key, X509* issuer, EVP_PKEY* issuer_key);

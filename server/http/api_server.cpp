@@ -89,6 +89,7 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
     return;
   }
   if (path == "/version") return send_json(*stream, 200, version_info());
+  if (m_options.service_accounts != nullptr && request.method == "GET" && serve_openid(request, *stream)) return;
   if (path == "/metrics") return handle_metrics(*stream);
   if (info.is_resource_request) return handle_resource(request, info, query, stream, user);
   if (request.method == "GET" && request.path.starts_with("/openapi/") &&
@@ -150,6 +151,23 @@ bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestIn
   if (decision.allowed) return false;
   send_json(stream, 403, auth::forbidden_status(attributes, decision.reason));
   return true;
+}
+
+// The OpenID Connect discovery documents of the ServiceAccount token issuer, for relying
+// parties outside the cluster (kube's /.well-known/openid-configuration and /openid/v1/jwks).
+bool ApiServer::serve_openid(const net::Request& request, net::ResponseStream& stream) {
+  const auto* tokens = m_options.service_accounts;
+  if (request.path == "/.well-known/openid-configuration") {
+    const std::string* host = request.header("host");
+    const std::string jwks_uri = "https://" + (host ? *host : std::string("localhost")) + "/openid/v1/jwks";
+    send_json(stream, 200, tokens->openid_configuration(jwks_uri));
+    return true;
+  }
+  if (request.path == "/openid/v1/jwks") {
+    send_json(stream, 200, tokens->jwks(), "application/jwk-set+json");
+    return true;
+  }
+  return false;
 }
 
 bool ApiServer::handle_discovery(const net::Request& request, const RequestInfo& info, net::ResponseStream& stream) {
@@ -221,8 +239,8 @@ void ApiServer::handle_resource(const net::Request& request, const RequestInfo& 
   if (!resource || (!info.subresource.empty() && !resource->has_subresource(info.subresource)) ||
       (!resource->namespaced && !info.namespace_.empty()))
     return send_error(*stream, handlers::resource_not_found());
-  const handlers::ResourceRequest r{request, info,          query, *resource, stream, m_registry, user,
-                                    m_options.authenticator, m_options.authorizer};
+  const handlers::ResourceRequest r{request,    info,       query, *resource, stream, m_registry, user,
+                                    m_options.authenticator, m_options.authorizer, m_options.service_accounts};
   handlers::serve(r, {.max_queue_bytes = m_options.max_watch_queue_bytes,
                       .min_request_timeout = m_options.min_request_timeout,
                       .started = &m_watches_started});

@@ -11,6 +11,7 @@
 #include "core/net/server/http_server.hpp"
 #include "server/auth/authenticator.hpp"
 #include "server/auth/authorizer.hpp"
+#include "server/auth/service_account.hpp"
 #include "server/registry/registry.hpp"
 
 namespace kw::http {
@@ -20,6 +21,8 @@ struct ApiServerOptions {
   // insecure port); null authorizer: every authenticated request is allowed.
   const auth::Authenticator* authenticator = nullptr;
   const auth::Authorizer* authorizer = nullptr;
+  // Signs TokenRequests and serves the OpenID discovery documents (null: neither).
+  const auth::ServiceAccountTokens* service_accounts = nullptr;
   std::size_t max_watch_queue_bytes = 8 * 1024 * 1024;  // a watcher queuing more is slow
   std::chrono::seconds min_request_timeout{1800};       // watches end after 1-2x this
 };
@@ -44,6 +47,7 @@ class ApiServer {
   void handle_metrics(net::ResponseStream& stream);
   // 401/403 answered (true) or the request may go on;
   // `user` is who made the request.
+  bool serve_openid(const net::Request& request, net::ResponseStream& stream);
   bool refuse_unauthorized(const net::Request& request, const struct RequestInfo& info,
                            const std::map<std::string, std::string>& query, net::ResponseStream& stream,
                            auth::UserInfo& user);

@@ -11,7 +11,7 @@ namespace {
 // The verbs of a subresource, in both discovery forms.
 nlohmann::json subresource_verbs(const std::string& sub) {
   if (sub == "finalize") return {"update"};
-  if (sub == "binding" || sub == "eviction") return {"create"};
+  if (sub == "binding" || sub == "eviction" || sub == "token") return {"create"};
   return {"get", "patch", "update"};
 }
 
@@ -23,6 +23,7 @@ std::optional<SubresourceKind> foreign_kind(const std::string& sub) {
   if (sub == "scale") return SubresourceKind{"autoscaling", "v1", "Scale"};
   if (sub == "eviction") return SubresourceKind{"policy", "v1", "Eviction"};
   if (sub == "binding") return SubresourceKind{"", "v1", "Binding"};
+  if (sub == "token") return SubresourceKind{"authentication.k8s.io", "v1", "TokenRequest"};
   return std::nullopt;
 }
 

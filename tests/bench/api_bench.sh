@@ -2,21 +2,42 @@
 # The REST API under load: requests/s and p50/p99 latency of GET of one ConfigMap and of
 # CREATE (POST with generateName) at 1 and 64 concurrent clients (one connection each),
 # over HTTP/1.1 and HTTP/2 (TLS, ALPN, bearer token: the path a real client takes), on the
-# embedded store and on a real etcd. The load comes from h2load (nghttp2-client; --h1 for
-# HTTP/1.1); latencies are read from its per-request log. A fresh kw serve per store and run.
+# embedded store and on a real etcd, under AlwaysAllow and under RBAC authorization. The load
+# comes from h2load (nghttp2-client; --h1 for HTTP/1.1); latencies are read from its
+# per-request log. A fresh kw serve per store, authorization mode and run.
+#
+# AlwaysAllow is measured as user `bench` (in system:masters). RBAC runs kw serve with
+# --authorization-mode RBAC, loads a cluster-sized policy as `bench` (100 namespaces
+# rbac-ns-0..99, 1,000 ClusterRoles, 10,000 RoleBindings over those namespaces, one in 100 of
+# them also naming the group bench-group; last a Role and a RoleBinding in default granting
+# get/create on configmaps) and measures as `bench-rbac` (group bench-group; not in
+# system:masters, whose members bypass authorization). Before measuring it checks that
+# bench-rbac reads the ConfigMap (200) and is refused Secrets (403): a missing grant fails
+# the run instead of timing fast 403s.
 #
 #   tests/bench/api_bench.sh KW_BIN OUT_DIR [RUNS]
 # Writes OUT_DIR/api.<run>.txt with lines
-#   RESULT api.<embedded|etcd>.<h1|h2>.<get|create>.c<N>.<rps|p50_ms|p99_ms> VALUE
-# (tests/bench/summarize.py reports the medians). Environment: KW_API_STORES="embedded etcd",
-# KW_API_QUICK=1 (fewer requests). Every process started here is stopped on exit; every step
-# is bounded by `timeout` and every load run by a request count.
+#   RESULT api.<store>.<h1|h2>.<get|create>.c<N>.<rps|p50_ms|p99_ms> VALUE
+#   RESULT api.<store>.policy.<load_s|objects> VALUE  (RBAC only: seconds to POST the policy)
+# where <store> is embedded or etcd under AlwaysAllow and embedded-rbac or etcd-rbac under
+# RBAC (tests/bench/summarize.py reports the medians and RBAC / AlwaysAllow). Environment:
+# KW_API_STORES="embedded etcd", KW_API_AUTHZ="AlwaysAllow RBAC", KW_API_QUICK=1 (fewer
+# requests). Every process started here is stopped on exit; every step is bounded by
+# `timeout` and every load run by a request count.
 set -euo pipefail
 kw_bin=${1:?usage: api_bench.sh KW_BIN OUT_DIR [RUNS]}
 out=${2:?usage: api_bench.sh KW_BIN OUT_DIR [RUNS]}
 runs=${3:-3}
 python=/usr/bin/python3
 token=kw-api-bench-token
+rbac_token=kw-api-bench-rbac-token
+authz_modes=${KW_API_AUTHZ:-AlwaysAllow RBAC}
+for authz in $authz_modes; do
+  [[ $authz == AlwaysAllow || $authz == RBAC ]] || {
+    echo "api_bench.sh: KW_API_AUTHZ takes AlwaysAllow and RBAC, not $authz" >&2
+    exit 2
+  }
+done
 mkdir -p "$out"
 command -v h2load >/dev/null || { echo "api_bench.sh: h2load is missing (apt-get install nghttp2-client)" >&2; exit 1; }
 
@@ -41,7 +62,8 @@ free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kw-api-bench-XXXXXX")
 tmp_dirs+=("$work")
-echo "$token,bench,bench-uid,system:masters" >"$work/tokens.csv"
+printf '%s\n' "$token,bench,bench-uid,system:masters" "$rbac_token,bench-rbac,bench-rbac-uid,bench-group" \
+  >"$work/tokens.csv"
 printf '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"bench-","labels":{"app":"bench"}},"data":{"k":"%s"}}' \
   "$(head -c 1024 /dev/zero | tr '\0' v)" >"$work/create.json"
 sed 's/"generateName":"bench-"/"name":"bench-get"/' "$work/create.json" >"$work/get-object.json"
@@ -72,15 +94,16 @@ start_etcd() {
 
 serve_pid=""
 serve_url=""
-# start_serve STORE RUN: a fresh kw serve on a free TLS port, with the object GET reads.
+# start_serve STORE AUTHZ LABEL RUN: a fresh kw serve with --authorization-mode AUTHZ on a free
+# TLS port, with the object GET reads.
 start_serve() {
-  local store=$1 run=$2 data port ready=0 store_args=() log="$out/api-serve.$store.$run.log"
+  local store=$1 authz=$2 label=$3 run=$4 data port ready=0 store_args=() log="$out/api-serve.$3.$4.log"
   data=$(mktemp -d "${TMPDIR:-/tmp}/kw-api-bench-serve-XXXXXX")
   tmp_dirs+=("$data")
   port=$(free_port)
   [[ $store == etcd ]] && store_args=(--etcd "$etcd_endpoint" --etcd-prefix "/api-bench-$run-$RANDOM$RANDOM")
   "$kw_bin" serve --data-dir "$data" --secure-port "$port" --insecure-port 0 \
-    --token-auth-file "$work/tokens.csv" "${store_args[@]}" >>"$log" 2>&1 &
+    --token-auth-file "$work/tokens.csv" --authorization-mode "$authz" "${store_args[@]}" >>"$log" 2>&1 &
   serve_pid=$!
   pids+=("$serve_pid")
   serve_url="https://127.0.0.1:$port"
@@ -98,7 +121,124 @@ start_serve() {
     --data-binary @"$work/get-object.json" "$serve_url/api/v1/namespaces/default/configmaps"
 }
 
-# load STORE TRANSPORT VERB CLIENTS REQUESTS: one h2load run, its RESULT lines on stdout.
+# load_policy LABEL: the RBAC policy, POSTed as bench by one Python process over a few
+# keep-alive connections (sequential POSTs on each); any status but 201 fails the run. Prints
+# how long that took (and a RESULT line), then waits, bounded, until bench-rbac's grant is in
+# force and checks that it grants no more.
+load_policy() {
+  local label=$1 code="" path=/api/v1/namespaces/default/configmaps/bench-get
+  timeout 900 "$python" - "$serve_url" "$token" "$label" <<'EOF'
+import http.client, json, ssl, sys, threading, time, urllib.parse
+url, token, label = sys.argv[1], sys.argv[2], sys.argv[3]
+NAMESPACES, CLUSTER_ROLES, BINDINGS, CONNECTIONS = 100, 1000, 10000, 8
+host, port = urllib.parse.urlsplit(url).hostname, urllib.parse.urlsplit(url).port
+context = ssl._create_unverified_context()
+headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json", "Accept": "application/json"}
+RBAC_API, RBAC_GROUP = "/apis/rbac.authorization.k8s.io/v1", "rbac.authorization.k8s.io"
+VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"]
+RESOURCES = [("", "pods"), ("", "services"), ("", "secrets"), ("", "configmaps"), ("apps", "deployments"),
+             ("apps", "statefulsets"), ("batch", "jobs"), ("networking.k8s.io", "ingresses")]
+
+def cluster_role(i):
+    rules = []
+    for r in range(3):  # three rules over a varying resource and verb mix
+        group, resource = RESOURCES[(i + r) % len(RESOURCES)]
+        rules.append({"apiGroups": [group], "resources": [resource, resource + "/status"],
+                      "verbs": VERBS[:1 + (i + r) % len(VERBS)]})
+    return (f"{RBAC_API}/clusterroles",
+            {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRole",
+             "metadata": {"name": f"bench-role-{i}", "labels": {"bench": "rbac"}}, "rules": rules})
+
+def role_binding(i):
+    ns = f"rbac-ns-{i % NAMESPACES}"
+    subjects = [{"kind": "User", "apiGroup": RBAC_GROUP, "name": f"user-{i}"},
+                {"kind": "Group", "apiGroup": RBAC_GROUP, "name": f"team-{i % 50}"},
+                {"kind": "ServiceAccount", "name": f"sa-{i % 10}", "namespace": ns}]
+    if i % 100 == 0:  # bench-rbac's group is bound in each rbac-ns-N, never in default
+        subjects.append({"kind": "Group", "apiGroup": RBAC_GROUP, "name": "bench-group"})
+    return (f"{RBAC_API}/namespaces/{ns}/rolebindings",
+            {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "RoleBinding",
+             "metadata": {"name": f"bench-binding-{i}", "namespace": ns},
+             "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": f"bench-role-{i % CLUSTER_ROLES}"},
+             "subjects": subjects})
+
+failures = []
+
+def post_all(items, connections):
+    """POSTs the (path, body) items over `connections` keep-alive connections, each in turn."""
+    def worker(share):
+        conn = http.client.HTTPSConnection(host, port, context=context, timeout=30)
+        try:
+            for path, body in share:
+                if failures:
+                    return
+                conn.request("POST", path, body=json.dumps(body), headers=headers)
+                response = conn.getresponse()
+                text = response.read()
+                if response.status != 201:
+                    failures.append(f"POST {path} ({body['metadata']['name']}): {response.status} "
+                                    f"{text[:300].decode(errors='replace')}")
+                    return
+        except Exception as e:  # a dropped connection or a timeout fails the load as well
+            failures.append(f"{type(e).__name__}: {e}")
+        finally:
+            conn.close()
+    threads = [threading.Thread(target=worker, args=(items[k::connections],)) for k in range(connections)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failures:
+        print(f"api_bench.sh: {label}: loading the RBAC policy failed ({len(failures)} error(s)); the first: "
+              f"{failures[0]}", file=sys.stderr)
+        sys.exit(1)
+    return len(items)
+
+start = time.monotonic()
+count = post_all([("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                          "metadata": {"name": f"rbac-ns-{n}"}}) for n in range(NAMESPACES)],
+                 CONNECTIONS)
+count += post_all([cluster_role(i) for i in range(CLUSTER_ROLES)], CONNECTIONS)
+count += post_all([role_binding(i) for i in range(BINDINGS)], CONNECTIONS)
+# Last, the one grant the measurement needs.
+count += post_all([(f"{RBAC_API}/namespaces/default/roles",
+                    {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "Role",
+                     "metadata": {"name": "bench-configmaps", "namespace": "default"},
+                     "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "create"]}]})], 1)
+count += post_all([(f"{RBAC_API}/namespaces/default/rolebindings",
+                    {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "RoleBinding",
+                     "metadata": {"name": "bench-rbac", "namespace": "default"},
+                     "roleRef": {"apiGroup": RBAC_GROUP, "kind": "Role", "name": "bench-configmaps"},
+                     "subjects": [{"kind": "User", "apiGroup": RBAC_GROUP, "name": "bench-rbac"}]})], 1)
+seconds = time.monotonic() - start
+print(f"# {label}: RBAC policy of {count:,} objects ({NAMESPACES} Namespaces, {CLUSTER_ROLES:,} ClusterRoles, "
+      f"{BINDINGS:,} RoleBindings, a Role and a RoleBinding in default) loaded in {seconds:.2f} s "
+      f"({count / seconds:,.0f} POSTs/s over {CONNECTIONS} connections)")
+print(f"RESULT api.{label}.policy.load_s {seconds:.3f}")
+print(f"RESULT api.{label}.policy.objects {count}")
+EOF
+  # The authorizer follows the bindings through the watch caches: wait for the grant.
+  for _ in $(seq 100); do
+    code=$(timeout 10 curl -ks -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $rbac_token" \
+      "$serve_url$path" || true)
+    [[ $code == 200 ]] && break
+    sleep 0.1
+  done
+  if [[ $code != 200 ]]; then
+    echo "api_bench.sh: $label: bench-rbac's GET of $path answers $code, not 200, after the policy load" >&2
+    exit 1
+  fi
+  code=$(timeout 10 curl -ks -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $rbac_token" \
+    "$serve_url/api/v1/namespaces/default/secrets" || true)
+  if [[ $code != 403 ]]; then
+    echo "api_bench.sh: $label: bench-rbac's LIST of secrets answers $code, not 403: RBAC is not in force" >&2
+    exit 1
+  fi
+}
+
+# load STORE TRANSPORT VERB CLIENTS REQUESTS: one h2load run with the token $bearer, its RESULT
+# lines on stdout.
+bearer=$token
 load() {
   local store=$1 transport=$2 verb=$3 clients=$4 requests=$5 args=() name summary
   name="api.$store.$transport.$verb.c$clients"
@@ -110,7 +250,7 @@ load() {
     path=$path/bench-get
   fi
   rm -f "$work/requests.log"
-  summary=$(timeout 300 h2load -n "$requests" -c "$clients" -m 1 -t 1 -H "authorization: Bearer $token" \
+  summary=$(timeout 300 h2load -n "$requests" -c "$clients" -m 1 -t 1 -H "authorization: Bearer $bearer" \
     -H 'accept: application/json' "${args[@]}" --log-file="$work/requests.log" "$serve_url$path" 2>&1) || {
     echo "api_bench.sh: h2load failed for $name:" >&2
     echo "$summary" >&2
@@ -160,14 +300,24 @@ clients=(1 64)
 for store in ${KW_API_STORES:-embedded etcd}; do
   [[ $store == etcd && -z $etcd_endpoint ]] && start_etcd
   for run in $(seq "$runs"); do
-    echo "== API on $store, run $run/$runs"
-    start_serve "$store" "$run"
-    for transport in h1 h2; do
-      for i in 0 1; do
-        load "$store" "$transport" get "${clients[$i]}" "${get_n[$i]}" | tee -a "$out/api.$run.txt"
-        load "$store" "$transport" create "${clients[$i]}" "${create_n[$i]}" | tee -a "$out/api.$run.txt"
+    # Every authorization mode in each run, one after the other, so that they share its conditions.
+    for authz in $authz_modes; do
+      label=$store
+      [[ $authz == RBAC ]] && label=$store-rbac
+      echo "== API on $store, $authz, run $run/$runs"
+      start_serve "$store" "$authz" "$label" "$run"
+      bearer=$token
+      if [[ $authz == RBAC ]]; then
+        load_policy "$label" | tee -a "$out/api.$run.txt"
+        bearer=$rbac_token
+      fi
+      for transport in h1 h2; do
+        for i in 0 1; do
+          load "$label" "$transport" get "${clients[$i]}" "${get_n[$i]}" | tee -a "$out/api.$run.txt"
+          load "$label" "$transport" create "${clients[$i]}" "${create_n[$i]}" | tee -a "$out/api.$run.txt"
+        done
       done
+      stop_pid "$serve_pid"
     done
-    stop_pid "$serve_pid"
   done
 done

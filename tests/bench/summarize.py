@@ -160,8 +160,13 @@ def client_section(out, lines):
     lines += ["", "Targets: at least 10x kubectl's events/s, start-up under 10 ms.", ""]
 
 
+API_STORES, API_TRANSPORTS, API_VERBS, API_CLIENTS = ("embedded", "etcd"), ("h1", "h2"), ("get", "create"), (1, 64)
+API_AUTHZ = (("", "AlwaysAllow"), ("-rbac", "RBAC"))
+
+
 def api_section(out, lines):
-    """tests/bench/api_bench.sh: RESULT api.<store>.<transport>.<verb>.c<N>.<metric>."""
+    """tests/bench/api_bench.sh: RESULT api.<store>.<transport>.<verb>.c<N>.<metric>, <store> being
+    embedded or etcd under AlwaysAllow and embedded-rbac or etcd-rbac under RBAC."""
     paths = sorted(glob.glob(os.path.join(out, "api.*.txt")))
     if not paths:
         return
@@ -169,21 +174,53 @@ def api_section(out, lines):
     runs = len(paths)
     lines += ["## REST API (h2load, TLS + bearer token, one connection per client)", "",
               f"Median of {runs} run(s). GET: one 1 KiB ConfigMap; CREATE: POST of a 1 KiB ConfigMap "
-              "with generateName.", "",
-              "| store | transport | verb | clients | requests/s | p50 ms | p99 ms |",
-              "|---|---|---|---:|---:|---:|---:|"]
-    for store in ("embedded", "etcd"):
-        for transport in ("h1", "h2"):
-            for verb in ("get", "create"):
-                for clients in (1, 64):
-                    key = f"api.{store}.{transport}.{verb}.c{clients}"
-                    rps = median(values, key + ".rps")
-                    if rps is None:
-                        continue
-                    label = "HTTP/1.1" if transport == "h1" else "HTTP/2"
-                    lines.append(f"| {store} | {label} | {verb} | {clients} | {fmt(rps)} | "
-                                 f"{fmt(median(values, key + '.p50_ms'))} | {fmt(median(values, key + '.p99_ms'))} |")
+              "with generateName. AlwaysAllow: as a system:masters user; RBAC: as a user outside "
+              "system:masters granted get/create on configmaps in default, among 1,000 ClusterRoles and "
+              "10,000 RoleBindings.", "",
+              "| store | authorization | transport | verb | clients | requests/s | p50 ms | p99 ms |",
+              "|---|---|---|---|---:|---:|---:|---:|"]
+    both = []
+    for store in API_STORES:
+        for transport in API_TRANSPORTS:
+            for verb in API_VERBS:
+                for clients in API_CLIENTS:
+                    measured = 0
+                    for suffix, authz in API_AUTHZ:
+                        key = f"api.{store}{suffix}.{transport}.{verb}.c{clients}"
+                        rps = median(values, key + ".rps")
+                        if rps is None:
+                            continue
+                        measured += 1
+                        label = "HTTP/1.1" if transport == "h1" else "HTTP/2"
+                        lines.append(f"| {store} | {authz} | {label} | {verb} | {clients} | {fmt(rps)} | "
+                                     f"{fmt(median(values, key + '.p50_ms'))} | "
+                                     f"{fmt(median(values, key + '.p99_ms'))} |")
+                    if measured == len(API_AUTHZ):
+                        both.append((store, transport, verb, clients))
     lines.append("")
+    if both:
+        lines += ["### RBAC against AlwaysAllow", "",
+                  "| store | transport | verb | clients | req/s AlwaysAllow | req/s RBAC | req/s RBAC / AlwaysAllow "
+                  "| p99 ms AlwaysAllow | p99 ms RBAC | p99 RBAC / AlwaysAllow |",
+                  "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for store, transport, verb, clients in both:
+            allow, rbac = (f"api.{store}{suffix}.{transport}.{verb}.c{clients}" for suffix, _ in API_AUTHZ)
+            r_a, r_r = median(values, allow + ".rps"), median(values, rbac + ".rps")
+            p_a, p_r = median(values, allow + ".p99_ms"), median(values, rbac + ".p99_ms")
+            label = "HTTP/1.1" if transport == "h1" else "HTTP/2"
+            lines.append(f"| {store} | {label} | {verb} | {clients} | {fmt(r_a)} | {fmt(r_r)} | {fmt(ratio(r_r, r_a))} "
+                         f"| {fmt(p_a)} | {fmt(p_r)} | {fmt(ratio(p_r, p_a))} |")
+        lines += ["", "Ratios of the medians: req/s below 1 and p99 above 1 are what RBAC costs. Both modes run "
+                  "in each run, one after the other, each on a fresh kw serve.", ""]
+    for store in API_STORES:
+        load_s = median(values, f"api.{store}-rbac.policy.load_s")
+        objects = median(values, f"api.{store}-rbac.policy.objects")
+        if load_s is not None:
+            lines.append(f"RBAC policy load on {store}: {fmt(objects)} POSTs as system:masters (Namespaces, "
+                         f"ClusterRoles, RoleBindings, the grant) in {fmt(load_s)} s (median), "
+                         f"{fmt(ratio(objects, load_s))} objects/s.")
+    if lines[-1]:
+        lines.append("")
 
 
 def main():

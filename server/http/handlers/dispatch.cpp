@@ -35,6 +35,7 @@ const Subresource k_subresources[] = {
     {"scale", {{"get", get_scale}, {"update", update_scale}, {"patch", patch_scale}}},
     {"binding", {{"create", bind}}},
     {"eviction", {{"create", evict}}},
+    {"token", {{"create", request_token}}},
     {"finalize", {{"update", update}}},
 };
 

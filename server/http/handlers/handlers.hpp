@@ -32,6 +32,9 @@ void review(const ResourceRequest& r);
 void bind(const ResourceRequest& r);
 // POST pods/{name}/eviction.
 void evict(const ResourceRequest& r);
+// serviceaccounts/{name}/token: an authentication.k8s.io/v1 TokenRequest answered with a
+// bound token for the ServiceAccount (optionally bound to a Pod or Secret).
+void request_token(const ResourceRequest& r);
 // v1 ComponentStatus (get, list): the health of the store, the scheduler and the
 // controller-manager, probed when asked.
 void get_component_status(const ResourceRequest& r);

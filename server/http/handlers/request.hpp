@@ -16,6 +16,7 @@
 #include "core/net/server/http_server.hpp"
 #include "server/auth/authenticator.hpp"
 #include "server/auth/authorizer.hpp"
+#include "server/auth/service_account.hpp"
 #include "server/auth/user_info.hpp"
 #include "server/http/request_info.hpp"
 #include "server/http/respond.hpp"
@@ -42,6 +43,8 @@ struct ResourceRequest {
   const auth::UserInfo& user;
   const auth::Authenticator* authenticator = nullptr;
   const auth::Authorizer* authorizer = nullptr;
+  // What signs and checks ServiceAccount tokens (null: serviceaccounts/token is unavailable).
+  const auth::ServiceAccountTokens* service_accounts = nullptr;
 
   // A query parameter; "" when absent.
   std::string param(const char* key) const;

@@ -57,12 +57,17 @@ json access_status(const ResourceRequest& r, const auth::Attributes& attributes)
 
 json token_review_status(const ResourceRequest& r, const json& spec) {
   const auto token = spec.value("token", std::string());
-  std::optional<auth::UserInfo> user;
-  if (r.authenticator != nullptr && !token.empty()) user = r.authenticator->authenticate_token(token);
-  if (!user) return {{"user", json::object()}, {"error", "[invalid bearer token, token lookup failed]"}};
-  json status = {{"authenticated", true}, {"user", user_info_json(*user)}};
-  if (const auto audiences = spec.find("audiences"); audiences != spec.end() && audiences->is_array())
-    status["audiences"] = *audiences;
+  std::vector<std::string> audiences;
+  if (const auto wanted = spec.find("audiences"); wanted != spec.end() && wanted->is_array())
+    for (const auto& one : *wanted)
+      if (one.is_string()) audiences.push_back(one.get<std::string>());
+  auth::TokenReviewResult result;
+  if (r.authenticator != nullptr && !token.empty()) result = r.authenticator->authenticate_token(token, audiences);
+  else result.error = "invalid bearer token";
+  if (!result.user) return {{"user", json::object()}, {"error", result.error}};
+  json status = {{"authenticated", true}, {"user", user_info_json(*result.user)}};
+  if (!result.audiences.empty()) status["audiences"] = result.audiences;
+  else if (!audiences.empty()) status["audiences"] = audiences;
   return status;
 }
 
@@ -106,7 +111,11 @@ void review(const ResourceRequest& r) {
   const json spec = object->value("spec", json::object());
   const auto* row = kinds::find_kind(r.resource.group, r.resource.version, r.resource.plural);
   switch (row ? row->review : kinds::Review::none) {
-    case kinds::Review::token: (*object)["status"] = token_review_status(r, spec); break;
+    case kinds::Review::token:
+      if (spec.value("token", std::string()).empty())
+        return r.fail(registry::bad_request("token is required for TokenReview in authentication"));
+      (*object)["status"] = token_review_status(r, spec);
+      break;
     case kinds::Review::self_subject: (*object)["status"] = {{"userInfo", user_info_json(r.user)}}; break;
     case kinds::Review::self_subject_access:
       (*object)["status"] = access_status(r, attributes_of(spec, r.user));

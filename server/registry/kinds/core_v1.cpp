@@ -1097,6 +1097,35 @@ KindSpec config_map_row() {
                    .printer = print_config_map}};
 }
 
+// ValidateSecret's checks of the well-known types: the keys each must carry (a
+// ServiceAccount token Secret names its ServiceAccount; its token comes from a controller).
+void validate_secret(const json& secret, Causes& causes) {
+  const std::string type = str(at(secret, {"type"}));
+  const json& data = at(secret, {"data"});
+  auto has = [&](const char* key) { return data.is_object() && data.contains(key); };
+  auto require = [&](const char* key) {
+    if (!has(key)) required(causes, std::string("data[") + key + "]");
+  };
+  if (type == "kubernetes.io/service-account-token") {
+    if (str(at(secret, {"metadata", "annotations", "kubernetes.io/service-account.name"})).empty())
+      required(causes, "metadata.annotations[kubernetes.io/service-account.name]");
+  } else if (type == "kubernetes.io/dockercfg") {
+    require(".dockercfg");
+  } else if (type == "kubernetes.io/dockerconfigjson") {
+    require(".dockerconfigjson");
+  } else if (type == "kubernetes.io/basic-auth") {
+    if (!has("username") && !has("password")) {
+      require("username");
+      require("password");
+    }
+  } else if (type == "kubernetes.io/ssh-auth") {
+    if (str(at(secret, {"data", "ssh-privatekey"})).empty()) required(causes, "data[ssh-privatekey]");
+  } else if (type == "kubernetes.io/tls") {
+    require("tls.crt");
+    require("tls.key");
+  }
+}
+
 KindSpec secret_row() {
   return {.info = {.version = "v1", .kind = "Secret", .plural = "secrets",
                    .columns = {name_col(),
@@ -1104,7 +1133,7 @@ KindSpec secret_row() {
                                col("Data", "string", "Data contains the secret data."), age_col()},
                    .printer = print_secret},
           .fields = {{"type", {"type"}, ""}},
-          .strategy = {.canonicalize = fold_string_data}};
+          .strategy = {.canonicalize = fold_string_data, .validate = validate_secret}};
 }
 
 KindSpec event_row() {
@@ -1152,6 +1181,7 @@ KindSpec node_row() {
 
 KindSpec service_account_row() {
   return {.info = {.version = "v1", .kind = "ServiceAccount", .plural = "serviceaccounts", .short_names = {"sa"},
+                   .subresources = {"token"},
                    .columns = {name_col(),
                                col("Secrets", "string",
                                    "Secrets is a list of the secrets in the same namespace that pods running using "

@@ -37,6 +37,32 @@ def free_port():
         return s.getsockname()[1]
 
 
+def https(url, token=None, method="GET", body=None, headers=None, ca=None, extra=(), timeout=20):
+    """(code, body text) of one request made with curl (TLS not verified unless `ca` is given)."""
+    args = ["timeout", str(timeout), "curl", "-sS", "-o", "-", "-w", "\n%{http_code}", "-X", method]
+    args += ["--cacert", ca] if ca else ["-k"]
+    if token:
+        args += ["-H", f"Authorization: Bearer {token}"]
+    for name, value in (headers or {}).items():
+        for one in value if isinstance(value, list) else [value]:
+            args += ["-H", f"{name}: {one}"]
+    if body is not None:
+        args += ["-H", "Content-Type: application/json", "--data-binary", json.dumps(body)]
+    out = subprocess.run(args + list(extra) + [url], capture_output=True, text=True)
+    text, _, code = out.stdout.rpartition("\n")
+    return int(code or 0), text
+
+
+def write_tokens(directory, tokens):
+    """A --token-auth-file in `directory` for [{token, user, uid?, groups?}]; its path."""
+    path = os.path.join(directory, "tokens.csv")
+    with open(path, "w") as f:
+        for t in tokens:
+            groups = ",".join(t.get("groups") or [])
+            f.write(f'{t["token"]},{t["user"]},{t.get("uid") or t["user"]}' + (f',"{groups}"' if groups else "") + "\n")
+    return path
+
+
 class KwServer:
     """A kw serve process; use as a context manager."""
 

@@ -11,35 +11,10 @@ import tempfile
 import time
 import unittest
 
-from kwtest import KwServer, free_port
+from kwtest import KwServer, free_port, https, write_tokens
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = os.path.join(HERE, "..", "..", "conformance", "recorded", "rbac-1.23.json")
-
-
-def curl(url, token=None, method="GET", body=None, headers=None, ca=None, extra=(), timeout=20):
-    """(code, body text) of one HTTPS request."""
-    args = ["timeout", str(timeout), "curl", "-sS", "-o", "-", "-w", "\n%{http_code}", "-X", method]
-    args += ["--cacert", ca] if ca else ["-k"]
-    if token:
-        args += ["-H", f"Authorization: Bearer {token}"]
-    for name, value in (headers or {}).items():
-        for one in value if isinstance(value, list) else [value]:
-            args += ["-H", f"{name}: {one}"]
-    if body is not None:
-        args += ["-H", "Content-Type: application/json", "--data-binary", json.dumps(body)]
-    out = subprocess.run(args + list(extra) + [url], capture_output=True, text=True)
-    text, _, code = out.stdout.rpartition("\n")
-    return int(code or 0), text
-
-
-def write_tokens(directory, tokens):
-    path = os.path.join(directory, "tokens.csv")
-    with open(path, "w") as f:
-        for t in tokens:
-            groups = ",".join(t.get("groups") or [])
-            f.write(f'{t["token"]},{t["user"]},{t.get("uid") or t["user"]}' + (f',"{groups}"' if groups else "") + "\n")
-    return path
 
 
 @unittest.skipUnless(os.path.exists(RECORDED), "no recorded RBAC answers")
@@ -58,7 +33,7 @@ class RecordedRbacTest(unittest.TestCase):
         cls.server.start()
         admin = cls.tokens["admin"]
         for step in cls.recorded["setup"]:
-            code, text = curl(cls.server.secure_url + step["path"], admin, step.get("method", "POST"), step["body"])
+            code, text = https(cls.server.secure_url + step["path"], admin, step.get("method", "POST"), step["body"])
             if code >= 300 and not (code == 409 and step["path"].endswith("/namespaces")):
                 raise AssertionError(f"setup {step['path']}: {code} {text}")
         time.sleep(0.5)  # aggregation and the policy follow the writes through the watch caches
@@ -71,7 +46,7 @@ class RecordedRbacTest(unittest.TestCase):
     def ask(self, case):
         token = self.tokens.get(case["user"]) if case.get("user") else case.get("token")
         extra = ["--max-time", "2"] if "watch=true" in case["path"] else []
-        return curl(self.server.secure_url + case["path"], token, case["method"], case.get("body"),
+        return https(self.server.secure_url + case["path"], token, case["method"], case.get("body"),
                     case.get("headers"), extra=extra)
 
     def test_cases(self):
@@ -108,7 +83,7 @@ class RecordedRbacTest(unittest.TestCase):
             self.assertEqual(status.get(field), case["status"].get(field), field)
         allowed_extra = set()
         for role in ("admin", "edit", "view", "agg-parent", "system:basic-user"):
-            code, text = curl(self.server.secure_url + "/apis/rbac.authorization.k8s.io/v1/clusterroles/" + role,
+            code, text = https(self.server.secure_url + "/apis/rbac.authorization.k8s.io/v1/clusterroles/" + role,
                               self.tokens["admin"])
             for rule in json.loads(text).get("rules", []) if code == 200 else []:
                 rule.pop("resourceNames", None) if not rule.get("resourceNames") else None
@@ -191,7 +166,7 @@ class RbacServerTest(unittest.TestCase):
         cls.dir.cleanup()
 
     def admin(self, method, path, body=None):
-        code, text = curl(self.server.secure_url + path, "admin-token", method, body)
+        code, text = https(self.server.secure_url + path, "admin-token", method, body)
         return code, json.loads(text) if text else None
 
     def wait_for(self, what, check, timeout=5):
@@ -244,32 +219,32 @@ class RbacServerTest(unittest.TestCase):
             "metadata": {"name": "ivan-agg"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
                                                           "name": "agg-parent"},
             "subjects": [{"kind": "User", "name": "ivan", "apiGroup": "rbac.authorization.k8s.io"}]})
-        self.wait_for("the binding is in force", lambda: curl(
+        self.wait_for("the binding is in force", lambda: https(
             self.server.secure_url + "/api/v1/namespaces/default/secrets", "ivan-token")[0] == 200)
-        code, _ = curl(self.server.secure_url + "/api/v1/namespaces/default/secrets/x", "ivan-token")
+        code, _ = https(self.server.secure_url + "/api/v1/namespaces/default/secrets/x", "ivan-token")
         self.assertEqual(code, 403)
 
     def test_denied_watch_is_refused_before_any_event_on_every_transport(self):
         url = self.server.secure_url + "/api/v1/namespaces/default/configmaps?watch=true"
         for flags in (["--http1.1"], ["--http2"]):
-            code, text = curl(url, "ann-token", extra=flags + ["--max-time", "3"])
+            code, text = https(url, "ann-token", extra=flags + ["--max-time", "3"])
             self.assertEqual(code, 403, flags)
             self.assertEqual(json.loads(text)["message"],
                              'configmaps is forbidden: User "ann" cannot watch resource "configmaps" in API group "" '
                              'in the namespace "default"')
-        code, _ = curl(url, "ann-token", headers={"Connection": "Upgrade", "Upgrade": "websocket",
+        code, _ = https(url, "ann-token", headers={"Connection": "Upgrade", "Upgrade": "websocket",
                                                   "Sec-WebSocket-Version": "13",
                                                   "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="},
                        extra=["--http1.1", "--max-time", "3"])
         self.assertEqual(code, 403)
         # A continue token or a single-object watch path takes no other route.
-        code, _ = curl(self.server.secure_url + "/api/v1/namespaces/default/configmaps?limit=1&continue=abc",
+        code, _ = https(self.server.secure_url + "/api/v1/namespaces/default/configmaps?limit=1&continue=abc",
                        "ann-token")
         self.assertEqual(code, 403)
-        code, _ = curl(self.server.secure_url + "/api/v1/watch/namespaces/default/configmaps/x", "ann-token",
+        code, _ = https(self.server.secure_url + "/api/v1/watch/namespaces/default/configmaps/x", "ann-token",
                        extra=["--max-time", "3"])
         self.assertEqual(code, 403)
-        code, _ = curl(self.server.secure_url + "/api/v1/configmaps?watch=1&fieldSelector=metadata.name%3Dx",
+        code, _ = https(self.server.secure_url + "/api/v1/configmaps?watch=1&fieldSelector=metadata.name%3Dx",
                        "ann-token", extra=["--max-time", "3"])
         self.assertEqual(code, 403)
 

@@ -1,0 +1,243 @@
+#include "server/auth/service_account.hpp"
+
+#include <algorithm>
+
+#include "core/util/base64.hpp"
+#include "core/util/text.hpp"
+
+namespace kw::auth {
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::system_clock;
+
+constexpr const char* k_legacy_issuer = "kubernetes/serviceaccount";
+constexpr std::int64_t k_leeway_seconds = 60;  // go-jose's jwt.DefaultLeeway
+
+std::string string_at(const json& object, const char* key) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+const json& object_at(const json& object, const char* key) {
+  static const json empty = json::object();
+  const auto found = object.find(key);
+  return found != object.end() && found->is_object() ? *found : empty;
+}
+
+std::string uid_of(const json& object) { return string_at(object_at(object, "metadata"), "uid"); }
+bool being_deleted(const json& object) { return object_at(object, "metadata").contains("deletionTimestamp"); }
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(Clock::now().time_since_epoch()).count();
+}
+
+// `aud` as a list (a JWT may carry one audience as a string).
+std::vector<std::string> audiences_of(const json& claims) {
+  std::vector<std::string> out;
+  const auto found = claims.find("aud");
+  if (found == claims.end()) return out;
+  if (found->is_string()) out.push_back(found->get<std::string>());
+  if (found->is_array())
+    for (const auto& one : *found)
+      if (one.is_string()) out.push_back(one.get<std::string>());
+  return out;
+}
+
+std::optional<std::string> check_times(const json& claims) {
+  const std::int64_t now = unix_now();
+  auto number = [&](const char* key) -> std::optional<std::int64_t> {
+    const auto found = claims.find(key);
+    if (found == claims.end() || !found->is_number()) return std::nullopt;
+    return found->get<std::int64_t>();
+  };
+  if (const auto exp = number("exp"); exp && now > *exp + k_leeway_seconds) return "service account token has expired";
+  if (const auto nbf = number("nbf"); nbf && now + k_leeway_seconds < *nbf)
+    return "service account token is not valid yet";
+  if (const auto iat = number("iat"); iat && now + k_leeway_seconds < *iat)
+    return "service account token claims could not be validated due to unexpected validation error";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string service_account_user(const std::string& ns, const std::string& name) {
+  return "system:serviceaccount:" + ns + ":" + name;
+}
+
+std::vector<std::string> service_account_groups(const std::string& ns) {
+  return {"system:serviceaccounts", "system:serviceaccounts:" + ns};
+}
+
+Result<std::shared_ptr<ServiceAccountTokens>> ServiceAccountTokens::load(const ServiceAccountConfig& config) {
+  if (config.issuers.empty()) return fail("service account tokens need an issuer (--service-account-issuer)");
+  std::shared_ptr<ServiceAccountTokens> tokens(new ServiceAccountTokens());
+  tokens->m_issuers = config.issuers;
+  tokens->m_api_audiences = config.api_audiences.empty() ? config.issuers : config.api_audiences;
+  tokens->m_max_expiration = config.max_expiration;
+  tokens->m_extend_expiration = config.extend_expiration;
+  if (!config.signing_key_file.empty()) {
+    auto key = SigningKey::load(config.signing_key_file);
+    if (!key) return std::unexpected(key.error());
+    tokens->m_signing_key = std::make_unique<SigningKey>(std::move(*key));
+  }
+  std::vector<std::string> key_files = config.key_files;
+  if (key_files.empty() && !config.signing_key_file.empty()) key_files.push_back(config.signing_key_file);
+  auto keys = load_public_keys(key_files);
+  if (!keys) return std::unexpected(keys.error());
+  tokens->m_keys = std::move(*keys);
+  return tokens;
+}
+
+Result<IssuedToken> ServiceAccountTokens::issue(const json& service_account, const json* pod, const json* secret,
+                                                const std::vector<std::string>& audiences,
+                                                std::int64_t expiration_seconds) const {
+  if (!m_signing_key) return fail("this server has no service account signing key (--service-account-signing-key-file)");
+  const auto& meta = object_at(service_account, "metadata");
+  const std::string ns = string_at(meta, "namespace");
+  const std::string name = string_at(meta, "name");
+  std::int64_t lifetime = expiration_seconds;
+  std::int64_t warn_after = 0;
+  // A Pod's projected token asked for 3607 s (the ServiceAccount admission's default) lives a
+  // year, for clients that do not reload it yet, and counts as stale after 3607 s.
+  const bool kube_audiences = std::ranges::all_of(
+      audiences, [&](const std::string& a) { return std::ranges::find(m_api_audiences, a) != m_api_audiences.end(); });
+  if (m_extend_expiration && pod != nullptr && expiration_seconds == 3607 && kube_audiences) {
+    warn_after = expiration_seconds;
+    lifetime = 365LL * 24 * 60 * 60;
+  }
+  const std::int64_t now = unix_now();
+  json kubernetes = {{"namespace", ns}, {"serviceaccount", {{"name", name}, {"uid", string_at(meta, "uid")}}}};
+  auto ref = [](const json& object) {
+    return json{{"name", string_at(object_at(object, "metadata"), "name")}, {"uid", uid_of(object)}};
+  };
+  if (pod != nullptr) kubernetes["pod"] = ref(*pod);
+  else if (secret != nullptr) kubernetes["secret"] = ref(*secret);
+  if (warn_after != 0) kubernetes["warnafter"] = now + warn_after;
+  json claims = {{"aud", audiences},
+                 {"exp", now + lifetime},
+                 {"iat", now},
+                 {"iss", m_issuers.front()},
+                 {"kubernetes.io", std::move(kubernetes)},
+                 {"nbf", now},
+                 {"sub", service_account_user(ns, name)}};
+  auto token = m_signing_key->sign(claims);
+  if (!token) return std::unexpected(token.error());
+  return IssuedToken{std::move(*token), Clock::time_point(std::chrono::seconds(now + lifetime))};
+}
+
+ServiceAccountTokens::Outcome ServiceAccountTokens::authenticate(const std::string& token,
+                                                                 const std::vector<std::string>& wanted,
+                                                                 TokenUser& out, std::string& error) const {
+  const auto unverified = unverified_claims(token);
+  if (!unverified) return Outcome::not_mine;
+  const std::string issuer = string_at(*unverified, "iss");
+  const bool legacy = issuer == k_legacy_issuer;
+  if (!legacy && std::ranges::find(m_issuers, issuer) == m_issuers.end()) return Outcome::not_mine;
+  const auto claims = verify(token, m_keys);
+  if (!claims) {
+    error = "crypto/rsa: verification error";
+    return Outcome::invalid;
+  }
+  std::vector<std::string> token_audiences = audiences_of(*claims);
+  if (token_audiences.empty()) token_audiences = m_api_audiences;  // legacy tokens: the API's
+  const std::vector<std::string>& requested = wanted.empty() ? m_api_audiences : wanted;
+  out.audiences.clear();
+  for (const auto& one : token_audiences)
+    if (std::ranges::find(requested, one) != requested.end()) out.audiences.push_back(one);
+  if (out.audiences.empty() && !m_api_audiences.empty()) {
+    error = "token audiences " + util::go_quote_list(token_audiences) + " is invalid for the target audiences " +
+            util::go_quote_list(requested);
+    return Outcome::invalid;
+  }
+  auto problem = legacy ? check_legacy(token, *claims, out) : check_bound(*claims, out);
+  if (problem) {
+    error = std::move(*problem);
+    return Outcome::invalid;
+  }
+  return Outcome::valid;
+}
+
+// kube's validator.Validate: times, then the ServiceAccount, Secret and Pod the token names.
+std::optional<std::string> ServiceAccountTokens::check_bound(const json& claims, TokenUser& out) const {
+  if (auto late = check_times(claims)) return late;
+  const json& k8s = object_at(claims, "kubernetes.io");
+  const std::string ns = string_at(k8s, "namespace");
+  const json& sa_ref = object_at(k8s, "serviceaccount");
+  const std::string sa_name = string_at(sa_ref, "name");
+  const auto account = m_lookup ? m_lookup("serviceaccounts", ns, sa_name) : std::nullopt;
+  if (!account) return "serviceaccounts " + util::go_quote(sa_name) + " not found";
+  if (being_deleted(*account)) return "service account " + ns + "/" + sa_name + " has been deleted";
+  if (uid_of(*account) != string_at(sa_ref, "uid"))
+    return "service account UID (" + uid_of(*account) + ") does not match claim (" + string_at(sa_ref, "uid") + ")";
+  if (const auto secret_ref = k8s.find("secret"); secret_ref != k8s.end() && secret_ref->is_object()) {
+    const auto secret = m_lookup("secrets", ns, string_at(*secret_ref, "name"));
+    if (!secret || being_deleted(*secret)) return "service account token has been invalidated";
+    if (uid_of(*secret) != string_at(*secret_ref, "uid"))
+      return "secret UID (" + uid_of(*secret) + ") does not match service account secret ref claim (" +
+             string_at(*secret_ref, "uid") + ")";
+  }
+  out.user = UserInfo{.name = service_account_user(ns, sa_name), .groups = service_account_groups(ns),
+                      .uid = string_at(sa_ref, "uid"), .extra = {}};
+  if (const auto pod_ref = k8s.find("pod"); pod_ref != k8s.end() && pod_ref->is_object()) {
+    const auto pod = m_lookup("pods", ns, string_at(*pod_ref, "name"));
+    if (!pod || being_deleted(*pod)) return "service account token has been invalidated";
+    if (uid_of(*pod) != string_at(*pod_ref, "uid"))
+      return "pod UID (" + uid_of(*pod) + ") does not match service account pod ref claim (" +
+             string_at(*pod_ref, "uid") + ")";
+    if (!string_at(*pod_ref, "name").empty() && !string_at(*pod_ref, "uid").empty())
+      out.user.extra = {{"authentication.kubernetes.io/pod-name", {string_at(*pod_ref, "name")}},
+                        {"authentication.kubernetes.io/pod-uid", {string_at(*pod_ref, "uid")}}};
+  }
+  return std::nullopt;
+}
+
+// kube's legacyValidator: the token must still be the one its Secret holds.
+std::optional<std::string> ServiceAccountTokens::check_legacy(const std::string& token, const json& claims,
+                                                              TokenUser& out) const {
+  const std::string ns = string_at(claims, "kubernetes.io/serviceaccount/namespace");
+  const std::string secret_name = string_at(claims, "kubernetes.io/serviceaccount/secret.name");
+  const std::string sa_name = string_at(claims, "kubernetes.io/serviceaccount/service-account.name");
+  const std::string sa_uid = string_at(claims, "kubernetes.io/serviceaccount/service-account.uid");
+  if (string_at(claims, "sub").empty()) return "sub claim is missing";
+  if (ns.empty()) return "namespace claim is missing";
+  if (secret_name.empty()) return "secretName claim is missing";
+  if (sa_name.empty()) return "serviceAccountName claim is missing";
+  if (sa_uid.empty()) return "serviceAccountUID claim is missing";
+  if (string_at(claims, "sub") != service_account_user(ns, sa_name)) return "sub claim is invalid";
+  const auto secret = m_lookup ? m_lookup("secrets", ns, secret_name) : std::nullopt;
+  if (!secret || being_deleted(*secret)) return "Token has been invalidated";
+  // data.token is the token itself, base64 as every Secret value.
+  if (util::base64_decode(string_at(object_at(*secret, "data"), "token")) != token)
+    return "Token does not match server's copy";
+  const auto account = m_lookup("serviceaccounts", ns, sa_name);
+  if (!account) return "serviceaccounts " + util::go_quote(sa_name) + " not found";
+  if (being_deleted(*account)) return "ServiceAccount " + ns + "/" + sa_name + " has been deleted";
+  if (uid_of(*account) != sa_uid)
+    return "ServiceAccount UID (" + uid_of(*account) + ") does not match claim (" + sa_uid + ")";
+  out.user = UserInfo{.name = service_account_user(ns, sa_name), .groups = service_account_groups(ns), .uid = sa_uid,
+                      .extra = {}};
+  return std::nullopt;
+}
+
+json ServiceAccountTokens::openid_configuration(const std::string& jwks_uri) const {
+  return {{"issuer", m_issuers.front()},
+          {"jwks_uri", jwks_uri},
+          {"response_types_supported", {"id_token"}},
+          {"subject_types_supported", {"public"}},
+          {"id_token_signing_alg_values_supported", [&] {
+             std::vector<std::string> algorithms;
+             for (const auto& key : m_keys)
+               if (std::ranges::find(algorithms, key.algorithm()) == algorithms.end()) algorithms.push_back(key.algorithm());
+             return algorithms;
+           }()}};
+}
+
+json ServiceAccountTokens::jwks() const {
+  json keys = json::array();
+  for (const auto& key : m_keys) keys.push_back(key.jwk());
+  return {{"keys", std::move(keys)}};
+}
+
+}  // namespace kw::auth
