@@ -64,6 +64,7 @@ constexpr Command k_commands[] = {
     {"annotate", kw::cli::add_annotate_command},
     {"patch", kw::cli::add_patch_command},
     {"api-resources", kw::cli::add_api_resources_command},
+    {"auth", kw::cli::add_auth_command},
     {"config", kw::cli::add_config_command},
     {"completion", kw::cli::add_completion_commands, true},
     {"__complete", kw::cli::add_completion_commands},

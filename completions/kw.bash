@@ -6,7 +6,7 @@ __kw_spec() {
   __kw_subs=""; __kw_flags=""; __kw_valued=""; __kw_args=""
   case "$1" in
     "")
-      __kw_subs="serve get watch create apply delete label annotate patch api-resources config completion version"
+      __kw_subs="serve get watch create apply delete label annotate patch api-resources auth config completion version"
       __kw_flags="-h --help"
       ;;
     "serve")
@@ -14,46 +14,63 @@ __kw_spec() {
       __kw_valued="--etcd --etcd-prefix --etcd-cafile --etcd-certfile --etcd-keyfile --data-dir --bind-address --secure-port --advertise-address --service-cluster-ip-range --service-node-port-range --insecure-port --tls-cert-file --tls-private-key-file --tls-san --client-ca-file --token-auth-file --authorization-mode --authorization-policy-file --service-account-issuer --service-account-signing-key-file --service-account-key-file --api-audiences --service-account-max-token-expiration --service-account-extend-token-expiration --etcd-compaction-interval --io-threads --worker-threads --watch-dispatch-threads --max-requests-inflight --max-mutating-requests-inflight --idle-timeout-seconds"
       ;;
     "get")
-      __kw_flags="-h --help --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout -A --all-namespaces -l --selector --field-selector -o --output --no-headers --show-labels -L --label-columns --chunk-size --output-watch-events --resume-file --sort-by -w --watch --watch-only"
-      __kw_valued="--kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout -l --selector --field-selector -o --output -L --label-columns --chunk-size --resume-file --sort-by"
+      __kw_flags="-h --help --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout -A --all-namespaces -l --selector --field-selector -o --output --no-headers --show-labels -L --label-columns --chunk-size --output-watch-events --resume-file --sort-by -w --watch --watch-only"
+      __kw_valued="--kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --transport --encoding --request-timeout -l --selector --field-selector -o --output -L --label-columns --chunk-size --resume-file --sort-by"
       __kw_args="@resources"
       ;;
     "watch")
-      __kw_flags="-h --help --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout -A --all-namespaces -l --selector --field-selector -o --output --no-headers --show-labels -L --label-columns --chunk-size --output-watch-events --resume-file --watch-only"
-      __kw_valued="--kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout -l --selector --field-selector -o --output -L --label-columns --chunk-size --resume-file"
+      __kw_flags="-h --help --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout -A --all-namespaces -l --selector --field-selector -o --output --no-headers --show-labels -L --label-columns --chunk-size --output-watch-events --resume-file --watch-only"
+      __kw_valued="--kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --transport --encoding --request-timeout -l --selector --field-selector -o --output -L --label-columns --chunk-size --resume-file"
       __kw_args="@resources"
       ;;
     "create")
-      __kw_flags="-h --help -f --filename -R --recursive --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout --save-config"
-      __kw_valued="-f --filename --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
+      __kw_subs="token"
+      __kw_flags="-h --help -f --filename -R --recursive --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout --save-config"
+      __kw_valued="-f --filename --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --transport --encoding --request-timeout"
+      ;;
+    "create token")
+      __kw_flags="-h --help --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout --audience --duration --bound-object-kind --bound-object-name --bound-object-uid -o --output"
+      __kw_valued="--kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --transport --encoding --request-timeout --audience --duration --bound-object-kind --bound-object-name --bound-object-uid -o --output"
       ;;
     "apply")
-      __kw_flags="-h --help -f --filename -R --recursive --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
-      __kw_valued="-f --filename --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
+      __kw_flags="-h --help -f --filename -R --recursive --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout"
+      __kw_valued="-f --filename --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --transport --encoding --request-timeout"
       ;;
     "delete")
-      __kw_flags="-h --help -f --filename -R --recursive -l --selector --all -A --all-namespaces --ignore-not-found --grace-period --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
-      __kw_valued="-f --filename -l --selector --grace-period --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
+      __kw_flags="-h --help -f --filename -R --recursive -l --selector --all -A --all-namespaces --ignore-not-found --grace-period --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout"
+      __kw_valued="-f --filename -l --selector --grace-period --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --transport --encoding --request-timeout"
       __kw_args="@resources"
       ;;
     "label")
-      __kw_flags="-h --help --overwrite -l --selector --all -A --all-namespaces --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
-      __kw_valued="-l --selector --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
+      __kw_flags="-h --help --overwrite -l --selector --all -A --all-namespaces --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout"
+      __kw_valued="-l --selector --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --transport --encoding --request-timeout"
       __kw_args="@resources"
       ;;
     "annotate")
-      __kw_flags="-h --help --overwrite -l --selector --all -A --all-namespaces --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
-      __kw_valued="-l --selector --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
+      __kw_flags="-h --help --overwrite -l --selector --all -A --all-namespaces --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout"
+      __kw_valued="-l --selector --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --transport --encoding --request-timeout"
       __kw_args="@resources"
       ;;
     "patch")
-      __kw_flags="-h --help -p --patch --patch-file --type --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
-      __kw_valued="-p --patch --patch-file --type --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
+      __kw_flags="-h --help -p --patch --patch-file --type --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout"
+      __kw_valued="-p --patch --patch-file --type --dry-run -o --output --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --transport --encoding --request-timeout"
       __kw_args="@resources"
       ;;
     "api-resources")
-      __kw_flags="-h --help -o --output --no-headers --api-group --namespaced --verbs --cached --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --transport --encoding --request-timeout"
-      __kw_valued="-o --output --api-group --namespaced --verbs --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --transport --encoding --request-timeout"
+      __kw_flags="-h --help -o --output --no-headers --api-group --namespaced --verbs --cached --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout"
+      __kw_valued="-o --output --api-group --namespaced --verbs --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --transport --encoding --request-timeout"
+      ;;
+    "auth")
+      __kw_subs="whoami can-i"
+      __kw_flags="-h --help"
+      ;;
+    "auth whoami")
+      __kw_flags="-h --help --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout -o --output"
+      __kw_valued="--kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --transport --encoding --request-timeout -o --output"
+      ;;
+    "auth can-i")
+      __kw_flags="-h --help --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout -A --all-namespaces --subresource --list -q --quiet --no-headers"
+      __kw_valued="--kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --transport --encoding --request-timeout --subresource"
       ;;
     "config")
       __kw_subs="view get-contexts current-context use-context"
@@ -90,19 +107,19 @@ __kw_spec() {
 # __kw_option_values OPTION: candidates for the value of OPTION of the current command.
 __kw_option_values() {
   case "$__kw_cmd:$1" in
-    "serve:--etcd-cafile"|"serve:--etcd-certfile"|"serve:--etcd-keyfile"|"serve:--data-dir"|"serve:--tls-cert-file"|"serve:--tls-private-key-file"|"serve:--client-ca-file"|"serve:--token-auth-file"|"serve:--authorization-policy-file"|"serve:--service-account-signing-key-file"|"serve:--service-account-key-file"|"get:--kubeconfig"|"get:--certificate-authority"|"get:--client-certificate"|"get:--client-key"|"get:--resume-file"|"watch:--kubeconfig"|"watch:--certificate-authority"|"watch:--client-certificate"|"watch:--client-key"|"watch:--resume-file"|"create:-f"|"create:--filename"|"create:--kubeconfig"|"create:--certificate-authority"|"create:--client-certificate"|"create:--client-key"|"apply:-f"|"apply:--filename"|"apply:--kubeconfig"|"apply:--certificate-authority"|"apply:--client-certificate"|"apply:--client-key"|"delete:-f"|"delete:--filename"|"delete:--kubeconfig"|"delete:--certificate-authority"|"delete:--client-certificate"|"delete:--client-key"|"label:--kubeconfig"|"label:--certificate-authority"|"label:--client-certificate"|"label:--client-key"|"annotate:--kubeconfig"|"annotate:--certificate-authority"|"annotate:--client-certificate"|"annotate:--client-key"|"patch:--patch-file"|"patch:--kubeconfig"|"patch:--certificate-authority"|"patch:--client-certificate"|"patch:--client-key"|"api-resources:--kubeconfig"|"api-resources:--certificate-authority"|"api-resources:--client-certificate"|"api-resources:--client-key"|"config view:--kubeconfig"|"config get-contexts:--kubeconfig"|"config current-context:--kubeconfig"|"config use-context:--kubeconfig")
+    "serve:--etcd-cafile"|"serve:--etcd-certfile"|"serve:--etcd-keyfile"|"serve:--data-dir"|"serve:--tls-cert-file"|"serve:--tls-private-key-file"|"serve:--client-ca-file"|"serve:--token-auth-file"|"serve:--authorization-policy-file"|"serve:--service-account-signing-key-file"|"serve:--service-account-key-file"|"get:--kubeconfig"|"get:--certificate-authority"|"get:--client-certificate"|"get:--client-key"|"get:--resume-file"|"watch:--kubeconfig"|"watch:--certificate-authority"|"watch:--client-certificate"|"watch:--client-key"|"watch:--resume-file"|"create:-f"|"create:--filename"|"create:--kubeconfig"|"create:--certificate-authority"|"create:--client-certificate"|"create:--client-key"|"create token:--kubeconfig"|"create token:--certificate-authority"|"create token:--client-certificate"|"create token:--client-key"|"apply:-f"|"apply:--filename"|"apply:--kubeconfig"|"apply:--certificate-authority"|"apply:--client-certificate"|"apply:--client-key"|"delete:-f"|"delete:--filename"|"delete:--kubeconfig"|"delete:--certificate-authority"|"delete:--client-certificate"|"delete:--client-key"|"label:--kubeconfig"|"label:--certificate-authority"|"label:--client-certificate"|"label:--client-key"|"annotate:--kubeconfig"|"annotate:--certificate-authority"|"annotate:--client-certificate"|"annotate:--client-key"|"patch:--patch-file"|"patch:--kubeconfig"|"patch:--certificate-authority"|"patch:--client-certificate"|"patch:--client-key"|"api-resources:--kubeconfig"|"api-resources:--certificate-authority"|"api-resources:--client-certificate"|"api-resources:--client-key"|"auth whoami:--kubeconfig"|"auth whoami:--certificate-authority"|"auth whoami:--client-certificate"|"auth whoami:--client-key"|"auth can-i:--kubeconfig"|"auth can-i:--certificate-authority"|"auth can-i:--client-certificate"|"auth can-i:--client-key"|"config view:--kubeconfig"|"config get-contexts:--kubeconfig"|"config current-context:--kubeconfig"|"config use-context:--kubeconfig")
       __kw_values "@files"
       ;;
-    "get:--context"|"watch:--context"|"create:--context"|"apply:--context"|"delete:--context"|"label:--context"|"annotate:--context"|"patch:--context"|"api-resources:--context"|"config view:--context")
+    "get:--context"|"watch:--context"|"create:--context"|"create token:--context"|"apply:--context"|"delete:--context"|"label:--context"|"annotate:--context"|"patch:--context"|"api-resources:--context"|"auth whoami:--context"|"auth can-i:--context"|"config view:--context")
       __kw_values "@contexts"
       ;;
-    "get:-n"|"get:--namespace"|"watch:-n"|"watch:--namespace"|"create:-n"|"create:--namespace"|"apply:-n"|"apply:--namespace"|"delete:-n"|"delete:--namespace"|"label:-n"|"label:--namespace"|"annotate:-n"|"annotate:--namespace"|"patch:-n"|"patch:--namespace"|"api-resources:-n"|"api-resources:--namespace")
+    "get:-n"|"get:--namespace"|"watch:-n"|"watch:--namespace"|"create:-n"|"create:--namespace"|"create token:-n"|"create token:--namespace"|"apply:-n"|"apply:--namespace"|"delete:-n"|"delete:--namespace"|"label:-n"|"label:--namespace"|"annotate:-n"|"annotate:--namespace"|"patch:-n"|"patch:--namespace"|"api-resources:-n"|"api-resources:--namespace"|"auth whoami:-n"|"auth whoami:--namespace"|"auth can-i:-n"|"auth can-i:--namespace")
       __kw_values "@namespaces"
       ;;
-    "get:--transport"|"watch:--transport"|"create:--transport"|"apply:--transport"|"delete:--transport"|"label:--transport"|"annotate:--transport"|"patch:--transport"|"api-resources:--transport")
+    "get:--transport"|"watch:--transport"|"create:--transport"|"create token:--transport"|"apply:--transport"|"delete:--transport"|"label:--transport"|"annotate:--transport"|"patch:--transport"|"api-resources:--transport"|"auth whoami:--transport"|"auth can-i:--transport")
       __kw_values "auto h2 http1 websocket"
       ;;
-    "get:--encoding"|"watch:--encoding"|"create:--encoding"|"apply:--encoding"|"delete:--encoding"|"label:--encoding"|"annotate:--encoding"|"patch:--encoding"|"api-resources:--encoding")
+    "get:--encoding"|"watch:--encoding"|"create:--encoding"|"create token:--encoding"|"apply:--encoding"|"delete:--encoding"|"label:--encoding"|"annotate:--encoding"|"patch:--encoding"|"api-resources:--encoding"|"auth whoami:--encoding"|"auth can-i:--encoding")
       __kw_values "auto json yaml protobuf"
       ;;
     "get:-o"|"get:--output"|"watch:-o"|"watch:--output")
@@ -113,6 +130,9 @@ __kw_option_values() {
       ;;
     "create:-o"|"create:--output"|"apply:-o"|"apply:--output"|"label:-o"|"label:--output"|"annotate:-o"|"annotate:--output"|"patch:-o"|"patch:--output")
       __kw_values "json yaml name"
+      ;;
+    "create token:-o"|"create token:--output"|"auth whoami:-o"|"auth whoami:--output")
+      __kw_values "json yaml"
       ;;
     "delete:-o"|"delete:--output"|"config get-contexts:-o"|"config get-contexts:--output")
       __kw_values "name"

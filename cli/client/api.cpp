@@ -20,6 +20,9 @@ void add_connection_flags(CLI::App& command, ConnectionFlags& flags) {
   command.add_option("--client-certificate", o.client_certificate, "Path to a client certificate file for TLS");
   command.add_option("--client-key", o.client_key, "Path to a client key file for TLS");
   command.add_option("--tls-server-name", o.tls_server_name, "Server name to use for server certificate validation");
+  command.add_option("--as", o.impersonate_user, "Username to impersonate for the operation (a user or a service account)");
+  command.add_option("--as-group", o.impersonate_groups, "Group to impersonate for the operation (repeatable)");
+  command.add_option("--as-uid", o.impersonate_uid, "UID to impersonate for the operation");
   command.add_flag("--insecure-skip-tls-verify", o.insecure_skip_tls_verify,
                    "Do not check the server's certificate (insecure)");
   command.add_option("--transport", flags.transport, "auto|h2|http1|websocket (websocket applies to watches)")
@@ -90,6 +93,9 @@ net::client::Headers ApiClient::headers(const std::string& accept) const {
   if (!token.empty()) out.emplace_back("Authorization", "Bearer " + token);
   else if (!m_config.username.empty())
     out.emplace_back("Authorization", "Basic " + kubeconfig::base64_encode(m_config.username + ":" + m_config.password));
+  if (!m_config.impersonate_user.empty()) out.emplace_back("Impersonate-User", m_config.impersonate_user);
+  for (const auto& group : m_config.impersonate_groups) out.emplace_back("Impersonate-Group", group);
+  if (!m_config.impersonate_uid.empty()) out.emplace_back("Impersonate-Uid", m_config.impersonate_uid);
   return out;
 }
 

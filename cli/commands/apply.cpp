@@ -157,10 +157,21 @@ CLI::App* manifest_command(CLI::App& app, const std::string& name, const std::st
 
 void add_create_command(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<ManifestOptions>();
-  CLI::App* command = manifest_command(app, "create", "Create objects from files or stdin (kubectl create -f)", options);
+  CLI::App* command = manifest_command(
+      app, "create", "Create objects from files or stdin (kubectl create -f), or a ServiceAccount token", options);
   command->add_flag("--save-config", options->save_config,
                     "Store the manifest in the last-applied-configuration annotation, so kw apply can follow");
-  command->callback([options, exit_code] { *exit_code = run_manifests(*options, false); });
+  // `create token NAME` takes no -f; plain `create` needs one.
+  command->get_option("--filename")->required(false);
+  add_create_token_command(*command, exit_code);
+  command->callback([command, options, exit_code] {
+    if (!command->get_subcommands().empty()) return;
+    if (options->filenames.empty()) {
+      *exit_code = report_usage("must specify one of -f and -k");
+      return;
+    }
+    *exit_code = run_manifests(*options, false);
+  });
 }
 
 void add_apply_command(CLI::App& app, int* exit_code) {

@@ -245,6 +245,12 @@ Result<RestConfig> resolve(const Merged& merged, const Overrides& overrides) {
   if (out.token.empty()) out.token_file = str(user, "tokenFile");
   out.username = str(user, "username");
   out.password = str(user, "password");
+  out.impersonate_user = overrides.impersonate_user.value_or(str(user, "as"));
+  out.impersonate_uid = overrides.impersonate_uid.value_or(str(user, "as-uid"));
+  out.impersonate_groups = overrides.impersonate_groups;
+  if (const auto groups = user.find("as-groups"); out.impersonate_groups.empty() && groups != user.end() && groups->is_array())
+    for (const auto& group : *groups)
+      if (group.is_string()) out.impersonate_groups.push_back(group.get<std::string>());
   if (auto exec = user.find("exec"); exec != user.end() && exec->is_object() && !overrides.token) {
     auto parsed = parse_exec(*exec, "user '" + user_name + "'");
     if (!parsed) return std::unexpected(parsed.error());

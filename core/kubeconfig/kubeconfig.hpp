@@ -39,6 +39,10 @@ struct Overrides {
   std::optional<std::string> client_key;
   std::optional<std::string> tls_server_name;
   std::optional<bool> insecure_skip_tls_verify;
+  // --as, --as-group, --as-uid: act as another user (Impersonate-* headers).
+  std::optional<std::string> impersonate_user;
+  std::vector<std::string> impersonate_groups;
+  std::optional<std::string> impersonate_uid;
 };
 
 // The parts of the process environment loading depends on (injected for tests).
@@ -64,6 +68,10 @@ struct RestConfig {
   std::string username;
   std::string password;
   std::optional<ExecConfig> exec;
+  // Impersonation: the user's `as`, `as-groups` and `as-uid`, or the flags.
+  std::string impersonate_user;
+  std::vector<std::string> impersonate_groups;
+  std::string impersonate_uid;
   std::string namespace_name = "default";
   bool namespace_from_flag = false;
   std::string context_name;

@@ -11,7 +11,7 @@ import tempfile
 import time
 import unittest
 
-from kwtest import KwServer, free_port, https, write_tokens
+from kwtest import KW_BIN, KwServer, free_port, https, write_tokens
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = os.path.join(HERE, "..", "..", "conformance", "recorded", "rbac-1.23.json")
@@ -288,6 +288,46 @@ class RbacServerTest(unittest.TestCase):
         out = subprocess.run(admin + ["-n", "crew-ns", "auth", "can-i", "create", "roles", "--as=ann",
                                       "--as-group=crew"], capture_output=True, text=True)
         self.assertEqual(out.stdout.strip(), "yes")
+
+    def test_kw_auth_and_create_token(self):
+        kw = [KW_BIN]
+        flags = [f"--server={self.server.secure_url}", "--insecure-skip-tls-verify"]
+
+        def run(*args, token="admin-token"):
+            return subprocess.run(["timeout", "30", *kw, *args, *flags, f"--token={token}"], capture_output=True,
+                                  text=True)
+        out = run("auth", "whoami", token="ann-token")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.split("\n")[1].split(), ["Username", "ann"])
+        self.assertIn("[crew system:authenticated]", out.stdout)
+        self.assertEqual(json.loads(run("auth", "whoami", "-o", "json", token="ann-token").stdout)["status"]["userInfo"]
+                         ["username"], "ann")
+        # can-i answers with its exit status; --as asks as someone else (which needs impersonate).
+        out = run("auth", "can-i", "list", "nodes", token="ann-token")
+        self.assertEqual((out.returncode, out.stdout), (1, "no\n"))
+        out = run("auth", "can-i", "list", "nodes", "--as=ann")
+        self.assertEqual((out.returncode, out.stdout), (1, "no\n"))
+        self.assertEqual(run("auth", "can-i", "list", "nodes").stdout, "yes\n")
+        self.assertEqual(run("auth", "can-i", "get", "/version", "--as=ann").stdout, "yes\n")
+        out = run("auth", "can-i", "get", "pods", "--as=admin", token="ann-token")
+        self.assertIn('users "admin" is forbidden: User "ann" cannot impersonate resource "users"', out.stderr)
+        out = run("auth", "can-i", "--list", "-n", "default", token="ann-token")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.splitlines()
+        self.assertEqual(lines[0].split(), ["Resources", "Non-Resource", "URLs", "Resource", "Names", "Verbs"])
+        self.assertEqual(lines[1].split()[0], "selfsubjectaccessreviews.authorization.k8s.io")  # resources first
+        self.assertEqual(lines[-1].split(), ["[/version]", "[]", "[get]"])  # then URLs, sorted
+        # create token: a token the server accepts as the ServiceAccount.
+        self.admin("POST", "/api/v1/namespaces/default/serviceaccounts", {"metadata": {"name": "robot"}})
+        out = run("create", "token", "robot", "-n", "default", "--duration", "15m", "--audience", "https://kubernetes.default.svc.cluster.local")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        token = out.stdout.strip()
+        out = run("auth", "whoami", token=token)
+        self.assertIn("system:serviceaccount:default:robot", out.stdout)
+        out = run("create", "token", "robot", "-n", "default", token="ann-token")
+        self.assertEqual(out.returncode, 2)
+        self.assertIn('Error from server (Forbidden): serviceaccounts "robot" is forbidden', out.stderr)
+        self.assertEqual(run("create").stderr, "error: must specify one of -f and -k\n")
 
     def test_bootstrap_reconciled_at_restart_unless_protected(self):
         base = "/apis/rbac.authorization.k8s.io/v1/clusterroles/"
