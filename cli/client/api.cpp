@@ -7,12 +7,12 @@
 
 namespace kw::cli {
 
-void add_connection_flags(CLI::App& command, ConnectionFlags& flags) {
+void add_connection_flags(CLI::App& command, ConnectionFlags& flags, bool kubeconfig_user) {
   auto& o = flags.overrides;
   command.add_option("--kubeconfig", o.kubeconfig, "Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)");
   command.add_option("--context", o.context, "The kubeconfig context to use");
   command.add_option("--cluster", o.cluster, "The kubeconfig cluster to use");
-  command.add_option("--user", o.user, "The kubeconfig user to use");
+  if (kubeconfig_user) command.add_option("--user", o.user, "The kubeconfig user to use");
   command.add_option("-n,--namespace", o.namespace_name, "The namespace scope for this request");
   command.add_option("-s,--server", o.server, "The address and port of the Kubernetes API server");
   command.add_option("--token", o.token, "Bearer token for authentication to the API server");

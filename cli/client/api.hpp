@@ -19,7 +19,9 @@ struct ConnectionFlags {
   int request_timeout_seconds = 0;
 };
 
-void add_connection_flags(CLI::App& command, ConnectionFlags& flags);
+// `kubeconfig_user` false leaves --user out, for commands whose own --user names a subject
+// (create rolebinding), as kubectl's local flag shadows the global one.
+void add_connection_flags(CLI::App& command, ConnectionFlags& flags, bool kubeconfig_user = true);
 
 class ApiClient {
  public:

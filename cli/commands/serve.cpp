@@ -25,6 +25,7 @@
 #include "server/auth/authorizer.hpp"
 #include "server/auth/kubeconfig_writer.hpp"
 #include "server/auth/pki.hpp"
+#include "server/auth/oidc.hpp"
 #include "server/auth/rbac.hpp"
 #include "server/auth/secure_file.hpp"
 #include "server/auth/service_account.hpp"
@@ -60,6 +61,11 @@ struct ServeOptions {
   std::vector<std::string> api_audiences;
   std::string service_account_max_token_expiration;
   bool service_account_extend_token_expiration = true;
+  std::string oidc_issuer_url, oidc_client_id, oidc_username_claim = "sub", oidc_groups_claim, oidc_groups_prefix;
+  std::optional<std::string> oidc_username_prefix;
+  std::vector<std::string> oidc_required_claims;  // key=value
+  std::vector<std::string> oidc_signing_algs;
+  std::string oidc_ca_file;
   int io_threads = 2;
   int worker_threads = 16;
   int watch_dispatch_threads = 1;
@@ -279,10 +285,42 @@ int run_serve(const ServeOptions& o) {
     std::cerr << "kw serve: " << service_accounts.error().message << "\n";
     return 1;
   }
+  std::shared_ptr<auth::OidcAuthenticator> oidc;
+  if (!o.oidc_issuer_url.empty()) {
+    auth::OidcConfig config{.issuer_url = o.oidc_issuer_url,
+                            .client_id = o.oidc_client_id,
+                            .username_claim = o.oidc_username_claim,
+                            .username_prefix = o.oidc_username_prefix,
+                            .groups_claim = o.oidc_groups_claim,
+                            .groups_prefix = o.oidc_groups_prefix,
+                            .required_claims = {},
+                            .signing_algs = {"RS256"},
+                            .ca_file = o.oidc_ca_file};
+    for (const auto& pair : o.oidc_required_claims) {
+      const auto eq = pair.find('=');
+      if (eq == std::string::npos) {
+        std::cerr << "kw serve: --oidc-required-claim: \"" << pair << "\" is not key=value\n";
+        return 1;
+      }
+      config.required_claims.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+    }
+    if (!o.oidc_signing_algs.empty()) {
+      config.signing_algs.clear();
+      for (const auto& algs : o.oidc_signing_algs)
+        for (const auto& alg : split_commas(algs)) config.signing_algs.push_back(alg);
+    }
+    auto started = auth::OidcAuthenticator::start(std::move(config));
+    if (!started) {
+      std::cerr << "kw serve: " << started.error().message << "\n";
+      return 1;
+    }
+    oidc = std::move(*started);
+  }
   auto authenticator = auth::Authenticator::load({.token_auth_file = o.token_auth_file,
                                                   .client_certs = true,
                                                   .anonymous = o.anonymous_auth,
-                                                  .service_accounts = *service_accounts});
+                                                  .service_accounts = *service_accounts,
+                                                  .oidc = oidc});
   if (!authenticator) {
     std::cerr << "kw serve: " << authenticator.error().message << "\n";
     return 1;
@@ -432,6 +470,18 @@ void add_serve_command(CLI::App& app, int* exit_code) {
   serve->add_option("--service-account-extend-token-expiration", options->service_account_extend_token_expiration,
                     "a Pod's token asked for 3607 s lives a year and counts as stale after 3607 s")
       ->capture_default_str();
+  serve->add_option("--oidc-issuer-url", options->oidc_issuer_url,
+                    "accept OpenID Connect ID tokens of this issuer (https; keys from its discovery document)");
+  serve->add_option("--oidc-client-id", options->oidc_client_id, "the audience ID tokens must carry");
+  serve->add_option("--oidc-username-claim", options->oidc_username_claim, "the claim naming the user")
+      ->capture_default_str();
+  serve->add_option("--oidc-username-prefix", options->oidc_username_prefix,
+                    "prefix of OIDC user names (default ISSUER# unless the claim is email; - for none)");
+  serve->add_option("--oidc-groups-claim", options->oidc_groups_claim, "the claim listing the user's groups");
+  serve->add_option("--oidc-groups-prefix", options->oidc_groups_prefix, "prefix of OIDC group names");
+  serve->add_option("--oidc-required-claim", options->oidc_required_claims, "key=value a token must carry (repeatable)");
+  serve->add_option("--oidc-signing-algs", options->oidc_signing_algs, "accepted JWS algorithms (default RS256)");
+  serve->add_option("--oidc-ca-file", options->oidc_ca_file, "CA bundle for the issuer's TLS certificate");
   serve->add_option("--etcd-compaction-interval", options->compaction_interval_seconds,
                     "seconds between storage compactions (0 = never)")->capture_default_str();
   serve->add_option("--io-threads", options->io_threads, "network threads")->capture_default_str();

@@ -13,6 +13,8 @@ void add_verb_commands(CLI::App& app, int* exit_code);
 void add_create_command(CLI::App& app, int* exit_code);
 // `create token NAME` (a subcommand of create).
 void add_create_token_command(CLI::App& create, int* exit_code);
+// `create role|clusterrole|rolebinding|clusterrolebinding NAME` (subcommands of create).
+void add_create_rbac_commands(CLI::App& create, int* exit_code);
 // `auth whoami` and `auth can-i`.
 void add_auth_command(CLI::App& app, int* exit_code);
 void add_apply_command(CLI::App& app, int* exit_code);

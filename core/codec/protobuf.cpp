@@ -72,8 +72,14 @@ std::optional<std::string> builtin_message_for(std::string_view api_version, std
   const std::string_view version = slash == std::string_view::npos ? api_version : api_version.substr(slash + 1);
   if (version.empty() || kind.empty()) return std::nullopt;
   std::string name = proto_package(group, version) + "." + std::string(kind);
-  if (proto::find_message(name) == nullptr) return std::nullopt;
-  return name;
+  if (proto::find_message(name) != nullptr) return name;
+  // The option kinds and WatchEvent are meta.k8s.io types that every group version carries
+  // (a DeleteOptions sent as apps/v1 or v1, as client-go's typed clients send it).
+  constexpr std::string_view k_meta_in_every_version[] = {"DeleteOptions", "ListOptions", "GetOptions",  "CreateOptions",
+                                                          "UpdateOptions", "PatchOptions", "WatchEvent"};
+  for (auto meta_kind : k_meta_in_every_version)
+    if (kind == meta_kind) return std::string(k_meta) + std::string(kind);
+  return std::nullopt;
 }
 
 std::string encode_envelope(std::string_view api_version, std::string_view kind, std::string_view raw) {

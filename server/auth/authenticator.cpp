@@ -8,6 +8,7 @@
 
 #include "core/util/base64.hpp"
 #include "core/util/text.hpp"
+#include "server/auth/oidc.hpp"
 #include "server/auth/secure_file.hpp"
 #include "server/auth/service_account.hpp"
 #include "server/auth/token_file.hpp"
@@ -111,6 +112,15 @@ TokenReviewResult Authenticator::authenticate_token(const std::string& token,
       case ServiceAccountTokens::Outcome::not_mine: break;
     }
   }
+  if (m_config.oidc && errors.size() == 1) {
+    UserInfo found;
+    std::string error;
+    switch (m_config.oidc->authenticate(token, found, error)) {
+      case OidcAuthenticator::Outcome::valid: result.user = with_authenticated_group(std::move(found)); return result;
+      case OidcAuthenticator::Outcome::invalid: errors.push_back(error); break;
+      case OidcAuthenticator::Outcome::not_mine: break;
+    }
+  }
   result.error = errors.size() == 1 ? errors[0] : "[" + errors[0] + ", " + errors[1] + "]";
   return result;
 }
@@ -134,7 +144,7 @@ std::optional<UserInfo> Authenticator::authenticate(const net::Request& request)
   }
   // Without a token file or ServiceAccount tokens no authenticator claims bearer tokens, so
   // (as in kube) they are ignored.
-  if (!m_config.token_auth_file.empty() || m_config.service_accounts) {
+  if (!m_config.token_auth_file.empty() || m_config.service_accounts || m_config.oidc) {
     if (auto token = presented_token(request)) {
       if (token->empty()) return std::nullopt;
       return authenticate_token(*token).user;

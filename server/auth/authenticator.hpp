@@ -21,6 +21,7 @@
 namespace kw::auth {
 
 class ServiceAccountTokens;
+class OidcAuthenticator;
 
 struct AuthnConfig {
   std::string token_auth_file;  // empty: no bearer tokens from a file
@@ -28,6 +29,8 @@ struct AuthnConfig {
   bool anonymous = false;       // requests with no credentials become system:anonymous
   // ServiceAccount tokens (bound and legacy); null: none are accepted.
   std::shared_ptr<const ServiceAccountTokens> service_accounts = nullptr;
+  // OpenID Connect ID tokens (--oidc-issuer-url); null: none.
+  std::shared_ptr<const OidcAuthenticator> oidc = nullptr;
 };
 
 // A TokenReview's answer: the user and the audiences the token is good for, or why not.

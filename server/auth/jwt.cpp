@@ -1,11 +1,14 @@
 #include "server/auth/jwt.hpp"
 
+#include <algorithm>
 #include <array>
+#include <functional>
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
 #include <openssl/err.h>
+#include <openssl/param_build.h>
 #include <openssl/pem.h>
 #include <openssl/sha.h>
 
@@ -266,12 +269,89 @@ Result<std::vector<PublicKey>> load_public_keys(const std::vector<std::string>& 
   return out;
 }
 
-std::optional<nlohmann::json> verify(std::string_view token, const std::vector<PublicKey>& keys) {
+namespace {
+
+struct ParamBuildFree {
+  void operator()(OSSL_PARAM_BLD* build) const { OSSL_PARAM_BLD_free(build); }
+};
+struct ParamsFree {
+  void operator()(OSSL_PARAM* params) const { OSSL_PARAM_free(params); }
+};
+struct KeyContextFree {
+  void operator()(EVP_PKEY_CTX* context) const { EVP_PKEY_CTX_free(context); }
+};
+
+std::optional<std::string> jwk_bytes(const nlohmann::json& jwk, const char* key) {
+  const auto found = jwk.find(key);
+  if (found == jwk.end() || !found->is_string()) return std::nullopt;
+  return util::base64url_decode(found->get<std::string>());
+}
+
+// An EVP_PKEY of `type` ("RSA", "EC") from the parameters `add` pushes.
+x509::KeyPtr key_from_params(const char* type, const std::function<bool(OSSL_PARAM_BLD*)>& add) {
+  std::unique_ptr<OSSL_PARAM_BLD, ParamBuildFree> build(OSSL_PARAM_BLD_new());
+  if (!build || !add(build.get())) return nullptr;
+  std::unique_ptr<OSSL_PARAM, ParamsFree> params(OSSL_PARAM_BLD_to_param(build.get()));
+  std::unique_ptr<EVP_PKEY_CTX, KeyContextFree> context(EVP_PKEY_CTX_new_from_name(nullptr, type, nullptr));
+  EVP_PKEY* key = nullptr;
+  if (!params || !context || EVP_PKEY_fromdata_init(context.get()) != 1 ||
+      EVP_PKEY_fromdata(context.get(), &key, EVP_PKEY_PUBLIC_KEY, params.get()) != 1) {
+    ERR_clear_error();
+    return nullptr;
+  }
+  return x509::KeyPtr(key);
+}
+
+x509::KeyPtr key_from_jwk(const nlohmann::json& jwk) {
+  const std::string type = jwk.value("kty", std::string());
+  if (type == "RSA") {
+    const auto n = jwk_bytes(jwk, "n"), e = jwk_bytes(jwk, "e");
+    if (!n || !e) return nullptr;
+    BnPtr modulus(BN_bin2bn(reinterpret_cast<const unsigned char*>(n->data()), static_cast<int>(n->size()), nullptr));
+    BnPtr exponent(BN_bin2bn(reinterpret_cast<const unsigned char*>(e->data()), static_cast<int>(e->size()), nullptr));
+    return key_from_params("RSA", [&](OSSL_PARAM_BLD* build) {
+      return OSSL_PARAM_BLD_push_BN(build, OSSL_PKEY_PARAM_RSA_N, modulus.get()) == 1 &&
+             OSSL_PARAM_BLD_push_BN(build, OSSL_PKEY_PARAM_RSA_E, exponent.get()) == 1;
+    });
+  }
+  if (type == "EC") {
+    const std::string curve = jwk.value("crv", std::string());
+    const char* group = curve == "P-256" ? "prime256v1" : curve == "P-384" ? "secp384r1" : curve == "P-521" ? "secp521r1" : nullptr;
+    const auto x = jwk_bytes(jwk, "x"), y = jwk_bytes(jwk, "y");
+    if (group == nullptr || !x || !y || x->size() != y->size()) return nullptr;
+    const std::string point = "\x04" + *x + *y;  // uncompressed
+    return key_from_params("EC", [&](OSSL_PARAM_BLD* build) {
+      return OSSL_PARAM_BLD_push_utf8_string(build, OSSL_PKEY_PARAM_GROUP_NAME, group, 0) == 1 &&
+             OSSL_PARAM_BLD_push_octet_string(build, OSSL_PKEY_PARAM_PUB_KEY, point.data(), point.size()) == 1;
+    });
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<PublicKey> public_keys_from_jwks(const nlohmann::json& jwks) {
+  std::vector<PublicKey> out;
+  const auto keys = jwks.find("keys");
+  if (keys == jwks.end() || !keys->is_array()) return out;
+  for (const auto& jwk : *keys) {
+    if (!jwk.is_object() || jwk.value("use", std::string("sig")) != "sig") continue;
+    auto key = key_from_jwk(jwk);
+    if (!key || algorithm_of(key.get()).empty()) continue;
+    out.push_back(PublicKey(std::make_unique<PublicKey::Key>(PublicKey::Key{std::move(key)})));
+  }
+  return out;
+}
+
+std::optional<nlohmann::json> verify(std::string_view token, const std::vector<PublicKey>& keys,
+                                     const std::vector<std::string>& algorithms) {
   const auto parts = split(token);
   if (!parts) return std::nullopt;
   const auto header = decode_part((*parts)[0]);
   if (!header) return std::nullopt;
   const std::string algorithm = header->value("alg", std::string());
+  if (!algorithms.empty() && std::find(algorithms.begin(), algorithms.end(), algorithm) == algorithms.end())
+    return std::nullopt;
   const auto signature = util::base64url_decode((*parts)[2]);
   if (!signature) return std::nullopt;
   const std::string_view signed_part = token.substr(0, (*parts)[0].size() + 1 + (*parts)[1].size());

@@ -34,6 +34,7 @@ class PublicKey {
  private:
   friend class SigningKey;
   friend Result<std::vector<PublicKey>> load_public_keys(const std::vector<std::string>& files);
+  friend std::vector<PublicKey> public_keys_from_jwks(const nlohmann::json& jwks);
   struct Key;
   explicit PublicKey(std::unique_ptr<Key> key);
   std::unique_ptr<Key> m_key;
@@ -66,9 +67,15 @@ class SigningKey {
 // private keys (their public half); a file with none is an error naming it.
 Result<std::vector<PublicKey>> load_public_keys(const std::vector<std::string>& files);
 
+// The keys of a JWK Set ({"keys": [...]}): RSA and EC P-256/384/521 signing keys; others
+// (encryption keys, unknown types) are skipped.
+std::vector<PublicKey> public_keys_from_jwks(const nlohmann::json& jwks);
+
 // A token split and checked against `keys`: the claims when some key verifies its
-// signature, nullopt otherwise (malformed, unknown algorithm, no key).
-std::optional<nlohmann::json> verify(std::string_view token, const std::vector<PublicKey>& keys);
+// signature, nullopt otherwise (malformed, unknown algorithm, no key). A non-empty
+// `algorithms` limits the algorithms accepted (e.g. {"RS256"}).
+std::optional<nlohmann::json> verify(std::string_view token, const std::vector<PublicKey>& keys,
+                                     const std::vector<std::string>& algorithms = {});
 // The payload of a well-formed token without checking its signature (to route it by issuer).
 std::optional<nlohmann::json> unverified_claims(std::string_view token);
 

@@ -108,8 +108,10 @@ storage::Result<void> Registry::start_services() {
                        {"protocol", "TCP"},
                        {"targetPort", m_options.kubernetes_service_port}}}},
                     {"sessionAffinity", "None"}}}};
-  if (auto created = create(*services, "default", service, {}); !created && created.error().code != 409)
-    std::cerr << "kw: cannot create the kubernetes Service: " << created.error().message << "\n";
+  // Made once; a later start finds it (its IP already allocated, so a create would be refused).
+  if (!get(*services, "default", "kubernetes", ""))
+    if (auto created = create(*services, "default", service, {}); !created && created.error().code != 409)
+      std::cerr << "kw: cannot create the kubernetes Service: " << created.error().message << "\n";
   if (m_options.advertise_address.empty()) return {};
 
   // Its endpoints: this server. Written whenever they differ, as kube-apiserver's reconciler does.

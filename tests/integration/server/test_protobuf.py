@@ -75,6 +75,32 @@ class ProtobufTest(ServerTestCase):
         self.assertEqual(status, 201, created)
         self.assertEqual(json.loads(created)["metadata"]["name"], "pb1")
 
+    def test_delete_options_in_protobuf_for_any_group_version(self):
+        """client-go's typed clients send DeleteOptions as protobuf, typed with the resource's
+        own group version (v1, apps/v1): kube-apiserver takes meta's DeleteOptions for them."""
+        def envelope(api_version, kind, raw):
+            def field(number, payload):
+                return bytes([number << 3 | 2, len(payload)]) + payload
+            type_meta = field(1, api_version.encode()) + field(2, kind.encode())
+            return b"k8s\x00" + field(1, type_meta) + field(2, raw) + b"\x1a\x00\x22\x00"
+        body = envelope("v1", "DeleteOptions", b"\x08\x00")  # gracePeriodSeconds: 0
+        status, _, _ = self.server.request("POST", "/api/v1/namespaces/default/pods", pod("pb-delete"))
+        self.assertEqual(status, 201)
+        headers = {"Content-Type": "application/vnd.kubernetes.protobuf", "Accept": "application/json"}
+        status, _, raw = self.server.request("DELETE", "/api/v1/namespaces/default/pods/pb-delete", body, headers)
+        self.assertEqual(status, 200, raw)
+        status, _, _ = self.server.request("GET", "/api/v1/namespaces/default/pods/pb-delete")
+        self.assertEqual(status, 404)  # grace period 0: gone at once
+        deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "pb-delete"},
+                      "spec": {"selector": {"matchLabels": {"app": "x"}},
+                               "template": {"metadata": {"labels": {"app": "x"}},
+                                            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+        status, _, _ = self.server.request("POST", "/apis/apps/v1/namespaces/default/deployments", deployment)
+        self.assertEqual(status, 201)
+        status, _, raw = self.server.request("DELETE", "/apis/apps/v1/namespaces/default/deployments/pb-delete",
+                                             envelope("apps/v1", "DeleteOptions", b""), headers)
+        self.assertEqual(status, 200, raw)
+
     def test_field_validation(self):
         typo = pod("fv")
         typo["spec"]["containers"][0]["imagee"] = "x"

@@ -328,6 +328,26 @@ class RbacServerTest(unittest.TestCase):
         self.assertEqual(out.returncode, 2)
         self.assertIn('Error from server (Forbidden): serviceaccounts "robot" is forbidden', out.stderr)
         self.assertEqual(run("create").stderr, "error: must specify one of -f and -k\n")
+        # create role / rolebinding / clusterrolebinding from flags, as kubectl builds them.
+        out = run("create", "role", "r1", "--verb=get,list", "--resource=pods,pods/log,deployments.apps", "-n", "default")
+        self.assertEqual((out.returncode, out.stdout), (0, "role.rbac.authorization.k8s.io/r1 created\n"), out.stderr)
+        self.assertEqual(self.admin("GET", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles/r1")[1]["rules"],
+                         [{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods", "pods/log"]},
+                          {"verbs": ["get", "list"], "apiGroups": ["apps"], "resources": ["deployments"]}])
+        out = run("create", "rolebinding", "rb1", "--role=r1", "--user=ivan", "--serviceaccount=default:robot",
+                  "-n", "default")
+        self.assertEqual(out.stdout, "rolebinding.rbac.authorization.k8s.io/rb1 created\n", out.stderr)
+        binding = self.admin("GET", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/rb1")[1]
+        self.assertEqual(binding["roleRef"], {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r1"})
+        self.assertEqual([s["kind"] for s in binding["subjects"]], ["User", "ServiceAccount"])
+        out = run("create", "clusterrolebinding", "crb1", "--clusterrole=view", "--group=g1", "--dry-run=client",
+                  "-o", "json")
+        self.assertEqual(json.loads(out.stdout)["subjects"][0]["name"], "g1")
+        self.assertEqual(self.admin("GET", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/crb1")[0], 404)
+        out = run("create", "rolebinding", "bad", "-n", "default")
+        self.assertEqual((out.returncode, out.stderr), (1, "error: exactly one of clusterrole or role must be specified\n"))
+        out = run("create", "role", "r2", "--verb=get", "--resource=nosuchthings", "-n", "default")
+        self.assertEqual(out.returncode, 1, out.stderr)
 
     def test_bootstrap_reconciled_at_restart_unless_protected(self):
         base = "/apis/rbac.authorization.k8s.io/v1/clusterroles/"
@@ -344,6 +364,8 @@ class RbacServerTest(unittest.TestCase):
         self.assertTrue(self.admin("GET", base + "system:discovery")[1].get("rules"))
         self.assertFalse(self.admin("GET", base + "system:heapster")[1].get("rules"))
         self.assertEqual(self.admin("GET", base + "system:kube-dns")[0], 200)
+        # A restart finds what the server keeps (the kubernetes Service) without complaint.
+        self.assertNotIn("cannot create", type(self).server.read_log())
 
 
 if __name__ == "__main__":
