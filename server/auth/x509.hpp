@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <openssl/bio.h>
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 
@@ -19,8 +20,12 @@ struct KeyFree {
 struct CertFree {
   void operator()(X509* cert) const { X509_free(cert); }
 };
+struct BioFree {
+  void operator()(BIO* bio) const { BIO_free(bio); }
+};
 using KeyPtr = std::unique_ptr<EVP_PKEY, KeyFree>;
 using CertPtr = std::unique_ptr<X509, CertFree>;
+using BioPtr = std::unique_ptr<BIO, BioFree>;
 
 enum class Usage { ca, server, client };
 
