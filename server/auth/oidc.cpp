@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/api/print_support.hpp"
 #include "core/net/client/client.hpp"
 
 namespace kw::auth {
@@ -9,14 +10,11 @@ namespace kw::auth {
 namespace {
 
 using nlohmann::json;
+using api::print::at;
+using api::print::str;
 
 constexpr auto k_min_refetch = std::chrono::seconds(10);
 constexpr std::int64_t k_leeway_seconds = 60;
-
-std::string string_at(const json& object, const std::string& key) {
-  const auto found = object.find(key);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
-}
 
 // GET url (https, verified with `ca_file` when given) as JSON.
 Result<json> fetch_json(const std::string& url, const std::string& ca_file) {
@@ -76,10 +74,10 @@ Result<std::vector<PublicKey>> OidcAuthenticator::fetch_keys() const {
   while (issuer.ends_with('/')) issuer.pop_back();
   auto discovery = fetch_json(issuer + "/.well-known/openid-configuration", m_config.ca_file);
   if (!discovery) return std::unexpected(discovery.error());
-  if (string_at(*discovery, "issuer") != m_config.issuer_url)
-    return fail("the issuer's discovery document names issuer \"" + string_at(*discovery, "issuer") + "\", not \"" +
+  if (str(at(*discovery, {"issuer"})) != m_config.issuer_url)
+    return fail("the issuer's discovery document names issuer \"" + str(at(*discovery, {"issuer"})) + "\", not \"" +
                 m_config.issuer_url + "\"");
-  const std::string jwks_uri = string_at(*discovery, "jwks_uri");
+  const std::string jwks_uri = str(at(*discovery, {"jwks_uri"}));
   if (jwks_uri.empty()) return fail("the issuer's discovery document has no jwks_uri");
   auto jwks = fetch_json(jwks_uri, m_config.ca_file);
   if (!jwks) return std::unexpected(jwks.error());
@@ -119,7 +117,7 @@ void OidcAuthenticator::refresh_loop() {
 OidcAuthenticator::Outcome OidcAuthenticator::authenticate(const std::string& token, UserInfo& out,
                                                            std::string& error) const {
   const auto unverified = unverified_claims(token);
-  if (!unverified || string_at(*unverified, "iss") != m_config.issuer_url) return Outcome::not_mine;
+  if (!unverified || str(at(*unverified, {"iss"})) != m_config.issuer_url) return Outcome::not_mine;
   std::shared_ptr<const std::vector<PublicKey>> keys;
   {
     std::lock_guard lock(m_mutex);
@@ -152,11 +150,11 @@ OidcAuthenticator::Outcome OidcAuthenticator::authenticate(const std::string& to
     return Outcome::invalid;
   }
   for (const auto& [key, value] : m_config.required_claims)
-    if (string_at(*claims, key) != value) {
-      error = "oidc: required claim " + key + " had value \"" + string_at(*claims, key) + "\", expected \"" + value + "\"";
+    if (str(at(*claims, {key})) != value) {
+      error = "oidc: required claim " + key + " had value \"" + str(at(*claims, {key})) + "\", expected \"" + value + "\"";
       return Outcome::invalid;
     }
-  const std::string username = string_at(*claims, m_config.username_claim);
+  const std::string username = str(at(*claims, {m_config.username_claim}));
   if (username.empty()) {
     error = "oidc: parse username claims \"" + m_config.username_claim + "\": claim not present";
     return Outcome::invalid;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 
+#include "core/api/print_support.hpp"
 #include "core/util/text.hpp"
 
 namespace kw::auth {
@@ -13,18 +14,9 @@ namespace kw::auth {
 namespace {
 
 using nlohmann::json;
+using api::print::at;
+using api::print::str;
 using util::go_quote;
-
-std::string string_at(const json& object, const char* key) {
-  const auto found = object.find(key);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
-}
-
-const json& metadata_of(const json& object) {
-  static const json empty = json::object();
-  const auto found = object.find("metadata");
-  return found != object.end() && found->is_object() ? *found : empty;
-}
 
 std::vector<PolicyRule> rules_of(const json& object) {
   std::vector<PolicyRule> rules;
@@ -85,9 +77,9 @@ void RbacPolicy::apply(RbacKind kind, const json& object) {
 }
 
 void RbacPolicy::apply_locked(RbacKind kind, const json& object) {
-  const json& meta = metadata_of(object);
-  const std::string name = string_at(meta, "name");
-  const std::string ns = kind == RbacKind::role || kind == RbacKind::role_binding ? string_at(meta, "namespace") : "";
+  const json& meta = at(object, {"metadata"});
+  const std::string name = str(at(meta, {"name"}));
+  const std::string ns = kind == RbacKind::role || kind == RbacKind::role_binding ? str(at(meta, {"namespace"})) : "";
   switch (kind) {
     case RbacKind::cluster_role: m_cluster_roles[name] = Role{rules_of(object)}; return;
     case RbacKind::role: m_roles[object_key(ns, name)] = Role{rules_of(object)}; return;
@@ -98,14 +90,14 @@ void RbacPolicy::apply_locked(RbacKind kind, const json& object) {
   binding->namespace_ = ns;
   binding->name = name;
   const json role_ref = object.value("roleRef", json::object());
-  binding->role_kind = string_at(role_ref, "kind");
-  binding->role_name = string_at(role_ref, "name");
+  binding->role_kind = str(at(role_ref, {"kind"}));
+  binding->role_name = str(at(role_ref, {"name"}));
   binding->role_key = binding->role_kind == "Role" ? object_key(ns, binding->role_name) : binding->role_name;
   if (const auto subjects = object.find("subjects"); subjects != object.end() && subjects->is_array())
     for (const auto& subject : *subjects)
       if (subject.is_object())
         binding->subjects.push_back(
-            {string_at(subject, "kind"), string_at(subject, "name"), string_at(subject, "namespace")});
+            {str(at(subject, {"kind"})), str(at(subject, {"name"})), str(at(subject, {"namespace"}))});
   for (const auto& subject : binding->subjects)
     if (auto entry = index_entry(ns, subject);
         entry && std::ranges::find(binding->index_entries, *entry) == binding->index_entries.end())
@@ -293,8 +285,8 @@ RuleSet RbacPolicy::rules_for(const UserInfo& user, const std::string& ns) const
 RuleSet RbacPolicy::role_reference_rules(const json& role_ref, const std::string& ns) const {
   Binding binding;
   binding.namespace_ = ns;
-  binding.role_kind = string_at(role_ref, "kind");
-  binding.role_name = string_at(role_ref, "name");
+  binding.role_kind = str(at(role_ref, {"kind"}));
+  binding.role_name = str(at(role_ref, {"name"}));
   binding.role_key = binding.role_kind == "Role" ? object_key(ns, binding.role_name) : binding.role_name;
   std::shared_lock lock(m_mutex);
   RuleSet out;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/api/print_support.hpp"
 #include "core/util/base64.hpp"
 #include "core/util/text.hpp"
 
@@ -10,24 +11,15 @@ namespace kw::auth {
 namespace {
 
 using nlohmann::json;
+using api::print::at;
+using api::print::str;
 using Clock = std::chrono::system_clock;
 
 constexpr const char* k_legacy_issuer = "kubernetes/serviceaccount";
 constexpr std::int64_t k_leeway_seconds = 60;  // go-jose's jwt.DefaultLeeway
 
-std::string string_at(const json& object, const char* key) {
-  const auto found = object.find(key);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
-}
-
-const json& object_at(const json& object, const char* key) {
-  static const json empty = json::object();
-  const auto found = object.find(key);
-  return found != object.end() && found->is_object() ? *found : empty;
-}
-
-std::string uid_of(const json& object) { return string_at(object_at(object, "metadata"), "uid"); }
-bool being_deleted(const json& object) { return object_at(object, "metadata").contains("deletionTimestamp"); }
+std::string uid_of(const json& object) { return str(at(object, {"metadata", "uid"})); }
+bool being_deleted(const json& object) { return at(object, {"metadata"}).contains("deletionTimestamp"); }
 
 std::int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(Clock::now().time_since_epoch()).count();
@@ -94,9 +86,9 @@ Result<IssuedToken> ServiceAccountTokens::issue(const json& service_account, con
                                                 const std::vector<std::string>& audiences,
                                                 std::int64_t expiration_seconds) const {
   if (!m_signing_key) return fail("this server has no service account signing key (--service-account-signing-key-file)");
-  const auto& meta = object_at(service_account, "metadata");
-  const std::string ns = string_at(meta, "namespace");
-  const std::string name = string_at(meta, "name");
+  const auto& meta = at(service_account, {"metadata"});
+  const std::string ns = str(at(meta, {"namespace"}));
+  const std::string name = str(at(meta, {"name"}));
   std::int64_t lifetime = expiration_seconds;
   std::int64_t warn_after = 0;
   // A Pod's projected token asked for 3607 s (the ServiceAccount admission's default) lives a
@@ -108,9 +100,9 @@ Result<IssuedToken> ServiceAccountTokens::issue(const json& service_account, con
     lifetime = 365LL * 24 * 60 * 60;
   }
   const std::int64_t now = unix_now();
-  json kubernetes = {{"namespace", ns}, {"serviceaccount", {{"name", name}, {"uid", string_at(meta, "uid")}}}};
+  json kubernetes = {{"namespace", ns}, {"serviceaccount", {{"name", name}, {"uid", str(at(meta, {"uid"}))}}}};
   auto ref = [](const json& object) {
-    return json{{"name", string_at(object_at(object, "metadata"), "name")}, {"uid", uid_of(object)}};
+    return json{{"name", str(at(object, {"metadata", "name"}))}, {"uid", uid_of(object)}};
   };
   if (pod != nullptr) kubernetes["pod"] = ref(*pod);
   else if (secret != nullptr) kubernetes["secret"] = ref(*secret);
@@ -132,7 +124,7 @@ ServiceAccountTokens::Outcome ServiceAccountTokens::authenticate(const std::stri
                                                                  TokenUser& out, std::string& error) const {
   const auto unverified = unverified_claims(token);
   if (!unverified) return Outcome::not_mine;
-  const std::string issuer = string_at(*unverified, "iss");
+  const std::string issuer = str(at(*unverified, {"iss"}));
   const bool legacy = issuer == k_legacy_issuer;
   if (!legacy && std::ranges::find(m_issuers, issuer) == m_issuers.end()) return Outcome::not_mine;
   const auto claims = verify(token, m_keys);
@@ -162,33 +154,33 @@ ServiceAccountTokens::Outcome ServiceAccountTokens::authenticate(const std::stri
 // kube's validator.Validate: times, then the ServiceAccount, Secret and Pod the token names.
 std::optional<std::string> ServiceAccountTokens::check_bound(const json& claims, TokenUser& out) const {
   if (auto late = check_times(claims)) return late;
-  const json& k8s = object_at(claims, "kubernetes.io");
-  const std::string ns = string_at(k8s, "namespace");
-  const json& sa_ref = object_at(k8s, "serviceaccount");
-  const std::string sa_name = string_at(sa_ref, "name");
+  const json& k8s = at(claims, {"kubernetes.io"});
+  const std::string ns = str(at(k8s, {"namespace"}));
+  const json& sa_ref = at(k8s, {"serviceaccount"});
+  const std::string sa_name = str(at(sa_ref, {"name"}));
   const auto account = m_lookup ? m_lookup("serviceaccounts", ns, sa_name) : std::nullopt;
   if (!account) return "serviceaccounts " + util::go_quote(sa_name) + " not found";
   if (being_deleted(*account)) return "service account " + ns + "/" + sa_name + " has been deleted";
-  if (uid_of(*account) != string_at(sa_ref, "uid"))
-    return "service account UID (" + uid_of(*account) + ") does not match claim (" + string_at(sa_ref, "uid") + ")";
+  if (uid_of(*account) != str(at(sa_ref, {"uid"})))
+    return "service account UID (" + uid_of(*account) + ") does not match claim (" + str(at(sa_ref, {"uid"})) + ")";
   if (const auto secret_ref = k8s.find("secret"); secret_ref != k8s.end() && secret_ref->is_object()) {
-    const auto secret = m_lookup("secrets", ns, string_at(*secret_ref, "name"));
+    const auto secret = m_lookup("secrets", ns, str(at(*secret_ref, {"name"})));
     if (!secret || being_deleted(*secret)) return "service account token has been invalidated";
-    if (uid_of(*secret) != string_at(*secret_ref, "uid"))
+    if (uid_of(*secret) != str(at(*secret_ref, {"uid"})))
       return "secret UID (" + uid_of(*secret) + ") does not match service account secret ref claim (" +
-             string_at(*secret_ref, "uid") + ")";
+             str(at(*secret_ref, {"uid"})) + ")";
   }
   out.user = UserInfo{.name = service_account_user(ns, sa_name), .groups = service_account_groups(ns),
-                      .uid = string_at(sa_ref, "uid"), .extra = {}};
+                      .uid = str(at(sa_ref, {"uid"})), .extra = {}};
   if (const auto pod_ref = k8s.find("pod"); pod_ref != k8s.end() && pod_ref->is_object()) {
-    const auto pod = m_lookup("pods", ns, string_at(*pod_ref, "name"));
+    const auto pod = m_lookup("pods", ns, str(at(*pod_ref, {"name"})));
     if (!pod || being_deleted(*pod)) return "service account token has been invalidated";
-    if (uid_of(*pod) != string_at(*pod_ref, "uid"))
+    if (uid_of(*pod) != str(at(*pod_ref, {"uid"})))
       return "pod UID (" + uid_of(*pod) + ") does not match service account pod ref claim (" +
-             string_at(*pod_ref, "uid") + ")";
-    if (!string_at(*pod_ref, "name").empty() && !string_at(*pod_ref, "uid").empty())
-      out.user.extra = {{"authentication.kubernetes.io/pod-name", {string_at(*pod_ref, "name")}},
-                        {"authentication.kubernetes.io/pod-uid", {string_at(*pod_ref, "uid")}}};
+             str(at(*pod_ref, {"uid"})) + ")";
+    if (!str(at(*pod_ref, {"name"})).empty() && !str(at(*pod_ref, {"uid"})).empty())
+      out.user.extra = {{"authentication.kubernetes.io/pod-name", {str(at(*pod_ref, {"name"}))}},
+                        {"authentication.kubernetes.io/pod-uid", {str(at(*pod_ref, {"uid"}))}}};
   }
   return std::nullopt;
 }
@@ -196,20 +188,20 @@ std::optional<std::string> ServiceAccountTokens::check_bound(const json& claims,
 // kube's legacyValidator: the token must still be the one its Secret holds.
 std::optional<std::string> ServiceAccountTokens::check_legacy(const std::string& token, const json& claims,
                                                               TokenUser& out) const {
-  const std::string ns = string_at(claims, "kubernetes.io/serviceaccount/namespace");
-  const std::string secret_name = string_at(claims, "kubernetes.io/serviceaccount/secret.name");
-  const std::string sa_name = string_at(claims, "kubernetes.io/serviceaccount/service-account.name");
-  const std::string sa_uid = string_at(claims, "kubernetes.io/serviceaccount/service-account.uid");
-  if (string_at(claims, "sub").empty()) return "sub claim is missing";
+  const std::string ns = str(at(claims, {"kubernetes.io/serviceaccount/namespace"}));
+  const std::string secret_name = str(at(claims, {"kubernetes.io/serviceaccount/secret.name"}));
+  const std::string sa_name = str(at(claims, {"kubernetes.io/serviceaccount/service-account.name"}));
+  const std::string sa_uid = str(at(claims, {"kubernetes.io/serviceaccount/service-account.uid"}));
+  if (str(at(claims, {"sub"})).empty()) return "sub claim is missing";
   if (ns.empty()) return "namespace claim is missing";
   if (secret_name.empty()) return "secretName claim is missing";
   if (sa_name.empty()) return "serviceAccountName claim is missing";
   if (sa_uid.empty()) return "serviceAccountUID claim is missing";
-  if (string_at(claims, "sub") != service_account_user(ns, sa_name)) return "sub claim is invalid";
+  if (str(at(claims, {"sub"})) != service_account_user(ns, sa_name)) return "sub claim is invalid";
   const auto secret = m_lookup ? m_lookup("secrets", ns, secret_name) : std::nullopt;
   if (!secret || being_deleted(*secret)) return "Token has been invalidated";
   // data.token is the token itself, base64 as every Secret value.
-  if (util::base64_decode(string_at(object_at(*secret, "data"), "token")) != token)
+  if (util::base64_decode(str(at(*secret, {"data", "token"}))) != token)
     return "Token does not match server's copy";
   const auto account = m_lookup("serviceaccounts", ns, sa_name);
   if (!account) return "serviceaccounts " + util::go_quote(sa_name) + " not found";

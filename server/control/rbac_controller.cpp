@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/api/print_support.hpp"
 #include "core/api/selector.hpp"
 #include "core/util/text.hpp"
 #include "server/registry/informer.hpp"
@@ -23,6 +24,8 @@ extern const std::size_t k_rbac_bootstrap_size;
 namespace {
 
 using nlohmann::json;
+using api::print::at;
+using api::print::str;
 using auth::RbacKind;
 
 constexpr const char* k_group = "rbac.authorization.k8s.io";
@@ -42,30 +45,19 @@ constexpr RbacResource k_resources[] = {
     {RbacKind::role_binding, "rolebindings", "roleBindings", true},
 };
 
-const json& field(const json& object, const char* key) {
-  static const json null;
-  const auto found = object.find(key);
-  return found == object.end() ? null : *found;
-}
-
-std::string string_at(const json& object, const char* key) {
-  const json& value = field(object, key);
-  return value.is_string() ? value.get<std::string>() : std::string();
-}
-
-const json& meta_of(const json& object) { return field(object, "metadata"); }
+const json& meta_of(const json& object) { return at(object, {"metadata"}); }
 
 bool protected_from_update(const json& existing) {
-  return string_at(field(meta_of(existing), "annotations"), k_autoupdate) == "false";
+  return str(at(at(meta_of(existing), {"annotations"}), {k_autoupdate})) == "false";
 }
 
 // kube's merge(expected, existing): expected's entries, overridden by existing ones.
 bool merge_map(json& meta, const json& expected_meta, const char* key) {
-  const json& wanted = field(expected_meta, key);
+  const json& wanted = at(expected_meta, {key});
   if (!wanted.is_object() || wanted.empty()) return false;
   json merged = wanted;
-  if (const json& have = field(meta, key); have.is_object()) merged.update(have);
-  if (merged == field(meta, key)) return false;
+  if (const json& have = at(meta, {key}); have.is_object()) merged.update(have);
+  if (merged == at(meta, {key})) return false;
   meta[key] = std::move(merged);
   return true;
 }
@@ -79,13 +71,13 @@ bool merge_labels_and_annotations(json& object, const json& expected) {
 
 std::vector<auth::PolicyRule> rules_of(const json& object) {
   std::vector<auth::PolicyRule> rules;
-  if (const json& list = field(object, "rules"); list.is_array())
+  if (const json& list = at(object, {"rules"}); list.is_array())
     for (const auto& rule : list) rules.push_back(auth::PolicyRule::from_json(rule));
   return rules;
 }
 
 json selectors_of(const json& role) {
-  const json& selectors = field(field(role, "aggregationRule"), "clusterRoleSelectors");
+  const json& selectors = at(role, {"aggregationRule", "clusterRoleSelectors"});
   return selectors.is_array() ? selectors : json::array();
 }
 
@@ -102,8 +94,8 @@ std::optional<json> reconciled_role(const json& existing, const json& expected) 
     for (const auto& rule : missing) rules.push_back(rule.to_json());
     changed = true;
   }
-  const json& wanted = field(expected, "aggregationRule");
-  if (wanted.is_null() && !field(existing, "aggregationRule").is_null()) {
+  const json& wanted = at(expected, {"aggregationRule"});
+  if (wanted.is_null() && !at(existing, {"aggregationRule"}).is_null()) {
     out.erase("aggregationRule");
     changed = true;
   } else if (!wanted.is_null()) {
@@ -122,13 +114,13 @@ std::optional<json> reconciled_role(const json& existing, const json& expected) 
 
 bool same_subject(const json& a, const json& b) {
   for (const char* key : {"kind", "apiGroup", "name", "namespace"})
-    if (string_at(a, key) != string_at(b, key)) return false;
+    if (str(at(a, {key})) != str(at(b, {key}))) return false;
   return true;
 }
 
 bool same_role_ref(const json& a, const json& b) {
   for (const char* key : {"apiGroup", "kind", "name"})
-    if (string_at(field(a, "roleRef"), key) != string_at(field(b, "roleRef"), key)) return false;
+    if (str(at(at(a, {"roleRef"}), {key})) != str(at(at(b, {"roleRef"}), {key}))) return false;
   return true;
 }
 
@@ -137,8 +129,8 @@ std::optional<json> reconciled_binding(const json& existing, const json& expecte
   if (protected_from_update(existing)) return std::nullopt;
   json out = existing;
   bool changed = merge_labels_and_annotations(out, expected);
-  json subjects = field(existing, "subjects").is_array() ? field(existing, "subjects") : json::array();
-  for (const auto& subject : field(expected, "subjects").is_array() ? field(expected, "subjects") : json::array()) {
+  json subjects = at(existing, {"subjects"}).is_array() ? at(existing, {"subjects"}) : json::array();
+  for (const auto& subject : at(expected, {"subjects"}).is_array() ? at(expected, {"subjects"}) : json::array()) {
     if (std::ranges::any_of(subjects, [&](const json& have) { return same_subject(have, subject); })) continue;
     subjects.push_back(subject);
     changed = true;
@@ -159,8 +151,8 @@ std::string describe(const api::ResourceInfo& info, const std::string& ns, const
 // One object of the bootstrap policy brought to the stored state it should have.
 Result<void> reconcile_one(registry::Registry& registry, const api::ResourceInfo& info, const RbacResource& resource,
                            const json& expected, const std::map<std::string, json>& stored) {
-  const std::string ns = string_at(meta_of(expected), "namespace");
-  const std::string name = string_at(meta_of(expected), "name");
+  const std::string ns = str(at(meta_of(expected), {"namespace"}));
+  const std::string name = str(at(meta_of(expected), {"name"}));
   auto failed = [&](const registry::ApiError& error) {
     return fail("cannot reconcile the bootstrap " + describe(info, ns, name) + ": " + error.message);
   };
@@ -202,7 +194,7 @@ Result<void> reconcile_bootstrap(registry::Registry& registry, const api::Resour
     if (!listed) return fail("cannot list " + info->plural + ": " + listed.error().message);
     std::map<std::string, json> stored;
     for (const auto& item : listed->items) stored.emplace(item->namespace_ + "/" + item->name, item->object);
-    for (const auto& expected : field(policy, resource.bootstrap_section))
+    for (const auto& expected : at(policy, {resource.bootstrap_section}))
       if (auto done = reconcile_one(registry, *info, resource, expected, stored); !done) return done;
   }
   return {};
@@ -212,13 +204,13 @@ Result<void> reconcile_bootstrap(registry::Registry& registry, const api::Resour
 // selectors pick, in name order, each once (kube's syncClusterRole).
 json aggregated_rules(const json& role, const std::map<std::string, cache::ObjectPtr>& roles) {
   json rules = json::array();
-  const std::string self = string_at(meta_of(role), "name");
+  const std::string self = str(at(meta_of(role), {"name"}));
   for (const auto& selector_json : selectors_of(role)) {
     auto selector = api::LabelSelector::from_label_selector_json(selector_json);
     if (!selector) continue;
     for (const auto& [name, other] : roles) {
       if (name == self || !selector->matches(other->labels)) continue;
-      if (const json& list = field(other->object, "rules"); list.is_array())
+      if (const json& list = at(other->object, {"rules"}); list.is_array())
         for (const auto& rule : list)
           if (std::ranges::find(rules, rule) == rules.end()) rules.push_back(rule);
     }
@@ -275,7 +267,7 @@ struct RbacController::State {
     for (const auto& [name, role] : snapshot) {
       if (selectors_of(role->object).empty()) continue;
       const json wanted = aggregated_rules(role->object, snapshot);
-      const json& have = field(role->object, "rules");
+      const json& have = at(role->object, {"rules"});
       if (have == wanted || (have.is_null() && wanted.empty())) continue;
       auto updated = registry.update_with(
           cluster_roles, "", name,
@@ -351,9 +343,9 @@ namespace {
 
 auth::UserInfo user_of(const json& requester) {
   auth::UserInfo user;
-  user.name = string_at(requester, "username");
-  user.uid = string_at(requester, "uid");
-  if (const json& groups = field(requester, "groups"); groups.is_array())
+  user.name = str(at(requester, {"username"}));
+  user.uid = str(at(requester, {"uid"}));
+  if (const json& groups = at(requester, {"groups"}); groups.is_array())
     for (const auto& group : groups)
       if (group.is_string()) user.groups.push_back(group.get<std::string>());
   return user;
@@ -422,18 +414,18 @@ registry::AdmissionCheck rbac_escalation_check(std::shared_ptr<const auth::RbacP
       return {};
     }
     if (r.old != nullptr && only_gc_fields_change(r.object, *r.old)) return {};
-    const json& role_ref = field(r.object, "roleRef");
-    const std::string ref_kind = string_at(role_ref, "kind");
+    const json& role_ref = at(r.object, {"roleRef"});
+    const std::string ref_kind = str(at(role_ref, {"kind"}));
     if (ref_kind == "ClusterRole" || ref_kind == "Role") {
-      const auto may_bind = auth::resource_attributes(user, "bind", r.namespace_, string_at(role_ref, "apiGroup"),
+      const auto may_bind = auth::resource_attributes(user, "bind", r.namespace_, str(at(role_ref, {"apiGroup"})),
                                                       ref_kind == "Role" ? "roles" : "clusterroles", "",
-                                                      string_at(role_ref, "name"), "");
+                                                      str(at(role_ref, {"name"})), "");
       if (authorizer.authorize(may_bind).allowed) return {};
     }
     const auth::RuleSet granted = policy->role_reference_rules(role_ref, r.namespace_);
     if (!granted.errors.empty())  // the role is read as a GET of it would: 404 naming the role
       return std::unexpected(
-          registry::not_found(k_group, ref_kind == "Role" ? "roles" : "clusterroles", string_at(role_ref, "name")));
+          registry::not_found(k_group, ref_kind == "Role" ? "roles" : "clusterroles", str(at(role_ref, {"name"}))));
     if (auto refused = escalation(*policy, user, r.namespace_, granted.rules))
       return std::unexpected(forbidden(r, *refused));
     return {};
