@@ -163,25 +163,25 @@ std::optional<std::string> ServiceAccountTokens::check_bound(const json& claims,
   if (being_deleted(*account)) return "service account " + ns + "/" + sa_name + " has been deleted";
   if (uid_of(*account) != str(at(sa_ref, {"uid"})))
     return "service account UID (" + uid_of(*account) + ") does not match claim (" + str(at(sa_ref, {"uid"})) + ")";
-  if (const auto secret_ref = k8s.find("secret"); secret_ref != k8s.end() && secret_ref->is_object()) {
-    const auto secret = m_lookup("secrets", ns, str(at(*secret_ref, {"name"})));
-    if (!secret || being_deleted(*secret)) return "service account token has been invalidated";
-    if (uid_of(*secret) != str(at(*secret_ref, {"uid"})))
-      return "secret UID (" + uid_of(*secret) + ") does not match service account secret ref claim (" +
-             str(at(*secret_ref, {"uid"})) + ")";
-  }
+  // The Secret or Pod the token is bound to must still be there, not going, and the same one.
+  auto bound_problem = [&](const char* kind, const char* plural) -> std::optional<std::string> {
+    const json& ref = at(k8s, {kind});
+    if (!ref.is_object()) return std::nullopt;
+    const auto bound = m_lookup(plural, ns, str(at(ref, {"name"})));
+    if (!bound || being_deleted(*bound)) return "service account token has been invalidated";
+    if (uid_of(*bound) != str(at(ref, {"uid"})))
+      return std::string(kind) + " UID (" + uid_of(*bound) + ") does not match service account " + kind +
+             " ref claim (" + str(at(ref, {"uid"})) + ")";
+    return std::nullopt;
+  };
+  if (auto problem = bound_problem("secret", "secrets")) return problem;
+  if (auto problem = bound_problem("pod", "pods")) return problem;
   out.user = UserInfo{.name = service_account_user(ns, sa_name), .groups = service_account_groups(ns),
                       .uid = str(at(sa_ref, {"uid"})), .extra = {}};
-  if (const auto pod_ref = k8s.find("pod"); pod_ref != k8s.end() && pod_ref->is_object()) {
-    const auto pod = m_lookup("pods", ns, str(at(*pod_ref, {"name"})));
-    if (!pod || being_deleted(*pod)) return "service account token has been invalidated";
-    if (uid_of(*pod) != str(at(*pod_ref, {"uid"})))
-      return "pod UID (" + uid_of(*pod) + ") does not match service account pod ref claim (" +
-             str(at(*pod_ref, {"uid"})) + ")";
-    if (!str(at(*pod_ref, {"name"})).empty() && !str(at(*pod_ref, {"uid"})).empty())
-      out.user.extra = {{"authentication.kubernetes.io/pod-name", {str(at(*pod_ref, {"name"}))}},
-                        {"authentication.kubernetes.io/pod-uid", {str(at(*pod_ref, {"uid"}))}}};
-  }
+  const std::string pod_name = str(at(k8s, {"pod", "name"})), pod_uid = str(at(k8s, {"pod", "uid"}));
+  if (!pod_name.empty() && !pod_uid.empty())
+    out.user.extra = {{"authentication.kubernetes.io/pod-name", {pod_name}},
+                      {"authentication.kubernetes.io/pod-uid", {pod_uid}}};
   return std::nullopt;
 }
 
