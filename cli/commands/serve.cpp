@@ -29,6 +29,8 @@
 #include "server/auth/rbac.hpp"
 #include "server/auth/secure_file.hpp"
 #include "server/auth/service_account.hpp"
+#include "server/admission/plugins.hpp"
+#include "server/control/namespace_defaults.hpp"
 #include "server/control/rbac_controller.hpp"
 #include "server/http/api_server.hpp"
 #include "server/registry/registry.hpp"
@@ -75,7 +77,40 @@ struct ServeOptions {
   std::string service_cluster_ip_range = registry::ServiceRanges{}.cluster_ip_range;
   std::string service_node_port_range = "30000-32767";
   std::string advertise_address;
+  std::vector<std::string> controllers = {"*"};
+  std::string root_ca_file;
+  std::vector<std::string> enable_admission_plugins, disable_admission_plugins;
 };
+
+// The controllers kw runs itself, by kube-controller-manager's names (all on by default).
+constexpr std::string_view k_controllers[] = {"clusterrole-aggregation", "root-ca-cert-publisher", "serviceaccount"};
+
+std::string known_controllers() {
+  std::string known;
+  for (auto name : k_controllers) known += (known.empty() ? "" : ", ") + std::string(name);
+  return known;
+}
+
+// kube-controller-manager's --controllers: `name` on, `-name` off, `*` every default one.
+bool controller_enabled(const std::vector<std::string>& list, std::string_view name) {
+  bool all = false;
+  for (const auto& entry : list) {
+    if (entry == name) return true;
+    if (entry.size() == name.size() + 1 && entry[0] == '-' && std::string_view(entry).substr(1) == name) return false;
+    all = all || entry == "*";
+  }
+  return all;
+}
+
+Result<void> check_controllers(const std::vector<std::string>& list) {
+  for (const auto& entry : list) {
+    const std::string_view name = entry.starts_with('-') ? std::string_view(entry).substr(1) : std::string_view(entry);
+    if (name != "*" && std::ranges::find(k_controllers, name) == std::end(k_controllers))
+      return fail("--controllers: \"" + entry + "\" is not in the list of known controllers (" +
+                  known_controllers() + ")");
+  }
+  return {};
+}
 
 // kube-apiserver's default --advertise-address: the bind address when it names one host
 // address, else the first IPv4 address of an interface that is up and not loopback; "" when
@@ -229,22 +264,19 @@ Result<void> publish_client_ca(const std::string& path, registry::Registry& regi
 // The TLS listener: the given serving certificate, or one from a CA generated in the data
 // dir on first start; writes DIR/admin.kubeconfig for the generated admin credential and
 // publishes the client CA it verifies with.
-Result<std::unique_ptr<net::HttpServer>> serve_secure(const ServeOptions& o, http::ApiServer& api,
-                                                      registry::Registry& registry, net::Handler handler) {
+Result<std::unique_ptr<net::HttpServer>> serve_secure(const ServeOptions& o, const auth::PkiFiles& pki,
+                                                      http::ApiServer& api, registry::Registry& registry,
+                                                      net::Handler handler) {
   net::ServerConfig config;
   apply_limits(o, api, config);
   config.address = o.bind_address;
   config.port = static_cast<std::uint16_t>(o.secure_port);
   config.io_threads = o.io_threads;
   config.worker_threads = o.worker_threads;
-  std::vector<std::string> sans = o.tls_sans;
-  if (o.bind_address != "0.0.0.0" && o.bind_address != "::") sans.push_back(o.bind_address);
-  auto pki = auth::ensure_pki(o.data_dir + "/pki", sans);
-  if (!pki) return std::unexpected(pki.error());
   net::TlsConfig tls;
-  tls.cert_file = o.tls_cert_file.empty() ? pki->serving_cert : o.tls_cert_file;
-  tls.key_file = o.tls_private_key_file.empty() ? pki->serving_key : o.tls_private_key_file;
-  tls.client_ca_file = o.client_ca_file.empty() ? pki->ca_cert : o.client_ca_file;
+  tls.cert_file = o.tls_cert_file.empty() ? pki.serving_cert : o.tls_cert_file;
+  tls.key_file = o.tls_private_key_file.empty() ? pki.serving_key : o.tls_private_key_file;
+  tls.client_ca_file = o.client_ca_file.empty() ? pki.ca_cert : o.client_ca_file;
   config.tls = tls;
   auto server = net::start_http_server(config, std::move(handler));
   if (!server) return fail("cannot listen on " + o.bind_address + ":" + std::to_string(o.secure_port) + ": " +
@@ -253,7 +285,7 @@ Result<std::unique_ptr<net::HttpServer>> serve_secure(const ServeOptions& o, htt
   const std::string url = "https://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
                           std::to_string((*server)->port());
   const std::string kubeconfig = o.data_dir + "/admin.kubeconfig";
-  if (auto written = auth::write_admin_kubeconfig(kubeconfig, url, *pki); !written)
+  if (auto written = auth::write_admin_kubeconfig(kubeconfig, url, pki); !written)
     return std::unexpected(written.error());
   if (auto published = publish_client_ca(tls.client_ca_file, registry); !published)
     std::cerr << "kw serve: " << published.error().message << "\n";
@@ -262,6 +294,25 @@ Result<std::unique_ptr<net::HttpServer>> serve_secure(const ServeOptions& o, htt
             << "  try: kubectl --kubeconfig=" << kubeconfig << " get pods -w\n"
             << "   or: kw get pods -w --kubeconfig=" << kubeconfig << "\n";
   return server;
+}
+
+// The generated CA and certificates in the data dir (made on first start) for the secure port.
+Result<auth::PkiFiles> serving_pki(const ServeOptions& o) {
+  std::vector<std::string> sans = o.tls_sans;
+  if (o.bind_address != "0.0.0.0" && o.bind_address != "::") sans.push_back(o.bind_address);
+  return auth::ensure_pki(o.data_dir + "/pki", sans);
+}
+
+// What clients in pods verify the server with (kube-root-ca.crt): --root-ca-file, else the CA
+// of the generated serving certificate, else the given serving certificate itself.
+Result<std::string> root_ca(const ServeOptions& o, const auth::PkiFiles* pki) {
+  std::string file = o.root_ca_file;
+  if (file.empty() && pki != nullptr) file = o.tls_cert_file.empty() ? pki->ca_cert : o.tls_cert_file;
+  if (file.empty()) return std::string();
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream bytes;
+  if (!(bytes << in.rdbuf())) return fail("cannot read the root CA " + file);
+  return bytes.str();
 }
 
 int run_serve(const ServeOptions& o) {
@@ -277,6 +328,10 @@ int run_serve(const ServeOptions& o) {
   // would keep a mostly empty 2 MiB page per allocator arena (idle RSS 15 -> 47 MiB), so the
   // server turns huge pages off for the rest of its life.
   ::prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+  if (auto known = check_controllers(o.controllers); !known) {
+    std::cerr << "kw serve: " << known.error().message << "\n";
+    return 1;
+  }
 
   // 1. Who may do what: client certificates, token file and ServiceAccount tokens, then the
   //    authorization mode.
@@ -333,6 +388,15 @@ int run_serve(const ServeOptions& o) {
     std::cerr << "kw serve: " << authorizer.error().message << "\n";
     return 1;
   }
+  std::optional<auth::PkiFiles> pki;
+  if (o.secure_port > 0) {
+    auto made = serving_pki(o);
+    if (!made) {
+      std::cerr << "kw serve: " << made.error().message << "\n";
+      return 1;
+    }
+    pki = std::move(*made);
+  }
   // 2. Storage: etcd when --etcd is given, else the embedded store in the data dir.
   auto backend = open_backend(o);
   if (!backend) {
@@ -366,12 +430,34 @@ int run_serve(const ServeOptions& o) {
   }
   // The bootstrap RBAC policy, the policy RBAC reads, ClusterRole aggregation and the
   // escalation check on roles and bindings.
-  auto rbac = control::RbacController::start(registry, rbac_policy);
+  auto rbac = control::RbacController::start(registry, rbac_policy,
+                                             controller_enabled(o.controllers, "clusterrole-aggregation"));
   if (!rbac) {
     std::cerr << "kw serve: " << rbac.error().message << "\n";
     return 1;
   }
   registry.add_admission_check(control::rbac_escalation_check(rbac_policy, *authorizer));
+  // The built-in admission plugins, and what kube-controller-manager would put in every namespace.
+  auto plugins = admission::install(registry, {.enable = o.enable_admission_plugins,
+                                                 .disable = o.disable_admission_plugins});
+  if (!plugins) {
+    std::cerr << "kw serve: " << plugins.error().message << "\n";
+    return 1;
+  }
+  for (const auto& name : plugins->unavailable)
+    std::cerr << "kw serve: admission plugin " << name << " is not available in kw; it does not run\n";
+  auto ca_for_pods = root_ca(o, pki ? &*pki : nullptr);
+  if (!ca_for_pods) {
+    std::cerr << "kw serve: " << ca_for_pods.error().message << "\n";
+    return 1;
+  }
+  auto namespace_defaults = control::NamespaceDefaults::start(
+      registry, {.service_accounts = controller_enabled(o.controllers, "serviceaccount"),
+                 .root_ca = controller_enabled(o.controllers, "root-ca-cert-publisher") ? *ca_for_pods : ""});
+  if (!namespace_defaults) {
+    std::cerr << "kw serve: " << namespace_defaults.error().message << "\n";
+    return 1;
+  }
   // 4. The listeners: TLS on the secure port (authenticated), cleartext on loopback (trusted).
   std::vector<std::unique_ptr<net::HttpServer>> servers;
   (*service_accounts)->set_lookup(stored_object_lookup(registry));
@@ -385,7 +471,7 @@ int run_serve(const ServeOptions& o) {
     };
   };
   if (o.secure_port > 0) {
-    auto served = serve_secure(o, secure_api, registry, handler_for(secure_api));
+    auto served = serve_secure(o, *pki, secure_api, registry, handler_for(secure_api));
     if (!served) {
       std::cerr << "kw serve: " << served.error().message << "\n";
       return 1;
@@ -502,6 +588,19 @@ void add_serve_command(CLI::App& app, int* exit_code) {
   serve->add_option("--idle-timeout-seconds", options->idle_timeout_seconds,
                     "close keep-alive connections idle this long (HTTP/2: GOAWAY first)")
       ->capture_default_str();
+  serve->add_option("--controllers", options->controllers,
+                    "the controllers kw runs itself: '*' for all, NAME to enable, -NAME to disable (" +
+                        known_controllers() + ")")
+      ->delimiter(',')
+      ->capture_default_str();
+  serve->add_option("--root-ca-file", options->root_ca_file,
+                    "CA bundle published to every namespace as ConfigMap kube-root-ca.crt (default: the serving CA)");
+  serve->add_option("--enable-admission-plugins", options->enable_admission_plugins,
+                    "admission plugins to run besides the default ones")
+      ->delimiter(',');
+  serve->add_option("--disable-admission-plugins", options->disable_admission_plugins,
+                    "admission plugins not to run, even default ones")
+      ->delimiter(',');
   serve->callback([options, exit_code] { *exit_code = run_serve(*options); });
 }
 

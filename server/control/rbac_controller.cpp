@@ -2,17 +2,16 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "core/api/print_support.hpp"
 #include "core/api/selector.hpp"
 #include "core/util/text.hpp"
+#include "server/control/work_queue.hpp"
 #include "server/registry/informer.hpp"
 
 namespace kw::control {
@@ -226,40 +225,28 @@ struct RbacController::State {
   std::shared_ptr<auth::RbacPolicy> policy;
   api::ResourceInfo cluster_roles;
 
-  std::mutex mutex;  // guards the four below
-  std::condition_variable wake;
-  bool dirty = false;
-  bool stopping = false;
+  std::mutex mutex;  // guards roles
   std::map<std::string, cache::ObjectPtr> roles;  // the ClusterRoles, by name
 
-  std::thread aggregator;
+  std::optional<WorkQueue> aggregation;  // one key: every aggregated ClusterRole
   std::vector<std::unique_ptr<registry::Informer>> informers;  // declared last: stopped first
 
   State(registry::Registry& r, std::shared_ptr<auth::RbacPolicy> p, api::ResourceInfo info)
       : registry(r), policy(std::move(p)), cluster_roles(std::move(info)) {}
 
   void roles_changed(const std::function<void(std::map<std::string, cache::ObjectPtr>&)>& change) {
-    std::lock_guard lock(mutex);
-    change(roles);
-    dirty = true;
-    wake.notify_all();
+    {
+      std::lock_guard lock(mutex);
+      change(roles);
+    }
+    if (aggregation) aggregation->add("");
   }
 
-  void aggregate_loop() {
+  bool aggregate_all() {
     std::unique_lock lock(mutex);
-    while (true) {
-      wake.wait(lock, [&] { return stopping || dirty; });
-      if (stopping) return;
-      dirty = false;
-      const auto snapshot = roles;
-      lock.unlock();
-      const bool ok = aggregate(snapshot);
-      lock.lock();
-      if (!ok) {  // try again in a while
-        wake.wait_for(lock, std::chrono::seconds(1), [&] { return stopping; });
-        dirty = true;
-      }
-    }
+    const auto snapshot = roles;
+    lock.unlock();
+    return aggregate(snapshot);
   }
 
   bool aggregate(const std::map<std::string, cache::ObjectPtr>& snapshot) {
@@ -289,22 +276,17 @@ struct RbacController::State {
 
 RbacController::RbacController(std::unique_ptr<State> state) : m_state(std::move(state)) {}
 
-RbacController::~RbacController() {
-  m_state->informers.clear();
-  {
-    std::lock_guard lock(m_state->mutex);
-    m_state->stopping = true;
-    m_state->wake.notify_all();
-  }
-  if (m_state->aggregator.joinable()) m_state->aggregator.join();
-}
+RbacController::~RbacController() { m_state->informers.clear(); }
 
 Result<std::unique_ptr<RbacController>> RbacController::start(registry::Registry& registry,
-                                                              std::shared_ptr<auth::RbacPolicy> policy) {
+                                                              std::shared_ptr<auth::RbacPolicy> policy,
+                                                              bool aggregate) {
   const auto table = registry.resources();
   if (auto reconciled = reconcile_bootstrap(registry, *table); !reconciled) return std::unexpected(reconciled.error());
   auto state = std::make_unique<State>(registry, std::move(policy), *rbac_info(*table, "clusterroles"));
   State* s = state.get();
+  // Before the informers, whose first state wakes it.
+  if (aggregate) s->aggregation.emplace([s](const std::string&) { return s->aggregate_all(); });
   for (const auto& resource : k_resources) {
     const RbacKind kind = resource.kind;
     const bool cluster_roles = kind == RbacKind::cluster_role;
@@ -333,7 +315,7 @@ Result<std::unique_ptr<RbacController>> RbacController::start(registry::Registry
     if (!informer) return fail("cannot follow " + std::string(resource.plural) + ": " + informer.error().message);
     state->informers.push_back(std::move(*informer));
   }
-  state->aggregator = std::thread([s] { s->aggregate_loop(); });
+
   return std::unique_ptr<RbacController>(new RbacController(std::move(state)));
 }
 
@@ -370,10 +352,7 @@ std::optional<std::string> escalation(const auth::RbacPolicy& policy, const auth
 }
 
 registry::ApiError forbidden(const registry::AdmissionRequest& r, const std::string& why) {
-  const std::string qualified = r.info.plural + "." + r.info.group;
-  const std::string subject = r.name.empty() ? qualified : qualified + " " + util::go_quote(r.name);
-  return {403, "Forbidden", subject + " is forbidden: " + why,
-          {{"name", r.name}, {"group", r.info.group}, {"kind", r.info.plural}}};
+  return registry::forbidden(r.info.group, r.info.plural, r.name, why);
 }
 
 // An update that changes nothing but owner references and finalizers (the garbage

@@ -26,9 +26,12 @@ namespace kw::control {
 class RbacController {
  public:
   // Reconciles the bootstrap policy, then follows the four kinds; `policy` is complete when
-  // this returns. Stops (and no longer writes) when destroyed; destroy before `registry`.
+  // this returns. `aggregate`: keep aggregated ClusterRoles current (off when a
+  // controller-manager does it). Stops (and no longer writes) when destroyed; destroy before
+  // `registry`.
   static Result<std::unique_ptr<RbacController>> start(registry::Registry& registry,
-                                                       std::shared_ptr<auth::RbacPolicy> policy);
+                                                       std::shared_ptr<auth::RbacPolicy> policy,
+                                                       bool aggregate = true);
   ~RbacController();
   RbacController(const RbacController&) = delete;
   RbacController& operator=(const RbacController&) = delete;

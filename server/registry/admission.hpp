@@ -1,8 +1,12 @@
 #pragma once
-// Checks a write must pass after the registry has defaulted and validated it and before it is
-// stored (kube-apiserver's validating admission and its storage-level checks, such as RBAC's
-// escalation prevention). Registered once, before the server serves:
+// kube-apiserver's two admission phases, as the registry runs them on every create and update:
+// - mutations change the object after it was decoded and defaulted and before the kind's
+//   own preparation and validation (the ServiceAccount plugin's token volume);
+// - checks see the validated object just before it is stored and may only refuse it
+//   (validating admission, RBAC's escalation prevention).
+// Both are registered once, before the server serves:
 //
+//   registry.add_admission_mutation([](const AdmissionRequest& r, nlohmann::json& object) -> ApiResult<void> { ... });
 //   registry.add_admission_check([](const AdmissionRequest& r) -> ApiResult<void> { ... });
 #include <functional>
 #include <string>
@@ -20,8 +24,8 @@ struct AdmissionRequest {
   std::string_view operation;    // CREATE or UPDATE
   std::string_view subresource;  // "" for the resource itself
   const std::string& namespace_;
-  const std::string& name;
-  const nlohmann::json& object;  // as it will be stored
+  const std::string& name;       // "" for a create whose name is still to be generated
+  const nlohmann::json& object;  // as it will be stored (a mutation: as it is now)
   const nlohmann::json* old;     // the stored object (UPDATE), else null
   // Who writes: an authentication.k8s.io/v1 UserInfo; null for the server's own writes.
   const nlohmann::json& user;
@@ -29,5 +33,11 @@ struct AdmissionRequest {
 };
 
 using AdmissionCheck = std::function<ApiResult<void>(const AdmissionRequest&)>;
+// `object` is request.object, writable.
+using AdmissionMutation = std::function<ApiResult<void>(const AdmissionRequest&, nlohmann::json& object)>;
+
+// An admission plugin's refusal, 403 in kube's words: `pods "web" is forbidden: WHY`. The name
+// is the request's, else the object's name or generateName (before a create's name is made).
+ApiError admission_forbidden(const AdmissionRequest& request, const std::string& why);
 
 }  // namespace kw::registry

@@ -31,6 +31,15 @@ ApiError not_found(const std::string& group, const std::string& plural, const st
                   details_for(group, plural, name)};
 }
 
+ApiError forbidden(const std::string& group, const std::string& plural, const std::string& name,
+                   const std::string& why) {
+  const std::string what = name.empty() ? qualified(group, plural) : qualified(group, plural) + " \"" + name + "\"";
+  nlohmann::json details = {{"kind", plural}};
+  if (!name.empty()) details["name"] = name;
+  if (!group.empty()) details["group"] = group;
+  return ApiError{403, "Forbidden", what + " is forbidden: " + why, std::move(details)};
+}
+
 std::string causes_summary(const nlohmann::json& causes) {
   auto line = [](const nlohmann::json& c) { return c.value("field", "") + ": " + c.value("message", ""); };
   if (causes.size() == 1) return line(causes[0]);

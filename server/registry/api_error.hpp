@@ -20,6 +20,10 @@ struct ApiError {
 
 ApiError bad_request(std::string message);
 ApiError not_found(const std::string& group, const std::string& plural, const std::string& name);
+// 403 Forbidden about `name` of `plural` in `group` (name "" = the resource as a whole), in
+// kube's words: `pods "web" is forbidden: WHY`.
+ApiError forbidden(const std::string& group, const std::string& plural, const std::string& name,
+                   const std::string& why);
 // kube-apiserver's summary of field errors ({field, message} causes): the one error, or all
 // of them in brackets.
 std::string causes_summary(const nlohmann::json& causes);

@@ -313,6 +313,16 @@ storage::Result<void> Registry::create_bootstrap_objects() {
 
 void Registry::add_admission_check(AdmissionCheck check) { m_admission_checks.push_back(std::move(check)); }
 
+void Registry::add_admission_mutation(AdmissionMutation mutation) {
+  m_admission_mutations.push_back(std::move(mutation));
+}
+
+ApiResult<void> Registry::mutate(const AdmissionRequest& request, nlohmann::json& object) const {
+  for (const auto& mutation : m_admission_mutations)
+    if (auto mutated = mutation(request, object); !mutated) return mutated;
+  return {};
+}
+
 ApiResult<void> Registry::admit(const AdmissionRequest& request) const {
   for (const auto& check : m_admission_checks)
     if (auto admitted = check(request); !admitted) return admitted;
@@ -470,6 +480,14 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   } else {
     meta.erase("namespace");
   }
+  if (!m_admission_mutations.empty()) {
+    static const std::string k_unnamed;  // a create's name is not known to admission yet
+    if (auto mutated = mutate({info, "CREATE", options.subresource, ns, k_unnamed, object, nullptr, options.requester,
+                               options.dry_run},
+                              object);
+        !mutated)
+      return std::unexpected(mutated.error());
+  }
   // The prefix is cut so that the generated name stays within 63 characters.
   auto generated_name = [this](const std::string& prefix) { return prefix.substr(0, 58) + m_options.name_suffix(); };
   const bool generated = meta.value("name", std::string()).empty() && !meta.value("generateName", std::string()).empty();
@@ -589,6 +607,12 @@ ApiResult<nlohmann::json> Registry::update_with(
     for (const char* kept : {"uid", "creationTimestamp", "generation", "deletionTimestamp", "namespace", "name"})
       if (old_meta.contains(kept)) meta[kept] = old_meta[kept];
       else meta.erase(kept);
+    if (!m_admission_mutations.empty())
+      if (auto mutated = this->mutate({info, "UPDATE", options.subresource, ns, name, object, &existing, options.requester,
+                                 options.dry_run},
+                                object);
+          !mutated)
+        return std::unexpected(mutated.error());
     if (options.subresource == "status" || options.subresource == "approval") {
       keep_all_but_status(object, existing, status_keeps_meta(info));
       if (const auto& strategy = strategy_of(info); strategy.prepare_subresource)

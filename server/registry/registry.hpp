@@ -107,7 +107,11 @@ class Registry {
   // A check every create and update must pass (admission.hpp). Not thread-safe: add checks
   // before serving.
   void add_admission_check(AdmissionCheck check);
+  // A change every create and update goes through before validation (admission.hpp); same rules.
+  void add_admission_mutation(AdmissionMutation mutation);
   bool ready() const;
+  // generateName's random five characters (RegistryOptions::name_suffix).
+  std::string name_suffix() const { return m_options.name_suffix(); }
   // Whether the store answers (etcd's health, or the embedded store's).
   storage::Result<void> storage_health();
   // The resources served now. CRDs change the table at run time: callers keep the snapshot
@@ -246,9 +250,12 @@ class Registry {
   std::map<std::string, std::shared_ptr<cache::WatchCache>> m_caches;  // by cache_key(info)
   // What the admission checks say about a write about to be stored.
   ApiResult<void> admit(const AdmissionRequest& request) const;
+  // The mutations, in the order they were added, on `object` (request.object).
+  ApiResult<void> mutate(const AdmissionRequest& request, nlohmann::json& object) const;
 
   std::unique_ptr<ServiceAllocator> m_services;  // made by start()
   std::vector<AdmissionCheck> m_admission_checks;
+  std::vector<AdmissionMutation> m_admission_mutations;
   // Background work (namespace cleanup). Declared last: stopped before anything it uses.
   std::unique_ptr<DelayedTasks> m_tasks;
 };

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/net/client/detail.hpp"
+#include "core/net/beast_text.hpp"
 #include "core/util/text.hpp"
 
 namespace kw::net::client::detail {
@@ -17,7 +18,6 @@ namespace {
 namespace http = boost::beast::http;
 using boost::beast::string_view;
 
-std::string_view view(string_view text) { return {text.data(), text.size()}; }
 
 class ResponseParser final : public http::basic_parser<false> {
  public:

@@ -5,6 +5,7 @@
 #include <boost/beast/websocket.hpp>
 
 #include "core/net/client/detail.hpp"
+#include "core/net/beast_text.hpp"
 #include "core/util/text.hpp"
 
 namespace kw::net::client::detail {
@@ -14,7 +15,6 @@ namespace {
 namespace websocket = boost::beast::websocket;
 namespace http = boost::beast::http;
 
-std::string_view view(boost::beast::string_view text) { return {text.data(), text.size()}; }
 
 class WebSocketExchange : public std::enable_shared_from_this<WebSocketExchange> {
  public:

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "core/net/server/http_text.hpp"
+#include "core/net/beast_text.hpp"
 #include "core/net/server/response_stream.hpp"
 #include "core/net/server/websocket_session.hpp"
 #include "core/util/text.hpp"
@@ -24,7 +25,6 @@ namespace http = boost::beast::http;
 using Clock = std::chrono::steady_clock;
 using Parser = http::request_parser<http::string_body>;
 
-std::string_view view(boost::beast::string_view text) { return {text.data(), text.size()}; }
 
 constexpr std::size_t k_read_chunk = 16 * 1024;
 // While a response streams (a watch), reads only notice the peer leaving or its next request:

@@ -18,7 +18,7 @@ namespace {
 namespace websocket = boost::beast::websocket;
 namespace http = boost::beast::http;
 
-constexpr auto k_handshake_timeout = std::chrono::seconds(30);
+constexpr auto k_upgrade_timeout = std::chrono::seconds(30);
 
 class WebSocketSession final : public Connection,
                                public StreamSink,
@@ -64,7 +64,7 @@ class WebSocketSession final : public Connection,
     }
     m_ws.binary(head.binary_messages);
     m_ws.set_option(websocket::stream_base::timeout{
-        k_handshake_timeout, std::chrono::duration_cast<std::chrono::steady_clock::duration>(m_state.config.idle_timeout),
+        k_upgrade_timeout, std::chrono::duration_cast<std::chrono::steady_clock::duration>(m_state.config.idle_timeout),
         true});
     std::string protocol = offered_single_protocol();
     m_ws.set_option(websocket::stream_base::decorator([protocol](websocket::response_type& response) {

@@ -120,6 +120,8 @@ void validate_container_details(Causes& causes, const json& c, const std::string
 
 void default_container(json& c) {
   if (!c.is_object()) return;
+  // A Go struct, not a pointer: kube-apiserver always writes it, empty or not.
+  default_value(c, "resources", json::object());
   if (str(at(c, {"imagePullPolicy"})).empty())
     c["imagePullPolicy"] = image_tag(str(at(c, {"image"}))) == "latest" ? "Always" : "IfNotPresent";
   default_string(c, "terminationMessagePath", "/dev/termination-log");
@@ -178,8 +180,21 @@ void default_volume(json& volume) {
     default_value(volume["ephemeral"]["volumeClaimTemplate"]["spec"], "volumeMode", "Filesystem");
 }
 
+void sync_service_account_name(json& spec) {
+  if (!spec.is_object()) return;
+  std::string name = str(at(spec, {"serviceAccountName"}));
+  if (name.empty()) name = str(at(spec, {"serviceAccount"}));
+  if (name.empty()) {
+    spec.erase("serviceAccount");
+    return;
+  }
+  spec["serviceAccountName"] = name;
+  spec["serviceAccount"] = name;
+}
+
 void default_pod_spec(json& spec) {
   if (!spec.is_object()) return;
+  sync_service_account_name(spec);
   default_string(spec, "dnsPolicy", "ClusterFirst");
   default_string(spec, "restartPolicy", "Always");
   default_value(spec, "securityContext", json::object());

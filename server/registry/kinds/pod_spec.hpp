@@ -22,6 +22,9 @@ void default_pod_template(nlohmann::json& pod_template);
 // The pod template at `spec`.template of a workload, when it has one.
 void default_spec_template(nlohmann::json& spec);
 void default_container(nlohmann::json& container);
+// The deprecated serviceAccount mirrors serviceAccountName (which it fills when only it is
+// set), as kube's v1 conversion keeps them.
+void sync_service_account_name(nlohmann::json& spec);
 // SetDefaults_Volume and the defaults of each volume source.
 void default_volume(nlohmann::json& volume);
 // The defaults of the volume sources a PersistentVolumeSpec shares with a pod's volumes

@@ -1,0 +1,28 @@
+#pragma once
+// kube-apiserver's admission plugins by name (--enable-admission-plugins and
+// --disable-admission-plugins), and the ones kw has, registered on the registry in kube's order.
+//
+//   auto chain = admission::install(registry, {.enable = {...}, .disable = {"ServiceAccount"}});
+#include <string>
+#include <vector>
+
+#include "core/util/error.hpp"
+#include "server/registry/registry.hpp"
+
+namespace kw::admission {
+
+struct PluginSelection {
+  std::vector<std::string> enable = {};   // on in addition to kube's default set
+  std::vector<std::string> disable = {};  // off, even when in the default set
+};
+
+// What install() registered and what was asked for that kw does not have yet.
+struct Installed {
+  std::vector<std::string> enabled;
+  std::vector<std::string> unavailable;
+};
+
+// Fails for a name kube-apiserver does not know (or named both on and off).
+Result<Installed> install(registry::Registry& registry, const PluginSelection& selection);
+
+}  // namespace kw::admission
