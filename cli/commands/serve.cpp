@@ -31,6 +31,7 @@
 #include "server/auth/service_account.hpp"
 #include "server/admission/plugins.hpp"
 #include "server/control/namespace_defaults.hpp"
+#include "server/control/node_graph_feed.hpp"
 #include "server/control/rbac_controller.hpp"
 #include "server/http/api_server.hpp"
 #include "server/registry/registry.hpp"
@@ -382,8 +383,13 @@ int run_serve(const ServeOptions& o) {
   }
   // RBAC reads the policy the RbacController keeps (started with the registry, below).
   auto rbac_policy = std::make_shared<auth::RbacPolicy>();
-  auto authorizer = auth::Authorizer::load(
-      {.mode = o.authorization_mode, .policy_file = o.authorization_policy_file, .rbac = rbac_policy});
+  // Node reads the graph NodeGraphFeed keeps (also started with the registry).
+  auto node_graph = std::make_shared<auth::NodeGraph>();
+  auto authorizer = auth::Authorizer::load({.mode = o.authorization_mode,
+                                            .policy_file = o.authorization_policy_file,
+                                            .rbac = rbac_policy,
+                                            .node_graph = node_graph,
+                                            .node_rules = control::bootstrap_cluster_role_rules("system:node")});
   if (!authorizer) {
     std::cerr << "kw serve: " << authorizer.error().message << "\n";
     return 1;
@@ -437,6 +443,15 @@ int run_serve(const ServeOptions& o) {
     return 1;
   }
   registry.add_admission_check(control::rbac_escalation_check(rbac_policy, *authorizer));
+  std::unique_ptr<control::NodeGraphFeed> node_graph_feed;
+  if (authorizer->uses("Node")) {
+    auto fed = control::NodeGraphFeed::start(registry, node_graph);
+    if (!fed) {
+      std::cerr << "kw serve: " << fed.error().message << "\n";
+      return 1;
+    }
+    node_graph_feed = std::move(*fed);
+  }
   // The built-in admission plugins, and what kube-controller-manager would put in every namespace.
   auto plugins = admission::install(registry, {.enable = o.enable_admission_plugins,
                                                  .disable = o.disable_admission_plugins});
@@ -538,7 +553,7 @@ void add_serve_command(CLI::App& app, int* exit_code) {
                     "CA that signs client certificates (CN = user, O = groups); default: the generated CA");
   serve->add_option("--token-auth-file", options->token_auth_file, "bearer tokens, kube-apiserver's CSV format");
   serve->add_option("--authorization-mode", options->authorization_mode,
-                    "RBAC, ABAC, AlwaysAllow or AlwaysDeny (comma-separated, tried in order)")->capture_default_str();
+                    "Node, RBAC, ABAC, AlwaysAllow or AlwaysDeny (comma-separated, tried in order)")->capture_default_str();
   serve->add_option("--authorization-policy-file", options->authorization_policy_file, "ABAC policy (JSON lines)");
   serve->add_flag("--anonymous-auth", options->anonymous_auth, "serve requests without credentials as system:anonymous");
   serve->add_option("--service-account-issuer", options->service_account_issuers,

@@ -110,43 +110,12 @@ void mount_token(registry::Registry& registry, json& spec) {
   spec["volumes"].push_back(token_volume(volume_name));
 }
 
-// Whether the pod names any secret (kube's VisitPodSecretNames over all containers).
-bool names_a_secret(const json& spec) {
-  auto named = [](const json& reference, const char* key) { return !str(at(reference, {key})).empty(); };
-  if (const json& pulls = at(spec, {"imagePullSecrets"}); pulls.is_array())
-    for (const auto& pull : pulls)
-      if (named(pull, "name")) return true;
-  for (const char* list : {"initContainers", "containers", "ephemeralContainers"}) {
-    const json& containers = at(spec, {list});
-    if (!containers.is_array()) continue;
-    for (const auto& container : containers) {
-      if (const json& sources = at(container, {"envFrom"}); sources.is_array())
-        for (const auto& source : sources)
-          if (named(at(source, {"secretRef"}), "name")) return true;
-      if (const json& env = at(container, {"env"}); env.is_array())
-        for (const auto& var : env)
-          if (named(at(var, {"valueFrom", "secretKeyRef"}), "name")) return true;
-    }
-  }
-  const json& volumes = at(spec, {"volumes"});
-  if (!volumes.is_array()) return false;
-  for (const auto& volume : volumes) {
-    if (named(at(volume, {"secret"}), "secretName") || named(at(volume, {"azureFile"}), "secretName") ||
-        named(at(volume, {"csi", "nodePublishSecretRef"}), "name"))
-      return true;
-    for (const char* source : {"cephfs", "cinder", "flexVolume", "rbd", "scaleIO", "iscsi", "storageos"})
-      if (named(at(volume, {source, "secretRef"}), "name")) return true;
-    if (const json& sources = at(volume, {"projected", "sources"}); sources.is_array())
-      for (const auto& source : sources)
-        if (named(at(source, {"secret"}), "name")) return true;
-  }
-  return false;
-}
-
 std::optional<std::string> mirror_pod_refusal(const json& pod) {
   const json& spec = at(pod, {"spec"});
   if (!account_name(pod).empty()) return "a mirror pod may not reference service accounts";
-  if (names_a_secret(spec)) return "a mirror pod may not reference secrets";
+  bool names_a_secret = false;
+  kinds::visit_secret_names(spec, [&](const std::string&) { names_a_secret = true; });
+  if (names_a_secret) return "a mirror pod may not reference secrets";
   if (const json& volumes = at(spec, {"volumes"}); volumes.is_array())
     for (const auto& volume : volumes)
       if (const json& sources = at(volume, {"projected", "sources"}); sources.is_array())

@@ -5,6 +5,7 @@
 
 #include "core/util/text.hpp"
 #include "server/auth/abac_policy.hpp"
+#include "server/auth/node_authorizer.hpp"
 #include "server/auth/rbac.hpp"
 #include "server/auth/secure_file.hpp"
 
@@ -125,14 +126,18 @@ Result<Authorizer> Authorizer::load(const AuthorizerConfig& config) {
       if (!loaded) return std::unexpected(loaded.error());
       authorizer.m_modes.push_back(std::move(*loaded));
       abac = true;
+    } else if (name == "Node") {
+      if (!config.node_graph) return fail("authorization mode Node needs the server's node graph");
+      authorizer.m_modes.push_back(node_mode(config.node_graph, config.node_rules));
     } else if (name == "RBAC") {
       if (!config.rbac) return fail("authorization mode RBAC needs the server's RBAC policy");
       authorizer.m_modes.push_back(rbac_mode(config.rbac));
     } else {
       return fail("unknown authorization mode \"" + name + "\" in \"" + mode +
-                  "\": use a comma-separated list of RBAC, ABAC, AlwaysAllow, AlwaysDeny");
+                  "\": use a comma-separated list of Node, RBAC, ABAC, AlwaysAllow, AlwaysDeny");
     }
   }
+  authorizer.m_names = std::move(seen);
   if (!abac && !config.policy_file.empty()) {
     return fail("an authorization policy file was given but the authorization mode \"" + mode +
                 "\" does not include ABAC");
@@ -164,5 +169,7 @@ RuleSet Authorizer::rules_for(const UserInfo& user, const std::string& ns) const
   }
   return all;
 }
+
+bool Authorizer::uses(std::string_view name) const { return std::ranges::find(m_names, name) != m_names.end(); }
 
 }  // namespace kw::auth

@@ -1,6 +1,6 @@
 #pragma once
-// Request authorization (kube-apiserver's --authorization-mode): RBAC, ABAC, AlwaysAllow and
-// AlwaysDeny, tried in the order given (e.g. "RBAC,ABAC"); the first that allows wins, and a
+// Request authorization (kube-apiserver's --authorization-mode): Node, RBAC, ABAC, AlwaysAllow
+// and AlwaysDeny, tried in the order given (e.g. "Node,RBAC"); the first that allows wins, and a
 // mode that denies outright ends the chain. Members of system:masters are always allowed,
 // before any mode is asked.
 //
@@ -57,11 +57,15 @@ class AuthorizerMode {
 };
 
 class RbacPolicy;
+class NodeGraph;
 
 struct AuthorizerConfig {
-  std::string mode = "AlwaysAllow";  // comma-separated RBAC, ABAC, AlwaysAllow, AlwaysDeny
-  std::string policy_file;           // ABAC's policy (JSON lines); only with ABAC
-  std::shared_ptr<const RbacPolicy> rbac;  // what RBAC reads; needed when the mode names it
+  std::string mode = "AlwaysAllow";  // comma-separated Node, RBAC, ABAC, AlwaysAllow, AlwaysDeny
+  std::string policy_file = {};      // ABAC's policy (JSON lines); only with ABAC
+  std::shared_ptr<const RbacPolicy> rbac = {};  // what RBAC reads; needed when the mode names it
+  // What Node reads, and the system:node ClusterRole's rules; needed when the mode names it.
+  std::shared_ptr<const NodeGraph> node_graph = {};
+  std::vector<PolicyRule> node_rules = {};
 };
 
 class Authorizer {
@@ -75,9 +79,12 @@ class Authorizer {
   Decision authorize(const Attributes& attributes, bool explain_allow = false) const;
   // The union of every mode's rules for `user` in `ns` (kube's union RulesFor).
   RuleSet rules_for(const UserInfo& user, const std::string& ns) const;
+  // Whether the chain has the mode `name` ("Node", "RBAC", ...).
+  bool uses(std::string_view name) const;
 
  private:
   std::vector<std::shared_ptr<const AuthorizerMode>> m_modes;
+  std::vector<std::string> m_names;  // the modes' names, in order
 };
 
 }  // namespace kw::auth

@@ -182,9 +182,16 @@ Result<void> reconcile_one(registry::Registry& registry, const api::ResourceInfo
   return {};
 }
 
+// The embedded bootstrap policy, parsed once.
+const json& bootstrap_policy() {
+  static const json policy =
+      json::parse(std::string_view(reinterpret_cast<const char*>(k_rbac_bootstrap), k_rbac_bootstrap_size), nullptr,
+                  false);
+  return policy;
+}
+
 Result<void> reconcile_bootstrap(registry::Registry& registry, const api::ResourceTable& table) {
-  const std::string_view text(reinterpret_cast<const char*>(k_rbac_bootstrap), k_rbac_bootstrap_size);
-  const json policy = json::parse(text, nullptr, false);
+  const json& policy = bootstrap_policy();
   if (!policy.is_object()) return fail("the embedded bootstrap RBAC policy is not a JSON object");
   for (const auto& resource : k_resources) {
     const auto* info = rbac_info(table, resource.plural);
@@ -317,6 +324,13 @@ Result<std::unique_ptr<RbacController>> RbacController::start(registry::Registry
   }
 
   return std::unique_ptr<RbacController>(new RbacController(std::move(state)));
+}
+
+std::vector<auth::PolicyRule> bootstrap_cluster_role_rules(const std::string& name) {
+  if (const json& roles = at(bootstrap_policy(), {"clusterRoles"}); roles.is_array())
+    for (const auto& role : roles)
+      if (str(at(meta_of(role), {"name"})) == name) return rules_of(role);
+  return {};
 }
 
 // ---- escalation prevention -------------------------------------------------------------------

@@ -42,6 +42,10 @@ class RbacController {
   std::unique_ptr<State> m_state;
 };
 
+// The rules of a ClusterRole of the bootstrap policy (none for an unknown name): what the Node
+// authorizer allows a kubelet beyond its graph is the system:node ClusterRole's.
+std::vector<auth::PolicyRule> bootstrap_cluster_role_rules(const std::string& name);
+
 // Kubernetes' refusal to let a user grant, through a Role, ClusterRole or binding, more than
 // the user holds: allowed for system:masters, for users the authorizer allows to `escalate`
 // roles or to `bind` the role referred to, and for changes to owner references and

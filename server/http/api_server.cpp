@@ -82,7 +82,9 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
     const bool ok = !path.starts_with("/readyz") || m_registry.ready();
     std::string body = ok ? "ok" : "[-]informer-sync failed: the watch caches are not synced yet\nreadyz check failed";
     stream->begin({ok ? 200 : 503,
-                   {{"content-type", "text/plain; charset=utf-8"}, {"content-length", std::to_string(body.size())}},
+                   {{"cache-control", k_no_cache},
+                    {"content-type", "text/plain; charset=utf-8"},
+                    {"content-length", std::to_string(body.size())}},
                    false});
     stream->write(std::move(body));
     stream->finish();
@@ -156,15 +158,16 @@ bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestIn
 // The OpenID Connect discovery documents of the ServiceAccount token issuer, for relying
 // parties outside the cluster (kube's /.well-known/openid-configuration and /openid/v1/jwks).
 bool ApiServer::serve_openid(const net::Request& request, net::ResponseStream& stream) {
+  static constexpr const char* k_public_hour = "public, max-age=3600";  // relying parties may cache them
   const auto* tokens = m_options.service_accounts;
   if (request.path == "/.well-known/openid-configuration") {
     const std::string* host = request.header("host");
     const std::string jwks_uri = "https://" + (host ? *host : std::string("localhost")) + "/openid/v1/jwks";
-    send_json(stream, 200, tokens->openid_configuration(jwks_uri));
+    send_json(stream, 200, tokens->openid_configuration(jwks_uri), "application/json", k_public_hour);
     return true;
   }
   if (request.path == "/openid/v1/jwks") {
-    send_json(stream, 200, tokens->jwks(), "application/jwk-set+json");
+    send_json(stream, 200, tokens->jwks(), "application/jwk-set+json", k_public_hour);
     return true;
   }
   return false;
@@ -226,7 +229,11 @@ void ApiServer::handle_metrics(net::ResponseStream& stream) {
   out << "# HELP kw_watch_cache_events_total Events processed per cache.\n# TYPE kw_watch_cache_events_total counter\n";
   for (const auto& [prefix, m] : metrics) out << "kw_watch_cache_events_total{prefix=\"" << prefix << "\"} " << m.events << "\n";
   std::string body = out.str();
-  stream.begin({200, {{"content-type", "text/plain; version=0.0.4"}, {"content-length", std::to_string(body.size())}}, false});
+  stream.begin({200,
+                {{"cache-control", k_no_cache},
+                 {"content-type", "text/plain; version=0.0.4"},
+                 {"content-length", std::to_string(body.size())}},
+                false});
   stream.write(std::move(body));
   stream.finish();
 }

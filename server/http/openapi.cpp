@@ -11,6 +11,7 @@
 #include "core/util/text.hpp"
 #include "server/http/openapi_build.hpp"
 #include "server/http/request_info.hpp"
+#include "server/http/respond.hpp"
 
 namespace kw::http {
 namespace {
@@ -137,7 +138,7 @@ void serve_v3_group_version(const net::Request& request, net::ResponseStream& st
                             const OpenApiDocument& document) {
   const auto query = parse_query(request.query);
   const auto hash = query.find("hash");
-  if (hash == query.end()) return send_document(request, stream, document, "no-cache, private", false);
+  if (hash == query.end()) return send_document(request, stream, document, k_no_cache, false);
   if (hash->second == document.hash) return send_document(request, stream, document, "public, immutable", true);
   // An outdated hash: point the client at the current document, never cached.
   const std::string location = std::string(k_v3_path) + "/" + path + "?hash=" + document.hash;
@@ -253,7 +254,7 @@ bool handle_openapi(const net::Request& request, net::ResponseStream& stream, co
   if (v3 && !group_version.empty() && found == set->v3.end()) return false;
   if (v2 && wants_v2_protobuf(request)) {
     // As kube-apiserver does: Go's mime parser (client-go) rejects the '@' of the asked-for type.
-    send_document(request, stream, set->v2_protobuf, "no-cache, private", false, "application/octet-stream");
+    send_document(request, stream, set->v2_protobuf, k_no_cache, false, "application/octet-stream");
     return true;
   }
   if (!accepts_json(request)) {
@@ -263,9 +264,9 @@ bool handle_openapi(const net::Request& request, net::ResponseStream& stream, co
     return true;
   }
   if (v2)
-    send_document(request, stream, set->v2, "no-cache, private", false);
+    send_document(request, stream, set->v2, k_no_cache, false);
   else if (group_version.empty())
-    send_document(request, stream, set->v3_discovery, "no-cache, private", false);
+    send_document(request, stream, set->v3_discovery, k_no_cache, false);
   else
     serve_v3_group_version(request, stream, found->first, found->second);
   return true;

@@ -79,10 +79,15 @@ std::string dump_json(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-void send_json(net::ResponseStream& stream, int status, const nlohmann::json& body, const std::string& content_type) {
+void send_json(net::ResponseStream& stream, int status, const nlohmann::json& body, const std::string& content_type,
+               const std::string& cache_control) {
   std::string bytes = dump_json(body);
   bytes += '\n';
-  stream.begin({status, {{"content-type", content_type}, {"content-length", std::to_string(bytes.size())}}, false});
+  stream.begin({status,
+                {{"cache-control", cache_control},
+                 {"content-type", content_type},
+                 {"content-length", std::to_string(bytes.size())}},
+                false});
   stream.write(std::move(bytes));
   stream.finish();
 }
@@ -91,7 +96,9 @@ void send_error(net::ResponseStream& stream, const registry::ApiError& error) {
   std::string bytes = dump_json(error.status());
   bytes += '\n';
   net::ResponseHead head{error.code,
-                         {{"content-type", "application/json"}, {"content-length", std::to_string(bytes.size())}},
+                         {{"cache-control", k_no_cache},
+                          {"content-type", "application/json"},
+                          {"content-length", std::to_string(bytes.size())}},
                          false};
   // A client told to come back later (429, 504) reads when in Retry-After, as from kube-apiserver.
   if (const auto retry = error.details.find("retryAfterSeconds");
@@ -123,8 +130,10 @@ void send_object(net::ResponseStream& stream, int status, const nlohmann::json& 
 
 void send_encoded(net::ResponseStream& stream, int status, std::string bytes, const Negotiated& format,
                   const std::vector<std::string>& warnings) {
-  net::ResponseHead head{status, {{"content-type", format.content_type}, {"content-length", std::to_string(bytes.size())}},
-                         false};
+  net::ResponseHead head{
+      status,
+      {{"cache-control", k_no_cache}, {"content-type", format.content_type}, {"content-length", std::to_string(bytes.size())}},
+      false};
   for (const auto& warning : warnings) head.headers.push_back({"warning", "299 - " + dump_json(nlohmann::json(warning))});
   stream.begin(std::move(head));
   stream.write(std::move(bytes));

@@ -44,8 +44,11 @@ std::optional<Negotiated> negotiate_response(const std::string* accept, const Of
 // instead of failing the response.
 std::string dump_json(const nlohmann::json& value);
 
+// kube-apiserver's Cache-Control on every answer that does not set its own.
+inline constexpr const char* k_no_cache = "no-cache, private";
+
 void send_json(net::ResponseStream& stream, int status, const nlohmann::json& body,
-               const std::string& content_type = "application/json");
+               const std::string& content_type = "application/json", const std::string& cache_control = k_no_cache);
 void send_error(net::ResponseStream& stream, const registry::ApiError& error);
 // An object or list in the negotiated format (tables are built by the caller).
 // `warnings` go out as `Warning: 299 - "..."` headers.

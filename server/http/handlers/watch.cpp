@@ -53,7 +53,7 @@ void watch(const ResourceRequest& r, const WatchSettings& settings) {
   auto open = [&]() -> std::shared_ptr<cache::WatchSink> {
     // Over WebSocket, protobuf events travel as binary messages and JSON/YAML as text.
     const bool binary = format->format == Format::protobuf;
-    r.stream->begin({200, {{"content-type", format->content_type}, {"cache-control", "no-cache, private"}}, binary});
+    r.stream->begin({200, {{"content-type", format->content_type}, {"cache-control", k_no_cache}}, binary});
     sink = std::make_shared<WatchStream>(r.stream, r.resource, *format, settings.max_queue_bytes,
                                          r.request.protocol == net::Protocol::websocket);
     if (settings.started) ++*settings.started;

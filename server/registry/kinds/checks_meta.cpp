@@ -16,13 +16,12 @@ using api::print::str;
 using nlohmann::json;
 
 bool letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool alnum(char c) { return letter(c) || (c >= '0' && c <= '9'); }
 
 // [A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?
 bool condition_reason_shape(std::string_view r) {
-  if (r.empty() || !letter(r.front()) || !(alnum(r.back()) || r.back() == '_')) return false;
+  if (r.empty() || !letter(r.front()) || !(ascii_alnum(r.back()) || r.back() == '_')) return false;
   for (char c : r)
-    if (!alnum(c) && c != '_' && c != ',' && c != ':') return false;
+    if (!ascii_alnum(c) && c != '_' && c != ',' && c != ':') return false;
   return true;
 }
 

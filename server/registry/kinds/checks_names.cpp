@@ -11,7 +11,6 @@ namespace {
 using nlohmann::json;
 
 bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool alnum(char c) { return lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
 
 // [a-z0-9]([-a-z0-9]*[a-z0-9])?, any length.
 bool label_shape(std::string_view v) {
@@ -25,8 +24,8 @@ bool subdomain_shape(std::string_view v) { return std::ranges::all_of(split(v, '
 // ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]: the name part of a qualified name and the shape of a
 // non-empty label value, any length.
 bool name_shape(std::string_view v) {
-  if (v.empty() || !alnum(v.front()) || !alnum(v.back())) return false;
-  return std::ranges::all_of(v, [](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
+  if (v.empty() || !ascii_alnum(v.front()) || !ascii_alnum(v.back())) return false;
+  return std::ranges::all_of(v, [](char c) { return ascii_alnum(c) || c == '-' || c == '_' || c == '.'; });
 }
 
 const char* const k_qualified_name_help =

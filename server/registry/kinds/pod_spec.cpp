@@ -207,6 +207,61 @@ void default_pod_spec(json& spec) {
     for (auto& volume : spec["volumes"]) default_volume(volume);
 }
 
+// ---- references ---------------------------------------------------------------------------------
+
+namespace {
+
+// Each container of every kind, for `visit`.
+void each_container(const json& spec, const std::function<void(const json&)>& visit) {
+  for (const char* list : {"initContainers", "containers", "ephemeralContainers"})
+    if (const json& containers = at(spec, {list}); containers.is_array())
+      for (const auto& container : containers) visit(container);
+}
+
+void visit_name(const json& name, const std::function<void(const std::string&)>& visit) {
+  if (name.is_string() && !name.get_ref<const std::string&>().empty()) visit(name.get<std::string>());
+}
+
+}  // namespace
+
+void visit_secret_names(const json& spec, const std::function<void(const std::string&)>& visit) {
+  if (const json& pulls = at(spec, {"imagePullSecrets"}); pulls.is_array())
+    for (const auto& pull : pulls) visit_name(at(pull, {"name"}), visit);
+  each_container(spec, [&](const json& container) {
+    if (const json& sources = at(container, {"envFrom"}); sources.is_array())
+      for (const auto& source : sources) visit_name(at(source, {"secretRef", "name"}), visit);
+    if (const json& env = at(container, {"env"}); env.is_array())
+      for (const auto& var : env) visit_name(at(var, {"valueFrom", "secretKeyRef", "name"}), visit);
+  });
+  const json& volumes = at(spec, {"volumes"});
+  if (!volumes.is_array()) return;
+  for (const auto& volume : volumes) {
+    visit_name(at(volume, {"secret", "secretName"}), visit);
+    visit_name(at(volume, {"azureFile", "secretName"}), visit);
+    visit_name(at(volume, {"csi", "nodePublishSecretRef", "name"}), visit);
+    for (const char* source : {"cephfs", "cinder", "flexVolume", "rbd", "scaleIO", "iscsi", "storageos"})
+      visit_name(at(volume, {source, "secretRef", "name"}), visit);
+    if (const json& sources = at(volume, {"projected", "sources"}); sources.is_array())
+      for (const auto& source : sources) visit_name(at(source, {"secret", "name"}), visit);
+  }
+}
+
+void visit_config_map_names(const json& spec, const std::function<void(const std::string&)>& visit) {
+  each_container(spec, [&](const json& container) {
+    if (const json& sources = at(container, {"envFrom"}); sources.is_array())
+      for (const auto& source : sources) visit_name(at(source, {"configMapRef", "name"}), visit);
+    if (const json& env = at(container, {"env"}); env.is_array())
+      for (const auto& var : env) visit_name(at(var, {"valueFrom", "configMapKeyRef", "name"}), visit);
+  });
+  const json& volumes = at(spec, {"volumes"});
+  if (!volumes.is_array()) return;
+  for (const auto& volume : volumes) {
+    visit_name(at(volume, {"configMap", "name"}), visit);
+    if (const json& sources = at(volume, {"projected", "sources"}); sources.is_array())
+      for (const auto& source : sources) visit_name(at(source, {"configMap", "name"}), visit);
+  }
+}
+
 void default_pod_template(json& pod_template) { default_pod_spec(object_member(pod_template, "spec")); }
 
 void default_spec_template(json& spec) {

@@ -3,6 +3,7 @@
 // ReplicationController, the apps/v1 workloads and the batch/v1 Job and CronJob. Kubernetes
 // applies the same defaults to a template as to a pod (SetDefaults_PodSpec and the defaults of
 // everything nested in it; SetDefaults_Pod's own part is the Pod row's) and checks it alike.
+#include <functional>
 #include <set>
 #include <string>
 
@@ -33,6 +34,15 @@ void default_volume_sources(nlohmann::json& holder);
 // SetDefaults_PersistentVolumeClaim and SetDefaults_PersistentVolumeClaimSpec: of a claim and of
 // the claim templates of a StatefulSet.
 void default_persistent_volume_claim(nlohmann::json& claim);
+
+// ---- references ---------------------------------------------------------------------------------
+
+// The secrets a pod spec names: image pull secrets, every container's env and envFrom, and its
+// volumes (kube's VisitPodSecretNames over all containers). Empty names are skipped; a name
+// may come more than once.
+void visit_secret_names(const nlohmann::json& spec, const std::function<void(const std::string&)>& visit);
+// The ConfigMaps a pod spec names: env, envFrom, configMap and projected volumes.
+void visit_config_map_names(const nlohmann::json& spec, const std::function<void(const std::string&)>& visit);
 
 // ---- validation --------------------------------------------------------------------------------
 

@@ -48,7 +48,8 @@ def https(url, token=None, method="GET", body=None, headers=None, ca=None, extra
             args += ["-H", f"{name}: {one}"]
     if body is not None:
         args += ["-H", "Content-Type: application/json", "--data-binary", json.dumps(body)]
-    out = subprocess.run(args + list(extra) + [url], capture_output=True, text=True)
+    # Binary answers (protobuf) come back with their undecodable bytes replaced.
+    out = subprocess.run(args + list(extra) + [url], capture_output=True, encoding="utf-8", errors="replace")
     text, _, code = out.stdout.rpartition("\n")
     return int(code or 0), text
 

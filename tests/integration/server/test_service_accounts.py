@@ -259,6 +259,23 @@ class RecordedTokenAnswersTest(unittest.TestCase):
                     self.assertEqual(status.get("reason"), expected.get("reason"))
 
 
+    def test_discovery_document_headers(self):
+        """The issuer's documents may be cached for an hour; a refusal of them may not."""
+        cases = [c for c in self.recorded["cases"] if c.get("phase", 1) == 1 and c["user"] in ("admin", "alice", "anonymous")
+                 and ("openid-configuration" in c["name"] or "jwks" in c["name"])]
+        self.assertGreaterEqual(len(cases), 6)
+        for case in cases:
+            with self.subTest(case["name"]):
+                with tempfile.NamedTemporaryFile("r") as head:
+                    code, _ = https(self.server.secure_url + case["path"], self.tokens.get(case["user"]),
+                                    extra=["-D", head.name])
+                    lines = [line.split(":", 1) for line in head.read().splitlines() if ":" in line]
+                headers = {name.strip().lower(): value.strip() for name, value in lines}
+                self.assertEqual(code, case["code"])
+                for name in ("cache-control", "content-type"):
+                    self.assertEqual(headers.get(name), case["response_headers"][name], name)
+
+
 # Recorded refusals this replay cannot give, and why.
 NOT_YET = {
     # Replayed in order by ServiceAccountAdmissionRecordedTest (they need the objects made before them).
