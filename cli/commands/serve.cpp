@@ -81,6 +81,8 @@ struct ServeOptions {
   std::vector<std::string> controllers = {"*"};
   std::string root_ca_file;
   std::vector<std::string> enable_admission_plugins, disable_admission_plugins;
+  std::int64_t default_not_ready_toleration_seconds = 300;
+  std::int64_t default_unreachable_toleration_seconds = 300;
 };
 
 // The controllers kw runs itself, by kube-controller-manager's names (all on by default).
@@ -454,7 +456,9 @@ int run_serve(const ServeOptions& o) {
   }
   // The built-in admission plugins, and what kube-controller-manager would put in every namespace.
   auto plugins = admission::install(registry, {.enable = o.enable_admission_plugins,
-                                                 .disable = o.disable_admission_plugins});
+                                               .disable = o.disable_admission_plugins,
+                                               .toleration_seconds = {.not_ready = o.default_not_ready_toleration_seconds,
+                                                                      .unreachable = o.default_unreachable_toleration_seconds}});
   if (!plugins) {
     std::cerr << "kw serve: " << plugins.error().message << "\n";
     return 1;
@@ -616,6 +620,12 @@ void add_serve_command(CLI::App& app, int* exit_code) {
   serve->add_option("--disable-admission-plugins", options->disable_admission_plugins,
                     "admission plugins not to run, even default ones")
       ->delimiter(',');
+  serve->add_option("--default-not-ready-toleration-seconds", options->default_not_ready_toleration_seconds,
+                    "tolerationSeconds of the not-ready:NoExecute toleration added to pods without one")
+      ->capture_default_str();
+  serve->add_option("--default-unreachable-toleration-seconds", options->default_unreachable_toleration_seconds,
+                    "tolerationSeconds of the unreachable:NoExecute toleration added to pods without one")
+      ->capture_default_str();
   serve->callback([options, exit_code] { *exit_code = run_serve(*options); });
 }
 

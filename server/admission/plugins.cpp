@@ -10,12 +10,21 @@ namespace {
 struct Plugin {
   std::string_view name;
   bool default_on;  // in kube-apiserver's default set
-  void (*install)(registry::Registry&);  // null: not in kw yet
+  void (*install)(registry::Registry&, const PluginSelection&);  // null: not in kw yet
 };
 
-void install_service_account(registry::Registry& registry) {
+void install_service_account(registry::Registry& registry, const PluginSelection&) {
   registry.add_admission_mutation(service_account_mutation(registry));
   registry.add_admission_check(service_account_check(registry));
+}
+
+void install_priority(registry::Registry& registry, const PluginSelection&) {
+  registry.add_admission_mutation(priority_mutation(registry));
+  registry.add_admission_check(priority_check(registry));
+}
+
+void install_default_toleration_seconds(registry::Registry& registry, const PluginSelection& selection) {
+  registry.add_admission_mutation(default_toleration_seconds(selection.toleration_seconds));
 }
 
 // kube-apiserver 1.23's plugins in the order it runs them.
@@ -31,8 +40,8 @@ constexpr Plugin k_plugins[] = {
     {"PodSecurity", true, nullptr},
     {"PodSecurityPolicy", false, nullptr},
     {"PodNodeSelector", false, nullptr},
-    {"Priority", true, nullptr},
-    {"DefaultTolerationSeconds", true, nullptr},
+    {"Priority", true, install_priority},
+    {"DefaultTolerationSeconds", true, install_default_toleration_seconds},
     {"PodTolerationRestriction", false, nullptr},
     {"EventRateLimit", false, nullptr},
     {"ExtendedResourceToleration", false, nullptr},
@@ -76,7 +85,7 @@ Result<Installed> install(registry::Registry& registry, const PluginSelection& s
       if (named(selection.enable, plugin.name)) installed.unavailable.emplace_back(plugin.name);
       continue;
     }
-    plugin.install(registry);
+    plugin.install(registry, selection);
     installed.enabled.emplace_back(plugin.name);
   }
   return installed;

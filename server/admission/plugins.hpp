@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/util/error.hpp"
+#include "server/admission/pod_scheduling.hpp"
 #include "server/registry/registry.hpp"
 
 namespace kw::admission {
@@ -14,6 +15,7 @@ namespace kw::admission {
 struct PluginSelection {
   std::vector<std::string> enable = {};   // on in addition to kube's default set
   std::vector<std::string> disable = {};  // off, even when in the default set
+  TolerationSeconds toleration_seconds = {};  // DefaultTolerationSeconds' settings
 };
 
 // What install() registered and what was asked for that kw does not have yet.

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace kw::auth {
 
 inline constexpr const char* k_group_masters = "system:masters";
@@ -24,5 +26,12 @@ struct UserInfo {
     return false;
   }
 };
+
+// The user as an authentication.k8s.io/v1 UserInfo: {username, uid, groups, extra}, empty
+// fields left out.
+nlohmann::json user_info_to_json(const UserInfo& user);
+// And back, from such an object; access reviews name the user under "user" (their spec's
+// user, uid, groups and extra). Fields of the wrong type are ignored.
+UserInfo user_info_from_json(const nlohmann::json& info, const char* name_key = "username");
 
 }  // namespace kw::auth

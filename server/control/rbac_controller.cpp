@@ -337,16 +337,6 @@ std::vector<auth::PolicyRule> bootstrap_cluster_role_rules(const std::string& na
 
 namespace {
 
-auth::UserInfo user_of(const json& requester) {
-  auth::UserInfo user;
-  user.name = str(at(requester, {"username"}));
-  user.uid = str(at(requester, {"uid"}));
-  if (const json& groups = at(requester, {"groups"}); groups.is_array())
-    for (const auto& group : groups)
-      if (group.is_string()) user.groups.push_back(group.get<std::string>());
-  return user;
-}
-
 // kube's ConfirmNoEscalation: the rules `user` holds in `ns` must cover `rules`. The message
 // of the refusal, or nothing.
 std::optional<std::string> escalation(const auth::RbacPolicy& policy, const auth::UserInfo& user, const std::string& ns,
@@ -392,7 +382,7 @@ registry::AdmissionCheck rbac_escalation_check(std::shared_ptr<const auth::RbacP
     const std::string& plural = r.info.plural;
     const bool role = plural == "roles" || plural == "clusterroles";
     if (!role && plural != "rolebindings" && plural != "clusterrolebindings") return {};
-    const auth::UserInfo user = user_of(r.user);
+    const auth::UserInfo user = auth::user_info_from_json(r.user);
     if (user.in_group(auth::k_group_masters)) return {};
     if (role) {
       const auto may_escalate =

@@ -4,16 +4,10 @@
 #include <string>
 
 #include "core/codec/media_type.hpp"
+#include "server/http/handlers/handlers.hpp"
 
 namespace kw::http {
 namespace {
-
-// The verbs of a subresource, in both discovery forms.
-nlohmann::json subresource_verbs(const std::string& sub) {
-  if (sub == "finalize") return {"update"};
-  if (sub == "binding" || sub == "eviction" || sub == "token") return {"create"};
-  return {"get", "patch", "update"};
-}
 
 // The kind a subresource answers with when it is not the resource's own: {group, version, kind}.
 struct SubresourceKind {
@@ -77,7 +71,7 @@ nlohmann::json api_resource_list(const api::ResourceTable& table, const std::str
       } else {
         entry["kind"] = r.kind;
       }
-      entry["verbs"] = subresource_verbs(sub);
+      entry["verbs"] = handlers::subresource_verbs(sub);
       resources.push_back(std::move(entry));
     }
   }
@@ -121,7 +115,7 @@ nlohmann::json resource_discovery(const api::ResourceInfo& r) {
          {"responseKind", foreign_kind(sub) ? group_version_kind(foreign_kind(sub)->group, foreign_kind(sub)->version,
                                                                  foreign_kind(sub)->kind)
                                             : group_version_kind(r.group, r.version, r.kind)},
-         {"verbs", subresource_verbs(sub)}});
+         {"verbs", handlers::subresource_verbs(sub)}});
   }
   if (!subresources.empty()) entry["subresources"] = std::move(subresources);
   return entry;

@@ -48,6 +48,16 @@ Handler find(const VerbHandler (&verbs)[N], std::string_view verb) {
 
 }  // namespace
 
+std::vector<std::string> subresource_verbs(std::string_view subresource) {
+  std::vector<std::string> verbs;
+  for (const auto& sub : k_subresources)
+    if (sub.name == subresource)
+      for (const auto& v : sub.verbs)
+        if (v.handle) verbs.emplace_back(v.verb);
+  std::ranges::sort(verbs);
+  return verbs;
+}
+
 void serve(const ResourceRequest& r, const WatchSettings& settings) {
   const auto& info = r.info;
   if (info.verb.empty()) return r.fail(method_not_allowed());

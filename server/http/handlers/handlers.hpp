@@ -4,6 +4,9 @@
 // kind's row names (status, scale).
 #include <functional>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "server/http/handlers/request.hpp"
 
@@ -11,6 +14,9 @@ namespace kw::http::handlers {
 
 // Answers a resource request whose resource the table serves.
 void serve(const ResourceRequest& r, const WatchSettings& settings);
+
+// The verbs a subresource takes, sorted (what discovery lists); none for an unknown one.
+std::vector<std::string> subresource_verbs(std::string_view subresource);
 
 void get(const ResourceRequest& r);
 void list(const ResourceRequest& r);

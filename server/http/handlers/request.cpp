@@ -68,10 +68,7 @@ bool WriteContext::begin(const ResourceRequest& r, const Offers& offers) {
   format = std::move(*negotiated);
   registry::WriteOptions& write = options;
   write.subresource = r.info.subresource;
-  if (!r.user.name.empty()) {
-    write.requester = {{"username", r.user.name}, {"uid", r.user.uid}, {"groups", r.user.groups}};
-    if (!r.user.extra.empty()) write.requester["extra"] = r.user.extra;
-  }
+  if (!r.user.name.empty()) write.requester = auth::user_info_to_json(r.user);
   const auto dry_run = r.param("dryRun");
   if (!dry_run.empty() && dry_run != "All") {
     r.fail(registry::bad_request("dryRun: Unsupported value: \"" + dry_run + "\": supported values: \"All\""));

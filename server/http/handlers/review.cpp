@@ -10,30 +10,6 @@ namespace {
 using nlohmann::json;
 using registry::ApiResult;
 
-// The user a review names: spec.user, spec.groups, spec.uid and spec.extra.
-auth::UserInfo user_of_spec(const json& spec) {
-  auth::UserInfo user;
-  user.name = spec.value("user", std::string());
-  user.uid = spec.value("uid", std::string());
-  if (const auto groups = spec.find("groups"); groups != spec.end() && groups->is_array())
-    for (const auto& group : *groups)
-      if (group.is_string()) user.groups.push_back(group.get<std::string>());
-  if (const auto extra = spec.find("extra"); extra != spec.end() && extra->is_object())
-    for (const auto& [key, values] : extra->items())
-      if (values.is_array())
-        for (const auto& value : values)
-          if (value.is_string()) user.extra[key].push_back(value.get<std::string>());
-  return user;
-}
-
-json user_info_json(const auth::UserInfo& user) {
-  json out = {{"username", user.name}};
-  if (!user.uid.empty()) out["uid"] = user.uid;
-  if (!user.groups.empty()) out["groups"] = user.groups;
-  if (!user.extra.empty()) out["extra"] = user.extra;
-  return out;
-}
-
 // An access review's question as authorizer attributes.
 auth::Attributes attributes_of(const json& spec, auth::UserInfo user) {
   if (const auto resource = spec.find("resourceAttributes"); resource != spec.end() && resource->is_object()) {
@@ -65,7 +41,7 @@ json token_review_status(const ResourceRequest& r, const json& spec) {
   if (r.authenticator != nullptr && !token.empty()) result = r.authenticator->authenticate_token(token, audiences);
   else result.error = "invalid bearer token";
   if (!result.user) return {{"user", json::object()}, {"error", result.error}};
-  json status = {{"authenticated", true}, {"user", user_info_json(*result.user)}};
+  json status = {{"authenticated", true}, {"user", auth::user_info_to_json(*result.user)}};
   if (!result.audiences.empty()) status["audiences"] = result.audiences;
   else if (!audiences.empty()) status["audiences"] = audiences;
   return status;
@@ -116,12 +92,12 @@ void review(const ResourceRequest& r) {
         return r.fail(registry::bad_request("token is required for TokenReview in authentication"));
       (*object)["status"] = token_review_status(r, spec);
       break;
-    case kinds::Review::self_subject: (*object)["status"] = {{"userInfo", user_info_json(r.user)}}; break;
+    case kinds::Review::self_subject: (*object)["status"] = {{"userInfo", auth::user_info_to_json(r.user)}}; break;
     case kinds::Review::self_subject_access:
       (*object)["status"] = access_status(r, attributes_of(spec, r.user));
       break;
     case kinds::Review::subject_access:
-      (*object)["status"] = access_status(r, attributes_of(spec, user_of_spec(spec)));
+      (*object)["status"] = access_status(r, attributes_of(spec, auth::user_info_from_json(spec, "user")));
       break;
     case kinds::Review::self_subject_rules: {
       auto status = rules_review_status(r, spec);

@@ -285,9 +285,6 @@ NOT_YET = {
     "TokenRequest for deleted ServiceAccount builder": "follows a deletion this replay does not make",
 }
 
-# The pod fields other admission plugins set (DefaultTolerationSeconds, Priority), which the
-# admission replay leaves out of its comparison.
-OTHER_PLUGINS_FIELDS = ("tolerations", "priority", "preemptionPolicy")
 GENERATED_VOLUME = re.compile(r"kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}")
 
 
@@ -296,7 +293,8 @@ class ServiceAccountAdmissionRecordedTest(unittest.TestCase):
     replayed in their recorded order on a kw without its serviceaccount controller (as the
     recording had no controller-manager): the default ServiceAccount, the refusals, the
     projected token volume and its mounts, automountServiceAccountToken of the pod and of the
-    ServiceAccount, an existing kube-api-access-* volume, imagePullSecrets copied."""
+    ServiceAccount, an existing kube-api-access-* volume, imagePullSecrets copied. The whole
+    spec is compared: DefaultTolerationSeconds and Priority ran there too."""
 
     FIRST = "create Pod without serviceAccountName (no 'default' ServiceAccount)"
     LAST = "create Pod with automountServiceAccountToken false, serviceAccountName missing"
@@ -324,8 +322,7 @@ class ServiceAccountAdmissionRecordedTest(unittest.TestCase):
 
     @staticmethod
     def comparable_spec(pod):
-        spec = {k: v for k, v in pod["spec"].items() if k not in OTHER_PLUGINS_FIELDS}
-        return json.loads(GENERATED_VOLUME.sub("kube-api-access-XXXXX", json.dumps(spec, sort_keys=True)))
+        return json.loads(GENERATED_VOLUME.sub("kube-api-access-XXXXX", json.dumps(pod["spec"], sort_keys=True)))
 
     def test_replay_in_order(self):
         self.assertGreaterEqual(len(self.cases), 12)
