@@ -48,6 +48,10 @@ std::vector<std::string> volume_secrets(const json& spec, const std::string& cla
 
 void NodeGraph::apply(const std::string& kind, const json& object) {
   std::unique_lock lock(m_mutex);
+  apply_locked(kind, object);
+}
+
+void NodeGraph::apply_locked(const std::string& kind, const json& object) {
   const std::string name = str(at(object, {"metadata", "name"}));
   if (kind == "pods") {
     apply_pod(object);
@@ -74,11 +78,9 @@ void NodeGraph::remove(const std::string& kind, const std::string& ns, const std
 }
 
 void NodeGraph::replace(const std::string& kind, const std::vector<const json*>& objects) {
-  {
-    std::unique_lock lock(m_mutex);
-    clear_kind(kind);
-  }
-  for (const json* object : objects) apply(kind, *object);
+  std::unique_lock lock(m_mutex);  // readers see the old state or the new one, never a part
+  clear_kind(kind);
+  for (const json* object : objects) apply_locked(kind, *object);
 }
 
 void NodeGraph::clear_kind(const std::string& kind) {

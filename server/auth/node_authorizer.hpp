@@ -53,6 +53,7 @@ class NodeGraph {
   };
   using NodeCounts = std::map<std::string, int>;  // node -> pods that use the object there
 
+  void apply_locked(const std::string& kind, const nlohmann::json& object);
   void apply_pod(const nlohmann::json& pod);
   void remove_pod(const std::string& key);
   void apply_volume(const nlohmann::json& volume);
