@@ -2,6 +2,8 @@
 
 #include <google/protobuf/descriptor.h>
 
+#include "core/proto/schema_notes.hpp"
+
 #include <array>
 #include <string_view>
 #include <utility>
@@ -103,6 +105,41 @@ const google::protobuf::FieldDescriptor* json_field(const google::protobuf::Desc
                                                     const std::string& key) {
   const auto chain = json_key_chain(message, key);
   return chain.empty() ? nullptr : chain.back();
+}
+
+void fill_go_values(nlohmann::json& object, const google::protobuf::Descriptor& message) {
+  if (!object.is_object() || special_message(message) != SpecialMessage::None) return;
+  for (int i = 0; i < message.field_count(); ++i) {
+    const google::protobuf::FieldDescriptor& field = *message.field(i);
+    const google::protobuf::Descriptor* type = field.message_type();
+    if (type == nullptr) continue;
+    if (is_inline_field(field)) {
+      fill_go_values(object, *type);
+      continue;
+    }
+    const std::string& key = json_key(field);
+    auto found = object.find(key);
+    if (found == object.end()) {
+      const proto::FieldNotes* notes = proto::field_notes(field.full_name());
+      if (notes == nullptr || !notes->go_value) continue;
+      const auto special = special_message(*type);
+      if (special == SpecialMessage::Time || special == SpecialMessage::MicroTime) {
+        object[key] = nullptr;
+        continue;
+      }
+      found = object.emplace(key, nlohmann::json::object()).first;
+    }
+    if (field.is_map()) {
+      const google::protobuf::Descriptor* value = field.message_type()->map_value()->message_type();
+      if (value != nullptr && found->is_object())
+        for (auto& [k, v] : found->items()) fill_go_values(v, *value);
+    } else if (field.is_repeated()) {
+      if (found->is_array())
+        for (auto& item : *found) fill_go_values(item, *type);
+    } else {
+      fill_go_values(*found, *type);
+    }
+  }
 }
 
 }  // namespace kw::codec

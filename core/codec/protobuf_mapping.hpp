@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace google::protobuf {
 class Descriptor;
 class FieldDescriptor;
@@ -50,5 +52,11 @@ std::vector<const google::protobuf::FieldDescriptor*> json_key_chain(const googl
 // The field the JSON key `key` of `message` names (the last of its chain); null when none.
 const google::protobuf::FieldDescriptor* json_field(const google::protobuf::Descriptor& message,
                                                     const std::string& key);
+
+// Fills in what Go's encoding of an object of `message` always has: every field that is a
+// struct value in Kubernetes' Go types (kw.api.go_value) and is missing becomes {} (null for a
+// time), at every depth, in list items and map values too ("status": {}, a pod template's
+// "creationTimestamp": null, a condition's "lastProbeTime": null).
+void fill_go_values(nlohmann::json& object, const google::protobuf::Descriptor& message);
 
 }  // namespace kw::codec

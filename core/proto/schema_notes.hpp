@@ -27,6 +27,8 @@ struct FieldNotes {
   std::string list_type;       // kw.api.list_type: "", "atomic", "set" or "map"
   std::vector<std::string> list_map_keys;  // kw.api.list_map_keys, in order
   std::string map_type;        // kw.api.map_type: "", "atomic" or "granular"
+  std::string default_json;    // kw.api.default: the default as JSON text; "" when none
+  bool go_value = false;       // kw.api.go_value: always present in JSON ({} or null)
 };
 
 // The kw.api options of the field `full_name`; null when it has none (or is no field).

@@ -34,10 +34,9 @@ registry::ApiResult<nlohmann::json> apply_patch(const nlohmann::json& current, c
       if (!patch.is_object()) return std::unexpected(registry::bad_request("a strategic merge patch must be an object"));
       return codec::strategic_merge(current, patch, codec::SchemaNode::of_object(current));
     case PatchType::apply:
-      break;
+      break;  // the registry applies these (Registry::apply)
   }
-  return std::unexpected(registry::ApiError{415, "UnsupportedMediaType",
-                                            "server-side apply is not supported; use client-side apply", {}});
+  return std::unexpected(registry::ApiError{500, "InternalError", "an apply patch cannot be applied as a patch", {}});
 }
 
 }  // namespace kw::http

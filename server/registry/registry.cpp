@@ -11,6 +11,7 @@
 #include "server/registry/conditions.hpp"
 #include "server/registry/fields.hpp"
 #include "server/registry/kinds/checks.hpp"
+#include "server/registry/kinds/empty_objects.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 #include "server/registry/stored_value.hpp"
 #include "server/registry/validation.hpp"
@@ -215,6 +216,56 @@ std::string Registry::key(const api::ResourceInfo& info, const std::string& ns, 
 
 std::string Registry::now_rfc3339() const { return rfc3339_after_seconds(m_options.clock(), 0); }
 
+std::shared_ptr<const apply::FieldManager> Registry::field_manager_for(const api::ResourceInfo& info,
+                                                                        const std::string& subresource) const {
+  switch (lifecycle_of(info)) {
+    case kinds::Lifecycle::review:
+    case kinds::Lifecycle::binding:
+    case kinds::Lifecycle::computed:
+      return nullptr;
+    default:
+      break;
+  }
+  // What the write cannot change is owned by nobody through it: status on the main resource
+  // (when the kind has a status subresource), spec and the kept metadata on /status.
+  apply::Set reset;
+  const auto f = apply::PathElement::field_named;
+  if (subresource.empty() && info.has_subresource("status")) reset.insert({f("status")});
+  if (subresource == "status") {
+    reset.insert({f("spec")});
+    for (const auto& kept : status_keeps_meta(info)) reset.insert({f("metadata"), f(kept)});
+  }
+  struct Holder {
+    std::shared_ptr<const crd::Definition> definition;  // owns the schema the Type points into
+    apply::FieldManager manager;
+  };
+  if (info.custom) {
+    auto definition = definition_for(info);
+    const crd::Version* version = definition ? definition->find_version(info.version) : nullptr;
+    if (version == nullptr) return nullptr;
+    auto type = apply::Type::of_custom_resource(version->schema);
+    auto holder = std::make_shared<Holder>(
+        Holder{definition, apply::FieldManager(std::move(type), info.api_version(), subresource, std::move(reset),
+                                               nlohmann::json{{"apiVersion", info.api_version()}, {"kind", info.kind}})});
+    return std::shared_ptr<const apply::FieldManager>(holder, &holder->manager);
+  }
+  auto type = apply::Type::of_kind(info.api_version(), info.kind);
+  if (!type) return nullptr;
+  nlohmann::json empty = kinds::empty_object(info.api_version(), info.kind);
+  empty["apiVersion"] = info.api_version();
+  empty["kind"] = info.kind;
+  return std::make_shared<const apply::FieldManager>(std::move(*type), info.api_version(), subresource,
+                                                     std::move(reset), std::move(empty));
+}
+
+nlohmann::json Registry::track_update(const api::ResourceInfo& info, const nlohmann::json& live, nlohmann::json next,
+                                      const WriteOptions& options) const {
+  if (options.field_manager.empty() || options.fields_tracked) return next;
+  const auto manager = field_manager_for(info, options.subresource);
+  if (!manager) return next;
+  return manager->update(live, std::move(next), options.field_manager, now_rfc3339());
+}
+
 ApiResult<std::string> Registry::stored_value(const api::ResourceInfo& info, const nlohmann::json& object) const {
   if (info.custom) return to_storage_version(info, object).dump();
   auto encoded = encode_stored(info, object);
@@ -248,12 +299,16 @@ ApiResult<nlohmann::json> Registry::normalize(const api::ResourceInfo& info, con
   if (!encoded) return std::unexpected(bad_request(encoded.error().message));
   if (options.warnings)
     options.warnings->insert(options.warnings->end(), encoded->warnings.begin(), encoded->warnings.end());
-  if (encoded->warnings.empty() && options.field_validation != codec::FieldValidation::Ignore) return object;
-  auto decoded = codec::protobuf_to_json(encoded->bytes, info.proto_message);
-  if (!decoded) return std::unexpected(bad_request(decoded.error().message));
-  (*decoded)["apiVersion"] = object.value("apiVersion", info.api_version());
-  (*decoded)["kind"] = object.value("kind", info.kind);
-  return std::move(*decoded);
+  nlohmann::json out = object;
+  if (!encoded->warnings.empty() || options.field_validation == codec::FieldValidation::Ignore) {
+    auto decoded = codec::protobuf_to_json(encoded->bytes, info.proto_message);
+    if (!decoded) return std::unexpected(bad_request(decoded.error().message));
+    (*decoded)["apiVersion"] = object.value("apiVersion", info.api_version());
+    (*decoded)["kind"] = object.value("kind", info.kind);
+    out = std::move(*decoded);
+  }
+  fill_go_shape(info, out);
+  return out;
 }
 
 storage::Result<void> Registry::start_cache(const api::ResourceInfo& info) {
@@ -480,6 +535,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   } else {
     meta.erase("namespace");
   }
+  object = track_update(info, nullptr, std::move(object), options);
   if (!m_admission_mutations.empty()) {
     static const std::string k_unnamed;  // a create's name is not known to admission yet
     if (auto mutated = mutate({info, "CREATE", options.subresource, ns, k_unnamed, object, nullptr, options.requester,
@@ -501,6 +557,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   if (const auto& strategy = strategy_of(info); strategy.prepare_create) strategy.prepare_create(object);
   if (const auto& strategy = strategy_of(info); strategy.stamp_requester && options.requester.is_object())
     strategy.stamp_requester(object, options.requester);
+  fill_go_shape(info, object);
   if (auto causes = validate_object(spec_of(info), object); !causes.empty())
     return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
   if (is_definitions(info))
@@ -607,6 +664,7 @@ ApiResult<nlohmann::json> Registry::update_with(
     for (const char* kept : {"uid", "creationTimestamp", "generation", "deletionTimestamp", "namespace", "name"})
       if (old_meta.contains(kept)) meta[kept] = old_meta[kept];
       else meta.erase(kept);
+    object = track_update(info, existing, std::move(object), options);
     if (!m_admission_mutations.empty())
       if (auto mutated = this->mutate({info, "UPDATE", options.subresource, ns, name, object, &existing, options.requester,
                                  options.dry_run},
@@ -634,6 +692,7 @@ ApiResult<nlohmann::json> Registry::update_with(
       if (generation_changes(info, object, existing)) meta["generation"] = old_meta.value("generation", 0) + 1;
     }
     if (deletion.is_object()) metadata(object).update(deletion);
+    fill_go_shape(info, object);
     auto causes = validate_object(spec_of(info), object);
     if (const auto& strategy = strategy_of(info); strategy.validate_update && options.subresource.empty())
       strategy.validate_update(object, existing, causes);
@@ -896,6 +955,12 @@ ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const 
                          return out;
                        },
                        marking_deletion(options));
+  }
+  if (const auto* spec = spec_of(info); spec && spec->strategy.grace_period) {
+    // A kind deleted gracefully goes at once with a grace period of 0, and answers as marked
+    // (kube-apiserver's graceful update before the removal).
+    metadata(existing)["deletionTimestamp"] = rfc3339_after_seconds(m_options.clock(), plan->grace);
+    metadata(existing)["deletionGracePeriodSeconds"] = plan->grace;
   }
   if (options.dry_run) return existing;
   auto removed = m_backend.remove(k, current->mod_revision);

@@ -15,6 +15,7 @@
 
 #include "core/api/resource.hpp"
 #include "core/codec/protobuf.hpp"
+#include "server/apply/field_manager.hpp"
 #include "server/cache/watcher.hpp"
 #include "server/crd/definition.hpp"
 #include "server/registry/admission.hpp"
@@ -94,6 +95,18 @@ struct WriteOptions {
   // Set by the registry's own graceful delete (finalizers, namespaces): the write may set
   // metadata.deletionTimestamp, which is otherwise kept as stored.
   bool marks_deletion = false;
+  // Who writes, as metadata.managedFields name it: the request's fieldManager, else the product
+  // of its User-Agent ("unknown" when it has none). Empty for the server's own bookkeeping
+  // writes, which leave managedFields as they are.
+  std::string field_manager = {};
+  // The object's managedFields are already this write's outcome (server-side apply).
+  bool fields_tracked = false;
+};
+
+// What a server-side apply did: the object, and whether it was created.
+struct Applied {
+  nlohmann::json object;
+  bool created = false;
 };
 
 class Registry {
@@ -146,6 +159,11 @@ class Registry {
                                         const std::string& name,
                                         const std::function<ApiResult<nlohmann::json>(const nlohmann::json&)>& mutate,
                                         const WriteOptions& options);
+  // Server-side apply (PATCH application/apply-patch+yaml): `config` applied to the object by
+  // options.field_manager, which becomes its owner; conflicts with other managers' fields are
+  // 409 unless `force`. A missing object is created (not through a subresource).
+  ApiResult<Applied> apply(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
+                           const nlohmann::json& config, bool force, const WriteOptions& options);
   // `delete_options` is a meta/v1 DeleteOptions (preconditions, dryRun...) or null.
   ApiResult<nlohmann::json> remove(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
                                    const nlohmann::json& delete_options, const WriteOptions& options);
@@ -230,6 +248,14 @@ class Registry {
                                                     const nlohmann::json* old, bool dry_run);
   storage::Result<void> load_definitions();
   std::shared_ptr<const crd::Definition> definition_for(const api::ResourceInfo& info) const;
+  // managedFields (managed_fields.cpp). How writes to `info` through `subresource` are tracked;
+  // null for resources whose objects are not stored (reviews) or have no known type.
+  std::shared_ptr<const apply::FieldManager> field_manager_for(const api::ResourceInfo& info,
+                                                               const std::string& subresource) const;
+  // `next` (replacing `live`, null on create) with the managedFields of an update by
+  // options.field_manager; unchanged for the server's own writes.
+  nlohmann::json track_update(const api::ResourceInfo& info, const nlohmann::json& live, nlohmann::json next,
+                              const WriteOptions& options) const;
   // The stored form of a custom object: apiVersion of the storage version.
   nlohmann::json to_storage_version(const api::ResourceInfo& info, nlohmann::json object) const;
   // The stored object at `kv` (corrupt: 500 naming the key).

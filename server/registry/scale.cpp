@@ -72,6 +72,26 @@ nlohmann::json scale_of(const api::ResourceInfo& info, const nlohmann::json& obj
           {"status", status}};
 }
 
+// `next` with the managedFields of a scale write by `manager`. As kube-apiserver's scale
+// handler maps entries between the Scale and its parent, a scale manager's entry keeps the time
+// it had (none when new).
+nlohmann::json scale_tracked(const apply::FieldManager& tracker, const nlohmann::json& live, nlohmann::json next,
+                             const std::string& manager, const std::string& now) {
+  const auto before = apply::decode_managed_fields(live.value("metadata", nlohmann::json::object()).value("managedFields", nlohmann::json()));
+  next = tracker.update(live, std::move(next), manager, now);
+  auto& entries = next["metadata"]["managedFields"];
+  if (!entries.is_array()) return next;
+  for (auto& entry : entries) {
+    if (entry.value("subresource", "") != "scale") continue;
+    const auto identifier = apply::manager_identifier(
+        {entry.value("manager", ""), entry.value("operation", ""), entry.value("apiVersion", ""), "scale"});
+    const auto time = before ? before->times.find(identifier) : decltype(before->times.end()){};
+    if (before && time != before->times.end() && !time->second.is_null()) entry["time"] = time->second;
+    else entry.erase("time");
+  }
+  return next;
+}
+
 ApiError no_scale() { return ApiError{404, "NotFound", "the server could not find the requested resource", {}}; }
 
 ApiError scale_invalid(const std::string& name, const std::string& field, const std::string& message) {
@@ -99,6 +119,9 @@ ApiResult<nlohmann::json> Registry::update_scale(
   if (!info.scale) return std::unexpected(no_scale());
   WriteOptions main = options;
   main.subresource.clear();
+  // The write is tracked as the scale subresource's: its manager owns the replicas it set.
+  main.field_manager.clear();
+  const auto tracker = options.field_manager.empty() ? nullptr : field_manager_for(info, "scale");
   auto written = update_with(
       info, ns, name,
       [&](const nlohmann::json& now) -> ApiResult<nlohmann::json> {
@@ -126,6 +149,7 @@ ApiResult<nlohmann::json> Registry::update_scale(
         else
           out["metadata"].erase("resourceVersion");
         set_path(out, info.scale->spec_replicas, count);
+        if (tracker) out = scale_tracked(*tracker, now, std::move(out), options.field_manager, now_rfc3339());
         return out;
       },
       main);

@@ -1,6 +1,8 @@
 #include "server/registry/stored_value.hpp"
 
 #include "core/codec/protobuf.hpp"
+#include "core/codec/protobuf_mapping.hpp"
+#include "core/proto/registry.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::registry {
@@ -44,6 +46,11 @@ kw::Result<std::string> encode_stored(const api::ResourceInfo& info, const nlohm
   return codec::encode_envelope(stored_as->api_version, info.kind, *message);
 }
 
+void fill_go_shape(const api::ResourceInfo& info, nlohmann::json& object) {
+  if (info.custom || info.proto_message.empty()) return;
+  if (const auto* message = proto::find_message(info.proto_message)) codec::fill_go_values(object, *message);
+}
+
 kw::Result<nlohmann::json> decode_stored(const api::ResourceInfo& info, std::string_view value) {
   if (value.starts_with(codec::k_protobuf_magic)) {
     auto envelope = codec::decode_envelope(value);
@@ -64,10 +71,12 @@ kw::Result<nlohmann::json> decode_stored(const api::ResourceInfo& info, std::str
       if (stored_as->from_stored) stored_as->from_stored(*object);
       (*object)["apiVersion"] = info.api_version();
     }
+    fill_go_shape(info, *object);
     return object;
   }
   auto object = nlohmann::json::parse(value, nullptr, false);
   if (!object.is_object()) return kw::fail("stored value is neither an enveloped protobuf nor a JSON object");
+  fill_go_shape(info, object);
   return object;
 }
 

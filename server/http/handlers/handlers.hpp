@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "server/http/handlers/request.hpp"
+#include "server/http/patch.hpp"
 
 namespace kw::http::handlers {
 
@@ -46,9 +47,11 @@ void request_token(const ResourceRequest& r);
 void get_component_status(const ResourceRequest& r);
 void list_component_statuses(const ResourceRequest& r);
 
-// The change a PATCH body makes to the current object, by its Content-Type; answers 415 itself
-// and returns nullopt for a type that is not offered (strategic merge needs merge keys).
+// The patch type of a PATCH's Content-Type; answers 415 itself and returns nullopt for a type
+// that is not offered (strategic merge needs merge keys).
+std::optional<PatchType> requested_patch_type(const ResourceRequest& r, bool strategic);
+// The change a PATCH body of `type` (not apply) makes to the current object.
 using Mutation = std::function<registry::ApiResult<nlohmann::json>(const nlohmann::json&)>;
-std::optional<Mutation> patch_mutation(const ResourceRequest& r, bool strategic);
+std::optional<Mutation> patch_mutation(const ResourceRequest& r, PatchType type);
 
 }  // namespace kw::http::handlers

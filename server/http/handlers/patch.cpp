@@ -1,35 +1,60 @@
 #include "server/http/handlers/handlers.hpp"
 
 #include "core/codec/media_type.hpp"
+#include "core/codec/yaml.hpp"
 #include "server/http/patch.hpp"
 
 namespace kw::http::handlers {
 
-std::optional<Mutation> patch_mutation(const ResourceRequest& r, bool strategic) {
+std::optional<PatchType> requested_patch_type(const ResourceRequest& r, bool strategic) {
   const auto* header = r.request.header("content-type");
   auto media = header ? codec::parse_media_type(*header) : kw::fail("no Content-Type");
   auto type = media ? patch_type(media->essence()) : std::nullopt;
   if (type == PatchType::strategic && !strategic) type.reset();
-  if (!type) {
+  if (!type)
     r.fail(registry::ApiError{415, "UnsupportedMediaType",
                               std::string("the body of the request was in an unknown format - accepted media types "
                                           "include: application/json-patch+json, application/merge-patch+json, ") +
-                                  (strategic ? "application/strategic-merge-patch+json" : "application/apply-patch+yaml"),
+                                  (strategic ? "application/strategic-merge-patch+json, " : "") +
+                                  "application/apply-patch+yaml",
                               {}});
-    return std::nullopt;
-  }
-  return [&body = r.request.body, type = *type](const nlohmann::json& current) {
-    return apply_patch(current, body, type);
-  };
+  return type;
 }
+
+std::optional<Mutation> patch_mutation(const ResourceRequest& r, PatchType type) {
+  return [&body = r.request.body, type](const nlohmann::json& current) { return apply_patch(current, body, type); };
+}
+
+namespace {
+
+// PATCH with application/apply-patch+yaml: the body (YAML or JSON) applied by fieldManager.
+void server_side_apply(const ResourceRequest& r, WriteContext& write) {
+  auto documents = codec::yaml_to_json(r.request.body);
+  if (!documents)
+    return r.fail(registry::bad_request("error decoding YAML: error converting YAML to JSON: " + documents.error().message));
+  if (documents->size() != 1 || !(*documents)[0].is_object())
+    return r.fail(registry::bad_request("error decoding YAML: the apply configuration must be one object"));
+  const auto force = r.param("force");
+  if (!force.empty() && force != "true" && force != "false")
+    return r.fail(registry::bad_request("force: invalid boolean value: " + nlohmann::json(force).dump()));
+  auto applied = r.registry.apply(r.resource, r.info.namespace_, r.info.name, (*documents)[0], force == "true",
+                                  write.options);
+  if (!applied) return r.fail(applied.error());
+  reply(r, write.format, applied->created ? 201 : 200, std::move(applied->object), write.warnings);
+}
+
+}  // namespace
 
 void patch(const ResourceRequest& r) {
   WriteContext write;
   if (!write.begin(r, {.protobuf = !r.resource.proto_message.empty()})) return;
   // Custom resources have no merge keys: kube-apiserver refuses strategic merge patches.
-  auto mutate = patch_mutation(r, !r.resource.custom);
-  if (!mutate) return;
-  reply(r, write.format, 200, r.registry.update_with(r.resource, r.info.namespace_, r.info.name, *mutate, write.options),
+  const auto type = requested_patch_type(r, !r.resource.custom);
+  if (!type) return;
+  if (!write.track(r, "PatchOptions", {.patch = true, .apply = *type == PatchType::apply})) return;
+  if (*type == PatchType::apply) return server_side_apply(r, write);
+  reply(r, write.format, 200,
+        r.registry.update_with(r.resource, r.info.namespace_, r.info.name, *patch_mutation(r, *type), write.options),
         write.warnings);
 }
 

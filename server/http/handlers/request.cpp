@@ -1,8 +1,11 @@
 #include "server/http/handlers/request.hpp"
 
+#include <cstdio>
+
 #include "core/codec/media_type.hpp"
 #include "core/codec/protobuf.hpp"
 #include "core/codec/yaml.hpp"
+#include "server/apply/field_manager.hpp"
 #include "server/cache/list_json.hpp"
 
 namespace kw::http::handlers {
@@ -86,6 +89,41 @@ bool WriteContext::begin(const ResourceRequest& r, const Offers& offers) {
     return false;
   }
   write.warnings = &warnings;
+  return true;
+}
+
+bool WriteContext::track(const ResourceRequest& r, std::string_view options_kind, PatchKind patch) {
+  const std::string manager = r.param("fieldManager");
+  nlohmann::json causes = nlohmann::json::array();
+  auto cause = [&](const char* reason, std::string message, const char* field) {
+    causes.push_back({{"reason", reason}, {"message", std::move(message)}, {"field", field}});
+  };
+  if (patch.patch && !patch.apply && r.has_param("force"))
+    cause("FieldValueForbidden", "Forbidden: may not be specified for non-apply patch", "force");
+  if (patch.apply && manager.empty()) cause("FieldValueRequired", "Required value: is required for apply patch", "fieldManager");
+  if (manager.size() > 128) cause("FieldValueTooLong", "Too long: must have at most 128 bytes", "fieldManager");
+  for (std::size_t i = 0; i < manager.size(); ++i) {
+    const auto c = static_cast<unsigned char>(manager[i]);
+    if (c < 0x20 || c == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "U+%04X", c);
+      cause("FieldValueInvalid",
+            "Invalid value: " + nlohmann::json(manager).dump() + ": invalid character " + code + " (at position " +
+                std::to_string(i) + ")",
+            "fieldManager");
+    }
+  }
+  if (!causes.empty()) {
+    r.fail(registry::invalid("meta.k8s.io", std::string(options_kind), "", causes, registry::causes_summary(causes)));
+    return false;
+  }
+  if (!manager.empty()) {
+    options.field_manager = manager;
+  } else {
+    const auto* agent = r.request.header("user-agent");
+    options.field_manager = apply::manager_from_user_agent(agent ? *agent : std::string_view());
+    if (options.field_manager.empty()) options.field_manager = "unknown";
+  }
   return true;
 }
 

@@ -48,6 +48,7 @@ struct ResourceRequest {
 
   // A query parameter; "" when absent.
   std::string param(const char* key) const;
+  bool has_param(const char* key) const { return query.contains(key); }
   void fail(const registry::ApiError& error) const { send_error(*stream, error); }
 };
 
@@ -61,6 +62,12 @@ std::optional<Negotiated> negotiate(const ResourceRequest& r, const Offers& offe
 // What every writing verb starts with: the response format, and dryRun and fieldValidation
 // from the query, with the warnings a write collects. Not movable: the options point at the
 // warnings.
+// What a PATCH is, for the checks of its options (force only with apply).
+struct PatchKind {
+  bool patch = false;
+  bool apply = false;
+};
+
 struct WriteContext {
   WriteContext() = default;
   WriteContext(const WriteContext&) = delete;
@@ -68,6 +75,11 @@ struct WriteContext {
 
   // False when the request was answered already (406, or 400 on an unsupported value).
   bool begin(const ResourceRequest& r, const Offers& offers);
+  // Who writes, for managedFields: fieldManager from the query (checked as kube-apiserver
+  // checks its CreateOptions, UpdateOptions or PatchOptions: `options_kind`), else the product
+  // of the User-Agent. `patch`: force is allowed only with `apply`, which needs a fieldManager.
+  // False when the request was answered already (422).
+  bool track(const ResourceRequest& r, std::string_view options_kind, PatchKind patch = {});
 
   Negotiated format;
   registry::WriteOptions options;

@@ -6,9 +6,10 @@ namespace {
 // autoscaling/v1 Scale has no protobuf message in kw: JSON and YAML only.
 constexpr Offers k_scale_offers{};
 
-void write_scale(const ResourceRequest& r, const std::function<std::optional<Mutation>()>& change) {
+void write_scale(const ResourceRequest& r, const std::function<std::optional<Mutation>()>& change,
+                 std::string_view options_kind, PatchKind patch = {}) {
   WriteContext write;
-  if (!write.begin(r, k_scale_offers)) return;
+  if (!write.begin(r, k_scale_offers) || !write.track(r, options_kind, patch)) return;
   auto mutate = change();
   if (!mutate) return;
   reply(r, write.format, 200,
@@ -31,11 +32,18 @@ void update_scale(const ResourceRequest& r) {
       return std::nullopt;
     }
     return [body = std::move(*body)](const nlohmann::json&) -> registry::ApiResult<nlohmann::json> { return body; };
-  });
+  }, "UpdateOptions");
 }
 
 void patch_scale(const ResourceRequest& r) {
-  write_scale(r, [&r] { return patch_mutation(r, true); });
+  const auto type = requested_patch_type(r, true);
+  if (!type) return;
+  if (*type == PatchType::apply)
+    return r.fail(registry::ApiError{415, "UnsupportedMediaType",
+                                     "server-side apply of the scale subresource is not supported; patch spec.replicas "
+                                     "with a merge patch",
+                                     {}});
+  write_scale(r, [&r, type] { return patch_mutation(r, *type); }, "PatchOptions", {.patch = true});
 }
 
 }  // namespace kw::http::handlers

@@ -4,7 +4,7 @@ namespace kw::http::handlers {
 
 void update(const ResourceRequest& r) {
   WriteContext write;
-  if (!write.begin(r, {.protobuf = !r.resource.proto_message.empty()})) return;
+  if (!write.begin(r, {.protobuf = !r.resource.proto_message.empty()}) || !write.track(r, "UpdateOptions")) return;
   auto body = read_body(r.request);
   if (!body) return r.fail(body.error());
   reply(r, write.format, 200,

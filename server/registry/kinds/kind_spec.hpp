@@ -62,10 +62,11 @@ enum class Review {
 // stored object (each kind's status strategy PrepareForUpdate). Spec and every other
 // top-level field except status always are.
 namespace status_meta {
-// metav1.ResetObjectMetaForStatus, which newer kinds (and custom resources) use.
-inline const std::vector<std::string> k_reset_all = {"deletionTimestamp", "generation", "selfLink",
+// metav1.ResetObjectMetaForStatus, which newer kinds (and custom resources) use. managedFields
+// are not among them: they record the status write itself.
+inline const std::vector<std::string> k_reset_all = {"deletionTimestamp", "generation",  "selfLink",
                                                      "labels",            "annotations", "finalizers",
-                                                     "ownerReferences",   "managedFields"};
+                                                     "ownerReferences"};
 }  // namespace status_meta
 
 // The strategy of a kind, as Kubernetes' pkg/registry/<group>/<kind>/strategy.go has it.

@@ -1,0 +1,74 @@
+// Server-side apply in the registry: the configuration merged into the stored object (or a new
+// one) by the field manager, then written as any update or create is.
+#include "server/registry/registry.hpp"
+
+namespace kw::registry {
+namespace {
+
+ApiError apply_error(const apply::ApplyFailure& failure) {
+  switch (failure.kind) {
+    case apply::ApplyFailure::Kind::conflict: {
+      ApiError error{409, "Conflict", failure.message, {}};
+      error.details = {{"causes", failure.causes}};
+      return error;
+    }
+    case apply::ApplyFailure::Kind::bad_request:
+      return bad_request(failure.message);
+    case apply::ApplyFailure::Kind::internal:
+      break;
+  }
+  return ApiError{500, "", failure.message, {}};
+}
+
+std::string text_at(const nlohmann::json& object, const char* field) {
+  const auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return {};
+  const auto found = meta->find(field);
+  return found != meta->end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+ApiResult<Applied> Registry::apply(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
+                                   const nlohmann::json& config, bool force, const WriteOptions& options) {
+  if (!config.is_object()) return std::unexpected(bad_request("the apply configuration must be an object"));
+  if (const auto sent = text_at(config, "name"); !sent.empty() && sent != name)
+    return std::unexpected(bad_request("the name of the object (" + sent + ") does not match the name on the URL (" +
+                                       name + ")"));
+  if (const auto sent = text_at(config, "namespace"); info.namespaced && !sent.empty() && sent != ns)
+    return std::unexpected(bad_request("the namespace of the object (" + sent +
+                                       ") does not match the namespace on the request (" + ns + ")"));
+  const auto manager = field_manager_for(info, options.subresource);
+  if (!manager) return std::unexpected(bad_request(info.plural + " do not support server-side apply"));
+  if (const std::string kind = config.value("kind", std::string()); kind != info.kind)
+    return std::unexpected(ApiError{500, "",
+                                    "failed to merge config: the configuration is a " + kind + ", the resource holds " +
+                                        info.kind + " objects",
+                                    {}});
+  WriteOptions tracked = options;
+  tracked.fields_tracked = true;
+  for (int attempt = 0;; ++attempt) {
+    bool missing = false;
+    auto updated = update_with(
+        info, ns, name,
+        [&](const nlohmann::json& current) -> ApiResult<nlohmann::json> {
+          auto applied = manager->apply(current, config, options.field_manager, force, now_rfc3339());
+          if (!applied) return std::unexpected(apply_error(applied.error()));
+          return std::move(*applied);
+        },
+        tracked);
+    if (updated) return Applied{std::move(*updated), false};
+    missing = updated.error().code == 404 && updated.error().reason == "NotFound";
+    if (!missing || !options.subresource.empty()) return std::unexpected(updated.error());
+    // Not there: the configuration becomes the object (kube-apiserver's apply creates).
+    auto object = manager->apply(nullptr, config, options.field_manager, force, now_rfc3339());
+    if (!object) return std::unexpected(apply_error(object.error()));
+    auto created = create(info, ns, std::move(*object), tracked);
+    if (created) return Applied{std::move(*created), true};
+    // Created by someone else meanwhile: apply to theirs.
+    if (created.error().code != 409 || created.error().reason != "AlreadyExists" || attempt >= 2)
+      return std::unexpected(created.error());
+  }
+}
+
+}  // namespace kw::registry
