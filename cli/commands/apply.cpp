@@ -1,5 +1,6 @@
 // kw create -f / kw apply -f: objects from manifests, created or brought in line with the
-// manifest by client-side apply (three-way patch against the last-applied annotation).
+// manifest by client-side apply (three-way patch against the last-applied annotation) or by
+// server-side apply (--server-side: the server merges and tracks who owns each field).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -22,8 +23,22 @@ struct ManifestOptions {
   std::vector<std::string> filenames;
   bool recursive = false;
   bool save_config = false;  // create only
+  bool server_side = false;  // apply only
+  bool force_conflicts = false;
+  std::string field_manager;  // "" = kubectl's default for the verb
   WriteOutput write;
 };
+
+// The manager the server records for the write, as kubectl names its own.
+std::string manager_of(const ManifestOptions& options, bool apply) {
+  if (!options.field_manager.empty()) return options.field_manager;
+  if (!apply) return "kubectl-create";
+  return options.server_side ? "kubectl" : "kubectl-client-side-apply";
+}
+
+std::string with_manager(std::string path, const std::string& manager) {
+  return path + (path.find('?') == std::string::npos ? "?" : "&") + "fieldManager=" + url_escape(manager);
+}
 
 // What a verb did to one object: the object to print with -o, and the outcome line.
 struct Outcome {
@@ -70,10 +85,12 @@ VerbError in_file(VerbError error, const std::string& action, const std::string&
   return error;
 }
 
-VerbResult<Outcome> create_one(ApiClient& api, const Target& target, const WriteOutput& write) {
+VerbResult<Outcome> create_one(ApiClient& api, const Target& target, const WriteOutput& write,
+                               const std::string& manager) {
   json created = target.object;
   if (!write.client_dry_run()) {
-    auto answer = call_json(api, "POST", write.with_dry_run(object_path(target.info, target.namespace_name, "")),
+    auto answer = call_json(api, "POST",
+                            with_manager(write.with_dry_run(object_path(target.info, target.namespace_name, "")), manager),
                             std::string(k_json), target.object.dump());
     if (!answer) return std::unexpected(answer.error());
     created = std::move(*answer);
@@ -84,13 +101,14 @@ VerbResult<Outcome> create_one(ApiClient& api, const Target& target, const Write
   return Outcome{std::move(created), kind_name, kind_name + " created"};
 }
 
-VerbResult<Outcome> apply_one(ApiClient& api, Resolver& resolver, Target& target, const WriteOutput& write) {
+VerbResult<Outcome> apply_one(ApiClient& api, Resolver& resolver, Target& target, const WriteOutput& write,
+                              const std::string& manager) {
   const json modified = with_last_applied(target.object);
   const std::string path = object_path(target.info, target.namespace_name, target.name);
   auto live = call_json(api, "GET", path, {}, {});
   if (!live && live.error().http_status == 404) {
     target.object = modified;
-    return create_one(api, target, write);
+    return create_one(api, target, write, manager);
   }
   if (!live) return std::unexpected(live.error());
   const json original = last_applied_of(*live);
@@ -108,9 +126,29 @@ VerbResult<Outcome> apply_one(ApiClient& api, Resolver& resolver, Target& target
   if (write.client_dry_run()) return Outcome{modified, prefix, prefix + " configured"};
   const std::string content_type = strategy == PatchStrategy::strategic ? "application/strategic-merge-patch+json"
                                                                         : "application/merge-patch+json";
-  auto patched = call_json(api, "PATCH", write.with_dry_run(path), content_type, patch.dump());
+  auto patched = call_json(api, "PATCH", with_manager(write.with_dry_run(path), manager), content_type, patch.dump());
   if (!patched) return std::unexpected(patched.error());
   return Outcome{std::move(*patched), prefix, prefix + " configured"};
+}
+
+// Server-side apply: the manifest itself is the patch; the server merges it and answers with
+// the object (created when missing). Conflicts come back as 409 unless forced.
+VerbResult<Outcome> server_side_apply_one(ApiClient& api, const Target& target, const WriteOutput& write,
+                                          const std::string& manager, bool force) {
+  std::string path = with_manager(write.with_dry_run(object_path(target.info, target.namespace_name, target.name)),
+                                  manager);
+  if (force) path += "&force=true";
+  auto applied = call_json(api, "PATCH", path, "application/apply-patch+yaml", target.object.dump());
+  if (!applied) {
+    VerbError error = applied.error();
+    if (error.http_status == 409 && error.message.find("Apply failed with") != std::string::npos)
+      error.message +=
+          "\nThese fields have other managers. Take them over with --force-conflicts, leave them out of the "
+          "manifest, or set them to their current values to share them.";
+    return std::unexpected(std::move(error));
+  }
+  const std::string prefix = kind_prefix(target.info) + "/" + target.name;
+  return Outcome{std::move(*applied), prefix, prefix + " serverside-applied"};
 }
 
 int run_manifests(ManifestOptions& options, bool apply) {
@@ -118,6 +156,11 @@ int run_manifests(ManifestOptions& options, bool apply) {
   auto manifests = load_manifests(options.filenames, options.recursive, std::cin, !apply);
   if (!manifests) return report_usage(manifests.error().message);
   if (manifests->empty()) return report_usage("no objects passed to " + verb);
+  if (apply && options.server_side && options.write.client_dry_run())
+    return report_usage("--dry-run=client does not work with --server-side: use --dry-run=server");
+  if (options.force_conflicts && !options.server_side)
+    return report_usage("--force-conflicts only works with --server-side");
+  const std::string manager = manager_of(options, apply);
   auto api = ApiClient::create(options.connection);
   if (!api) return report_usage(api.error().message);
   Resolver resolver(**api);
@@ -129,7 +172,10 @@ int run_manifests(ManifestOptions& options, bool apply) {
       continue;
     }
     if (!apply && options.save_config) target->object = with_last_applied(target->object);
-    auto done = apply ? apply_one(**api, resolver, *target, options.write) : create_one(**api, *target, options.write);
+    auto done = !apply                ? create_one(**api, *target, options.write, manager)
+                : options.server_side ? server_side_apply_one(**api, *target, options.write, manager,
+                                                              options.force_conflicts)
+                                      : apply_one(**api, resolver, *target, options.write, manager);
     if (!done) {
       code = report(in_file(done.error(), apply ? "applying" : "creating", manifest.source));
       continue;
@@ -148,6 +194,8 @@ CLI::App* manifest_command(CLI::App& app, const std::string& name, const std::st
                       "Files, directories or - (stdin) holding the manifests (YAML or JSON)")
       ->required();
   command->add_flag("-R,--recursive", options->recursive, "Also read the manifests of subdirectories of -f directories");
+  command->add_option("--field-manager", options->field_manager,
+                      "Who the server records as the writer of the fields (default: kubectl's name for the verb)");
   add_write_output_flags(*command, options->write);
   add_connection_flags(*command, options->connection);
   return command;
@@ -178,7 +226,11 @@ void add_create_command(CLI::App& app, int* exit_code) {
 void add_apply_command(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<ManifestOptions>();
   CLI::App* command = manifest_command(
-      app, "apply", "Create or update objects to match files or stdin (client-side kubectl apply -f)", options);
+      app, "apply", "Create or update objects to match files or stdin (kubectl apply -f)", options);
+  command->add_flag("--server-side", options->server_side,
+                    "Let the server merge the manifest and track which fields each manager owns");
+  command->add_flag("--force-conflicts", options->force_conflicts,
+                    "With --server-side: take over fields other managers own instead of failing");
   command->callback([options, exit_code] { *exit_code = run_manifests(*options, true); });
 }
 

@@ -43,6 +43,7 @@ struct GetOptions {
   bool watch = false;
   bool watch_only = false;
   bool output_watch_events = false;
+  bool show_managed_fields = false;
   std::string resume_file;
 };
 
@@ -211,7 +212,8 @@ int run_get(GetOptions& options) {
                      .with_namespace = options.all_namespaces,
                      .with_kind = false,
                      .watch_events = options.output_watch_events,
-                     .label_columns = {}};
+                     .label_columns = {},
+                     .show_managed_fields = options.show_managed_fields};
   for (const auto& column : options.label_columns)
     for (auto& key : split_list(column, ',')) print.label_columns.push_back(key);
   const api::ResourceTable& table = kinds::builtin_table();
@@ -310,6 +312,8 @@ void add_common(CLI::App* command, GetOptions& options) {
   command->add_option("-L,--label-columns", options.label_columns, "Labels to show as columns (comma-separated)");
   command->add_option("--chunk-size", options.chunk_size, "Return large lists in chunks of this size (0 = no chunks)");
   command->add_flag("--output-watch-events", options.output_watch_events, "Print the event type with each watched object (always on for -o json)");
+  command->add_flag("--show-managed-fields", options.show_managed_fields,
+                    "Keep metadata.managedFields when printing objects as JSON or YAML");
   command->add_option("--resume-file", options.resume_file,
                       "Store the last seen resourceVersion in this file and resume the watch from it on start");
 }

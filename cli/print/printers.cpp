@@ -156,7 +156,7 @@ class ObjectPrinter final : public Printer {
       for (const auto& item : items) out << name_line(kind, item) << '\n';
       return {};
     }
-    for (const auto& item : items) m_collected.push_back(with_type_meta(kind, item.object));
+    for (const auto& item : items) m_collected.push_back(shown(kind, item.object));
     m_single = single_object && m_lists == 0 && items.size() == 1;
     ++m_lists;
     (void)out;
@@ -182,8 +182,10 @@ class ObjectPrinter final : public Printer {
     }
     const bool complete = !item.object.is_object() ||
                           (item.object.contains("kind") && item.object.contains("apiVersion"));
+    const bool managed = item.object.is_object() && item.object.contains("metadata") &&
+                         item.object["metadata"].is_object() && item.object["metadata"].contains("managedFields");
     std::optional<json> typed;
-    if (!complete) typed = with_type_meta(kind, item.object);
+    if (!complete || (managed && !m_options.show_managed_fields)) typed = shown(kind, item.object);
     const json& object = typed ? *typed : item.object;
     if (!m_options.watch_events) return emit_document(object, out, true);
     if (m_format == ObjectFormat::Json) {
@@ -196,6 +198,13 @@ class ObjectPrinter final : public Printer {
   }
 
  private:
+  // kubectl's -o json|yaml leave managedFields out unless --show-managed-fields.
+  json shown(const KindInfo& kind, json object) const {
+    if (!m_options.show_managed_fields && object.is_object())
+      if (auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) meta->erase("managedFields");
+    return with_type_meta(kind, std::move(object));
+  }
+
   static json with_type_meta(const KindInfo& kind, json object) {
     if (object.is_object()) {
       if (!object.contains("kind") && !kind.kind.empty()) object["kind"] = kind.kind;

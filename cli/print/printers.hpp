@@ -26,6 +26,7 @@ struct PrintOptions {
   bool with_kind = false;       // several kinds: NAME becomes kind/name
   bool watch_events = false;    // --output-watch-events
   std::vector<std::string> label_columns;  // -L
+  bool show_managed_fields = false;  // -o json|yaml keep metadata.managedFields
 };
 
 // One printable object: the full object or, from a server Table, its metadata, plus the row's

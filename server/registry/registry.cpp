@@ -123,6 +123,31 @@ void keep_all_but_status(nlohmann::json& object, const nlohmann::json& existing,
     else meta.erase(field);
 }
 
+// A write that changes nothing but the times of managedFields entries (an apply whose atomic
+// parts lost their defaults in the merge and got them back) keeps the stored entries, so that
+// it writes nothing, as kube-apiserver's IgnoreManagedFieldsTimestampsTransformer does.
+void keep_managed_field_times(nlohmann::json& object, const nlohmann::json& existing) {
+  const auto& old_meta = existing.value("metadata", nlohmann::json::object());
+  auto& meta = metadata(object);
+  const auto before = old_meta.find("managedFields");
+  const auto after = meta.find("managedFields");
+  if (before == old_meta.end() || after == meta.end() || *before == *after || !before->is_array() ||
+      !after->is_array() || before->size() != after->size())
+    return;
+  for (std::size_t i = 0; i < before->size(); ++i) {
+    nlohmann::json a = (*before)[i], b = (*after)[i];
+    if (a.is_object()) a.erase("time");
+    if (b.is_object()) b.erase("time");
+    if (a != b) return;
+  }
+  nlohmann::json candidate = object;
+  metadata(candidate)["managedFields"] = *before;
+  nlohmann::json stored = existing;
+  metadata(stored).erase("resourceVersion");
+  metadata(candidate).erase("resourceVersion");
+  if (candidate == stored) metadata(object)["managedFields"] = *before;
+}
+
 // kube-apiserver's ShouldDeleteDuringUpdate: an update of an object marked for deletion (with
 // no grace period left) that leaves it no finalizer deletes it. A Namespace also waits for its
 // spec.finalizers (ShouldDeleteNamespaceDuringUpdate).
@@ -730,6 +755,7 @@ ApiResult<nlohmann::json> Registry::update_with(
         return std::unexpected(from_storage(removed.error(), info.group, info.plural, name));
       continue;
     }
+    keep_managed_field_times(object, existing);
     auto value = stored_value(info, object);
     if (!value) return std::unexpected(value.error());
     if (*value == current->value) {

@@ -46,8 +46,28 @@ kw::Result<std::string> encode_stored(const api::ResourceInfo& info, const nlohm
   return codec::encode_envelope(stored_as->api_version, info.kind, *message);
 }
 
+namespace {
+
+void drop_nulls(nlohmann::json& value) {
+  if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end();) {
+      if (it->is_null()) {
+        it = value.erase(it);
+      } else {
+        drop_nulls(*it);
+        ++it;
+      }
+    }
+  } else if (value.is_array()) {
+    for (auto& item : value) drop_nulls(item);
+  }
+}
+
+}  // namespace
+
 void fill_go_shape(const api::ResourceInfo& info, nlohmann::json& object) {
   if (info.custom || info.proto_message.empty()) return;
+  drop_nulls(object);
   if (const auto* message = proto::find_message(info.proto_message)) codec::fill_go_values(object, *message);
 }
 

@@ -21,8 +21,9 @@ kw::Result<std::string> encode_stored(const api::ResourceInfo& info, const nlohm
 // The object stored as `value`: enveloped protobuf or JSON, always a JSON object.
 kw::Result<nlohmann::json> decode_stored(const api::ResourceInfo& info, std::string_view value);
 
-// A built-in object as Kubernetes' Go types write it: the struct-valued fields it lacks filled
-// in ({} or null, codec::fill_go_values). Custom objects are left as they are.
+// A built-in object as Kubernetes' Go types write it: no null fields (Go leaves out unset
+// pointers, lists and maps), and the struct-valued fields it lacks filled in ({}, or null for a
+// time: codec::fill_go_values). Custom objects are left as they are.
 void fill_go_shape(const api::ResourceInfo& info, nlohmann::json& object);
 
 }  // namespace kw::registry

@@ -4,7 +4,8 @@ README says kube-apiserver takes them: CRDs first (each Established before its o
 Namespaces, then everything else. Client-side apply accepts every object except the CRDs whose
 last-applied annotation would pass 256 KiB (refused with "metadata.annotations: Too long", as
 kube-apiserver does; those are created instead). A second apply succeeds, the objects read back
-with Kubernetes' defaults, and everything deletes cleanly."""
+with Kubernetes' defaults, and everything deletes cleanly. Server-side apply (`kubectl apply
+--server-side`) takes every object, the CRDs too, and a second one writes nothing."""
 import json
 import os
 import subprocess
@@ -131,6 +132,61 @@ class CorpusTest(unittest.TestCase):
                 objects = self.check_project(project)
                 self.check_read_back(objects)
                 self.delete(project, objects)
+
+
+@unittest.skipUnless(os.path.isdir(CORPUS), f"no corpus at {CORPUS}")
+class ServerSideCorpusTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = KwServer().__enter__()
+        cls.work = tempfile.mkdtemp(prefix="kw-corpus-ssa-")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.__exit__(None, None, None)
+
+    def versions(self, path):
+        """resourceVersion of every object of a manifest, by kind/namespace/name."""
+        out = self.server.kubectl("get", "-f", path, "-o", "json", timeout=120)
+        items = json.loads(out.stdout)
+        items = items.get("items", [items])
+        return {(o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"]): o["metadata"]["resourceVersion"]
+                for o in items}
+
+    def test_each_install_applies_server_side_twice_and_the_second_changes_nothing(self):
+        for project in PROJECTS:
+            if not os.path.isdir(os.path.join(CORPUS, project)):
+                continue
+            with self.subTest(project=project):
+                objects = documents(project)
+                stages = [[o for o in objects if phase(o) == p] for p in range(3)]
+                for number, stage in enumerate(stages):
+                    if not stage:
+                        continue
+                    path = os.path.join(self.work, f"{project}-{number}.yaml")
+                    with open(path, "w") as f:
+                        yaml.safe_dump_all(stage, f)
+                    first = self.server.kubectl("apply", "--server-side", "-f", path, timeout=120, check=False)
+                    self.assertEqual(first.returncode, 0, f"{project} stage {number}: {first.stderr}")
+                    if number == 0:
+                        names = [f"crd/{o['metadata']['name']}" for o in stage]
+                        self.server.kubectl("wait", "--for=condition=Established", "--timeout=30s", *names, timeout=60)
+                    # Examples that configure one object several ways in a row change it on every pass.
+                    keys = [(o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"]) for o in stage]
+                    repeated = {k[0::2] for k in keys if keys.count(k) > 1}
+                    before = self.versions(path)
+                    second = self.server.kubectl("apply", "--server-side", "-f", path, timeout=120, check=False)
+                    self.assertEqual(second.returncode, 0, f"{project} stage {number}: {second.stderr}")
+                    after = self.versions(path)
+                    for key, version in before.items():
+                        if key[0::2] not in repeated:
+                            self.assertEqual(after[key], version, f"{project} stage {number}: the second apply wrote {key}")
+                    # kubectl knows the fields as its own: managedFields name it.
+                    got = json.loads(self.server.kubectl("get", "-f", path, "-o", "json", "--show-managed-fields",
+                                                         timeout=120).stdout)
+                    for item in got.get("items", [got]):
+                        managers = {e["manager"] for e in item["metadata"].get("managedFields", [])}
+                        self.assertIn("kubectl", managers, item["metadata"]["name"])
 
 
 if __name__ == "__main__":

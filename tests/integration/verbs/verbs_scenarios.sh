@@ -157,6 +157,34 @@ delete -f $work/m/v2"
     kw apply -f "$work/m/v2" | grep -qx 'pod/web unchanged'
     ;;
 
+  server_side_apply_vs_kubectl)
+    start_server; write_kubeconfig; manifests
+    seq="apply --server-side -f $work/m/v1
+apply --server-side -f $work/m/v1
+apply --server-side -f $work/m/v2
+get pod web -o jsonpath={.metadata.labels}
+get pod web -o jsonpath={.spec.containers[*].name}
+get deployment dep -o jsonpath={.spec.replicas}
+apply --server-side --dry-run=client -f $work/m/v2
+apply --force-conflicts -f $work/m/v2"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    # The error wording of the two refused lines is each client's own.
+    diff -u <(grep -v '^error' "$work/kubectl.out") <(grep -v '^error' "$work/kw.out")
+    grep -qx 'pod/web serverside-applied' "$work/kw.out"
+    # Fields set by kubectl's manager name belong to kw's too: another manager conflicts.
+    ! kw apply --server-side --field-manager other -f "$work/m/v1/app.yaml" 2>"$work/conflict.err"
+    grep -q 'Apply failed with' "$work/conflict.err"
+    grep -q -- '--force-conflicts' "$work/conflict.err"
+    kw apply --server-side --field-manager other --force-conflicts -f "$work/m/v1/app.yaml" |
+      grep -qx 'pod/web serverside-applied'
+    [[ $(kw get pod web -o jsonpath='{.spec.containers[0].image}') == nginx:1 ]]
+    # managedFields: hidden from -o yaml unless asked for, as kubectl does.
+    ! kw get pod web -o yaml | grep -q managedFields
+    kw get pod web -o json --show-managed-fields | grep -q '"manager": *"other"'
+    diff <(kw get pod web -o json | grep -v resourceVersion) <(kubectl get pod web -o json | grep -v resourceVersion)
+    ;;
+
   label_annotate_patch)
     start_server; write_kubeconfig; manifests
     kw create -f "$work/m/v1/app.yaml" >/dev/null

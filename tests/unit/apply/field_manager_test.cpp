@@ -107,7 +107,7 @@ TEST_CASE("two appliers: shared values, conflicts, force, and removal of what no
   CHECK((*dropped)["spec"]["template"]["spec"]["containers"].size() == 1);
 }
 
-TEST_CASE("updates own what they change; an unchanged apply keeps the entry's time") {
+TEST_CASE("updates own what they change, and an unchanged apply keeps the entry time") {
   const Type type = deployment_type();
   const FieldManager fm = manager_for(type);
   auto created = fm.apply(nullptr, deployment(json::array({{{"name", "c"}, {"image", "a"}}})), "applier", false,

@@ -63,7 +63,7 @@ TEST_CASE("set algebra: union, intersection, difference and recursive difference
   CHECK(a.difference(a).empty());
 }
 
-TEST_CASE("FieldsV1 that is not an object is refused; unknown element kinds are skipped") {
+TEST_CASE("FieldsV1 that is not an object is refused, unknown element kinds are skipped") {
   CHECK_FALSE(Set::from_json(json::array()).has_value());
   CHECK(Set::from_json(json::parse(R"({"z:x": {}, "f:a": {}})"))->size() == 1);
   CHECK_FALSE(Set::from_json(json::parse(R"({"k:not json": {}})")).has_value());
