@@ -6,6 +6,7 @@
 
 #include <array>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 namespace kw::codec {
@@ -64,14 +65,76 @@ const google::protobuf::FieldDescriptor* keyed_field(const google::protobuf::Des
   return nullptr;
 }
 
+bool named_inline(const google::protobuf::FieldDescriptor& field) {
+  for (std::string_view name : k_inline_fields) {
+    if (field.full_name() == name) return true;
+  }
+  return false;
+}
+
+std::vector<const google::protobuf::FieldDescriptor*> find_key_chain(const google::protobuf::Descriptor& message,
+                                                                     const std::string& key) {
+  const google::protobuf::FieldDescriptor* direct = keyed_field(message, key);
+  if (direct != nullptr && !named_inline(*direct)) return {direct};
+  for (int i = 0; i < message.field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = message.field(i);
+    if (!named_inline(*field)) continue;
+    std::vector<const google::protobuf::FieldDescriptor*> chain = find_key_chain(*field->message_type(), key);
+    if (!chain.empty()) {
+      chain.insert(chain.begin(), field);
+      return chain;
+    }
+  }
+  return {};
+}
+
+// What the walks over objects ask of a message again and again, worked out once per message:
+// its special JSON form, which of its fields are inline, and the field chain of each JSON key.
+struct MessageShape {
+  SpecialMessage special = SpecialMessage::None;
+  std::vector<bool> inline_field;  // by field index
+  std::unordered_map<std::string, std::vector<const google::protobuf::FieldDescriptor*>> chains;
+};
+
+// One cache per thread: the walks run on every request, and a shared cache would make every
+// thread take a lock per field. Shapes are small and the messages few.
+class ShapeCache {
+ public:
+  const MessageShape& of(const google::protobuf::Descriptor& message) {
+    auto [at, added] = m_shapes.try_emplace(&message);
+    if (added) {
+      MessageShape& shape = at->second;
+      for (const auto& [special_name, kind] : k_special_messages)
+        if (message.full_name() == special_name) shape.special = kind;
+      for (int i = 0; i < message.field_count(); ++i) shape.inline_field.push_back(named_inline(*message.field(i)));
+    }
+    return at->second;
+  }
+
+  // The chain of `key` in `message`, looked up once and remembered (keys that name nothing are
+  // not: objects may carry any number of them).
+  std::vector<const google::protobuf::FieldDescriptor*> chain(const google::protobuf::Descriptor& message,
+                                                              const std::string& key) {
+    MessageShape& shape = m_shapes[&message];
+    if (auto found = shape.chains.find(key); found != shape.chains.end()) return found->second;
+    auto chain = find_key_chain(message, key);
+    if (!chain.empty()) shape.chains.try_emplace(key, chain);
+    return chain;
+  }
+
+ private:
+  std::unordered_map<const google::protobuf::Descriptor*, MessageShape> m_shapes;
+};
+
+ShapeCache& shapes() {
+  thread_local ShapeCache cache;
+  return cache;
+}
+
 }  // namespace
 
 SpecialMessage special_message(const google::protobuf::Descriptor& descriptor) {
-  const std::string& name = descriptor.full_name();
-  for (const auto& [special_name, kind] : k_special_messages) {
-    if (name == special_name) return kind;
-  }
-  return SpecialMessage::None;
+  return shapes().of(descriptor).special;
 }
 
 const std::string& json_key(const google::protobuf::FieldDescriptor& field) {
@@ -79,26 +142,13 @@ const std::string& json_key(const google::protobuf::FieldDescriptor& field) {
 }
 
 bool is_inline_field(const google::protobuf::FieldDescriptor& field) {
-  for (std::string_view name : k_inline_fields) {
-    if (field.full_name() == name) return true;
-  }
-  return false;
+  return shapes().of(*field.containing_type()).inline_field[static_cast<std::size_t>(field.index())];
 }
 
 std::vector<const google::protobuf::FieldDescriptor*> json_key_chain(const google::protobuf::Descriptor& message,
                                                                      const std::string& key) {
-  const google::protobuf::FieldDescriptor* direct = keyed_field(message, key);
-  if (direct != nullptr && !is_inline_field(*direct)) return {direct};
-  for (int i = 0; i < message.field_count(); ++i) {
-    const google::protobuf::FieldDescriptor* field = message.field(i);
-    if (!is_inline_field(*field)) continue;
-    std::vector<const google::protobuf::FieldDescriptor*> chain = json_key_chain(*field->message_type(), key);
-    if (!chain.empty()) {
-      chain.insert(chain.begin(), field);
-      return chain;
-    }
-  }
-  return {};
+  shapes().of(message);
+  return shapes().chain(message, key);
 }
 
 const google::protobuf::FieldDescriptor* json_field(const google::protobuf::Descriptor& message,
@@ -120,7 +170,7 @@ void fill_go_values(nlohmann::json& object, const google::protobuf::Descriptor& 
     const std::string& key = json_key(field);
     auto found = object.find(key);
     if (found == object.end()) {
-      const proto::FieldNotes* notes = proto::field_notes(field.full_name());
+      const proto::FieldNotes* notes = proto::field_notes(field);
       if (notes == nullptr || !notes->go_value) continue;
       const auto special = special_message(*type);
       if (special == SpecialMessage::Time || special == SpecialMessage::MicroTime) {

@@ -169,20 +169,35 @@ const FieldNotes* field_notes(std::string_view full_name) {
   const pb::Descriptor* message = find_message(full_name.substr(0, dot));
   const pb::FieldDescriptor* field = message ? message->FindFieldByName(std::string(full_name.substr(dot + 1))) : nullptr;
   if (field == nullptr) return nullptr;
+  return field_notes(*field);
+}
+
+const FieldNotes* field_notes(const pb::FieldDescriptor& field) {
+  // A per-thread copy of the answers in front of the shared cache: walks ask for every field.
+  thread_local std::unordered_map<const pb::FieldDescriptor*, const FieldNotes*> known;
+  if (const auto found = known.find(&field); found != known.end()) return found->second;
   auto& cache = option_cache();
   std::lock_guard lock(cache.mutex);
-  auto [at, added] = cache.fields.try_emplace(field);
-  if (added) at->second = notes_of(field->options());
+  auto [at, added] = cache.fields.try_emplace(&field);
+  if (added) at->second = notes_of(field.options());
+  known.emplace(&field, at->second.get());
   return at->second.get();
 }
 
 std::string_view struct_type_of(std::string_view full_name) {
   const pb::Descriptor* message = find_message(full_name);
   if (message == nullptr) return {};
+  return struct_type_of(*message);
+}
+
+std::string_view struct_type_of(const pb::Descriptor& message) {
+  thread_local std::unordered_map<const pb::Descriptor*, std::string_view> known;
+  if (const auto found = known.find(&message); found != known.end()) return found->second;
   auto& cache = option_cache();
   std::lock_guard lock(cache.mutex);
-  auto [at, added] = cache.struct_types.try_emplace(message);
-  if (added) at->second = struct_type_in(message->options());
+  auto [at, added] = cache.struct_types.try_emplace(&message);
+  if (added) at->second = struct_type_in(message.options());
+  known.emplace(&message, at->second);
   return at->second;
 }
 

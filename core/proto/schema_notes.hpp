@@ -11,6 +11,11 @@
 #include <utility>
 #include <vector>
 
+namespace google::protobuf {
+class Descriptor;
+class FieldDescriptor;
+}  // namespace google::protobuf
+
 namespace kw::proto {
 
 // The comment above the message or field `full_name` ("k8s.io.api.core.v1.Pod",
@@ -33,8 +38,11 @@ struct FieldNotes {
 
 // The kw.api options of the field `full_name`; null when it has none (or is no field).
 const FieldNotes* field_notes(std::string_view full_name);
+// The same for a field at hand (no lookup by name).
+const FieldNotes* field_notes(const google::protobuf::FieldDescriptor& field);
 
 // The kw.api.struct_type of the message `full_name` ("atomic"); empty when it has none.
 std::string_view struct_type_of(std::string_view full_name);
+std::string_view struct_type_of(const google::protobuf::Descriptor& message);
 
 }  // namespace kw::proto

@@ -355,6 +355,39 @@ std::expected<FieldManager::Result, UpdateError> FieldManager::apply_managed(con
   return Result{applied->object ? std::move(*applied->object) : live, std::move(managed)};
 }
 
+bool FieldManager::unchanged_by(const json& live, const json& config, const std::string& manager) const {
+  if (!live.is_object() || str(config, "apiVersion") != m_api_version) return false;
+  const json& meta = meta_of(live);
+  const auto entries = meta.find("managedFields");
+  if (entries == meta.end() || !entries->is_array()) return false;
+  // The manager's own entry, decoded alone.
+  const std::string identifier = manager_identifier({manager, "Apply", "", m_subresource});
+  const json* mine = nullptr;
+  for (const auto& entry : *entries)
+    if (entry.is_object() && entry.value("operation", "") == "Apply" && entry.value("manager", "") == manager &&
+        entry.value("subresource", "") == m_subresource)
+      mine = &entry;
+  if (mine == nullptr || !mine->contains("fieldsV1")) return false;
+  auto owned = Set::from_json((*mine)["fieldsV1"]);
+  if (!owned) return false;
+  const Type& type = m_updater.type();
+  if (validate(config, type)) return false;
+  Set sent = to_field_set(config, type).recursive_difference(m_updater.ignored()).difference(strip_set());
+  if (!(sent == *owned)) return false;
+  // Values: the configuration merged in changes nothing.
+  const json object = without_managed_fields(live);
+  auto merged = merge(object, config, type);
+  if (!merged) return false;
+  auto compared = compare(object, *merged, type);
+  if (!compared || !compared->same()) return false;
+  if (manager == "kubectl") {
+    const json& annotations = meta.value("annotations", json::object());
+    const std::string last = annotations.is_object() ? str(annotations, std::string(k_last_applied).c_str()) : "";
+    if (!last.empty() && last != build_last_applied(config)) return false;
+  }
+  return true;
+}
+
 std::expected<json, ApplyFailure> FieldManager::apply(const json& live, const json& config, const std::string& manager,
                                                       bool force, const std::string& now) const {
   const json live_object = without_managed_fields(live.is_null() ? m_empty : live);

@@ -67,6 +67,12 @@ class FieldManager {
   nlohmann::json update(const nlohmann::json& live, nlohmann::json next, const std::string& manager,
                         const std::string& now) const;
 
+  // True when applying `config` to `live` by `manager` would change nothing, neither the object
+  // nor who owns what (nor kubectl's last-applied annotation): the manager applied this same
+  // set of fields before, and the object has the values it sets. A quick check that
+  // re-applying an unchanged manifest can answer with the stored object, writing nothing.
+  bool unchanged_by(const nlohmann::json& live, const nlohmann::json& config, const std::string& manager) const;
+
   // `config` (an apply patch, decoded) applied to `live` (null: the object does not exist) by
   // `manager`: the new object with its managedFields.
   std::expected<nlohmann::json, ApplyFailure> apply(const nlohmann::json& live, const nlohmann::json& config,

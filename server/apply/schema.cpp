@@ -190,7 +190,7 @@ bool Type::accepts_map() const {
 Type::ListShape Type::list_shape() const {
   ListShape shape;
   if (m_source == Source::repeated) {
-    const proto::FieldNotes* notes = proto::field_notes(m_field->full_name());
+    const proto::FieldNotes* notes = proto::field_notes(*m_field);
     if (notes == nullptr) return shape;
     if (!notes->list_type.empty()) {
       shape.atomic = notes->list_type == "atomic";
@@ -233,7 +233,7 @@ Type Type::list_element() const {
 nlohmann::json Type::key_default(std::string_view key) const {
   if (m_source == Source::repeated && m_field->message_type() != nullptr) {
     const pb::FieldDescriptor* field = codec::json_field(*m_field->message_type(), std::string(key));
-    const proto::FieldNotes* notes = field ? proto::field_notes(field->full_name()) : nullptr;
+    const proto::FieldNotes* notes = field ? proto::field_notes(*field) : nullptr;
     if (notes != nullptr && !notes->default_json.empty()) {
       auto parsed = nlohmann::json::parse(notes->default_json, nullptr, false);
       if (!parsed.is_discarded()) return parsed;
@@ -253,9 +253,9 @@ bool Type::map_atomic() const {
     case Source::untyped_atomic:
       return true;
     case Source::message:
-      return proto::struct_type_of(m_message->full_name()) == "atomic";
+      return proto::struct_type_of(*m_message) == "atomic";
     case Source::map_field: {
-      const proto::FieldNotes* notes = proto::field_notes(m_field->full_name());
+      const proto::FieldNotes* notes = proto::field_notes(*m_field);
       return notes != nullptr && notes->map_type == "atomic";
     }
     case Source::json_schema:

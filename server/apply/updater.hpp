@@ -60,6 +60,7 @@ class Updater {
                                             const std::string& manager, bool force) const;
 
   const Type& type() const { return m_type; }
+  const Set& ignored() const { return m_ignored; }
 
  private:
   struct Compared {

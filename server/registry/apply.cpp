@@ -2,6 +2,8 @@
 // one) by the field manager, then written as any update or create is.
 #include "server/registry/registry.hpp"
 
+#include "server/cache/watch_cache.hpp"
+
 namespace kw::registry {
 namespace {
 
@@ -45,6 +47,13 @@ ApiResult<Applied> Registry::apply(const api::ResourceInfo& info, const std::str
                                     "failed to merge config: the configuration is a " + kind + ", the resource holds " +
                                         info.kind + " objects",
                                     {}});
+  // Re-applying what was applied before changes nothing: answered from the watch cache (read
+  // consistently), nothing written.
+  if (auto cache = cache_for(info)) {
+    auto found = cache->get(key(info, ns, name), true);
+    if (found && manager->unchanged_by((*found)->object, config, options.field_manager))
+      return Applied{(*found)->object, false};
+  }
   WriteOptions tracked = options;
   tracked.fields_tracked = true;
   for (int attempt = 0;; ++attempt) {
