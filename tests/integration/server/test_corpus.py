@@ -48,8 +48,9 @@ def phase(obj):
     return 0 if obj["kind"] == "CustomResourceDefinition" else 1 if obj["kind"] == "Namespace" else 2
 
 
-@unittest.skipUnless(os.path.isdir(CORPUS), f"no corpus at {CORPUS}")
-class CorpusTest(unittest.TestCase):
+class Served(unittest.TestCase):
+    """A kw serve of the class's own, and a directory for the manifests it is given."""
+
     @classmethod
     def setUpClass(cls):
         cls.server = KwServer().__enter__()
@@ -64,6 +65,10 @@ class CorpusTest(unittest.TestCase):
         with open(path, "w") as f:
             yaml.safe_dump_all(objects, f)
         return path
+
+
+@unittest.skipUnless(os.path.isdir(CORPUS), f"no corpus at {CORPUS}")
+class CorpusTest(Served):
 
     def apply(self, path, *extra):
         return self.server.kubectl("apply", "-f", path, *extra, timeout=120, check=False)
@@ -135,16 +140,7 @@ class CorpusTest(unittest.TestCase):
 
 
 @unittest.skipUnless(os.path.isdir(CORPUS), f"no corpus at {CORPUS}")
-class ServerSideCorpusTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = KwServer().__enter__()
-        cls.work = tempfile.mkdtemp(prefix="kw-corpus-ssa-")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.__exit__(None, None, None)
-
+class ServerSideCorpusTest(Served):
     def versions(self, path):
         """resourceVersion of every object of a manifest, by kind/namespace/name."""
         out = self.server.kubectl("get", "-f", path, "-o", "json", timeout=120)
@@ -163,9 +159,7 @@ class ServerSideCorpusTest(unittest.TestCase):
                 for number, stage in enumerate(stages):
                     if not stage:
                         continue
-                    path = os.path.join(self.work, f"{project}-{number}.yaml")
-                    with open(path, "w") as f:
-                        yaml.safe_dump_all(stage, f)
+                    path = self.write(f"{project}-ssa-{number}.yaml", stage)
                     first = self.server.kubectl("apply", "--server-side", "-f", path, timeout=120, check=False)
                     self.assertEqual(first.returncode, 0, f"{project} stage {number}: {first.stderr}")
                     if number == 0:
