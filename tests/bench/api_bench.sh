@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The REST API under load: requests/s and p50/p99 latency of GET of one ConfigMap and of
-# CREATE (POST with generateName) at 1 and 64 concurrent clients (one connection each),
+# The REST API under load: requests/s and p50/p99 latency of GET of one ConfigMap, of CREATE
+# (POST with generateName), of APPLY (server-side apply of an unchanged 5 KiB Deployment, which
+# writes nothing) and of GETDEPLOY (GET of that Deployment) at 1 and 64 concurrent clients (one connection each),
 # over HTTP/1.1 and HTTP/2 (TLS, ALPN, bearer token: the path a real client takes), on the
 # embedded store and on a real etcd, under AlwaysAllow and under RBAC authorization. The load
 # comes from h2load (nghttp2-client; --h1 for HTTP/1.1); latencies are read from its
@@ -17,7 +18,7 @@
 #
 #   tests/bench/api_bench.sh KW_BIN OUT_DIR [RUNS]
 # Writes OUT_DIR/api.<run>.txt with lines
-#   RESULT api.<store>.<h1|h2>.<get|create>.c<N>.<rps|p50_ms|p99_ms> VALUE
+#   RESULT api.<store>.<h1|h2>.<get|create|getdeploy|apply>.c<N>.<rps|p50_ms|p99_ms> VALUE
 #   RESULT api.<store>.policy.<load_s|objects> VALUE  (RBAC only: seconds to POST the policy)
 # where <store> is embedded or etcd under AlwaysAllow and embedded-rbac or etcd-rbac under
 # RBAC (tests/bench/summarize.py reports the medians and RBAC / AlwaysAllow). Environment:
@@ -67,6 +68,29 @@ printf '%s\n' "$token,bench,bench-uid,system:masters" "$rbac_token,bench-rbac,be
 printf '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"bench-","labels":{"app":"bench"}},"data":{"k":"%s"}}' \
   "$(head -c 1024 /dev/zero | tr '\0' v)" >"$work/create.json"
 sed 's/"generateName":"bench-"/"name":"bench-get"/' "$work/create.json" >"$work/get-object.json"
+# The server-side apply of an unchanged 5 KiB Deployment (3 containers with env, ports, probes).
+"$python" - "$work/apply.json" <<'EOF'
+import json, sys
+containers = [{"name": f"c{c}", "image": f"registry.example.com/team/app-{c}:1.2.3",
+               "args": ["--port=8080", "--verbose", "--config=/etc/app/config.yaml"],
+               "ports": [{"containerPort": 8080 + c, "name": f"http{c}"}],
+               "env": [{"name": f"VAR_{i}", "value": f"value-{i}-" + "x" * 20} for i in range(17)],
+               "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}},
+               "volumeMounts": [{"name": "config", "mountPath": "/etc/app"}],
+               "readinessProbe": {"httpGet": {"path": "/healthz", "port": 8080 + c}, "periodSeconds": 5}}
+              for c in range(3)]
+deployment = {"apiVersion": "apps/v1", "kind": "Deployment",
+              "metadata": {"name": "bench-apply", "namespace": "default",
+                           "labels": {f"label-{i}": f"v{i}" for i in range(8)},
+                           "annotations": {f"example.com/note-{i}": "n" * 40 for i in range(6)}},
+              "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "bench"}},
+                       "template": {"metadata": {"labels": {"app": "bench", "tier": "backend"}},
+                                    "spec": {"containers": containers,
+                                             "volumes": [{"name": "config", "configMap": {"name": "app-config"}}]}}}}
+with open(sys.argv[1], "w") as f:
+    json.dump(deployment, f, separators=(",", ":"))
+EOF
+apply_path="/apis/apps/v1/namespaces/default/deployments/bench-apply?fieldManager=bench"
 
 etcd_endpoint=""
 start_etcd() {
@@ -119,6 +143,8 @@ start_serve() {
   fi
   timeout 20 curl -kfsS -o /dev/null -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
     --data-binary @"$work/get-object.json" "$serve_url/api/v1/namespaces/default/configmaps"
+  timeout 20 curl -kfsS -o /dev/null -X PATCH -H "Authorization: Bearer $token" \
+    -H 'Content-Type: application/apply-patch+yaml' --data-binary @"$work/apply.json" "$serve_url$apply_path"
 }
 
 # load_policy LABEL: the RBAC policy, POSTed as bench by one Python process over a few
@@ -204,7 +230,8 @@ count += post_all([role_binding(i) for i in range(BINDINGS)], CONNECTIONS)
 count += post_all([(f"{RBAC_API}/namespaces/default/roles",
                     {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "Role",
                      "metadata": {"name": "bench-configmaps", "namespace": "default"},
-                     "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "create"]}]})], 1)
+                     "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "create"]},
+                               {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "patch"]}]})], 1)
 count += post_all([(f"{RBAC_API}/namespaces/default/rolebindings",
                     {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "RoleBinding",
                      "metadata": {"name": "bench-rbac", "namespace": "default"},
@@ -246,6 +273,11 @@ load() {
   local path=/api/v1/namespaces/default/configmaps
   if [[ $verb == create ]]; then
     args+=(-d "$work/create.json" -H 'content-type: application/json')
+  elif [[ $verb == apply ]]; then
+    args+=(-d "$work/apply.json" -H ':method: PATCH' -H 'content-type: application/apply-patch+yaml')
+    path=$apply_path
+  elif [[ $verb == getdeploy ]]; then
+    path=${apply_path%%\?*}
   else
     path=$path/bench-get
   fi
@@ -315,6 +347,8 @@ for store in ${KW_API_STORES:-embedded etcd}; do
         for i in 0 1; do
           load "$label" "$transport" get "${clients[$i]}" "${get_n[$i]}" | tee -a "$out/api.$run.txt"
           load "$label" "$transport" create "${clients[$i]}" "${create_n[$i]}" | tee -a "$out/api.$run.txt"
+          load "$label" "$transport" getdeploy "${clients[$i]}" "${create_n[$i]}" | tee -a "$out/api.$run.txt"
+          load "$label" "$transport" apply "${clients[$i]}" "${create_n[$i]}" | tee -a "$out/api.$run.txt"
         done
       done
       stop_pid "$serve_pid"

@@ -160,7 +160,7 @@ def client_section(out, lines):
     lines += ["", "Targets: at least 10x kubectl's events/s, start-up under 10 ms.", ""]
 
 
-API_STORES, API_TRANSPORTS, API_VERBS, API_CLIENTS = ("embedded", "etcd"), ("h1", "h2"), ("get", "create"), (1, 64)
+API_STORES, API_TRANSPORTS, API_VERBS, API_CLIENTS = ("embedded", "etcd"), ("h1", "h2"), ("get", "create", "getdeploy", "apply"), (1, 64)
 API_AUTHZ = (("", "AlwaysAllow"), ("-rbac", "RBAC"))
 
 
@@ -174,7 +174,8 @@ def api_section(out, lines):
     runs = len(paths)
     lines += ["## REST API (h2load, TLS + bearer token, one connection per client)", "",
               f"Median of {runs} run(s). GET: one 1 KiB ConfigMap; CREATE: POST of a 1 KiB ConfigMap "
-              "with generateName. AlwaysAllow: as a system:masters user; RBAC: as a user outside "
+              "with generateName; APPLY: server-side apply of an unchanged 5 KiB Deployment (no write); GETDEPLOY: "
+              "GET of that Deployment. AlwaysAllow: as a system:masters user; RBAC: as a user outside "
               "system:masters granted get/create on configmaps in default, among 1,000 ClusterRoles and "
               "10,000 RoleBindings.", "",
               "| store | authorization | transport | verb | clients | requests/s | p50 ms | p99 ms |",
@@ -212,6 +213,22 @@ def api_section(out, lines):
                          f"| {fmt(p_a)} | {fmt(p_r)} | {fmt(ratio(p_r, p_a))} |")
         lines += ["", "Ratios of the medians: req/s below 1 and p99 above 1 are what RBAC costs. Both modes run "
                   "in each run, one after the other, each on a fresh kw serve.", ""]
+    applied = []
+    for store in API_STORES:
+        for suffix, authz in API_AUTHZ:
+            for transport in API_TRANSPORTS:
+                for clients in API_CLIENTS:
+                    key = f"api.{store}{suffix}.{transport}.%s.c{clients}.rps"
+                    get, apply_ = median(values, key % "getdeploy"), median(values, key % "apply")
+                    if get is not None and apply_ is not None:
+                        label = "HTTP/1.1" if transport == "h1" else "HTTP/2"
+                        applied.append(f"| {store} | {authz} | {label} | {clients} | {fmt(get)} | {fmt(apply_)} | "
+                                       f"{fmt(ratio(get, apply_))} |")
+    if applied:
+        lines += ["### Server-side apply of an unchanged Deployment against a GET of it", "",
+                  "| store | authorization | transport | clients | GET req/s | APPLY req/s | APPLY cost / GET cost |",
+                  "|---|---|---|---:|---:|---:|---:|", *applied, "",
+                  "Cost = 1 / req/s of the medians; target: an unchanged apply at most 2x a GET, writing nothing.", ""]
     for store in API_STORES:
         load_s = median(values, f"api.{store}-rbac.policy.load_s")
         objects = median(values, f"api.{store}-rbac.policy.objects")
