@@ -222,17 +222,23 @@ void visit_name(const json& name, const std::function<void(const std::string&)>&
   if (name.is_string() && !name.get_ref<const std::string&>().empty()) visit(name.get<std::string>());
 }
 
+// The names the containers' envFrom (`source_ref`) and env valueFrom (`key_ref`) entries give.
+void visit_container_references(const json& spec, const char* source_ref, const char* key_ref,
+                                const std::function<void(const std::string&)>& visit) {
+  each_container(spec, [&](const json& container) {
+    if (const json& sources = at(container, {"envFrom"}); sources.is_array())
+      for (const auto& source : sources) visit_name(at(source, {source_ref, "name"}), visit);
+    if (const json& env = at(container, {"env"}); env.is_array())
+      for (const auto& var : env) visit_name(at(var, {"valueFrom", key_ref, "name"}), visit);
+  });
+}
+
 }  // namespace
 
 void visit_secret_names(const json& spec, const std::function<void(const std::string&)>& visit) {
   if (const json& pulls = at(spec, {"imagePullSecrets"}); pulls.is_array())
     for (const auto& pull : pulls) visit_name(at(pull, {"name"}), visit);
-  each_container(spec, [&](const json& container) {
-    if (const json& sources = at(container, {"envFrom"}); sources.is_array())
-      for (const auto& source : sources) visit_name(at(source, {"secretRef", "name"}), visit);
-    if (const json& env = at(container, {"env"}); env.is_array())
-      for (const auto& var : env) visit_name(at(var, {"valueFrom", "secretKeyRef", "name"}), visit);
-  });
+  visit_container_references(spec, "secretRef", "secretKeyRef", visit);
   const json& volumes = at(spec, {"volumes"});
   if (!volumes.is_array()) return;
   for (const auto& volume : volumes) {
@@ -247,12 +253,7 @@ void visit_secret_names(const json& spec, const std::function<void(const std::st
 }
 
 void visit_config_map_names(const json& spec, const std::function<void(const std::string&)>& visit) {
-  each_container(spec, [&](const json& container) {
-    if (const json& sources = at(container, {"envFrom"}); sources.is_array())
-      for (const auto& source : sources) visit_name(at(source, {"configMapRef", "name"}), visit);
-    if (const json& env = at(container, {"env"}); env.is_array())
-      for (const auto& var : env) visit_name(at(var, {"valueFrom", "configMapKeyRef", "name"}), visit);
-  });
+  visit_container_references(spec, "configMapRef", "configMapKeyRef", visit);
   const json& volumes = at(spec, {"volumes"});
   if (!volumes.is_array()) return;
   for (const auto& volume : volumes) {
