@@ -20,10 +20,6 @@ from kwtest import KwServer, free_port, write_tokens
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = os.path.join(HERE, "..", "..", "conformance", "recorded", "server-side-apply-1.23.json")
 
-# Where kw follows the Kubernetes 1.33 API that it serves rather than 1.23's (the recording's).
-SCHEMA_1_33 = {
-    # PodSpec fields 1.23 does not default.
-}
 # Answers whose message names Go pointers or the YAML parser's own words: the code and reason
 # are compared, not the text.
 LOOSE_MESSAGE = {"C3-apply-invalid-yaml", "C11-apply-kind-secret-on-configmaps-path",
