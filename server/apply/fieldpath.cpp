@@ -49,6 +49,10 @@ const Set& empty_set() {
   return k_empty;
 }
 
+bool child_before(const std::pair<PathElement, Set>& child, const PathElement& element) {
+  return child.first < element;
+}
+
 std::vector<PathElement> merge_members(const std::vector<PathElement>& a, const std::vector<PathElement>& b) {
   std::vector<PathElement> out;
   out.reserve(a.size() + b.size());
@@ -212,8 +216,7 @@ void Set::insert_member(const PathElement& element) {
 }
 
 Set& Set::descend(const PathElement& element) {
-  auto at = std::lower_bound(m_children.begin(), m_children.end(), element,
-                             [](const auto& child, const PathElement& e) { return child.first < e; });
+  auto at = std::lower_bound(m_children.begin(), m_children.end(), element, child_before);
   if (at == m_children.end() || !(at->first == element)) at = m_children.insert(at, {element, Set()});
   return at->second;
 }
@@ -258,8 +261,7 @@ bool Set::operator==(const Set& other) const {
 }
 
 const Set& Set::with_prefix(const PathElement& element) const {
-  auto at = std::lower_bound(m_children.begin(), m_children.end(), element,
-                             [](const auto& child, const PathElement& e) { return child.first < e; });
+  auto at = std::lower_bound(m_children.begin(), m_children.end(), element, child_before);
   if (at == m_children.end() || !(at->first == element)) return empty_set();
   return at->second;
 }
@@ -308,58 +310,31 @@ Set Set::intersection(const Set& other) const {
   return out;
 }
 
-Set Set::difference(const Set& other) const {
+Set Set::subtract(const Set& other, bool members_take_subtrees) const {
   Set out;
   std::set_difference(m_members.begin(), m_members.end(), other.m_members.begin(), other.m_members.end(),
                       std::back_inserter(out.m_members));
-  auto i = m_children.begin();
+  // A member of `other` takes what is under it too (recursive difference only).
+  auto removed_whole = [&](const PathElement& e) {
+    return members_take_subtrees && std::binary_search(other.m_members.begin(), other.m_members.end(), e);
+  };
   auto j = other.m_children.begin();
-  while (i != m_children.end() && j != other.m_children.end()) {
-    const int c = compare(i->first, j->first);
-    if (c < 0) {
-      out.m_children.push_back(*i++);
-    } else if (c > 0) {
-      ++j;
-    } else {
-      Set rest = i->second.difference(j->second);
-      if (!rest.empty()) out.m_children.emplace_back(i->first, std::move(rest));
-      ++i;
-      ++j;
+  for (const auto& [element, child] : m_children) {
+    if (removed_whole(element)) continue;
+    while (j != other.m_children.end() && j->first < element) ++j;
+    if (j == other.m_children.end() || !(j->first == element)) {
+      out.m_children.emplace_back(element, child);
+      continue;
     }
+    Set rest = child.subtract(j->second, members_take_subtrees);
+    if (!rest.empty()) out.m_children.emplace_back(element, std::move(rest));
   }
-  out.m_children.insert(out.m_children.end(), i, m_children.end());
   return out;
 }
 
-Set Set::recursive_difference(const Set& other) const {
-  Set out;
-  std::set_difference(m_members.begin(), m_members.end(), other.m_members.begin(), other.m_members.end(),
-                      std::back_inserter(out.m_members));
-  auto removed_whole = [&](const PathElement& e) {
-    return std::binary_search(other.m_members.begin(), other.m_members.end(), e);
-  };
-  auto i = m_children.begin();
-  auto j = other.m_children.begin();
-  while (i != m_children.end() && j != other.m_children.end()) {
-    const int c = compare(i->first, j->first);
-    if (c < 0) {
-      if (!removed_whole(i->first)) out.m_children.push_back(*i);
-      ++i;
-    } else if (c > 0) {
-      ++j;
-    } else {
-      if (!removed_whole(i->first)) {
-        Set rest = i->second.recursive_difference(j->second);
-        if (!rest.empty()) out.m_children.emplace_back(i->first, std::move(rest));
-      }
-      ++i;
-      ++j;
-    }
-  }
-  for (; i != m_children.end(); ++i)
-    if (!removed_whole(i->first)) out.m_children.push_back(*i);
-  return out;
-}
+Set Set::difference(const Set& other) const { return subtract(other, false); }
+
+Set Set::recursive_difference(const Set& other) const { return subtract(other, true); }
 
 void Set::iterate_prefix(Path& prefix, const std::function<void(const Path&)>& visit) const {
   for (const auto& m : m_members) {

@@ -84,6 +84,8 @@ class Set {
 
  private:
   void emit(nlohmann::json& out, bool include_self) const;
+  // difference, and recursive_difference when `members_take_subtrees`.
+  Set subtract(const Set& other, bool members_take_subtrees) const;
   void iterate_prefix(Path& prefix, const std::function<void(const Path&)>& visit) const;
 
   std::vector<PathElement> m_members;                  // sorted
