@@ -8,7 +8,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev doctest-dev libbenchmark-dev
   libboost-dev libssl-dev libnghttp2-dev libcpp-httplib-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
-  libsqlite3-dev libjemalloc-dev libre2-dev
+  libsqlite3-dev libjemalloc-dev libre2-dev zlib1g-dev
   etcd-server etcd-client
   python3 python3-kubernetes python3-websocket python3-yaml
   curl nghttp2-client

@@ -30,6 +30,7 @@
 #include "server/auth/secure_file.hpp"
 #include "server/auth/service_account.hpp"
 #include "server/admission/plugins.hpp"
+#include "server/audit/auditor.hpp"
 #include "server/control/namespace_defaults.hpp"
 #include "server/control/node_graph_feed.hpp"
 #include "server/control/rbac_controller.hpp"
@@ -83,6 +84,11 @@ struct ServeOptions {
   std::vector<std::string> enable_admission_plugins, disable_admission_plugins;
   std::int64_t default_not_ready_toleration_seconds = 300;
   std::int64_t default_unreachable_toleration_seconds = 300;
+  std::string audit_policy_file;
+  audit::LogOptions audit_log;
+  std::string audit_log_format = "json";
+  std::string audit_log_mode = "batch";
+  std::string audit_log_version = "audit.k8s.io/v1";
 };
 
 // The controllers kw runs itself, by kube-controller-manager's names (all on by default).
@@ -232,6 +238,34 @@ auth::ObjectLookup stored_object_lookup(registry::Registry& registry) {
     if (!found) return std::nullopt;
     return std::move(*found);
   };
+}
+
+// The audit log: --audit-policy-file says what is recorded, --audit-log-path where. Null when
+// either is missing (kube-apiserver records nothing then either).
+Result<std::unique_ptr<audit::Auditor>> start_audit(const ServeOptions& o) {
+  if (o.audit_log.path.empty()) {
+    if (!o.audit_policy_file.empty())
+      std::cerr << "kw serve: --audit-policy-file without --audit-log-path: no audit events are written\n";
+    return nullptr;
+  }
+  if (o.audit_policy_file.empty()) {
+    std::cerr << "kw serve: no audit policy file provided, no events will be recorded for log backend\n";
+    return nullptr;
+  }
+  if (o.audit_log_version != "audit.k8s.io/v1")
+    return fail("--audit-log-version: " + o.audit_log_version + " is not supported (audit.k8s.io/v1)");
+  auto options = o.audit_log;
+  auto mode = audit::parse_log_mode(o.audit_log_mode);
+  if (!mode) return std::unexpected(mode.error());
+  options.mode = *mode;
+  options.legacy_format = o.audit_log_format == "legacy";
+  if (auto checked = audit::check_log_options(options, o.audit_log_format); !checked)
+    return std::unexpected(checked.error());
+  auto policy = audit::Policy::load(o.audit_policy_file);
+  if (!policy) return fail("loading audit policy file: " + policy.error().message);
+  auto log = audit::LogBackend::open(std::move(options));
+  if (!log) return fail("audit log: " + log.error().message);
+  return std::make_unique<audit::Auditor>(std::move(*policy), std::move(*log));
 }
 
 // Blocks SIGINT/SIGTERM in every thread (started after this) and waits for one.
@@ -477,13 +511,20 @@ int run_serve(const ServeOptions& o) {
     std::cerr << "kw serve: " << namespace_defaults.error().message << "\n";
     return 1;
   }
-  // 4. The listeners: TLS on the secure port (authenticated), cleartext on loopback (trusted).
+  // 4. The audit log, then the listeners: TLS on the secure port (authenticated), cleartext on
+  //    loopback (trusted). The log outlives them, so that every answer's events are written.
+  auto auditor = start_audit(o);
+  if (!auditor) {
+    std::cerr << "kw serve: " << auditor.error().message << "\n";
+    return 1;
+  }
   std::vector<std::unique_ptr<net::HttpServer>> servers;
   (*service_accounts)->set_lookup(stored_object_lookup(registry));
   http::ApiServer secure_api(registry, {.authenticator = &*authenticator,
                                         .authorizer = &*authorizer,
-                                        .service_accounts = service_accounts->get()});
-  http::ApiServer local_api(registry, {.service_accounts = service_accounts->get()});
+                                        .service_accounts = service_accounts->get(),
+                                        .auditor = auditor->get()});
+  http::ApiServer local_api(registry, {.service_accounts = service_accounts->get(), .auditor = auditor->get()});
   auto handler_for = [](http::ApiServer& api) {
     return [&api](net::Request request, std::shared_ptr<net::ResponseStream> stream) {
       api.handle(std::move(request), std::move(stream));
@@ -625,6 +666,32 @@ void add_serve_command(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   serve->add_option("--default-unreachable-toleration-seconds", options->default_unreachable_toleration_seconds,
                     "tolerationSeconds of the unreachable:NoExecute toleration added to pods without one")
+      ->capture_default_str();
+  serve->add_option("--audit-policy-file", options->audit_policy_file,
+                    "audit.k8s.io/v1 Policy: which requests the audit log records, and at which level");
+  serve->add_option("--audit-log-path", options->audit_log.path,
+                    "write audit events to this file ('-' = standard output); needs --audit-policy-file");
+  serve->add_option("--audit-log-maxage", options->audit_log.max_age_days,
+                    "days to keep rotated audit log files (0 = no limit)")
+      ->capture_default_str();
+  serve->add_option("--audit-log-maxbackup", options->audit_log.max_backups,
+                    "rotated audit log files to keep (0 = no limit)")
+      ->capture_default_str();
+  serve->add_option("--audit-log-maxsize", options->audit_log.max_size_mb,
+                    "megabytes an audit log file grows to before it is rotated (0 = 100)")
+      ->capture_default_str();
+  serve->add_flag("--audit-log-compress", options->audit_log.compress, "gzip rotated audit log files");
+  serve->add_option("--audit-log-format", options->audit_log_format,
+                    "json (one audit.k8s.io/v1 Event per line) or legacy (one line of text per event)")
+      ->capture_default_str();
+  serve->add_option("--audit-log-mode", options->audit_log_mode,
+                    "batch: requests hand events to the writer and never wait (a full buffer drops them); "
+                    "blocking, blocking-strict: requests wait until their events are written")
+      ->capture_default_str();
+  serve->add_option("--audit-log-batch-buffer-size", options->audit_log.buffer_size,
+                    "events waiting for the audit log writer before new ones are dropped (batch mode)")
+      ->capture_default_str();
+  serve->add_option("--audit-log-version", options->audit_log_version, "API version of the events written")
       ->capture_default_str();
   serve->callback([options, exit_code] { *exit_code = run_serve(*options); });
 }

@@ -1,8 +1,13 @@
 #include "server/http/api_server.hpp"
 
+#include <cstdlib>
+#include <optional>
 #include <sstream>
 
+#include <arpa/inet.h>
+
 #include "core/api/selector.hpp"
+#include "core/util/uuid.hpp"
 #include "server/auth/impersonation.hpp"
 #include "server/auth/status.hpp"
 #include "server/http/discovery.hpp"
@@ -33,7 +38,106 @@ CustomSchemas custom_schemas(registry::Registry& store) {
   return out;
 }
 
+// kube-apiserver's long-running requests (exempt from the in-flight limits; audited with a
+// ResponseStarted stage): watches and proxies, and the streaming subresources.
+bool long_running(const RequestInfo& info) {
+  const std::string& sub = info.subresource;
+  return info.verb == "watch" || info.verb == "proxy" ||
+         (info.is_resource_request &&
+          (sub == "attach" || sub == "exec" || sub == "proxy" || sub == "log" || sub == "portforward"));
+}
+
+// An IP address in its canonical text, or "" when `text` is not one.
+std::string canonical_ip(std::string_view text) {
+  const std::string copy(text);
+  unsigned char bytes[16];
+  char out[INET6_ADDRSTRLEN];
+  if (inet_pton(AF_INET, copy.c_str(), bytes) == 1) return inet_ntop(AF_INET, bytes, out, sizeof out);
+  if (inet_pton(AF_INET6, copy.c_str(), bytes) == 1) return inet_ntop(AF_INET6, bytes, out, sizeof out);
+  return "";
+}
+
+// Where a request came from, as kube's SourceIPs reads it: X-Forwarded-For's addresses,
+// X-Real-Ip when it is not among them, then the peer's address unless it is the last already.
+std::vector<std::string> source_ips(const net::Request& request) {
+  std::vector<std::string> ips;
+  if (const auto* forwarded = request.header("x-forwarded-for")) {
+    std::string_view rest = *forwarded;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      std::string_view part = rest.substr(0, comma);
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+      while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+      if (auto ip = canonical_ip(part); !ip.empty()) ips.push_back(std::move(ip));
+    }
+  }
+  if (const auto* real = request.header("x-real-ip"))
+    if (auto ip = canonical_ip(*real); !ip.empty() && std::ranges::find(ips, ip) == ips.end()) ips.push_back(std::move(ip));
+  std::string_view remote = request.remote_address;  // "ip:port" or "[ip6]:port"
+  if (const auto colon = remote.rfind(':'); colon != std::string_view::npos && remote.find(']') != std::string_view::npos
+                                                ? remote.find(']') < colon
+                                                : colon != std::string_view::npos)
+    remote = remote.substr(0, colon);
+  if (remote.starts_with('[') && remote.ends_with(']')) remote = remote.substr(1, remote.size() - 2);
+  if (auto ip = canonical_ip(remote); !ip.empty() && (ips.empty() || ips.back() != ip)) ips.push_back(std::move(ip));
+  return ips;
+}
+
 }  // namespace
+
+// Every answer carries the request's Audit-Id (kube-apiserver sets it on every response); with
+// an audit record, the answer's start and end are the record's ResponseStarted and
+// ResponseComplete (a response dropped unfinished completes it too).
+class AuditedStream final : public net::ResponseStream {
+ public:
+  AuditedStream(std::shared_ptr<net::ResponseStream> inner, std::string audit_id)
+      : m_inner(std::move(inner)), m_audit_id(std::move(audit_id)) {}
+  ~AuditedStream() override {
+    if (m_record) m_record->complete();
+  }
+
+  const std::string& audit_id() const { return m_audit_id; }
+  // Set before the request is handled, never after.
+  void attach(std::shared_ptr<audit::RequestAudit> record) { m_record = std::move(record); }
+  audit::RequestAudit* record() const { return m_record.get(); }
+
+  void begin(net::ResponseHead head) override {
+    head.headers.push_back({"audit-id", m_audit_id});
+    if (m_record) {
+      const bool upgrade = m_inner->protocol() == net::Protocol::websocket && head.status == 200;
+      m_record->started(upgrade ? 101 : head.status);
+      for (const auto& header : head.headers)
+        if (header.name == "content-length") m_body_left = std::strtoull(header.value.c_str(), nullptr, 10);
+    }
+    m_inner->begin(std::move(head));
+  }
+  using net::ResponseStream::write;
+  bool write(std::shared_ptr<const std::string> bytes) override {
+    if (m_record && m_body_left) {
+      // The last bytes of a body of known length end the response for the client: the
+      // record is logged first, as kube-apiserver logs it before its handler returns.
+      *m_body_left -= std::min<std::uint64_t>(*m_body_left, bytes->size());
+      if (*m_body_left == 0) m_record->complete();
+    }
+    return m_inner->write(std::move(bytes));
+  }
+  void flush() override { m_inner->flush(); }
+  void finish() override {
+    if (m_record) m_record->complete();
+    m_inner->finish();
+  }
+  std::size_t queued_bytes() const override { return m_inner->queued_bytes(); }
+  bool closed() const override { return m_inner->closed(); }
+  void on_close(std::function<void()> callback) override { m_inner->on_close(std::move(callback)); }
+  net::Protocol protocol() const override { return m_inner->protocol(); }
+
+ private:
+  std::shared_ptr<net::ResponseStream> m_inner;
+  std::string m_audit_id;
+  std::shared_ptr<audit::RequestAudit> m_record;
+  std::optional<std::uint64_t> m_body_left;  // of a body whose content-length was given
+};
 
 ApiServer::ApiServer(registry::Registry& registry, ApiServerOptions options)
     : m_registry(registry), m_options(options) {}
@@ -45,11 +149,7 @@ net::RequestClass ApiServer::classify(const net::Request& request) const {
   }
   if (request.path.starts_with("/api/") || request.path.starts_with("/apis/")) {
     const RequestInfo info = parse_request_info(request.method, request.path, parse_query(request.query));
-    const std::string& sub = info.subresource;
-    if (info.verb == "watch" || info.verb == "proxy" ||
-        (info.is_resource_request &&
-         (sub == "attach" || sub == "exec" || sub == "proxy" || sub == "log" || sub == "portforward")))
-      return net::RequestClass::long_running;
+    if (long_running(info)) return net::RequestClass::long_running;
     if (info.is_resource_request)
       return info.verb == "get" || info.verb == "list" ? net::RequestClass::read_only : net::RequestClass::mutating;
   }
@@ -70,8 +170,11 @@ net::AdmissionConfig ApiServer::admission(std::size_t max_read_only, std::size_t
   return config;
 }
 
-void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream> stream) {
+void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream> transport) {
   ++m_requests;
+  const auto* client_audit_id = request.header("audit-id");
+  auto stream = std::make_shared<AuditedStream>(
+      std::move(transport), client_audit_id && !client_audit_id->empty() ? *client_audit_id : util::new_uuid());
   const auto query = parse_query(request.query);
   const RequestInfo info = parse_request_info(request.method, request.path, query);
   auth::UserInfo user;
@@ -93,7 +196,7 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
   if (path == "/version") return send_json(*stream, 200, version_info());
   if (m_options.service_accounts != nullptr && request.method == "GET" && serve_openid(request, *stream)) return;
   if (path == "/metrics") return handle_metrics(*stream);
-  if (info.is_resource_request) return handle_resource(request, info, query, stream, user);
+  if (info.is_resource_request) return handle_resource(request, info, query, stream, user, stream->record());
   if (request.method == "GET" && request.path.starts_with("/openapi/") &&
       handle_openapi(request, *stream, *m_registry.resources(), custom_schemas(m_registry)))
     return;
@@ -127,31 +230,65 @@ auth::Attributes authorization_attributes(const auth::UserInfo& user, const net:
 }  // namespace
 
 bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestInfo& info,
-                                    const std::map<std::string, std::string>& query, net::ResponseStream& stream,
+                                    const std::map<std::string, std::string>& query, AuditedStream& stream,
                                     auth::UserInfo& who) {
+  const auto* auditor = m_options.auditor;
+  std::shared_ptr<audit::RequestAudit> record;
+  auto facts = [&] {
+    const auto* agent = request.header("user-agent");
+    return audit::RequestFacts{.audit_id = stream.audit_id(),
+                               .request_uri = request.query.empty() ? request.path : request.path + "?" + request.query,
+                               .user_agent = agent ? *agent : std::string(),
+                               .source_ips = source_ips(request),
+                               .api_version = info.is_resource_request ? info.version : std::string(),
+                               .received = std::chrono::system_clock::now(),
+                               .long_running = long_running(info)};
+  };
   if (!m_options.authenticator) {
     // The loopback insecure port trusts every request, as kube-apiserver's did.
     who = auth::UserInfo{.name = "system:unsecured", .groups = {auth::k_group_masters, auth::k_group_authenticated}, .uid = {}, .extra = {}};
+    if (auditor) stream.attach(auditor->begin(facts(), authorization_attributes(who, request, info, query)));
     return false;
   }
   auto user = m_options.authenticator->authenticate(request);
   if (!user) {
+    if (auditor) {
+      // Written as the 401 begins (kube's failed-authentication audit).
+      stream.attach(auditor->begin_unauthenticated(facts(), authorization_attributes({}, request, info, query)));
+      if (auto* failed = stream.record()) failed->response_object(auth::unauthorized_status());
+    }
     send_json(stream, 401, auth::unauthorized_status());
     return true;
   }
   who = *user;
+  // The policy sees who authenticated, before any impersonation.
+  auto attributes = authorization_attributes(who, request, info, query);
+  if (auditor) {
+    record = auditor->begin(facts(), attributes);
+    stream.attach(record);  // answers from here on (403) complete it
+  }
   if (!m_options.authorizer) return false;
   // Impersonation headers: act as the user they name, once the requester may.
   auto acting = auth::impersonate(who, request.headers, *m_options.authorizer);
   if (!acting) {
+    if (record) record->response_object(acting.error());
     send_json(stream, acting.error().value("code", 500), acting.error());
     return true;
   }
-  if (*acting) who = std::move(**acting);
-  const auto attributes = authorization_attributes(who, request, info, query);
-  const auto decision = m_options.authorizer->authorize(attributes);
+  if (*acting) {
+    who = std::move(**acting);
+    attributes.user = who;
+    if (record) record->impersonating(who);
+  }
+  const auto decision = m_options.authorizer->authorize(attributes, record != nullptr);
+  if (record) {
+    record->annotate("authorization.k8s.io/decision", decision.allowed ? "allow" : "forbid");
+    record->annotate("authorization.k8s.io/reason", decision.reason);
+  }
   if (decision.allowed) return false;
-  send_json(stream, 403, auth::forbidden_status(attributes, decision.reason));
+  const auto forbidden = auth::forbidden_status(attributes, decision.reason);
+  if (record) record->response_object(forbidden);
+  send_json(stream, 403, forbidden);
   return true;
 }
 
@@ -240,14 +377,24 @@ void ApiServer::handle_metrics(net::ResponseStream& stream) {
 
 void ApiServer::handle_resource(const net::Request& request, const RequestInfo& info,
                                 const std::map<std::string, std::string>& query,
-                                const std::shared_ptr<net::ResponseStream>& stream, const auth::UserInfo& user) {
+                                const std::shared_ptr<net::ResponseStream>& stream, const auth::UserInfo& user,
+                                audit::RequestAudit* audit) {
   const auto table = m_registry.resources();  // keeps `resource` alive while the request runs
   const auto* resource = table->find_plural(info.group, info.version, info.resource);
   if (!resource || (!info.subresource.empty() && !resource->has_subresource(info.subresource)) ||
       (!resource->namespaced && !info.namespace_.empty()))
     return send_error(*stream, handlers::resource_not_found());
-  const handlers::ResourceRequest r{request,    info,       query, *resource, stream, m_registry, user,
-                                    m_options.authenticator, m_options.authorizer, m_options.service_accounts};
+  const handlers::ResourceRequest r{request,
+                                    info,
+                                    query,
+                                    *resource,
+                                    stream,
+                                    m_registry,
+                                    user,
+                                    m_options.authenticator,
+                                    m_options.authorizer,
+                                    m_options.service_accounts,
+                                    audit};
   handlers::serve(r, {.max_queue_bytes = m_options.max_watch_queue_bytes,
                       .min_request_timeout = m_options.min_request_timeout,
                       .started = &m_watches_started});

@@ -9,12 +9,15 @@
 #include <string>
 
 #include "core/net/server/http_server.hpp"
+#include "server/audit/auditor.hpp"
 #include "server/auth/authenticator.hpp"
 #include "server/auth/authorizer.hpp"
 #include "server/auth/service_account.hpp"
 #include "server/registry/registry.hpp"
 
 namespace kw::http {
+
+class AuditedStream;  // a response that carries its Audit-Id and reports to the audit record
 
 struct ApiServerOptions {
   // Who may do what. Null authenticator: every request is trusted (the loopback
@@ -23,6 +26,8 @@ struct ApiServerOptions {
   const auth::Authorizer* authorizer = nullptr;
   // Signs TokenRequests and serves the OpenID discovery documents (null: neither).
   const auth::ServiceAccountTokens* service_accounts = nullptr;
+  // Writes the audit log (null: no audit log; every answer still carries an Audit-Id).
+  const audit::Auditor* auditor = nullptr;
   std::size_t max_watch_queue_bytes = 8 * 1024 * 1024;  // a watcher queuing more is slow
   std::chrono::seconds min_request_timeout{1800};       // watches end after 1-2x this
 };
@@ -42,14 +47,16 @@ class ApiServer {
  private:
   void handle_resource(const net::Request& request, const struct RequestInfo& info,
                        const std::map<std::string, std::string>& query,
-                       const std::shared_ptr<net::ResponseStream>& stream, const auth::UserInfo& user);
+                       const std::shared_ptr<net::ResponseStream>& stream, const auth::UserInfo& user,
+                       audit::RequestAudit* audit);
   bool handle_discovery(const net::Request& request, const struct RequestInfo& info, net::ResponseStream& stream);
   void handle_metrics(net::ResponseStream& stream);
-  // 401/403 answered (true) or the request may go on;
-  // `user` is who made the request.
   bool serve_openid(const net::Request& request, net::ResponseStream& stream);
+  // Authentication, the audit record, impersonation and authorization, in kube-apiserver's
+  // order. 401/403 answered (true) or the request may go on as `user`; the stream gets the
+  // request's audit record when the policy audits it.
   bool refuse_unauthorized(const net::Request& request, const struct RequestInfo& info,
-                           const std::map<std::string, std::string>& query, net::ResponseStream& stream,
+                           const std::map<std::string, std::string>& query, AuditedStream& stream,
                            auth::UserInfo& user);
 
   registry::Registry& m_registry;

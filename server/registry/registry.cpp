@@ -8,6 +8,7 @@
 #include "core/api/selector.hpp"
 #include "server/cache/watch_cache.hpp"
 #include "core/codec/protobuf_scalars.hpp"
+#include "core/util/uuid.hpp"
 #include "server/registry/conditions.hpp"
 #include "server/registry/fields.hpp"
 #include "server/registry/kinds/checks.hpp"
@@ -32,14 +33,6 @@ std::string random_string(std::size_t length, std::string_view alphabet) {
 }
 
 constexpr int k_generate_name_retries = 7;
-
-std::string new_uid() {
-  std::string hex = random_string(32, "0123456789abcdef");
-  hex[12] = '4';
-  hex[16] = "89ab"[hex[16] % 4];
-  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4) + "-" +
-         hex.substr(20);
-}
 
 std::optional<storage::Revision> parse_revision(const std::string& text) {
   if (text.empty()) return std::nullopt;
@@ -548,6 +541,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   auto prepared = prepare_new(info, std::move(object), options);
   if (!prepared) return prepared;
   object = std::move(*prepared);
+  if (options.decoded) options.decoded(object);
   // Status is written through /status only: a create starts without one (the kind's
   // prepare_create gives it its first), except where the row says otherwise (Node).
   if (info.has_subresource("status") && !(spec_of(info) && spec_of(info)->create_keeps_status)) object.erase("status");
@@ -576,7 +570,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   std::string name = meta.value("name", std::string());
   for (const char* server_set : {"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"})
     meta.erase(server_set);
-  meta["uid"] = new_uid();
+  meta["uid"] = util::new_uuid();
   meta["creationTimestamp"] = now_rfc3339();
   if (info.custom || (spec_of(info) && spec_of(info)->generation)) meta["generation"] = 1;
   if (const auto& strategy = strategy_of(info); strategy.prepare_create) strategy.prepare_create(object);
@@ -656,6 +650,7 @@ ApiResult<nlohmann::json> Registry::update_with(
     if (!normalized) return std::unexpected(normalized.error());
     nlohmann::json object = std::move(*normalized);
     apply_defaults(info, object, options.subresource == "status");
+    if (attempt == 0 && options.decoded) options.decoded(object);
     auto& meta = metadata(object);
     if (meta.value("name", name) != name)
       return std::unexpected(bad_request("the name of the object (" + meta.value("name", std::string()) +
@@ -785,6 +780,7 @@ ApiResult<nlohmann::json> Registry::prepare_review(const api::ResourceInfo& info
   auto prepared = prepare_new(info, std::move(object), options);
   if (!prepared) return prepared;
   object = std::move(*prepared);
+  if (options.decoded) options.decoded(object);
   auto& meta = metadata(object);
   if (info.namespaced) meta["namespace"] = ns;
   // Reviews are answered, not stored: their metadata is what the client sent (a Go zero time
@@ -936,15 +932,19 @@ ApiResult<DeletionPlan> deletion_plan(const kinds::KindSpec* spec, const nlohman
 
 }  // namespace
 
-ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const std::string& ns,
-                                           const std::string& name, const nlohmann::json& delete_options,
-                                           const WriteOptions& options) {
-  if (lifecycle_of(info) == kinds::Lifecycle::namespace_) return remove_namespace(info, name, delete_options, options);
+ApiResult<Removed> Registry::remove(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
+                                    const nlohmann::json& delete_options, const WriteOptions& options) {
+  auto kept = [](ApiResult<nlohmann::json> object) -> ApiResult<Removed> {
+    if (!object) return std::unexpected(object.error());
+    return Removed{std::move(*object), false};
+  };
+  if (lifecycle_of(info) == kinds::Lifecycle::namespace_)
+    return kept(remove_namespace(info, name, delete_options, options));
   const std::string k = key(info, ns, name);
   auto current = m_backend.get(k);
   if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));
   auto decoded = read_stored(info, *current, name);
-  if (!decoded) return decoded;
+  if (!decoded) return std::unexpected(decoded.error());
   nlohmann::json existing = std::move(*decoded);
   const auto preconditions = delete_options.is_object() ? delete_options.value("preconditions", nlohmann::json::object())
                                                         : nlohmann::json::object();
@@ -964,11 +964,11 @@ ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const 
   metadata(existing)["resourceVersion"] = std::to_string(current->mod_revision);
   auto plan = deletion_plan(spec_of(info), existing, delete_options);
   if (!plan) return std::unexpected(plan.error());
-  if (plan->keep && !plan->mark && !plan->finalizers) return existing;  // being deleted already
+  if (plan->keep && !plan->mark && !plan->finalizers) return Removed{existing, false};  // being deleted already
   if (plan->keep) {
     // Finalizers or a grace period hold the object: mark it deleted and let the finalizers'
     // owners (the garbage collector, the kubelet) finish.
-    return update_with(info, ns, name,
+    return kept(update_with(info, ns, name,
                        [&](const nlohmann::json& now) -> ApiResult<nlohmann::json> {
                          nlohmann::json out = now;
                          auto& m = out["metadata"];
@@ -980,7 +980,7 @@ ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const 
                          }
                          return out;
                        },
-                       marking_deletion(options));
+                       marking_deletion(options)));
   }
   if (const auto* spec = spec_of(info); spec && spec->strategy.grace_period) {
     // A kind deleted gracefully goes at once with a grace period of 0, and answers as marked
@@ -988,14 +988,14 @@ ApiResult<nlohmann::json> Registry::remove(const api::ResourceInfo& info, const 
     metadata(existing)["deletionTimestamp"] = rfc3339_after_seconds(m_options.clock(), plan->grace);
     metadata(existing)["deletionGracePeriodSeconds"] = plan->grace;
   }
-  if (options.dry_run) return existing;
+  if (options.dry_run) return Removed{existing, true};
   auto removed = m_backend.remove(k, current->mod_revision);
   if (!removed) return std::unexpected(from_storage(removed.error(), info.group, info.plural, name));
   released(info, existing);
   metadata(existing)["resourceVersion"] = std::to_string(removed->revision);
   if (is_definitions(info))
     if (auto retired = retire_definition(name); !retired) return std::unexpected(retired.error());
-  return existing;
+  return Removed{std::move(existing), true};
 }
 
 ApiResult<nlohmann::json> Registry::remove_namespace(const api::ResourceInfo& info, const std::string& name,

@@ -101,6 +101,16 @@ struct WriteOptions {
   std::string field_manager = {};
   // The object's managedFields are already this write's outcome (server-side apply).
   bool fields_tracked = false;
+  // Sees the object a create or update sends, decoded and defaulted, before admission (once):
+  // what the audit log records as its requestObject.
+  std::function<void(const nlohmann::json&)> decoded = {};
+};
+
+// What a DELETE did: the object as it was removed, or as it is kept marked for deletion
+// (finalizers or a grace period hold it), and which of the two.
+struct Removed {
+  nlohmann::json object;
+  bool gone = false;  // removed now (with dryRun: would be)
 };
 
 // What a server-side apply did: the object, and whether it was created.
@@ -165,8 +175,8 @@ class Registry {
   ApiResult<Applied> apply(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
                            const nlohmann::json& config, bool force, const WriteOptions& options);
   // `delete_options` is a meta/v1 DeleteOptions (preconditions, dryRun...) or null.
-  ApiResult<nlohmann::json> remove(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
-                                   const nlohmann::json& delete_options, const WriteOptions& options);
+  ApiResult<Removed> remove(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
+                            const nlohmann::json& delete_options, const WriteOptions& options);
   ApiResult<nlohmann::json> get(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
                                 const std::string& resource_version);
   ApiResult<ListResult> list(const api::ResourceInfo& info, const ListRequest& request);

@@ -21,8 +21,10 @@
 #   RESULT api.<store>.<h1|h2>.<get|create|getdeploy|apply>.c<N>.<rps|p50_ms|p99_ms> VALUE
 #   RESULT api.<store>.policy.<load_s|objects> VALUE  (RBAC only: seconds to POST the policy)
 # where <store> is embedded or etcd under AlwaysAllow and embedded-rbac or etcd-rbac under
-# RBAC (tests/bench/summarize.py reports the medians and RBAC / AlwaysAllow). Environment:
-# KW_API_STORES="embedded etcd", KW_API_AUTHZ="AlwaysAllow RBAC", KW_API_QUICK=1 (fewer
+# RBAC, embedded-audit or etcd-audit under Audit: AlwaysAllow with an audit log recording every
+# request at level Metadata (tests/bench/summarize.py reports the medians, RBAC / AlwaysAllow and
+# Audit / AlwaysAllow). Environment:
+# KW_API_STORES="embedded etcd", KW_API_AUTHZ="AlwaysAllow RBAC Audit", KW_API_QUICK=1 (fewer
 # requests). Every process started here is stopped on exit; every step is bounded by
 # `timeout` and every load run by a request count.
 set -euo pipefail
@@ -32,10 +34,10 @@ runs=${3:-3}
 python=/usr/bin/python3
 token=kw-api-bench-token
 rbac_token=kw-api-bench-rbac-token
-authz_modes=${KW_API_AUTHZ:-AlwaysAllow RBAC}
+authz_modes=${KW_API_AUTHZ:-AlwaysAllow RBAC Audit}
 for authz in $authz_modes; do
-  [[ $authz == AlwaysAllow || $authz == RBAC ]] || {
-    echo "api_bench.sh: KW_API_AUTHZ takes AlwaysAllow and RBAC, not $authz" >&2
+  [[ $authz == AlwaysAllow || $authz == RBAC || $authz == Audit ]] || {
+    echo "api_bench.sh: KW_API_AUTHZ takes AlwaysAllow, RBAC and Audit, not $authz" >&2
     exit 2
   }
 done
@@ -126,6 +128,12 @@ start_serve() {
   tmp_dirs+=("$data")
   port=$(free_port)
   [[ $store == etcd ]] && store_args=(--etcd "$etcd_endpoint" --etcd-prefix "/api-bench-$run-$RANDOM$RANDOM")
+  if [[ $authz == Audit ]]; then
+    # AlwaysAllow, with every request written to the audit log at level Metadata.
+    printf 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n' >"$data/audit-policy.yaml"
+    store_args+=(--audit-policy-file "$data/audit-policy.yaml" --audit-log-path "$data/audit.log")
+    authz=AlwaysAllow
+  fi
   "$kw_bin" serve --data-dir "$data" --secure-port "$port" --insecure-port 0 \
     --token-auth-file "$work/tokens.csv" --authorization-mode "$authz" "${store_args[@]}" >>"$log" 2>&1 &
   serve_pid=$!
@@ -336,6 +344,7 @@ for store in ${KW_API_STORES:-embedded etcd}; do
     for authz in $authz_modes; do
       label=$store
       [[ $authz == RBAC ]] && label=$store-rbac
+      [[ $authz == Audit ]] && label=$store-audit
       echo "== API on $store, $authz, run $run/$runs"
       start_serve "$store" "$authz" "$label" "$run"
       bearer=$token

@@ -83,7 +83,10 @@ void list_component_statuses(const ResourceRequest& r) {
   json items = json::array();
   for (const auto& component : k_components) items.push_back(component_status(r, component));
   json list = {{"kind", "ComponentStatusList"}, {"apiVersion", "v1"}, {"metadata", json::object()}, {"items", items}};
-  if (format->format != Format::table) return send_object(*r.stream, 200, list, *format);
+  if (format->format != Format::table) {
+    if (r.audit) r.audit->response_object(list);
+    return send_object(*r.stream, 200, list, *format);
+  }
   const auto now = std::chrono::system_clock::now();
   json rows = json::array();
   for (const auto& item : items) rows.push_back(table_row(r.resource, item, format->include_object, now));

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstdint>
 
+#include "server/registry/kinds/kind_spec.hpp"
+
 namespace kw::http::handlers {
 namespace {
 
@@ -18,6 +20,7 @@ bool begin_delete(const ResourceRequest& r, WriteContext& write, nlohmann::json&
       return false;
     }
     options = std::move(*body);
+    r.audited_request(options);
   } else {
     // Without a body, the DeleteOptions come from the query (kube's ParameterCodec).
     if (const auto grace = r.param("gracePeriodSeconds"); !grace.empty()) {
@@ -45,14 +48,29 @@ bool begin_delete(const ResourceRequest& r, WriteContext& write, nlohmann::json&
   return true;
 }
 
+// What kube-apiserver answers a DELETE that removed an object at once: a Success Status that
+// names it (details.kind is the resource, as kube writes it).
+nlohmann::json deleted_status(const api::ResourceInfo& resource, const nlohmann::json& object) {
+  const auto meta = object.value("metadata", nlohmann::json::object());
+  nlohmann::json details = {{"name", meta.value("name", "")}, {"kind", resource.plural}};
+  if (!resource.group.empty()) details["group"] = resource.group;
+  if (const std::string uid = meta.value("uid", ""); !uid.empty()) details["uid"] = uid;
+  return {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
+          {"status", "Success"}, {"details", std::move(details)}};
+}
+
 }  // namespace
 
 void remove(const ResourceRequest& r) {
   WriteContext write;
   nlohmann::json options;
   if (!begin_delete(r, write, options)) return;
-  reply(r, write.format, 200, r.registry.remove(r.resource, r.info.namespace_, r.info.name, options, write.options),
-        write.warnings);
+  auto removed = r.registry.remove(r.resource, r.info.namespace_, r.info.name, options, write.options);
+  if (!removed) return r.fail(removed.error());
+  const auto* row = kinds::find_kind(r.resource.group, r.resource.version, r.resource.plural);
+  if (!removed->gone || (row && row->delete_returns_object))
+    return reply(r, write.format, 200, std::move(removed->object), write.warnings);
+  reply(r, write.format, 200, deleted_status(r.resource, removed->object), write.warnings);
 }
 
 void remove_collection(const ResourceRequest& r) {
@@ -68,15 +86,15 @@ void remove_collection(const ResourceRequest& r) {
   nlohmann::json items = nlohmann::json::array();
   for (const auto& item : listed->items) {
     auto removed = r.registry.remove(r.resource, item->namespace_, item->name, options, write.options);
-    if (removed) items.push_back(std::move(*removed));
+    if (removed) items.push_back(std::move(removed->object));
     else if (removed.error().code != 404) return r.fail(removed.error());
   }
-  send_object(*r.stream, 200,
-              {{"kind", r.resource.list_kind},
-               {"apiVersion", r.resource.api_version()},
-               {"metadata", {{"resourceVersion", listed->resource_version}}},
-               {"items", std::move(items)}},
-              write.format, write.warnings);
+  const nlohmann::json removed_list = {{"kind", r.resource.list_kind},
+                                       {"apiVersion", r.resource.api_version()},
+                                       {"metadata", {{"resourceVersion", listed->resource_version}}},
+                                       {"items", std::move(items)}};
+  if (r.audit) r.audit->response_object(removed_list);
+  send_object(*r.stream, 200, removed_list, write.format, write.warnings);
 }
 
 }  // namespace kw::http::handlers

@@ -64,6 +64,7 @@ void patch(const ResourceRequest& r) {
   const auto type = requested_patch_type(r, !r.resource.custom);
   if (!type) return;
   if (!write.track(r, "PatchOptions", {.patch = true, .apply = *type == PatchType::apply})) return;
+  if (r.audit) r.audit->request_patch(r.request.body);
   if (*type == PatchType::apply) return server_side_apply(r, write);
   reply(r, write.format, 200,
         r.registry.update_with(r.resource, r.info.namespace_, r.info.name, *patch_mutation(r, *type), write.options),

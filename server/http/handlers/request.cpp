@@ -25,6 +25,15 @@ std::string ResourceRequest::param(const char* key) const {
   return found == query.end() ? "" : found->second;
 }
 
+void ResourceRequest::fail(const registry::ApiError& error) const {
+  if (audit) audit->response_object(error.status());
+  send_error(*stream, error);
+}
+
+void ResourceRequest::audited_request(const nlohmann::json& object) const {
+  if (audit) audit->request_object(object);
+}
+
 registry::ApiResult<nlohmann::json> read_body(const net::Request& request) {
   std::string essence = "application/json";
   if (const auto* type = request.header("content-type"); type && !type->empty()) {
@@ -89,6 +98,8 @@ bool WriteContext::begin(const ResourceRequest& r, const Offers& offers) {
     return false;
   }
   write.warnings = &warnings;
+  if (r.audit != nullptr && (r.info.verb == "create" || r.info.verb == "update"))
+    write.decoded = [audit = r.audit](const nlohmann::json& object) { audit->request_object(object); };
   return true;
 }
 
@@ -130,12 +141,20 @@ bool WriteContext::track(const ResourceRequest& r, std::string_view options_kind
 void reply(const ResourceRequest& r, const Negotiated& format, int status,
            const registry::ApiResult<nlohmann::json>& result, const std::vector<std::string>& warnings) {
   if (!result) return r.fail(result.error());
-  if (format.metadata_only) return send_object(*r.stream, status, partial_object_metadata(*result), format, warnings);
-  if (format.format != Format::table) return send_object(*r.stream, status, *result, format, warnings);
+  if (format.metadata_only) {
+    const auto partial = partial_object_metadata(*result);
+    if (r.audit) r.audit->response_object(partial);
+    return send_object(*r.stream, status, partial, format, warnings);
+  }
+  if (format.format != Format::table) {
+    if (r.audit) r.audit->response_object(*result);
+    return send_object(*r.stream, status, *result, format, warnings);
+  }
   const auto rv = result->value("metadata", nlohmann::json::object()).value("resourceVersion", "");
   const auto row = table_row(r.resource, *result, format.include_object, std::chrono::system_clock::now());
-  send_object(*r.stream, status, table_document(r.resource, {{"resourceVersion", rv}}, nlohmann::json::array({row})),
-              format, warnings);
+  const auto table = table_document(r.resource, {{"resourceVersion", rv}}, nlohmann::json::array({row}));
+  if (r.audit) r.audit->response_object(table);
+  send_object(*r.stream, status, table, format, warnings);
 }
 
 void reply_list(const ResourceRequest& r, const Negotiated& format, const registry::ListResult& listed) {
@@ -143,36 +162,40 @@ void reply_list(const ResourceRequest& r, const Negotiated& format, const regist
   if (!listed.continue_token.empty()) meta["continue"] = listed.continue_token;
   if (listed.remaining) meta["remainingItemCount"] = *listed.remaining;
   const auto& resource = r.resource;
+  auto send = [&](const nlohmann::json& body) {
+    if (r.audit) r.audit->response_object(body);
+    send_object(*r.stream, 200, body, format);
+  };
   if (format.format == Format::table) {
     const auto now = std::chrono::system_clock::now();
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& item : listed.items) rows.push_back(table_row(resource, item->object, format.include_object, now));
-    return send_object(*r.stream, 200, table_document(resource, std::move(meta), std::move(rows)), format);
+    return send(table_document(resource, std::move(meta), std::move(rows)));
   }
   if (format.metadata_only) {
     nlohmann::json items = nlohmann::json::array();
     for (const auto& item : listed.items) items.push_back(partial_object_metadata(item->object));
-    return send_object(*r.stream, 200,
-                       {{"kind", "PartialObjectMetadataList"},
-                        {"apiVersion", "meta.k8s.io/v1"},
-                        {"metadata", meta},
-                        {"items", std::move(items)}},
-                       format);
+    return send({{"kind", "PartialObjectMetadataList"},
+                 {"apiVersion", "meta.k8s.io/v1"},
+                 {"metadata", meta},
+                 {"items", std::move(items)}});
   }
+  auto whole_list = [&] {
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& item : listed.items) items.push_back(item->object);
+    return nlohmann::json{{"kind", resource.list_kind},
+                          {"apiVersion", resource.api_version()},
+                          {"metadata", meta},
+                          {"items", std::move(items)}};
+  };
   if (format.format == Format::json) {
     // Joined from each cached object's JSON, encoded once per object version.
+    if (r.audit && r.audit->wants_response_object()) r.audit->response_object(whole_list());
     std::string bytes = cache::list_json(resource.list_kind, resource.api_version(), meta, listed.items);
     bytes += '\n';
     return send_encoded(*r.stream, 200, std::move(bytes), format);
   }
-  nlohmann::json items = nlohmann::json::array();
-  for (const auto& item : listed.items) items.push_back(item->object);
-  send_object(*r.stream, 200,
-              {{"kind", resource.list_kind},
-               {"apiVersion", resource.api_version()},
-               {"metadata", meta},
-               {"items", std::move(items)}},
-              format);
+  send(whole_list());
 }
 
 registry::ApiError resource_not_found() {

@@ -14,6 +14,7 @@
 
 #include "core/api/resource.hpp"
 #include "core/net/server/http_server.hpp"
+#include "server/audit/auditor.hpp"
 #include "server/auth/authenticator.hpp"
 #include "server/auth/authorizer.hpp"
 #include "server/auth/service_account.hpp"
@@ -45,11 +46,16 @@ struct ResourceRequest {
   const auth::Authorizer* authorizer = nullptr;
   // What signs and checks ServiceAccount tokens (null: serviceaccounts/token is unavailable).
   const auth::ServiceAccountTokens* service_accounts = nullptr;
+  // The request's audit record (null when the policy does not audit it): what the request
+  // sends and answers goes into its events.
+  audit::RequestAudit* audit = nullptr;
 
   // A query parameter; "" when absent.
   std::string param(const char* key) const;
   bool has_param(const char* key) const { return query.contains(key); }
-  void fail(const registry::ApiError& error) const { send_error(*stream, error); }
+  void fail(const registry::ApiError& error) const;
+  // The object the request sends, for the audit log (kinds answered without a store).
+  void audited_request(const nlohmann::json& object) const;
 };
 
 // The request body as JSON (a JSON, YAML or protobuf Content-Type).

@@ -84,6 +84,7 @@ void review(const ResourceRequest& r) {
   if (!body) return r.fail(body.error());
   auto object = r.registry.prepare_review(r.resource, r.info.namespace_, std::move(*body), write.options);
   if (!object) return r.fail(object.error());
+  r.audited_request(*object);
   const json spec = object->value("spec", json::object());
   const auto* row = kinds::find_kind(r.resource.group, r.resource.version, r.resource.plural);
   switch (row ? row->review : kinds::Review::none) {
@@ -115,6 +116,7 @@ void bind(const ResourceRequest& r) {
   if (!write.begin(r, {.protobuf = true})) return;
   auto body = read_body(r.request);
   if (!body) return r.fail(body.error());
+  r.audited_request(*body);
   // pods/{name}/binding names the pod on the URL; POST bindings names it in the body.
   const std::string pod = !r.info.name.empty() ? r.info.name
                                                : body->value("metadata", json::object()).value("name", std::string());
@@ -128,6 +130,7 @@ void evict(const ResourceRequest& r) {
   if (!write.begin(r, {.protobuf = true})) return;
   auto body = read_body(r.request);
   if (!body) return r.fail(body.error());
+  r.audited_request(*body);
   reply(r, write.format, 201, r.registry.evict(r.info.namespace_, r.info.name, *body, write.options), write.warnings);
 }
 

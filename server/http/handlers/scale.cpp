@@ -10,6 +10,7 @@ void write_scale(const ResourceRequest& r, const std::function<std::optional<Mut
                  std::string_view options_kind, PatchKind patch = {}) {
   WriteContext write;
   if (!write.begin(r, k_scale_offers) || !write.track(r, options_kind, patch)) return;
+  write.options.decoded = nullptr;  // the audit log shows the Scale the client sent, not the object it changes
   auto mutate = change();
   if (!mutate) return;
   reply(r, write.format, 200,
@@ -31,6 +32,7 @@ void update_scale(const ResourceRequest& r) {
       r.fail(body.error());
       return std::nullopt;
     }
+    r.audited_request(*body);
     return [body = std::move(*body)](const nlohmann::json&) -> registry::ApiResult<nlohmann::json> { return body; };
   }, "UpdateOptions");
 }
@@ -43,6 +45,7 @@ void patch_scale(const ResourceRequest& r) {
                                      "server-side apply of the scale subresource is not supported; patch spec.replicas "
                                      "with a merge patch",
                                      {}});
+  if (r.audit) r.audit->request_patch(r.request.body);
   write_scale(r, [&r, type] { return patch_mutation(r, *type); }, "PatchOptions", {.patch = true});
 }
 

@@ -44,6 +44,7 @@ void request_token(const ResourceRequest& r) {
   auto body = read_body(r.request);
   if (!body) return r.fail(body.error());
   json request = std::move(*body);
+  r.audited_request(request);
   if (!request.is_object()) return r.fail(registry::bad_request("the request body must be a TokenRequest object"));
   if (const std::string kind = request.value("kind", std::string()); !kind.empty() && kind != "TokenRequest") {
     const std::string api_version = request.value("apiVersion", std::string());

@@ -149,6 +149,9 @@ void fold_string_data(json& secret) {
   secret.erase("stringData");
 }
 
+// SetDefaults_Secret: a secret without a type is Opaque.
+void default_secret(json& secret) { default_string(secret, "type", "Opaque"); }
+
 // A core NodeSelector (a persistent volume's nodeAffinity.required): at least one term, each
 // requirement's operator matching its values.
 void validate_node_selector(Causes& causes, const json& selector, const std::string& path) {
@@ -1039,6 +1042,7 @@ KindSpec namespace_row() {
                    .columns = {name_col(), col("Status", "string", "The status of the namespace"), age_col()},
                    .printer = print_namespace},
           .fields = {{"status.phase", {"status", "phase"}, ""}},
+          .delete_returns_object = true,
           .name_rule = NameRule::label,
           .lifecycle = Lifecycle::namespace_,
           .strategy = {.defaults = label_namespace,
@@ -1082,6 +1086,7 @@ KindSpec pod_row() {
           // Kubelets watch their own node's pods: the cache indexes pods and watchers by node.
           .index_field = "spec.nodeName",
           // The pod status strategy drops deletionTimestamp and keeps ownerReferences.
+          .delete_returns_object = true,
           .status_keeps_meta = {"deletionTimestamp", "ownerReferences"},
           .strategy = {.defaults = default_pod,
                        .prepare_create = prepare_pod,
@@ -1133,7 +1138,7 @@ KindSpec secret_row() {
                                col("Data", "string", "Data contains the secret data."), age_col()},
                    .printer = print_secret},
           .fields = {{"type", {"type"}, ""}},
-          .strategy = {.canonicalize = fold_string_data, .validate = validate_secret}};
+          .strategy = {.canonicalize = fold_string_data, .defaults = default_secret, .validate = validate_secret}};
 }
 
 KindSpec event_row() {
@@ -1187,7 +1192,8 @@ KindSpec service_account_row() {
                                    "Secrets is a list of the secrets in the same namespace that pods running using "
                                    "this ServiceAccount are allowed to use."),
                                age_col()},
-                   .printer = print_service_account}};
+                   .printer = print_service_account},
+          .delete_returns_object = true};
 }
 
 KindSpec endpoints_row() {
@@ -1244,6 +1250,7 @@ KindSpec persistent_volume_claim_row() {
                    .printer = print_persistent_volume_claim},
           // "name" is a legacy alias of metadata.name that Kubernetes keeps supporting.
           .fields = {{"name", {"metadata", "name"}, ""}},
+          .delete_returns_object = true,
           .strategy = {.defaults = default_persistent_volume_claim,
                        .prepare_create = prepare_persistent_volume_claim,
                        .validate = validate_persistent_volume_claim,
@@ -1291,6 +1298,7 @@ KindSpec persistent_volume_row() {
                    .printer = print_persistent_volume},
           // "name" is a legacy alias of metadata.name that Kubernetes keeps supporting.
           .fields = {{"name", {"metadata", "name"}, ""}},
+          .delete_returns_object = true,
           .strategy = {.defaults = default_persistent_volume,
                        .prepare_create = prepare_persistent_volume,
                        .validate = validate_persistent_volume,
@@ -1304,6 +1312,7 @@ KindSpec pod_template_row() {
                                col("Pod Labels", "string", "The labels for the pod template.")},
                    .printer = print_pod_template},
           .generation = std::vector<std::string>{"template"},
+          .delete_returns_object = true,
           .strategy = {.defaults = default_pod_template_object,
                        .validate = validate_pod_template_object}};
 }
@@ -1353,6 +1362,7 @@ KindSpec resource_quota_row() {
                                    "independent of contention on the node."),
                                age_col()},
                    .printer = print_resource_quota},
+          .delete_returns_object = true,
           .strategy = {.prepare_create = prepare_resource_quota,
                        .validate = validate_resource_quota,
                        .validate_update = validate_resource_quota_update}};

@@ -417,6 +417,7 @@ KindSpec service_row() {
                                    1)},
                    .printer = print_service},
           .storage_resource = "services/specs",
+          .delete_returns_object = true,
           .name_rule = NameRule::dns1035_label,
           .lifecycle = Lifecycle::service,
           .strategy = {.defaults = default_service,

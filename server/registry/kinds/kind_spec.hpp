@@ -136,6 +136,9 @@ struct KindSpec {
   // A create keeps the status the client sent (Node: the kubelet registers with it). Other kinds
   // with a status subresource start with none, plus what prepare_create gives them.
   bool create_keeps_status = false;
+  // A DELETE that removes the object at once answers with the object (kube's
+  // ReturnDeletedObject), not with a Success Status naming it.
+  bool delete_returns_object = false;
   // Metadata fields a status write keeps from the stored object (see status_meta).
   std::vector<std::string> status_keeps_meta;
   NameRule name_rule = NameRule::subdomain;

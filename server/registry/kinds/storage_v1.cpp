@@ -144,6 +144,7 @@ KindSpec storage_class_row() {
                                    "allowVolumeExpansion shows whether the storage class allow volume expand."),
                                age_col()},
                    .printer = print_storage_class},
+          .delete_returns_object = true,
           .strategy = {.defaults = default_storage_class,
                        .validate = validate_storage_class,
                        .validate_update = validate_storage_class_update}};
@@ -236,7 +237,8 @@ KindSpec volume_attachment_row() {
                                "the entity completing the attach operation, i.e. the external-attacher."),
                            age_col()},
                .printer = print_volume_attachment},
-      .status_keeps_meta = status_meta::k_reset_all,
+      .delete_returns_object = true,
+          .status_keeps_meta = status_meta::k_reset_all,
       .strategy = {.prepare_create = prepare_volume_attachment,
                    .validate = validate_volume_attachment,
                    .validate_update = validate_volume_attachment_update}};
@@ -400,7 +402,8 @@ KindSpec csi_driver_row() {
                     "field is beta. This field is immutable."),
                 age_col()},
            .printer = print_csi_driver},
-      .strategy = {.defaults = default_csi_driver,
+      .delete_returns_object = true,
+          .strategy = {.defaults = default_csi_driver,
                    .validate = validate_csi_driver,
                    .validate_update = validate_csi_driver_update}};
 }
@@ -467,6 +470,7 @@ KindSpec csi_node_row() {
                                    "Drivers indicates the number of CSI drivers registered on the node"),
                                age_col()},
                    .printer = print_csi_node},
+          .delete_returns_object = true,
           .strategy = {.validate = validate_csi_node, .validate_update = validate_csi_node_update}};
 }
 
