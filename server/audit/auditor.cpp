@@ -1,5 +1,7 @@
 #include "server/audit/auditor.hpp"
 
+#include "core/codec/json_limits.hpp"
+
 namespace kw::audit {
 namespace {
 
@@ -31,11 +33,11 @@ json without_managed_fields(const json& object) {
 
 }  // namespace
 
-RequestAudit::RequestAudit(Event event, RequestConfig config, LogBackend& log, bool long_running,
+RequestAudit::RequestAudit(Event event, RequestConfig config, std::shared_ptr<LogBackend> log, bool long_running,
                            bool failed_authentication)
     : m_event(std::move(event)),
       m_config(config),
-      m_log(log),
+      m_log(std::move(log)),
       m_long_running(long_running),
       m_failed_authentication(failed_authentication) {}
 
@@ -67,9 +69,9 @@ void RequestAudit::request_patch(std::string_view body) {
   std::lock_guard lock(m_mutex);
   if (m_config.level < Level::request) return;
   // Written into the line as it is: only a JSON body keeps the line valid JSON.
-  auto parsed = json::parse(body, nullptr, false);
-  if (parsed.is_discarded()) return;
-  m_event.request_object = Body{std::move(parsed), {}};
+  auto parsed = codec::parse_json(body);
+  if (!parsed) return;
+  m_event.request_object = Body{std::move(*parsed), {}};
 }
 
 void RequestAudit::response_object(const json& object) {
@@ -87,7 +89,7 @@ void RequestAudit::response_object(const json& object) {
 
 void RequestAudit::received() {
   std::lock_guard lock(m_mutex);
-  emit(Stage::request_received, false);
+  emit(Stage::request_received);
 }
 
 void RequestAudit::started(int code) {
@@ -97,10 +99,10 @@ void RequestAudit::started(int code) {
   if (!m_event.response_status) m_event.response_status.emplace();
   m_event.response_status->code = code;
   if (m_failed_authentication) {
-    emit(Stage::response_started, true);
+    emit(Stage::response_started);
     m_completed = true;
   } else if (m_long_running) {
-    emit(Stage::response_started, false);
+    emit(Stage::response_started);
   }
 }
 
@@ -112,16 +114,16 @@ void RequestAudit::complete() {
   if (!m_event.response_status) {
     m_event.response_status = ResponseStatus{.code = 200, .status = "Success", .reason = {},
                                              .message = "Connection closed early"};
-    if (m_long_running) emit(Stage::response_started, false);
+    if (m_long_running) emit(Stage::response_started);
   }
-  emit(Stage::response_complete, true);
+  emit(Stage::response_complete);
 }
 
-void RequestAudit::emit(Stage stage, bool last) {
+void RequestAudit::emit(Stage stage) {
   if (m_config.omits(stage)) return;
   m_event.stage = stage;
   m_event.stage_time = stage == Stage::request_received ? m_event.received : Event::Clock::now();
-  m_log.process(last ? std::move(m_event) : m_event);
+  m_log->process(m_event);
 }
 
 Auditor::Auditor(Policy policy, std::unique_ptr<LogBackend> log) : m_policy(std::move(policy)), m_log(std::move(log)) {}
@@ -152,7 +154,7 @@ std::shared_ptr<RequestAudit> Auditor::make(RequestFacts facts, const auth::Attr
                                  .subresource = a.subresource};
   }
   event.received = facts.received;
-  return std::make_shared<RequestAudit>(std::move(event), config, *m_log, facts.long_running, !authenticated);
+  return std::make_shared<RequestAudit>(std::move(event), config, m_log, facts.long_running, !authenticated);
 }
 
 std::shared_ptr<RequestAudit> Auditor::begin(RequestFacts facts, const auth::Attributes& attributes) const {

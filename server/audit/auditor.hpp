@@ -35,7 +35,8 @@ struct RequestFacts {
 
 class RequestAudit {
  public:
-  RequestAudit(Event event, RequestConfig config, LogBackend& log, bool long_running, bool failed_authentication);
+  RequestAudit(Event event, RequestConfig config, std::shared_ptr<LogBackend> log, bool long_running,
+               bool failed_authentication);
 
   Level level() const { return m_config.level; }
 
@@ -62,12 +63,12 @@ class RequestAudit {
   void complete();
 
  private:
-  void emit(Stage stage, bool last);
+  void emit(Stage stage);
 
   std::mutex m_mutex;
   Event m_event;
   RequestConfig m_config;
-  LogBackend& m_log;
+  std::shared_ptr<LogBackend> m_log;  // a response may end after the server let go of the log
   bool m_long_running;
   bool m_failed_authentication;
   bool m_started = false;
@@ -85,13 +86,15 @@ class Auditor {
   // ResponseStarted event, written when the 401 begins.
   std::shared_ptr<RequestAudit> begin_unauthenticated(RequestFacts facts, const auth::Attributes& attributes) const;
 
-  std::uint64_t dropped() const { return m_log->dropped(); }
+  // Events handed to the log, and those dropped or not written (the audit metrics).
+  std::uint64_t events() const { return m_log->events(); }
+  std::uint64_t errors() const { return m_log->dropped() + m_log->write_errors(); }
 
  private:
   std::shared_ptr<RequestAudit> make(RequestFacts facts, const auth::Attributes& attributes, bool authenticated) const;
 
   Policy m_policy;
-  std::unique_ptr<LogBackend> m_log;
+  std::shared_ptr<LogBackend> m_log;
 };
 
 }  // namespace kw::audit

@@ -8,9 +8,41 @@ namespace {
 
 using json = nlohmann::json;
 
-// A JSON string; bytes that are not UTF-8 become U+FFFD rather than failing the line.
+// A JSON string; bytes that are not UTF-8 become U+FFFD rather than failing the line. Plain
+// ASCII (nearly every string of an event) is escaped here, in runs; the rest goes through
+// nlohmann.
 void put_string(std::string& out, std::string_view text) {
-  out += json(text).dump(-1, ' ', false, json::error_handler_t::replace);
+  static constexpr char k_hex[] = "0123456789abcdef";
+  const std::size_t start = out.size();
+  out += '"';
+  std::size_t run = 0;  // start of the bytes not yet copied
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte < 0x80 && byte != '"' && byte != '\\') continue;
+    if (byte >= 0x80) {
+      out.resize(start);
+      out += json(text).dump(-1, ' ', false, json::error_handler_t::replace);
+      return;
+    }
+    out.append(text.data() + run, i - run);
+    run = i + 1;
+    out += '\\';
+    switch (byte) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '\n': out += 'n'; break;
+      case '\t': out += 't'; break;
+      case '\r': out += 'r'; break;
+      case '\b': out += 'b'; break;
+      case '\f': out += 'f'; break;
+      default:
+        out += "u00";
+        out += k_hex[byte >> 4];
+        out += k_hex[byte & 0xf];
+    }
+  }
+  out.append(text.data() + run, text.size() - run);
+  out += '"';
 }
 
 void put_field(std::string& out, const char* key, std::string_view value) {
@@ -66,14 +98,32 @@ void put_body(std::string& out, const char* key, const Body& body) {
   out += body.raw.empty() ? body.object.dump(-1, ' ', false, json::error_handler_t::replace) : body.raw;
 }
 
+// "2006-01-02T15:04:05.000000Z". The seconds' text is kept per thread: events come many a second.
 std::string micro_time(Event::Clock::time_point at) {
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(at.time_since_epoch()).count();
-  codec::scalars::Timestamp stamp{micros / 1'000'000, static_cast<std::int32_t>((micros % 1'000'000) * 1000)};
-  if (stamp.nanos < 0) {
-    stamp.nanos += 1'000'000'000;
-    --stamp.seconds;
+  std::int64_t seconds = micros / 1'000'000;
+  std::int64_t fraction = micros % 1'000'000;
+  if (fraction < 0) {
+    fraction += 1'000'000;
+    --seconds;
   }
-  return codec::scalars::format_rfc3339(stamp, 6);
+  thread_local std::int64_t cached_seconds = -1;
+  thread_local std::string cached_text;  // "2006-01-02T15:04:05"
+  if (seconds != cached_seconds) {
+    cached_text = codec::scalars::format_rfc3339({seconds, 0}, 0);
+    cached_text.pop_back();  // 'Z'
+    cached_seconds = seconds;
+  }
+  std::string out = cached_text;
+  out += '.';
+  char digits[6];
+  for (int i = 5; i >= 0; --i) {
+    digits[i] = static_cast<char>('0' + fraction % 10);
+    fraction /= 10;
+  }
+  out.append(digits, 6);
+  out += 'Z';
+  return out;
 }
 
 // Go's time.RFC3339Nano: up to nine fraction digits, trailing zeros dropped.
@@ -102,7 +152,9 @@ std::string quoted_list(const std::vector<std::string>& values) {
 }  // namespace
 
 std::string json_line(const Event& e) {
-  std::string out = R"({"kind":"Event","apiVersion":"audit.k8s.io/v1")";
+  std::string out;
+  out.reserve(1024);
+  out += R"({"kind":"Event","apiVersion":"audit.k8s.io/v1")";
   put_field(out, "level", level_name(e.level));
   put_field(out, "auditID", e.audit_id);
   put_field(out, "stage", stage_name(e.stage));

@@ -21,6 +21,9 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::system_clock;
 
 constexpr std::uint64_t k_default_max_bytes = 100ULL * 1024 * 1024;
+// Batch mode: events are written when this many wait, or this long after the first one came.
+constexpr std::size_t k_batch_events = 256;
+constexpr auto k_batch_linger = std::chrono::milliseconds(5);
 constexpr const char* k_backup_time_format = "%Y-%m-%dT%H-%M-%S";  // then ".mmm", as lumberjack names backups
 
 std::string errno_text() { return std::strerror(errno); }
@@ -254,20 +257,29 @@ LogBackend::~LogBackend() {
   if (m_writer.joinable()) m_writer.join();
 }
 
-bool LogBackend::process(Event event) {
+bool LogBackend::process(const Event& event) {
+  std::string line = m_options.legacy_format ? legacy_line(event) : json_line(event);
   std::unique_lock lock(m_mutex);
   if (m_options.mode == LogMode::batch && m_queue.size() >= m_options.buffer_size) {
     ++m_dropped;
     return false;
   }
-  m_queue.push_back(std::move(event));
+  m_queue.push_back(std::move(line));
   const std::uint64_t mine = ++m_queued;
+  // The writer sleeps only on an empty queue, and lingers for a batch once woken: one wake-up
+  // per batch, not per event (a blocking caller wakes it at once).
+  const bool wake = m_queue.size() == 1 || m_queue.size() == k_batch_events || m_options.mode != LogMode::batch;
   lock.unlock();
-  m_wake.notify_one();
+  if (wake) m_wake.notify_one();
   if (m_options.mode == LogMode::batch) return true;
   lock.lock();
   m_written.wait(lock, [&] { return m_done >= mine || m_stop; });
   return true;
+}
+
+std::uint64_t LogBackend::events() const {
+  std::lock_guard lock(m_mutex);
+  return m_queued;
 }
 
 std::uint64_t LogBackend::dropped() const {
@@ -281,18 +293,20 @@ std::uint64_t LogBackend::write_errors() const {
 }
 
 void LogBackend::run() {
-  std::deque<Event> batch;
+  std::deque<std::string> batch;
   bool failing = false;
   for (;;) {
     {
       std::unique_lock lock(m_mutex);
       m_wake.wait(lock, [&] { return m_stop || !m_queue.empty(); });
       if (m_queue.empty()) return;  // stopping, and everything is out
+      if (m_options.mode == LogMode::batch)
+        m_wake.wait_for(lock, k_batch_linger, [&] { return m_stop || m_queue.size() >= k_batch_events; });
       batch.swap(m_queue);
     }
     Result<void> written;
-    for (const auto& event : batch) {
-      auto appended = m_output->append(m_options.legacy_format ? legacy_line(event) : json_line(event));
+    for (const auto& line : batch) {
+      auto appended = m_output->append(line);
       if (!appended && written) written = std::move(appended);
     }
     if (auto flushed = m_output->flush(); !flushed && written) written = std::move(flushed);

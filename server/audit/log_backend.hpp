@@ -43,9 +43,11 @@ class LogBackend {
   LogBackend(const LogBackend&) = delete;
   LogBackend& operator=(const LogBackend&) = delete;
 
-  // False when the event was dropped (batch mode, buffer full). A write that fails is
-  // reported on standard error (once per failing run) and counted.
-  bool process(Event event);
+  // Encodes the event (on the caller's thread) and hands the line to the writer. False when it
+  // was dropped (batch mode, buffer full). A write that fails is reported on standard error
+  // (once per failing run) and counted.
+  bool process(const Event& event);
+  std::uint64_t events() const;  // accepted (queued) so far
   std::uint64_t dropped() const;
   std::uint64_t write_errors() const;
 
@@ -59,7 +61,7 @@ class LogBackend {
   mutable std::mutex m_mutex;
   std::condition_variable m_wake;     // the writer: events queued, or stop
   std::condition_variable m_written;  // blocking callers: their event is out
-  std::deque<Event> m_queue;
+  std::deque<std::string> m_queue;  // encoded lines
   std::uint64_t m_queued = 0;    // events ever queued
   std::uint64_t m_done = 0;      // of those, written or failed
   std::uint64_t m_dropped = 0;

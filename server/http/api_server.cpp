@@ -75,11 +75,11 @@ std::vector<std::string> source_ips(const net::Request& request) {
   if (const auto* real = request.header("x-real-ip"))
     if (auto ip = canonical_ip(*real); !ip.empty() && std::ranges::find(ips, ip) == ips.end()) ips.push_back(std::move(ip));
   std::string_view remote = request.remote_address;  // "ip:port" or "[ip6]:port"
-  if (const auto colon = remote.rfind(':'); colon != std::string_view::npos && remote.find(']') != std::string_view::npos
-                                                ? remote.find(']') < colon
-                                                : colon != std::string_view::npos)
+  if (remote.starts_with('[')) {
+    remote = remote.substr(1, remote.find(']') == std::string_view::npos ? 0 : remote.find(']') - 1);
+  } else if (const auto colon = remote.rfind(':'); colon != std::string_view::npos) {
     remote = remote.substr(0, colon);
-  if (remote.starts_with('[') && remote.ends_with(']')) remote = remote.substr(1, remote.size() - 2);
+  }
   if (auto ip = canonical_ip(remote); !ip.empty() && (ips.empty() || ips.back() != ip)) ips.push_back(std::move(ip));
   return ips;
 }
@@ -356,6 +356,14 @@ void ApiServer::handle_metrics(net::ResponseStream& stream) {
       << "# TYPE apiserver_dropped_requests_total counter\n"
       << "apiserver_dropped_requests_total{request_kind=\"readOnly\"} " << m_dropped_read_only.load() << "\n"
       << "apiserver_dropped_requests_total{request_kind=\"mutating\"} " << m_dropped_mutating.load() << "\n";
+  if (const auto* auditor = m_options.auditor) {
+    out << "# HELP apiserver_audit_event_total Audit events handed to the audit log.\n"
+        << "# TYPE apiserver_audit_event_total counter\n"
+        << "apiserver_audit_event_total " << auditor->events() << "\n"
+        << "# HELP apiserver_audit_error_total Audit events dropped (buffer full) or not written.\n"
+        << "# TYPE apiserver_audit_error_total counter\n"
+        << "apiserver_audit_error_total{plugin=\"log\"} " << auditor->errors() << "\n";
+  }
   out << "# HELP apiserver_terminated_watchers_total Watchers closed for being too slow.\n"
       << "# TYPE apiserver_terminated_watchers_total counter\n";
   const auto metrics = m_registry.cache_metrics();

@@ -1,5 +1,6 @@
 #include "server/http/patch.hpp"
 
+#include "core/codec/json_limits.hpp"
 #include "core/codec/patch_schema.hpp"
 
 namespace kw::http {
@@ -14,8 +15,9 @@ std::optional<PatchType> patch_type(const std::string& content_type) {
 
 registry::ApiResult<nlohmann::json> apply_patch(const nlohmann::json& current, const std::string& body,
                                                 PatchType type) {
-  auto patch = nlohmann::json::parse(body, nullptr, false);
-  if (patch.is_discarded()) return std::unexpected(registry::bad_request("the patch body is not valid JSON"));
+  auto parsed = codec::parse_json(body);
+  if (!parsed) return std::unexpected(registry::bad_request("the patch body is not valid JSON: " + parsed.error().message));
+  const nlohmann::json& patch = *parsed;
   switch (type) {
     case PatchType::merge: {
       nlohmann::json out = current;

@@ -18,7 +18,8 @@
 #
 #   tests/bench/api_bench.sh KW_BIN OUT_DIR [RUNS]
 # Writes OUT_DIR/api.<run>.txt with lines
-#   RESULT api.<store>.<h1|h2>.<get|create|getdeploy|apply>.c<N>.<rps|p50_ms|p99_ms> VALUE
+#   RESULT api.<store>.<h1|h2>.<get|create|getdeploy|apply>.c<N>.<rps|p50_ms|p99_ms|cpu_us> VALUE
+# (cpu_us: kw serve's user + system CPU time per successful request, in microseconds)
 #   RESULT api.<store>.policy.<load_s|objects> VALUE  (RBAC only: seconds to POST the policy)
 # where <store> is embedded or etcd under AlwaysAllow and embedded-rbac or etcd-rbac under
 # RBAC, embedded-audit or etcd-audit under Audit: AlwaysAllow with an audit log recording every
@@ -271,8 +272,17 @@ EOF
   fi
 }
 
+# server_cpu_ticks: user + system CPU time kw serve has used so far, in clock ticks.
+server_cpu_ticks() {
+  local stat
+  stat=$(cat "/proc/$serve_pid/stat" 2>/dev/null) || { echo 0; return; }
+  stat=${stat##*) }  # the fields after the command name
+  read -r -a fields <<<"$stat"
+  echo $((fields[11] + fields[12]))  # utime and stime (fields 14 and 15 of the line)
+}
+
 # load STORE TRANSPORT VERB CLIENTS REQUESTS: one h2load run with the token $bearer, its RESULT
-# lines on stdout.
+# lines on stdout (requests/s, p50 and p99 latency, and the server's CPU time per request).
 bearer=$token
 load() {
   local store=$1 transport=$2 verb=$3 clients=$4 requests=$5 args=() name summary
@@ -290,16 +300,21 @@ load() {
     path=$path/bench-get
   fi
   rm -f "$work/requests.log"
+  local cpu_before cpu_after
+  cpu_before=$(server_cpu_ticks)
   summary=$(timeout 300 h2load -n "$requests" -c "$clients" -m 1 -t 1 -H "authorization: Bearer $bearer" \
     -H 'accept: application/json' "${args[@]}" --log-file="$work/requests.log" "$serve_url$path" 2>&1) || {
     echo "api_bench.sh: h2load failed for $name:" >&2
     echo "$summary" >&2
     return 0
   }
+  cpu_after=$(server_cpu_ticks)
   printf '%s\n' "$summary" >"$work/summary.txt"
-  "$python" - "$name" "$work/requests.log" "$requests" "$work/summary.txt" <<'EOF'
+  "$python" - "$name" "$work/requests.log" "$requests" "$work/summary.txt" "$((cpu_after - cpu_before))" \
+    "$(getconf CLK_TCK)" <<'EOF'
 import sys
 name, log, wanted = sys.argv[1], sys.argv[2], int(sys.argv[3])
+cpu_seconds = int(sys.argv[5]) / int(sys.argv[6])
 summary = open(sys.argv[4]).read()
 rps = None
 for line in summary.splitlines():
@@ -328,6 +343,7 @@ if bad or len(latencies) < wanted:
 print(f"RESULT {name}.rps {rps:.1f}")
 print(f"RESULT {name}.p50_ms {pct(50):.3f}")
 print(f"RESULT {name}.p99_ms {pct(99):.3f}")
+print(f"RESULT {name}.cpu_us {cpu_seconds / len(latencies) * 1e6:.1f}")
 EOF
 }
 
@@ -340,8 +356,14 @@ clients=(1 64)
 for store in ${KW_API_STORES:-embedded etcd}; do
   [[ $store == etcd && -z $etcd_endpoint ]] && start_etcd
   for run in $(seq "$runs"); do
-    # Every authorization mode in each run, one after the other, so that they share its conditions.
-    for authz in $authz_modes; do
+    # Every authorization mode in each run, one after the other, so that they share its conditions;
+    # every other run in reverse order, so that no mode always goes first.
+    order=($authz_modes)
+    if ((run % 2 == 0)); then
+      order=()
+      for authz in $authz_modes; do order=("$authz" "${order[@]}"); done
+    fi
+    for authz in "${order[@]}"; do
       label=$store
       [[ $authz == RBAC ]] && label=$store-rbac
       [[ $authz == Audit ]] && label=$store-audit

@@ -208,14 +208,17 @@ def api_section(out, lines):
             p_a, p_o = median(values, allow + ".p99_ms"), median(values, other + ".p99_ms")
             if r_a is None or r_o is None:
                 continue
+            c_a, c_o = median(values, allow + ".cpu_us"), median(values, other + ".cpu_us")
             label = "HTTP/1.1" if transport == "h1" else "HTTP/2"
             rows.append(f"| {store} | {label} | {verb} | {clients} | {fmt(r_a)} | {fmt(r_o)} | {fmt(ratio(r_o, r_a))} "
-                        f"| {fmt(p_a)} | {fmt(p_o)} | {fmt(ratio(p_o, p_a))} |")
+                        f"| {fmt(p_a)} | {fmt(p_o)} | {fmt(ratio(p_o, p_a))} "
+                        f"| {fmt(c_a)} | {fmt(c_o)} | {fmt(ratio(c_o, c_a))} |")
         if rows:
             lines += [f"### {mode} against AlwaysAllow", "",
                       f"| store | transport | verb | clients | req/s AlwaysAllow | req/s {mode} | req/s {mode} / AlwaysAllow "
-                      f"| p99 ms AlwaysAllow | p99 ms {mode} | p99 {mode} / AlwaysAllow |",
-                      "|---|---|---|---:|---:|---:|---:|---:|---:|---:|", *rows,
+                      f"| p99 ms AlwaysAllow | p99 ms {mode} | p99 {mode} / AlwaysAllow "
+                      f"| server CPU us/req AlwaysAllow | server CPU us/req {mode} | CPU {mode} / AlwaysAllow |",
+                      "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *rows,
                       "", f"Ratios of the medians: req/s below 1 and p99 above 1 are what {what} costs. The modes run "
                       "in each run, one after the other, each on a fresh kw serve.", ""]
     applied = []

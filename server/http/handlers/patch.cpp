@@ -1,5 +1,6 @@
 #include "server/http/handlers/handlers.hpp"
 
+#include "core/codec/json_limits.hpp"
 #include "core/codec/media_type.hpp"
 #include "core/codec/yaml.hpp"
 #include "server/http/patch.hpp"
@@ -31,8 +32,8 @@ namespace {
 // much faster as JSON).
 registry::ApiResult<nlohmann::json> apply_configuration(const std::string& body) {
   if (const auto first = body.find_first_not_of(" \t\r\n"); first != std::string::npos && body[first] == '{') {
-    auto parsed = nlohmann::json::parse(body, nullptr, false);
-    if (parsed.is_object()) return parsed;
+    auto parsed = codec::parse_json(body);  // too deep: the YAML parser says so
+    if (parsed && parsed->is_object()) return std::move(*parsed);
   }
   auto documents = codec::yaml_to_json(body);
   if (!documents)

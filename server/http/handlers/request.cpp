@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/codec/json_limits.hpp"
 #include "core/codec/media_type.hpp"
 #include "core/codec/protobuf.hpp"
 #include "core/codec/yaml.hpp"
@@ -59,9 +60,9 @@ registry::ApiResult<nlohmann::json> read_body(const net::Request& request) {
                                               "types include: application/json, application/yaml, "
                                               "application/vnd.kubernetes.protobuf",
                                               {}});
-  auto parsed = nlohmann::json::parse(request.body, nullptr, false);
-  if (parsed.is_discarded()) return std::unexpected(registry::bad_request("the request body is not valid JSON"));
-  return parsed;
+  auto parsed = codec::parse_json(request.body);
+  if (!parsed) return std::unexpected(registry::bad_request("the request body is not valid JSON: " + parsed.error().message));
+  return std::move(*parsed);
 }
 
 std::optional<Negotiated> negotiate(const ResourceRequest& r, const Offers& offers) {

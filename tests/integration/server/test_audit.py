@@ -270,6 +270,10 @@ class AuditLogBehaviourTest(unittest.TestCase):
                         headers={"User-Agent": "burst"})
             self.assertEqual(len(self.wait_for(log, "burst", 100)), 100)
             self.assertEqual(os.stat(log).st_mode & 0o777, 0o600)
+            _, _, metrics = request(server.secure_port, "GET", "/metrics", "admin-token")
+            counted = re.search(rb"^apiserver_audit_event_total (\d+)$", metrics, re.M)
+            self.assertTrue(counted and int(counted.group(1)) >= 101, metrics[:300])
+            self.assertIn(b'apiserver_audit_error_total{plugin="log"} 0', metrics)
 
     def test_rotation_keeps_backups_and_gzips_them(self):
         policy = self.policy("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n")

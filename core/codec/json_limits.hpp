@@ -1,0 +1,24 @@
+#pragma once
+// The nesting limit kube-apiserver's JSON decoding keeps (encoding/json's maxNestingDepth):
+// request bodies that nest objects and arrays deeper are refused before they are parsed, so
+// that no recursive walk over a decoded object can run out of stack.
+#include <cstddef>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/util/error.hpp"
+
+namespace kw::codec {
+
+inline constexpr std::size_t k_max_json_depth = 10000;
+
+// Whether `text` opens more than `max_depth` objects and arrays inside one another (strings
+// are skipped; nothing else about the text is checked).
+bool json_nesting_exceeds(std::string_view text, std::size_t max_depth = k_max_json_depth);
+
+// One JSON value; the error says what is wrong ("exceeded max depth" past the limit, else
+// the parser's own words: "parse error at line 1, column 2: ...").
+Result<nlohmann::json> parse_json(std::string_view text, std::size_t max_depth = k_max_json_depth);
+
+}  // namespace kw::codec
