@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <sys/prctl.h>
 
 #include "cli/commands/commands.hpp"
@@ -268,6 +270,18 @@ Result<std::unique_ptr<audit::Auditor>> start_audit(const ServeOptions& o) {
   return std::make_unique<audit::Auditor>(std::move(*policy), std::move(*log));
 }
 
+// The stack size of threads started after this call (pthread's default attributes).
+Result<void> with_deep_object_stacks() {
+  constexpr std::size_t k_stack_bytes = 64 * 1024 * 1024;
+  pthread_attr_t attributes;
+  if (pthread_attr_init(&attributes) != 0) return fail("cannot read the default thread attributes");
+  const int set = pthread_attr_setstacksize(&attributes, k_stack_bytes);
+  const int made_default = set == 0 ? pthread_setattr_default_np(&attributes) : set;
+  pthread_attr_destroy(&attributes);
+  if (made_default != 0) return fail("cannot set a 64 MiB default thread stack: " + std::string(std::strerror(made_default)));
+  return {};
+}
+
 // Blocks SIGINT/SIGTERM in every thread (started after this) and waits for one.
 int wait_for_signal() {
   sigset_t set;
@@ -365,6 +379,10 @@ int run_serve(const ServeOptions& o) {
   // would keep a mostly empty 2 MiB page per allocator arena (idle RSS 15 -> 47 MiB), so the
   // server turns huge pages off for the rest of its life.
   ::prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+  // Objects may nest 10,000 levels deep (kube-apiserver's limit), and the walks over them
+  // (decoding, merging, field sets, encoding) recurse per level: every thread started from here
+  // on gets a stack that holds such a walk. Only the pages a walk touches are ever committed.
+  if (auto stack = with_deep_object_stacks(); !stack) std::cerr << "kw serve: " << stack.error().message << "\n";
   if (auto known = check_controllers(o.controllers); !known) {
     std::cerr << "kw serve: " << known.error().message << "\n";
     return 1;

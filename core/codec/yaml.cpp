@@ -413,6 +413,20 @@ std::string scalar_text(const nlohmann::json& v, int block_indent) {
 
 void write_sequence(std::string& out, const nlohmann::json& items, int indent, bool first_inline);
 
+// Past this indentation, collections are written in flow style (as JSON, which YAML reads):
+// block style indents every line by its depth, so a deeply nested object would grow with the
+// square of its depth.
+constexpr int k_max_block_indent = 128;
+
+bool as_flow(const nlohmann::json& value, int indent) {
+  return indent >= k_max_block_indent && (value.is_object() || value.is_array()) && !value.empty();
+}
+
+void write_flow(std::string& out, const nlohmann::json& value) {
+  out += value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  out += '\n';
+}
+
 void write_mapping(std::string& out, const nlohmann::json& object, int indent, bool first_inline) {
   bool first = true;
   for (const auto& [key, value] : object.items()) {
@@ -421,7 +435,10 @@ void write_mapping(std::string& out, const nlohmann::json& object, int indent, b
     std::string key_text = string_scalar(key, 0, false);
     key_text.pop_back();
     out += key_text + ":";
-    if (value.is_object() && !value.empty()) {
+    if (as_flow(value, indent)) {
+      out += ' ';
+      write_flow(out, value);
+    } else if (value.is_object() && !value.empty()) {
       out += '\n';
       write_mapping(out, value, indent + 2, false);
     } else if (value.is_array() && !value.empty()) {
@@ -440,7 +457,8 @@ void write_sequence(std::string& out, const nlohmann::json& items, int indent, b
     if (!(first && first_inline)) out.append(static_cast<std::size_t>(indent), ' ');
     first = false;
     out += "- ";
-    if (item.is_object() && !item.empty()) write_mapping(out, item, indent + 2, true);
+    if (as_flow(item, indent)) write_flow(out, item);
+    else if (item.is_object() && !item.empty()) write_mapping(out, item, indent + 2, true);
     else if (item.is_array() && !item.empty()) write_sequence(out, item, indent + 2, true);
     else out += scalar_text(item, indent + 2);
   }

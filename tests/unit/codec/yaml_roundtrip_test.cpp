@@ -86,3 +86,20 @@ TEST_CASE("yaml round trip: strings that must keep their type") {
     CHECK(back->front() == j);
   }
 }
+
+TEST_CASE("yaml output of deeply nested objects grows linearly and reads back") {
+  auto nested = [](int depth) {
+    std::string text;
+    for (int i = 0; i < depth; ++i) text += i % 3 == 2 ? "[" : "{\"k\":";
+    text += "\"leaf\"";
+    for (int i = depth - 1; i >= 0; --i) text += i % 3 == 2 ? "]" : "}";
+    return json::parse(text);
+  };
+  const json deep = nested(300);  // yaml-cpp reads flow collections a few hundred levels deep
+  const std::string yaml = json_to_yaml(deep);
+  CHECK(yaml.size() < 20 * deep.dump().size());
+  auto back = yaml_to_json(yaml);
+  REQUIRE_MESSAGE(back, (back ? "" : back.error().message));
+  CHECK(back->front() == deep);
+  CHECK(json_to_yaml(nested(9000)).size() < 20 * nested(9000).dump().size());  // block style: ~100 MB
+}
