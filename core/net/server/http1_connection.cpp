@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 
 #include "core/net/server/http_text.hpp"
 #include "core/net/beast_text.hpp"
@@ -247,7 +248,15 @@ class Http1Connection final : public Connection,
         return;
       }
       ErrorCode ec;
-      const std::size_t used = m_parser->put(m_input.data(), ec);
+      std::size_t used = 0;
+      try {
+        used = m_parser->put(m_input.data(), ec);
+      } catch (const std::length_error&) {
+        // Beast keeps a field's name and value in 16-bit lengths: one header field (or chunked
+        // trailer) of 64 KiB or more cannot be held, and is refused like an oversized head.
+        reject(431);
+        return;
+      }
       m_input.consume(used);
       if (ec == http::error::need_more) {
         send_continue_if_asked();

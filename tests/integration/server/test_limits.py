@@ -286,6 +286,19 @@ class SizeLimitTest(unittest.TestCase):
         self.assertEqual(line, "HTTP/1.1 200 OK")
         self.assert_still_serving()
 
+    def test_http1_single_field_of_64kib_gets_431_and_the_server_stays_up(self):
+        # Beast holds a field in 16-bit lengths: a longer name, value or chunked trailer was an
+        # uncaught exception (the process aborted) before any authentication.
+        for payload in (
+                b"GET /version HTTP/1.1\r\nHost: x\r\nX-Big: " + b"v" * 70000 + b"\r\n\r\n",
+                b"GET /version HTTP/1.1\r\nHost: x\r\nX-" + b"n" * 70000 + b": v\r\n\r\n",
+                b"POST " + NS.encode() + b"/configmaps HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                b"Content-Type: application/json\r\n\r\n2\r\n{}\r\n0\r\nX-T: " + b"t" * 70000 + b"\r\n\r\n"):
+            line, closed = raw_exchange(self.server.port, payload)
+            self.assertEqual(line, "HTTP/1.1 431 Request Header Fields Too Large")
+            self.assertTrue(closed)
+            self.assert_still_serving()
+
     def test_http1_url_over_1mib_gets_414_and_close(self):
         target = NS + "/configmaps?labelSelector=" + "a" * MIB
         line, closed = raw_exchange(self.server.port, f"GET {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
