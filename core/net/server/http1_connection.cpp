@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 
@@ -266,6 +267,11 @@ class Http1Connection final : public Connection,
         reject(ec == http::error::body_limit ? 413 : ec == http::error::header_limit ? 431 : 400);
         return;
       }
+      if (m_parser->is_header_done() && !transfer_coding_supported()) {
+        // The body would otherwise be read as the next request (request smuggling).
+        reject(501);
+        return;
+      }
       if (m_parser->is_done()) {
         on_request();
       } else {
@@ -273,6 +279,19 @@ class Http1Connection final : public Connection,
         if (used == 0) return;
       }
     }
+  }
+
+  // Transfer-Encoding as Go's server (kube-apiserver's) accepts it: absent, or one field that
+  // says "chunked". Any other coding is 501 and the connection is closed.
+  bool transfer_coding_supported() const {
+    const auto& fields = m_parser->get();
+    const auto [first, last] = fields.equal_range(http::field::transfer_encoding);
+    if (first == last) return true;
+    if (std::next(first) != last) return false;
+    std::string_view value = view(first->value());
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    return util::iequals(value, "chunked");
   }
 
   // The request line's target is longer than max_url_bytes (checked before the parser, whose

@@ -299,6 +299,29 @@ class SizeLimitTest(unittest.TestCase):
             self.assertTrue(closed)
             self.assert_still_serving()
 
+    def test_http1_smuggling_shapes_get_one_refusal_and_close(self):
+        # A Transfer-Encoding other than "chunked" is 501 (as Go's server, kube-apiserver's,
+        # answers it); "chunked" twice, Content-Length beside it, or Content-Length twice is 400 (the
+        # parser's refusal); and the connection is closed: the body is never read as the next request.
+        smuggled = b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n"
+        for head, status in ((b"Transfer-Encoding: gzip\r\n", 501), (b"Transfer-Encoding: xchunked\r\n", 501),
+                             (b"Transfer-Encoding: chunked, identity\r\n", 501),
+                             (b"Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", 400),
+                             (b"Content-Length: 4\r\nTransfer-Encoding: chunked\r\n", 400),
+                             (b"Content-Length: 2\r\nContent-Length: 20\r\n", 400)):
+            payload = (b"POST " + NS.encode() + b"/configmaps HTTP/1.1\r\nHost: x\r\n" + head +
+                       b"Content-Type: application/json\r\n\r\n" + smuggled)
+            with socket.create_connection(("127.0.0.1", self.server.port), timeout=10) as conn:
+                conn.sendall(payload)
+                data = b""
+                while chunk := conn.recv(65536):
+                    data += chunk
+            with self.subTest(head):
+                self.assertTrue(data.startswith(b"HTTP/1.1 %d " % status), data[:100])
+                self.assertEqual(data.count(b"HTTP/1.1 "), 1)
+                self.assertNotIn(b'"major"', data)
+        self.assert_still_serving()
+
     def test_http1_url_over_1mib_gets_414_and_close(self):
         target = NS + "/configmaps?labelSelector=" + "a" * MIB
         line, closed = raw_exchange(self.server.port, f"GET {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
