@@ -2,6 +2,7 @@
 
 #include <boost/asio/steady_timer.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <string_view>
@@ -126,7 +127,7 @@ ByteStream make_tcp_stream(tcp::socket socket, Strand strand) {
 }
 
 Listener::Listener(ServerState& state, asio::io_context& io)
-    : m_state(state), m_io(io), m_strand(asio::make_strand(io)), m_acceptor(m_strand) {}
+    : m_state(state), m_io(io), m_strand(asio::make_strand(io)), m_acceptor(m_strand), m_backoff_timer(m_strand) {}
 
 Result<std::shared_ptr<Listener>> Listener::open(ServerState& state, asio::io_context& io) {
   std::shared_ptr<Listener> listener(new Listener(state, io));
@@ -155,6 +156,7 @@ void Listener::close() {
   asio::post(m_strand, [self = shared_from_this()] {
     ErrorCode ec;
     self->m_acceptor.close(ec);
+    self->m_backoff_timer.cancel();
   });
 }
 
@@ -162,8 +164,19 @@ void Listener::accept_next() {
   if (!m_acceptor.is_open()) return;
   m_acceptor.async_accept(asio::make_strand(m_io), [self = shared_from_this()](ErrorCode ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !self->m_acceptor.is_open()) return;
-    if (!ec) self->on_accept(std::move(socket));
+    if (ec) return self->accept_later();
+    self->m_backoff = std::chrono::milliseconds(0);
+    self->on_accept(std::move(socket));
     self->accept_next();
+  });
+}
+
+void Listener::accept_later() {
+  m_backoff = m_backoff.count() == 0 ? std::chrono::milliseconds(5)
+                                     : std::min(m_backoff * 2, std::chrono::milliseconds(1000));
+  m_backoff_timer.expires_after(m_backoff);
+  m_backoff_timer.async_wait([self = shared_from_this()](ErrorCode ec) {
+    if (!ec) self->accept_next();
   });
 }
 

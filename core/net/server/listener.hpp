@@ -1,7 +1,9 @@
 #pragma once
 // Internal to core/net/server: the accept loop and the per-connection protocol choice.
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 
@@ -21,11 +23,16 @@ class Listener : public std::enable_shared_from_this<Listener> {
   Listener(ServerState& state, asio::io_context& io);
   void accept_next();
   void on_accept(asio::ip::tcp::socket socket);
+  // After a failed accept (EMFILE: out of file descriptors...), the next one waits: 5 ms,
+  // doubling up to 1 s while they keep failing, as Go's server backs off, instead of spinning.
+  void accept_later();
 
   ServerState& m_state;
   asio::io_context& m_io;
   Strand m_strand;
   asio::ip::tcp::acceptor m_acceptor;
+  asio::steady_timer m_backoff_timer;
+  std::chrono::milliseconds m_backoff{0};
   std::uint16_t m_port = 0;
 };
 

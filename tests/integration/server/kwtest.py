@@ -67,7 +67,8 @@ def write_tokens(directory, tokens):
 class KwServer:
     """A kw serve process; use as a context manager."""
 
-    def __init__(self, extra_args=(), data_dir=None, port=None, secure_port=None):
+    def __init__(self, extra_args=(), data_dir=None, port=None, secure_port=None, launcher=()):
+        self.launcher = list(launcher)  # runs kw, e.g. ["prlimit", "--nofile=96:96", "--"]
         self.own_dir = data_dir is None
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="kw-it-")
         self.port = port or free_port()
@@ -95,7 +96,7 @@ class KwServer:
     def start(self, timeout=20):
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [KW_BIN, "serve", "--data-dir", self.data_dir, "--insecure-port", str(self.port), "--secure-port", str(self.secure_port)]
+            self.launcher + [KW_BIN, "serve", "--data-dir", self.data_dir, "--insecure-port", str(self.port), "--secure-port", str(self.secure_port)]
             + self.extra_args,
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout

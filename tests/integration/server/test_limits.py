@@ -455,6 +455,36 @@ class NestingDepthTest(unittest.TestCase):
         self.assertEqual(self.server.request("GET", "/readyz")[0], 200)
 
 
+class FileDescriptorExhaustionTest(unittest.TestCase):
+    def test_accept_backs_off_when_out_of_descriptors(self):
+        # With every descriptor in use, accept() fails with EMFILE at once; retried in a tight
+        # loop it took a whole core. The listener waits instead (5 ms doubling to 1 s), and serves
+        # again once descriptors are free.
+        server = KwServer(launcher=["prlimit", "--nofile=96:96", "--"]).start()  # kw raises soft to hard
+        conns = []
+        try:
+            for _ in range(150):
+                conns.append(socket.create_connection(("127.0.0.1", server.port), timeout=5))
+            time.sleep(0.5)
+
+            def cpu_seconds():
+                with open(f"/proc/{server.proc.pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+            before = cpu_seconds()
+            time.sleep(2)
+            self.assertLess(cpu_seconds() - before, 0.3)  # not spinning on accept
+        finally:
+            for conn in conns:
+                conn.close()
+        deadline = time.monotonic() + 10
+        while server.request("GET", "/version")[0] != 200:
+            self.assertLess(time.monotonic(), deadline, "not serving after descriptors were freed")
+            time.sleep(0.2)
+        server.cleanup()
+
+
 class IdleTimeoutTest(unittest.TestCase):
     def test_idle_connections_are_closed(self):
         with KwServer(["--idle-timeout-seconds=1"]) as server:
