@@ -20,6 +20,10 @@ std::optional<std::chrono::seconds> watch_timeout(const ResourceRequest& r, std:
       return std::nullopt;
     }
   }
+  // A clock's time point holds some 292 years of nanoseconds: a longer timeout (INT64_MAX
+  // seconds) would wrap around and end the watch at once. Fifty years is "no timeout".
+  constexpr std::chrono::seconds k_longest{50LL * 365 * 24 * 3600};
+  timeout = std::min(timeout, k_longest);
   if (timeout.count() <= 0) {
     std::mt19937_64 engine{std::random_device{}()};
     const auto base = std::max<std::int64_t>(minimum.count(), 1);

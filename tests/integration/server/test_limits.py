@@ -455,6 +455,23 @@ class NestingDepthTest(unittest.TestCase):
         self.assertEqual(self.server.request("GET", "/readyz")[0], 200)
 
 
+class WatchTimeoutTest(unittest.TestCase):
+    def test_huge_timeout_seconds_keeps_the_watch_open(self):
+        # timeoutSeconds=INT64_MAX wrapped around the clock and ended the watch at once.
+        with KwServer() as server:
+            _, listed = server.json("GET", NS + "/configmaps")
+            rv = listed["metadata"]["resourceVersion"]
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+            conn.request("GET", NS + f"/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds=9223372036854775807")
+            resp = conn.getresponse()
+            self.assertEqual(resp.status, 200)
+            time.sleep(0.5)
+            server.json("POST", NS + "/configmaps", {"metadata": {"name": "after"}})
+            line = resp.readline()  # an empty line is the end of the stream
+            self.assertIn(b'"after"', line)
+            conn.close()
+
+
 class FileDescriptorExhaustionTest(unittest.TestCase):
     def test_accept_backs_off_when_out_of_descriptors(self):
         # With every descriptor in use, accept() fails with EMFILE at once; retried in a tight
