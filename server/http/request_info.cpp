@@ -31,7 +31,7 @@ RequestInfo parse_request_info(const std::string& method, std::string_view path,
   for (std::size_t start = 0; start <= path.size();) {
     auto slash = path.find('/', start);
     if (slash == std::string_view::npos) slash = path.size();
-    if (slash > start) parts.push_back(util::percent_decode(path.substr(start, slash - start)));
+    if (slash > start) parts.emplace_back(path.substr(start, slash - start));  // decoded once, by the transport
     start = slash + 1;
   }
   info.parts = parts;

@@ -20,7 +20,7 @@ struct RequestInfo {
   std::string name;
   std::string subresource;
   std::string verb;        // get list watch create update patch delete deletecollection
-  std::vector<std::string> parts;  // the path split at '/', percent-decoded
+  std::vector<std::string> parts;  // the (already percent-decoded) path split at '/'
 };
 
 // A query string as a map (later values of a repeated key win), percent-decoded, '+' = space.

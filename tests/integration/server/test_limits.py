@@ -455,6 +455,15 @@ class NestingDepthTest(unittest.TestCase):
         self.assertEqual(self.server.request("GET", "/readyz")[0], 200)
 
 
+class PathDecodingTest(unittest.TestCase):
+    def test_a_path_is_percent_decoded_once(self):
+        # As Go decodes a URL path: /configmaps/a%2541 names "a%41", not "aA".
+        with KwServer() as server:
+            status, body = server.json("GET", NS + "/configmaps/a%2541")
+            self.assertEqual(status, 404)
+            self.assertEqual(body["details"]["name"], "a%41")
+
+
 class WatchTimeoutTest(unittest.TestCase):
     def test_huge_timeout_seconds_keeps_the_watch_open(self):
         # timeoutSeconds=INT64_MAX wrapped around the clock and ended the watch at once.
