@@ -62,7 +62,7 @@ void RequestAudit::request_object(const json& object) {
     if (ref.resource_version.empty()) ref.resource_version = text_at(*meta, "resourceVersion");
   }
   if (m_config.level < Level::request) return;
-  m_event.request_object = Body{m_config.omit_managed_fields ? without_managed_fields(object) : object, {}};
+  m_event.request_object = m_config.omit_managed_fields ? without_managed_fields(object) : object;
 }
 
 void RequestAudit::request_patch(std::string_view body) {
@@ -71,7 +71,7 @@ void RequestAudit::request_patch(std::string_view body) {
   // Written into the line as it is: only a JSON body keeps the line valid JSON.
   auto parsed = codec::parse_json(body);
   if (!parsed) return;
-  m_event.request_object = Body{std::move(*parsed), {}};
+  m_event.request_object = std::move(*parsed);
 }
 
 void RequestAudit::response_object(const json& object) {
@@ -84,7 +84,7 @@ void RequestAudit::response_object(const json& object) {
       status.code = code->get<int>();
   }
   if (m_config.level < Level::request_response) return;
-  m_event.response_object = Body{m_config.omit_managed_fields ? without_managed_fields(object) : object, {}};
+  m_event.response_object = m_config.omit_managed_fields ? without_managed_fields(object) : object;
 }
 
 void RequestAudit::received() {

@@ -65,6 +65,21 @@ void put_strings(std::string& out, const std::vector<std::string>& values) {
   out += ']';
 }
 
+// A JSON object of `entries` (a map of strings to values), each value written by `put_value`.
+template <class Map, class PutValue>
+void put_object(std::string& out, const Map& entries, PutValue put_value) {
+  out += '{';
+  bool first = true;
+  for (const auto& [key, value] : entries) {
+    if (!first) out += ',';
+    first = false;
+    put_string(out, key);
+    out += ':';
+    put_value(out, value);
+  }
+  out += '}';
+}
+
 // authentication.k8s.io/v1 UserInfo: username, uid, groups, extra (empty ones left out).
 void put_user(std::string& out, const auth::UserInfo& user) {
   out += '{';
@@ -76,27 +91,20 @@ void put_user(std::string& out, const auth::UserInfo& user) {
     put_strings(out, user.groups);
   }
   if (!user.extra.empty()) {
-    out += ",\"extra\":{";
-    bool first = true;
-    for (const auto& [key, values] : user.extra) {
-      if (!first) out += ',';
-      first = false;
-      put_string(out, key);
-      out += ':';
-      put_strings(out, values);
-    }
-    out += '}';
+    out += ",\"extra\":";
+    put_object(out, user.extra, put_strings);
   }
   if (out.size() > mark) out.erase(mark, 1);  // the first field's comma
   out += '}';
 }
 
-void put_body(std::string& out, const char* key, const Body& body) {
+void put_body(std::string& out, const char* key, const json& body) {
   out += ",\"";
   out += key;
   out += "\":";
-  out += body.raw.empty() ? body.object.dump(-1, ' ', false, json::error_handler_t::replace) : body.raw;
+  out += body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
+
 
 // "2006-01-02T15:04:05.000000Z". The seconds' text is kept per thread: events come many a second.
 std::string micro_time(Event::Clock::time_point at) {
@@ -200,16 +208,8 @@ std::string json_line(const Event& e) {
   put_field(out, "requestReceivedTimestamp", micro_time(e.received));
   put_field(out, "stageTimestamp", micro_time(e.stage_time));
   if (!e.annotations.empty()) {
-    out += ",\"annotations\":{";
-    bool first = true;
-    for (const auto& [key, value] : e.annotations) {
-      if (!first) out += ',';
-      first = false;
-      put_string(out, key);
-      out += ':';
-      put_string(out, value);
-    }
-    out += '}';
+    out += ",\"annotations\":";
+    put_object(out, e.annotations, [](std::string& to, const std::string& value) { put_string(to, value); });
   }
   out += "}\n";
   return out;

@@ -25,13 +25,6 @@ struct ResponseStatus {
   std::string status, reason, message;
 };
 
-// A request or response body as the log shows it: an object, or (a patch) the body's own
-// bytes when they are JSON.
-struct Body {
-  nlohmann::json object;
-  std::string raw;  // non-empty: written as it is
-};
-
 struct Event {
   using Clock = std::chrono::system_clock;
   Level level = Level::metadata;
@@ -45,8 +38,8 @@ struct Event {
   std::string user_agent;
   std::optional<ObjectRef> object_ref;
   std::optional<ResponseStatus> response_status;
-  std::optional<Body> request_object;
-  std::optional<Body> response_object;
+  std::optional<nlohmann::json> request_object;   // the decoded object, or a JSON patch body
+  std::optional<nlohmann::json> response_object;
   Clock::time_point received;
   Clock::time_point stage_time;
   std::map<std::string, std::string> annotations;

@@ -4,8 +4,6 @@
 #include <optional>
 #include <sstream>
 
-#include <arpa/inet.h>
-
 #include "core/api/selector.hpp"
 #include "core/util/uuid.hpp"
 #include "server/auth/impersonation.hpp"
@@ -47,14 +45,10 @@ bool long_running(const RequestInfo& info) {
           (sub == "attach" || sub == "exec" || sub == "proxy" || sub == "log" || sub == "portforward"));
 }
 
-// An IP address in its canonical text, or "" when `text` is not one.
+// An IP address as Go prints it, or "" when `text` is not one (netutils' sloppy parsing).
 std::string canonical_ip(std::string_view text) {
-  const std::string copy(text);
-  unsigned char bytes[16];
-  char out[INET6_ADDRSTRLEN];
-  if (inet_pton(AF_INET, copy.c_str(), bytes) == 1) return inet_ntop(AF_INET, bytes, out, sizeof out);
-  if (inet_pton(AF_INET6, copy.c_str(), bytes) == 1) return inet_ntop(AF_INET6, bytes, out, sizeof out);
-  return "";
+  const auto ip = kinds::parse_ip(text);
+  return ip ? kinds::ip_string(*ip) : std::string();
 }
 
 // Where a request came from, as kube's SourceIPs reads it: X-Forwarded-For's addresses,

@@ -148,7 +148,7 @@ TEST_CASE("an event is one JSON line in kube-apiserver's field order") {
   e.object_ref = ObjectRef{.resource = "configmaps", .namespace_ = "a", .name = {}, .uid = {}, .api_group = {},
                            .api_version = "v1", .resource_version = {}, .subresource = {}};
   e.response_status = ResponseStatus{.code = 404, .status = "Failure", .reason = "NotFound", .message = {}};
-  e.request_object = Body{json{{"data", {{"k", "v"}}}}, {}};
+  e.request_object = json{{"data", {{"k", "v"}}}};
   e.received = std::chrono::system_clock::time_point(std::chrono::microseconds(1'700'000'000'123'456));
   e.stage_time = e.received + std::chrono::microseconds(2);
   e.annotations = {{"authorization.k8s.io/reason", ""}, {"authorization.k8s.io/decision", "allow"}};
