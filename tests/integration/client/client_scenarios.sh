@@ -18,6 +18,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'echo "$scenario: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 pod() {  # pod NAME [PHASE]
   printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","namespace":"default","labels":{"app":"%s"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}' "$1" "$1"
@@ -60,9 +61,9 @@ case "$scenario" in
     grep -q '^NAME ' "$work/kw.txt"
     timeout 20 "$KW" get pods --server "$url" -o name >"$work/names.txt"
     diff "$work/names.txt" <(timeout 20 kubectl --server="$url" get pods -o name)
-    timeout 20 "$KW" get pods --server "$url" -A --no-headers -o wide | grep -q '^default  *web-1 '
-    timeout 20 "$KW" get pod web-1 --server "$url" -o jsonpath='{.metadata.name}' | grep -qx web-1
-    timeout 20 "$KW" get pods --server "$url" --chunk-size 1 -o name | wc -l | grep -qx 2
+    timeout 20 "$KW" get pods --server "$url" -A --no-headers -o wide | contains '^default  *web-1 '
+    timeout 20 "$KW" get pod web-1 --server "$url" -o jsonpath='{.metadata.name}' | contains -x web-1
+    timeout 20 "$KW" get pods --server "$url" --chunk-size 1 -o name | wc -l | contains -x 2
     if timeout 20 "$KW" get pods --server "$url" -o bogus 2>"$work/err.txt"; then exit 1; fi
     grep -q 'allowed formats are' "$work/err.txt"
     set +e; timeout 20 "$KW" get pod missing --server "$url" 2>/dev/null; code=$?; set -e

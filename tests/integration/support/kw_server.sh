@@ -42,3 +42,12 @@ start_server() {
   cat "$work/server.log"
   exit 1
 }
+
+# `cmd | contains PATTERN` tests cmd's output like `grep -q`, but reads all of it first.
+# Under `set -o pipefail`, `grep -q` exits at the first match and a writer still printing
+# dies of SIGPIPE, which fails the pipeline at random.
+contains() {
+  local text
+  text=$(cat)
+  grep -q "$@" <<<"$text"
+}

@@ -18,6 +18,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'echo "$scenario: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 mkdir -p "$work/home" "$work/bin"
 ln -s "$KW" "$work/bin/kw"
@@ -122,9 +123,9 @@ delete pods --all"
     grep -qx 'deployment.apps/dep created' "$work/kw.out"
     grep -qx 'pod "web" deleted' "$work/kw.out"
     # stdin and labels selectors
-    kw create -f - <"$work/m/v1/cm.json" | grep -qx 'configmap/settings created'
+    kw create -f - <"$work/m/v1/cm.json" | contains -x 'configmap/settings created'
     kw label configmap settings env=test >/dev/null
-    kw delete configmap -l env=test | grep -qx 'configmap "settings" deleted'
+    kw delete configmap -l env=test | contains -x 'configmap "settings" deleted'
     kw get configmaps -o name | { ! grep -q settings; }
     ;;
 
@@ -154,7 +155,7 @@ delete -f $work/m/v2"
     grep -qx 'pod/web unchanged' "$work/cross.out"
     grep -qx 'deployment.apps/dep unchanged' "$work/cross.out"
     kubectl apply -f "$work/m/v2" >/dev/null
-    kw apply -f "$work/m/v2" | grep -qx 'pod/web unchanged'
+    kw apply -f "$work/m/v2" | contains -x 'pod/web unchanged'
     ;;
 
   server_side_apply_vs_kubectl)
@@ -177,11 +178,11 @@ apply --force-conflicts -f $work/m/v2"
     grep -q 'Apply failed with' "$work/conflict.err"
     grep -q -- '--force-conflicts' "$work/conflict.err"
     kw apply --server-side --field-manager other --force-conflicts -f "$work/m/v1/app.yaml" |
-      grep -qx 'pod/web serverside-applied'
+      contains -x 'pod/web serverside-applied'
     [[ $(kw get pod web -o jsonpath='{.spec.containers[0].image}') == nginx:1 ]]
     # managedFields: hidden from -o yaml unless asked for, as kubectl does.
-    ! kw get pod web -o yaml | grep -q managedFields
-    kw get pod web -o json --show-managed-fields | grep -q '"manager": *"other"'
+    ! kw get pod web -o yaml | contains managedFields
+    kw get pod web -o json --show-managed-fields | contains '"manager": *"other"'
     diff <(kw get pod web -o json | grep -v resourceVersion) <(kubectl get pod web -o json | grep -v resourceVersion)
     ;;
 
@@ -240,12 +241,12 @@ get configmap settings -o name"
     diff -u "$work/kubectl.out" "$work/kw.out"
     grep -qx 'configmap/settings created (server dry run)' "$work/kw.out"
     grep -qx 'configmap "settings" deleted (dry run)' "$work/kw.out"
-    kw create -f "$work/m/v1/cm.json" --dry-run=client -o yaml | grep -qx '  mode: fast'
+    kw create -f "$work/m/v1/cm.json" --dry-run=client -o yaml | contains -x '  mode: fast'
     out=$(kw patch configmap x -p '{}' --dry-run=client 2>&1 || true)
     grep -q 'use --dry-run=server' <<<"$out"
     kw create -f "$work/m/v1/cm.json" >/dev/null
     kw patch configmap settings --type json -p '[{"op":"add","path":"/data/j","value":"2"}]' --dry-run=client \
-      -o json | grep -q '"j": "2"'
+      -o json | contains '"j": "2"'
     [[ -z $(kw get configmap settings -o jsonpath='{.data.j}') ]]
     ;;
 
@@ -299,11 +300,11 @@ CFG
     diff -u <(kubectl config view -o json) <(kw config view -o json)
     diff -u <(kubectl config get-contexts) <(kw config get-contexts)
     diff -u <(kubectl config get-contexts -o name) <(kw config get-contexts -o name)
-    kw config view | grep -q 'token: REDACTED'
+    kw config view | contains 'token: REDACTED'
     kw config view | { ! grep -q secret-token; }
-    kw config use-context ctx-two | grep -qx 'Switched to context "ctx-two".'
+    kw config use-context ctx-two | contains -x 'Switched to context "ctx-two".'
     kubectl --kubeconfig "$work/b.yaml" config use-context ctx-two >/dev/null
-    kw config current-context | grep -qx ctx-two
+    kw config current-context | contains -x ctx-two
     diff -u <(kubectl --kubeconfig "$work/b.yaml" config view --raw) <(kw config view --raw)
     if kw config use-context nope 2>"$work/err"; then exit 1; fi
     grep -q 'no context exists with the name: "nope"' "$work/err"
@@ -323,20 +324,20 @@ CFG
     complete_words kw get deployments d >"$work/c4"; [[ "$(cat "$work/c4")" == dep ]]
     complete_words kw get -o "" >"$work/c5"
     for v in json yaml wide name jsonpath= custom-columns=; do grep -qx "$v" "$work/c5"; done
-    complete_words kw get --transport "" | tr '\n' ' ' | grep -qx 'auto h2 http1 websocket '
-    complete_words kw get --encoding p | grep -qx protobuf
-    complete_words kw delete pods -n default "" | grep -qx web
-    complete_words kw get -n "" | grep -qx default
-    complete_words kw get pods --sel | grep -qx -- --selector
-    complete_words kw config "" | grep -qx use-context
-    complete_words kw config use-context "" | grep -qx local
-    complete_words kw completion "" | tr '\n' ' ' | grep -qx 'bash zsh '
+    complete_words kw get --transport "" | tr '\n' ' ' | contains -x 'auto h2 http1 websocket '
+    complete_words kw get --encoding p | contains -x protobuf
+    complete_words kw delete pods -n default "" | contains -x web
+    complete_words kw get -n "" | contains -x default
+    complete_words kw get pods --sel | contains -x -- --selector
+    complete_words kw config "" | contains -x use-context
+    complete_words kw config use-context "" | contains -x local
+    complete_words kw completion "" | tr '\n' ' ' | contains -x 'bash zsh '
     # The discovery cache is written and used.
     ls "$HOME/.cache/kw/discovery/"*/resources.json >/dev/null
     # Real bash completion: COMP_LINE set and a URL with ':' on the line.
     bash -c 'source "$1"; COMP_LINE="kw get --server $2 pods "; COMP_POINT=${#COMP_LINE}
              COMP_WORDS=(kw get --server "${2%%:*}" : "${2#*:}" pods ""); COMP_CWORD=7; _kw; printf "%s\n" "${COMPREPLY[@]}"' \
-      _ "$SRC/completions/kw.bash" "$url" | grep -qx web
+      _ "$SRC/completions/kw.bash" "$url" | contains -x web
     ;;
 
   completion_zsh)
@@ -345,15 +346,15 @@ CFG
     out=$(timeout 30 zsh -f -c 'autoload -U compinit; compinit -u -d "$HOME/.zcompdump"; source "$1"' _ "$SRC/completions/_kw" 2>&1)
     [[ -z "$out" ]] || { echo "zsh printed: $out"; exit 1; }
     timeout 30 zsh -f -c 'autoload -U compinit; compinit -u -d "$HOME/.zcompdump"; source "$1"; print -r -- ${_comps[kw]}' \
-      _ "$SRC/completions/_kw" | grep -qx _kw
+      _ "$SRC/completions/_kw" | contains -x _kw
     cand() {
       timeout 30 zsh -f -c 'autoload -U compinit; compinit -u -d "$HOME/.zcompdump"; source "$1"; shift
         __kw_candidates "$@"; print -r -- $__kw_out' _ "$SRC/completions/_kw" "$@"
     }
-    cand kw g | tr ' ' '\n' | grep -qx get
-    cand kw get "" | tr ' ' '\n' | grep -qx pods
-    cand kw get pods "" | grep -qx web
-    cand kw get -o "" | grep -q 'jsonpath='
+    cand kw g | tr ' ' '\n' | contains -x get
+    cand kw get "" | tr ' ' '\n' | contains -x pods
+    cand kw get pods "" | contains -x web
+    cand kw get -o "" | contains 'jsonpath='
     ;;
 
   completion_checked_in)
@@ -377,7 +378,7 @@ CFG
       warnings=$(MANWIDTH=80 timeout 30 man --warnings -l "$page" 2>&1 >/dev/null)
       [[ -z "$warnings" ]] || { echo "$page: $warnings"; exit 1; }
     done
-    MANWIDTH=80 timeout 30 man -l "$SRC/man/kw-get.1" 2>/dev/null | grep -q 'EXIT STATUS'
+    MANWIDTH=80 timeout 30 man -l "$SRC/man/kw-get.1" 2>/dev/null | contains 'EXIT STATUS'
     ;;
 
   *) echo "unknown scenario $scenario"; exit 2 ;;
