@@ -7,6 +7,7 @@ root=$(pwd)
 jobs=${KW_JOBS:-$(nproc)}
 
 bash scripts/install-deps.sh
+echo "== dependencies installed at ${SECONDS}s"
 export CCACHE_DIR=${CCACHE_DIR:-$root/.cache/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 
@@ -18,8 +19,9 @@ run_suite() {  # run_suite BUILD_DIR TARGET CMAKE_ARGS... -- CTEST_ARGS...
   ctest_args=("$@")
   cmake -S . -B "$dir" -G Ninja "${cmake_args[@]}" >/dev/null
   cmake --build "$dir" -j "$jobs" --target "$target"
-  echo "== ctest in $dir"
+  echo "== $dir built at ${SECONDS}s; ctest in $dir"
   ctest --test-dir "$dir" -j "$jobs" --output-on-failure --no-tests=error --timeout 300 "${ctest_args[@]}"
+  echo "== $dir tested at ${SECONDS}s"
 }
 
 # Line tables only (-g1): backtraces and sanitizer reports keep file:line, and the builds take
@@ -47,4 +49,4 @@ fi
 if [[ ${KW_SKIP_FUZZ:-0} != 1 ]]; then
   bash scripts/fuzz.sh "${KW_FUZZ_SECONDS:-3}"
 fi
-echo "test.sh: all suites passed"
+echo "test.sh: all suites passed in ${SECONDS}s"
