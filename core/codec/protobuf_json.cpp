@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 
+#include "core/api/quantity.hpp"
 #include "core/codec/protobuf.hpp"
 #include "core/codec/protobuf_mapping.hpp"
 #include "core/codec/protobuf_scalars.hpp"
@@ -238,12 +239,11 @@ class JsonToMessage {
         return {};
       }
       case Special::Quantity: {
-        std::string text;
-        if (value.is_string()) text = value.get<std::string>();
-        else if (value.is_number()) text = compact(value);
-        else return wrong_type(path, "a quantity string", value);
-        if (text.empty()) return kw::fail(path + ": quantities must not be empty (e.g. \"500m\", \"1Gi\")");
-        reflection->SetString(&message, field(1), std::move(text));
+        if (!value.is_string() && !value.is_number()) return wrong_type(path, "a quantity string", value);
+        // Go's own error text, without a path, as kube-apiserver answers it.
+        auto text = api::canonical_quantity(value);
+        if (!text) return std::unexpected(text.error());
+        reflection->SetString(&message, field(1), std::move(*text));
         return {};
       }
       case Special::IntOrString:

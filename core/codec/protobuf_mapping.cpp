@@ -2,6 +2,7 @@
 
 #include <google/protobuf/descriptor.h>
 
+#include "core/api/quantity.hpp"
 #include "core/proto/schema_notes.hpp"
 
 #include <array>
@@ -157,6 +158,25 @@ const google::protobuf::FieldDescriptor* json_field(const google::protobuf::Desc
   return chain.empty() ? nullptr : chain.back();
 }
 
+namespace {
+
+// A quantity as Go writes it back; `milli`: first rounded up to milli units, as core/v1's
+// defaults do to every ResourceList. A value that is not a quantity is left for validation.
+void canonicalize_quantity(nlohmann::json& value, bool milli) {
+  auto parsed = api::parse_go_quantity(value);
+  if (!parsed) return;
+  if (milli) parsed->round_up(-3);
+  value = parsed->string();
+}
+
+// The ResourceLists core/v1's defaults round (SetDefaults_ResourceList): the Quantity maps of
+// core/v1 messages, wherever they are embedded. node.k8s.io's RuntimeClass overhead is not one.
+bool rounded_resource_list(const google::protobuf::FieldDescriptor& field) {
+  return field.containing_type()->file()->package() == "k8s.io.api.core.v1";
+}
+
+}  // namespace
+
 void fill_go_values(nlohmann::json& object, const google::protobuf::Descriptor& message) {
   if (!object.is_object() || special_message(message) != SpecialMessage::None) return;
   for (int i = 0; i < message.field_count(); ++i) {
@@ -168,6 +188,21 @@ void fill_go_values(nlohmann::json& object, const google::protobuf::Descriptor& 
       continue;
     }
     const std::string& key = json_key(field);
+    const google::protobuf::Descriptor* map_value = field.is_map() ? type->map_value()->message_type() : nullptr;
+    if (map_value != nullptr && special_message(*map_value) == SpecialMessage::Quantity) {
+      if (auto list = object.find(key); list != object.end() && list->is_object())
+        for (auto& [name, value] : list->items()) canonicalize_quantity(value, rounded_resource_list(field));
+      continue;
+    }
+    if (!field.is_map() && special_message(*type) == SpecialMessage::Quantity) {
+      if (auto value = object.find(key); value != object.end()) {
+        if (value->is_array())
+          for (auto& item : *value) canonicalize_quantity(item, false);
+        else
+          canonicalize_quantity(*value, false);
+      }
+      continue;
+    }
     auto found = object.find(key);
     if (found == object.end()) {
       const proto::FieldNotes* notes = proto::field_notes(field);

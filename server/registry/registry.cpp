@@ -314,7 +314,13 @@ ApiResult<nlohmann::json> Registry::normalize(const api::ResourceInfo& info, con
   if (info.custom && object.is_object()) return normalize_custom(info, object, options);
   if (info.proto_message.empty() || !object.is_object()) return object;
   auto encoded = codec::json_to_protobuf(object, info.proto_message, options.field_validation);
-  if (!encoded) return std::unexpected(bad_request(encoded.error().message));
+  if (!encoded) {
+    // kube-apiserver's words for a body its decoder refuses (strict field errors stand alone).
+    const auto& why = encoded.error().message;
+    if (why.starts_with("strict decoding error")) return std::unexpected(bad_request(why));
+    return std::unexpected(bad_request(info.kind + " in version \"" + info.version + "\" cannot be handled as a " +
+                                       info.kind + ": " + why));
+  }
   if (options.warnings)
     options.warnings->insert(options.warnings->end(), encoded->warnings.begin(), encoded->warnings.end());
   nlohmann::json out = object;
