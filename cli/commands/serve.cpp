@@ -94,7 +94,8 @@ struct ServeOptions {
 };
 
 // The controllers kw runs itself, by kube-controller-manager's names (all on by default).
-constexpr std::string_view k_controllers[] = {"clusterrole-aggregation", "root-ca-cert-publisher", "serviceaccount"};
+constexpr std::string_view k_controllers[] = {"clusterrole-aggregation", "namespace", "root-ca-cert-publisher",
+                                              "serviceaccount"};
 
 std::string known_controllers() {
   std::string known;
@@ -481,6 +482,7 @@ int run_serve(const ServeOptions& o) {
   registry_options.services.node_port_first = node_ports->first;
   registry_options.services.node_port_last = node_ports->second;
   registry_options.kubernetes_service_port = o.secure_port;
+  registry_options.namespace_controller = controller_enabled(o.controllers, "namespace");
   registry_options.advertise_address =
       o.advertise_address.empty() ? default_advertise_address(o.bind_address) : o.advertise_address;
   registry::Registry registry(**backend, kinds::builtin_table(), registry_options);
@@ -510,7 +512,8 @@ int run_serve(const ServeOptions& o) {
   auto plugins = admission::install(registry, {.enable = o.enable_admission_plugins,
                                                .disable = o.disable_admission_plugins,
                                                .toleration_seconds = {.not_ready = o.default_not_ready_toleration_seconds,
-                                                                      .unreachable = o.default_unreachable_toleration_seconds}});
+                                                                      .unreachable = o.default_unreachable_toleration_seconds},
+                                               .authorizer = &*authorizer});
   if (!plugins) {
     std::cerr << "kw serve: " << plugins.error().message << "\n";
     return 1;

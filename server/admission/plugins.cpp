@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "server/admission/builtin.hpp"
 #include "server/admission/service_account.hpp"
 
 namespace kw::admission {
@@ -27,14 +28,61 @@ void install_default_toleration_seconds(registry::Registry& registry, const Plug
   registry.add_admission_mutation(default_toleration_seconds(selection.toleration_seconds));
 }
 
+void install_namespace_lifecycle(registry::Registry& registry, const PluginSelection&) {
+  registry.add_admission_mutation(namespace_lifecycle(registry));
+}
+
+void install_limit_ranger(registry::Registry& registry, const PluginSelection&) {
+  registry.add_admission_mutation(limit_ranger_mutation(registry));
+  registry.add_admission_check(limit_ranger_check(registry));
+}
+
+void install_taint_nodes_by_condition(registry::Registry& registry, const PluginSelection&) {
+  registry.add_admission_mutation(taint_nodes_by_condition());
+}
+
+void install_default_storage_class(registry::Registry& registry, const PluginSelection&) {
+  registry.add_admission_mutation(default_storage_class(registry));
+}
+
+void install_storage_object_in_use_protection(registry::Registry& registry, const PluginSelection&) {
+  registry.add_admission_mutation(storage_object_in_use_protection());
+}
+
+void install_persistent_volume_claim_resize(registry::Registry& registry, const PluginSelection&) {
+  registry.add_admission_check(persistent_volume_claim_resize(registry));
+}
+
+void install_runtime_class(registry::Registry& registry, const PluginSelection&) {
+  registry.add_admission_mutation(runtime_class_mutation(registry));
+  registry.add_admission_check(runtime_class_check(registry));
+}
+
+// The certificate plugins ask the authorizer; without one (tests) every requester may.
+void install_certificate_approval(registry::Registry& registry, const PluginSelection& selection) {
+  if (selection.authorizer != nullptr) registry.add_admission_check(certificate_approval(*selection.authorizer));
+}
+
+void install_certificate_signing(registry::Registry& registry, const PluginSelection& selection) {
+  if (selection.authorizer != nullptr) registry.add_admission_check(certificate_signing(*selection.authorizer));
+}
+
+void install_certificate_subject_restriction(registry::Registry& registry, const PluginSelection&) {
+  registry.add_admission_check(certificate_subject_restriction());
+}
+
+void install_default_ingress_class(registry::Registry& registry, const PluginSelection&) {
+  registry.add_admission_mutation(default_ingress_class(registry));
+}
+
 // kube-apiserver 1.23's plugins in the order it runs them.
 constexpr Plugin k_plugins[] = {
     {"AlwaysAdmit", false, nullptr},
-    {"NamespaceLifecycle", true, nullptr},
-    {"LimitRanger", true, nullptr},
+    {"NamespaceLifecycle", true, install_namespace_lifecycle},
+    {"LimitRanger", true, install_limit_ranger},
     {"ServiceAccount", true, install_service_account},
     {"NodeRestriction", false, nullptr},
-    {"TaintNodesByCondition", true, nullptr},
+    {"TaintNodesByCondition", true, install_taint_nodes_by_condition},
     {"AlwaysPullImages", false, nullptr},
     {"ImagePolicyWebhook", false, nullptr},
     {"PodSecurity", true, nullptr},
@@ -46,15 +94,15 @@ constexpr Plugin k_plugins[] = {
     {"EventRateLimit", false, nullptr},
     {"ExtendedResourceToleration", false, nullptr},
     {"PersistentVolumeLabel", false, nullptr},
-    {"DefaultStorageClass", true, nullptr},
-    {"StorageObjectInUseProtection", true, nullptr},
+    {"DefaultStorageClass", true, install_default_storage_class},
+    {"StorageObjectInUseProtection", true, install_storage_object_in_use_protection},
     {"OwnerReferencesPermissionEnforcement", false, nullptr},
-    {"PersistentVolumeClaimResize", true, nullptr},
-    {"RuntimeClass", true, nullptr},
-    {"CertificateApproval", true, nullptr},
-    {"CertificateSigning", true, nullptr},
-    {"CertificateSubjectRestriction", true, nullptr},
-    {"DefaultIngressClass", true, nullptr},
+    {"PersistentVolumeClaimResize", true, install_persistent_volume_claim_resize},
+    {"RuntimeClass", true, install_runtime_class},
+    {"CertificateApproval", true, install_certificate_approval},
+    {"CertificateSigning", true, install_certificate_signing},
+    {"CertificateSubjectRestriction", true, install_certificate_subject_restriction},
+    {"DefaultIngressClass", true, install_default_ingress_class},
     {"DenyServiceExternalIPs", false, nullptr},
     {"SecurityContextDeny", false, nullptr},
     {"MutatingAdmissionWebhook", true, nullptr},

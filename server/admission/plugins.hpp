@@ -8,6 +8,7 @@
 
 #include "core/util/error.hpp"
 #include "server/admission/pod_scheduling.hpp"
+#include "server/auth/authorizer.hpp"
 #include "server/registry/registry.hpp"
 
 namespace kw::admission {
@@ -16,6 +17,9 @@ struct PluginSelection {
   std::vector<std::string> enable = {};   // on in addition to kube's default set
   std::vector<std::string> disable = {};  // off, even when in the default set
   TolerationSeconds toleration_seconds = {};  // DefaultTolerationSeconds' settings
+  // What the certificate plugins ask whether a requester may approve or sign for a signer;
+  // outlives the registry's plugins. Null: those two plugins do not run.
+  const auth::Authorizer* authorizer = nullptr;
 };
 
 // What install() registered and what was asked for that kw does not have yet.

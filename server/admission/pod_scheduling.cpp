@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "core/api/print_support.hpp"
+#include "server/admission/lookup.hpp"
 
 namespace kw::admission {
 namespace {
@@ -28,14 +29,7 @@ bool tolerates(const json& toleration, const char* key) {
 
 // The PriorityClasses as the watch cache has them.
 registry::ApiResult<std::vector<cache::ObjectPtr>> priority_classes(registry::Registry& registry) {
-  const auto table = registry.resources();
-  const auto* info = table->find_plural("scheduling.k8s.io", "v1", "priorityclasses");
-  if (info == nullptr) return std::vector<cache::ObjectPtr>{};
-  registry::ListRequest request;
-  request.resource_version = "0";
-  auto listed = registry.list(*info, request);
-  if (!listed) return std::unexpected(listed.error());
-  return std::move(listed->items);
+  return cached(registry, "scheduling.k8s.io", "v1", "priorityclasses");
 }
 
 std::int64_t value_of(const json& priority_class) {

@@ -378,7 +378,7 @@ bool has_aggregation_rule(const json* role) { return role != nullptr && !selecto
 registry::AdmissionCheck rbac_escalation_check(std::shared_ptr<const auth::RbacPolicy> policy,
                                                const auth::Authorizer& authorizer) {
   return [policy = std::move(policy), &authorizer](const registry::AdmissionRequest& r) -> registry::ApiResult<void> {
-    if (r.info.group != k_group || r.user.is_null() || !r.subresource.empty()) return {};
+    if (r.info.group != k_group || r.user.is_null() || !r.subresource.empty() || r.operation == "DELETE") return {};
     const std::string& plural = r.info.plural;
     const bool role = plural == "roles" || plural == "clusterroles";
     if (!role && plural != "rolebindings" && plural != "clusterrolebindings") return {};

@@ -1,5 +1,6 @@
 #pragma once
-// kube-apiserver's two admission phases, as the registry runs them on every create and update:
+// kube-apiserver's two admission phases, as the registry runs them on every create, update and
+// delete (a DELETE is seen by name, before the object is read):
 // - mutations change the object after it was decoded and defaulted and before the kind's
 //   own preparation and validation (the ServiceAccount plugin's token volume);
 // - checks see the validated object just before it is stored and may only refuse it
@@ -21,11 +22,11 @@ namespace kw::registry {
 
 struct AdmissionRequest {
   const api::ResourceInfo& info;
-  std::string_view operation;    // CREATE or UPDATE
+  std::string_view operation;    // CREATE, UPDATE or DELETE
   std::string_view subresource;  // "" for the resource itself
   const std::string& namespace_;
   const std::string& name;       // "" for a create whose name is still to be generated
-  const nlohmann::json& object;  // as it will be stored (a mutation: as it is now)
+  const nlohmann::json& object;  // as it will be stored (a mutation: as it is now); null for DELETE
   const nlohmann::json* old;     // the stored object (UPDATE), else null
   // Who writes: an authentication.k8s.io/v1 UserInfo; null for the server's own writes.
   const nlohmann::json& user;

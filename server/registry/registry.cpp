@@ -360,7 +360,8 @@ storage::Result<void> Registry::start() {
     if (auto started = start_cache(info); !started) return started;
   const auto* namespaces = &namespaces_info();
   // Namespaces left Terminating by a previous run are cleaned up now.
-  if (auto stored = m_backend.list(key_prefix(*namespaces, ""), storage::ListOptions{0, 0, ""}); stored)
+  if (auto stored = m_backend.list(key_prefix(*namespaces, ""), storage::ListOptions{0, 0, ""});
+      stored && m_options.namespace_controller)
     for (const auto& kv : stored->items) {
       auto ns = decode_stored(*namespaces, kv.value).value_or(nlohmann::json());
       const auto meta = ns.is_object() ? ns.find("metadata") : ns.end();
@@ -506,24 +507,6 @@ ApiResult<void> Registry::watch(const api::ResourceInfo& info, const WatchReques
   return {};
 }
 
-ApiResult<void> Registry::check_namespace(const api::ResourceInfo& info, const std::string& ns) {
-  if (!info.namespaced) return {};
-  const auto* namespaces = &namespaces_info();
-  auto found = m_backend.get(key(*namespaces, "", ns));
-  if (!found) {
-    if (found.error().code == storage::ErrorCode::not_found)
-      return std::unexpected(not_found(namespaces->group, namespaces->plural, ns));
-    return std::unexpected(from_storage(found.error(), namespaces->group, namespaces->plural, ns));
-  }
-  auto object = decode_stored(*namespaces, found->value).value_or(nlohmann::json());
-  if (object.is_object() && object.value("status", nlohmann::json::object()).value("phase", "") == "Terminating")
-    return std::unexpected(ApiError{403, "Forbidden",
-                                    info.plural + " is forbidden: unable to create new content in namespace " + ns +
-                                        " because it is being terminated",
-                                    {}});
-  return {};
-}
-
 ApiResult<nlohmann::json> Registry::prepare_new(const api::ResourceInfo& info, nlohmann::json object,
                                                 const WriteOptions& options) const {
   if (!object.is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
@@ -587,7 +570,6 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
     return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
   if (is_definitions(info))
     if (auto prepared = prepare_definition(object); !prepared) return std::unexpected(prepared.error());
-  if (auto ok = check_namespace(info, ns); !ok) return std::unexpected(ok.error());
   if (auto admitted = admit({info, "CREATE", options.subresource, ns, name, object, nullptr, options.requester, options.dry_run});
       !admitted)
     return std::unexpected(admitted.error());
@@ -944,6 +926,15 @@ ApiResult<Removed> Registry::remove(const api::ResourceInfo& info, const std::st
     if (!object) return std::unexpected(object.error());
     return Removed{std::move(*object), false};
   };
+  // Admission sees a DELETE before anything else (NamespaceLifecycle keeps the system namespaces).
+  if (!m_admission_mutations.empty() || !m_admission_checks.empty()) {
+    static const nlohmann::json k_no_object;
+    AdmissionRequest request{info,  "DELETE", options.subresource, ns, name, k_no_object, nullptr, options.requester,
+                             options.dry_run};
+    nlohmann::json scratch;
+    if (auto mutated = mutate(request, scratch); !mutated) return std::unexpected(mutated.error());
+    if (auto admitted = admit(request); !admitted) return std::unexpected(admitted.error());
+  }
   if (lifecycle_of(info) == kinds::Lifecycle::namespace_)
     return kept(remove_namespace(info, name, delete_options, options));
   const std::string k = key(info, ns, name);
@@ -1008,7 +999,30 @@ ApiResult<nlohmann::json> Registry::remove_namespace(const api::ResourceInfo& in
                                                      const nlohmann::json& delete_options,
                                                      const WriteOptions& options) {
   (void)delete_options;
-  // Mark it Terminating (no new content), remove its contents, then the namespace itself.
+  if (!m_options.namespace_controller) {
+    // Without kw's namespace controller, a namespace already Terminating goes once its
+    // finalizers are done (kube-controller-manager's namespace controller empties them).
+    const std::string k = key(info, "", name);
+    auto current = m_backend.get(k);
+    if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));
+    auto existing = read_stored(info, *current, name);
+    if (!existing) return existing;
+    if (existing->contains("metadata") && (*existing)["metadata"].contains("deletionTimestamp")) {
+      const auto& finalizers = (*existing)["spec"].value("finalizers", nlohmann::json::array());
+      if (!finalizers.empty())
+        return std::unexpected(ApiError{409, "Conflict",
+                                        "The system is ensuring all content is removed from this namespace.  Upon "
+                                        "completion, this namespace will automatically be purged by the system.",
+                                        {{"name", name}, {"kind", info.plural}}});
+      if (options.dry_run) return existing;
+      auto removed = m_backend.remove(k, current->mod_revision);
+      if (!removed) return std::unexpected(from_storage(removed.error(), info.group, info.plural, name));
+      metadata(*existing)["resourceVersion"] = std::to_string(removed->revision);
+      return existing;
+    }
+  }
+  // Mark it Terminating (no new content); kw's namespace controller then removes its contents
+  // and the namespace itself.
   auto terminating = update_with(info, "", name,
                                  [&](const nlohmann::json& now) -> ApiResult<nlohmann::json> {
                                    nlohmann::json out = now;
@@ -1018,7 +1032,7 @@ ApiResult<nlohmann::json> Registry::remove_namespace(const api::ResourceInfo& in
                                    return out;
                                  },
                                  {.dry_run = options.dry_run, .subresource = "status", .marks_deletion = true});
-  if (!terminating || options.dry_run) return terminating;
+  if (!terminating || options.dry_run || !m_options.namespace_controller) return terminating;
   schedule_namespace_cleanup(name, m_options.namespace_cleanup_delay);
   return terminating;
 }

@@ -39,6 +39,10 @@ struct RegistryOptions {
   // removed (in the background, as kube-apiserver's namespace controller does), so clients
   // deleting a manifest that holds the namespace still find the objects it names.
   std::chrono::milliseconds namespace_cleanup_delay{1000};
+  // Whether kw removes a deleted namespace's contents itself (kube-controller-manager's
+  // "namespace" controller). Off, a Terminating namespace stays until its spec.finalizers are
+  // emptied through /finalize and it is deleted again, as kube-apiserver keeps it.
+  bool namespace_controller = true;
   SystemClock clock;  // defaults to system_clock::now
   // generateName's random suffix (five characters); tests replace it to force collisions.
   std::function<std::string()> name_suffix;
@@ -53,13 +57,13 @@ struct RegistryOptions {
 };
 
 struct ListRequest {
-  std::string namespace_;
-  std::string label_selector;
-  std::string field_selector;
-  std::string resource_version;        // "", "0" or a revision
-  std::string resource_version_match;  // "", "NotOlderThan", "Exact"
+  std::string namespace_ = {};
+  std::string label_selector = {};
+  std::string field_selector = {};
+  std::string resource_version = {};        // "", "0" or a revision
+  std::string resource_version_match = {};  // "", "NotOlderThan", "Exact"
   std::int64_t limit = 0;
-  std::string continue_token;
+  std::string continue_token = {};
 };
 
 struct ListResult {
@@ -203,7 +207,6 @@ class Registry {
  private:
   std::string key(const api::ResourceInfo& info, const std::string& ns, const std::string& name) const;
   storage::Result<cache::ObjectPtr> decode(const api::ResourceInfo& info, const storage::KeyValue& kv) const;
-  ApiResult<void> check_namespace(const api::ResourceInfo& info, const std::string& ns);
   ApiResult<nlohmann::json> remove_namespace(const api::ResourceInfo& info, const std::string& name,
                                              const nlohmann::json& delete_options, const WriteOptions& options);
   // Removes a Terminating namespace's contents, then the namespace; retried on failure.

@@ -353,8 +353,8 @@ void validate_csr_conditions(Causes& causes, const json& conditions) {
 
 void validate_csr(const json& csr, Causes& causes) {
   const auto& spec = at(csr, {"spec"});
-  if (const auto error = csr_error(bytes_field(at(spec, {"request"}))); !error.empty())
-    invalid_value(causes, "spec.request", at(spec, {"request"}), error);
+  const std::string request = bytes_field(at(spec, {"request"}));
+  if (const auto error = csr_error(request); !error.empty()) invalid_rendered(causes, "spec.request", go_bytes(request), error);
 
   const auto& usages = arr(at(spec, {"usages"}));
   if (usages.empty()) required(causes, "spec.usages", "usages must be provided");

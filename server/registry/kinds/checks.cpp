@@ -144,4 +144,16 @@ std::string go_slice(const json& list, std::string_view type) {
   return out + "}";
 }
 
+std::string go_bytes(std::string_view bytes) {
+  static constexpr char k_hex[] = "0123456789abcdef";
+  std::string out = "[]byte{";
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    out += i ? ", 0x" : "0x";
+    out += k_hex[b >> 4];
+    out += k_hex[b & 15];
+  }
+  return out + "}";
+}
+
 }  // namespace kw::kinds

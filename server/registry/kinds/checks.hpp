@@ -85,6 +85,8 @@ std::vector<std::string_view> split(std::string_view text, char separator);
 std::string go_quoted(const nlohmann::json& value);
 // A string list as %#v prints it: []string{"a", "b"}, or []string(nil) when it is not a list.
 std::string go_slice(const nlohmann::json& list, std::string_view type = "string");
+// A []byte as %#v prints it: []byte{0x6e, 0x6f}, []byte{} when empty.
+std::string go_bytes(std::string_view bytes);
 
 // ---- apimachinery's name formats (util/validation), message for message ------------------------
 
