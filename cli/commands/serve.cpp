@@ -34,6 +34,7 @@
 #include "server/admission/plugins.hpp"
 #include "server/audit/auditor.hpp"
 #include "server/control/namespace_defaults.hpp"
+#include "server/control/storage_protection.hpp"
 #include "server/control/node_graph_feed.hpp"
 #include "server/control/rbac_controller.hpp"
 #include "server/http/api_server.hpp"
@@ -94,8 +95,8 @@ struct ServeOptions {
 };
 
 // The controllers kw runs itself, by kube-controller-manager's names (all on by default).
-constexpr std::string_view k_controllers[] = {"clusterrole-aggregation", "namespace", "root-ca-cert-publisher",
-                                              "serviceaccount"};
+constexpr std::string_view k_controllers[] = {"clusterrole-aggregation", "namespace", "pv-protection", "pvc-protection",
+                                              "root-ca-cert-publisher", "serviceaccount"};
 
 std::string known_controllers() {
   std::string known;
@@ -530,6 +531,13 @@ int run_serve(const ServeOptions& o) {
                  .root_ca = controller_enabled(o.controllers, "root-ca-cert-publisher") ? *ca_for_pods : ""});
   if (!namespace_defaults) {
     std::cerr << "kw serve: " << namespace_defaults.error().message << "\n";
+    return 1;
+  }
+  auto storage_protection = control::StorageProtection::start(
+      registry, {.claims = controller_enabled(o.controllers, "pvc-protection"),
+                 .volumes = controller_enabled(o.controllers, "pv-protection")});
+  if (!storage_protection) {
+    std::cerr << "kw serve: " << storage_protection.error().message << "\n";
     return 1;
   }
   // 4. The audit log, then the listeners: TLS on the secure port (authenticated), cleartext on

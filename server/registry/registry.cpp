@@ -936,7 +936,7 @@ ApiResult<Removed> Registry::remove(const api::ResourceInfo& info, const std::st
     if (auto admitted = admit(request); !admitted) return std::unexpected(admitted.error());
   }
   if (lifecycle_of(info) == kinds::Lifecycle::namespace_)
-    return kept(remove_namespace(info, name, delete_options, options));
+    return remove_namespace(info, name, delete_options, options);
   const std::string k = key(info, ns, name);
   auto current = m_backend.get(k);
   if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));
@@ -995,7 +995,7 @@ ApiResult<Removed> Registry::remove(const api::ResourceInfo& info, const std::st
   return Removed{std::move(existing), true};
 }
 
-ApiResult<nlohmann::json> Registry::remove_namespace(const api::ResourceInfo& info, const std::string& name,
+ApiResult<Removed> Registry::remove_namespace(const api::ResourceInfo& info, const std::string& name,
                                                      const nlohmann::json& delete_options,
                                                      const WriteOptions& options) {
   (void)delete_options;
@@ -1006,7 +1006,7 @@ ApiResult<nlohmann::json> Registry::remove_namespace(const api::ResourceInfo& in
     auto current = m_backend.get(k);
     if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));
     auto existing = read_stored(info, *current, name);
-    if (!existing) return existing;
+    if (!existing) return std::unexpected(existing.error());
     if (existing->contains("metadata") && (*existing)["metadata"].contains("deletionTimestamp")) {
       const auto& finalizers = (*existing)["spec"].value("finalizers", nlohmann::json::array());
       if (!finalizers.empty())
@@ -1014,11 +1014,11 @@ ApiResult<nlohmann::json> Registry::remove_namespace(const api::ResourceInfo& in
                                         "The system is ensuring all content is removed from this namespace.  Upon "
                                         "completion, this namespace will automatically be purged by the system.",
                                         {{"name", name}, {"kind", info.plural}}});
-      if (options.dry_run) return existing;
+      if (options.dry_run) return Removed{std::move(*existing), true};
       auto removed = m_backend.remove(k, current->mod_revision);
       if (!removed) return std::unexpected(from_storage(removed.error(), info.group, info.plural, name));
       metadata(*existing)["resourceVersion"] = std::to_string(removed->revision);
-      return existing;
+      return Removed{std::move(*existing), true};
     }
   }
   // Mark it Terminating (no new content); kw's namespace controller then removes its contents
@@ -1032,9 +1032,9 @@ ApiResult<nlohmann::json> Registry::remove_namespace(const api::ResourceInfo& in
                                    return out;
                                  },
                                  {.dry_run = options.dry_run, .subresource = "status", .marks_deletion = true});
-  if (!terminating || options.dry_run || !m_options.namespace_controller) return terminating;
-  schedule_namespace_cleanup(name, m_options.namespace_cleanup_delay);
-  return terminating;
+  if (!terminating) return std::unexpected(terminating.error());
+  if (!options.dry_run && m_options.namespace_controller) schedule_namespace_cleanup(name, m_options.namespace_cleanup_delay);
+  return Removed{std::move(*terminating), false};
 }
 
 void Registry::schedule_namespace_cleanup(const std::string& name, std::chrono::milliseconds delay) {

@@ -207,8 +207,8 @@ class Registry {
  private:
   std::string key(const api::ResourceInfo& info, const std::string& ns, const std::string& name) const;
   storage::Result<cache::ObjectPtr> decode(const api::ResourceInfo& info, const storage::KeyValue& kv) const;
-  ApiResult<nlohmann::json> remove_namespace(const api::ResourceInfo& info, const std::string& name,
-                                             const nlohmann::json& delete_options, const WriteOptions& options);
+  ApiResult<Removed> remove_namespace(const api::ResourceInfo& info, const std::string& name,
+                                      const nlohmann::json& delete_options, const WriteOptions& options);
   // Removes a Terminating namespace's contents, then the namespace; retried on failure.
   void finalize_namespace(const std::string& name);
   void schedule_namespace_cleanup(const std::string& name, std::chrono::milliseconds delay);

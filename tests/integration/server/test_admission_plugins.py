@@ -4,7 +4,8 @@ Terminating namespaces, the namespaces that cannot be deleted), DefaultStorageCl
 StorageObjectInUseProtection, PersistentVolumeClaimResize, DefaultIngressClass,
 TaintNodesByCondition, RuntimeClass, LimitRanger, CertificateApproval, CertificateSigning and
 CertificateSubjectRestriction: the status code, a refusal's message and details, and the fields
-each plugin sets on what it admits."""
+each plugin sets on what it admits. Then kw's pvc-protection and pv-protection controllers, which
+let protected claims and volumes go."""
 import json
 import os
 import tempfile
@@ -137,7 +138,13 @@ class RecordedAdmissionPluginsTest(unittest.TestCase):
                 expected = case["response"]
                 if tag == NEWEST_DEFAULT_CLASS:
                     self.assertEqual(code, 201, text[:400])
-                    self.assertEqual(answer["spec"]["storageClassName"], "std2")
+                    # The newest by creationTimestamp (seconds), then the first by name.
+                    classes = [json.loads(https(self.server.secure_url + "/apis/storage.k8s.io/v1/storageclasses/" + n,
+                                                self.token["admin"])[1]) for n in ("std", "std2")]
+                    newest = min(classes, key=lambda c: (-int(c["metadata"]["creationTimestamp"].replace("-", "")
+                                                             .replace(":", "").replace("T", "").rstrip("Z")),
+                                                         c["metadata"]["name"]))
+                    self.assertEqual(answer["spec"]["storageClassName"], newest["metadata"]["name"])
                     continue
                 if tag == SHRINK_ALLOWED_1_33:
                     self.assertEqual(code, 200, text[:400])
@@ -166,6 +173,20 @@ class RecordedAdmissionPluginsTest(unittest.TestCase):
                     strip = lambda conds: [{k: c.get(k) for k in ("type", "status", "reason", "message")} for c in conds or []]
                     self.assertEqual(strip(dig(answer, ("status", "conditions"))), strip(dig(expected, ("status", "conditions"))))
 
+    def test_newest_default_storage_class_wins(self):
+        def storage_class(name):
+            return {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "provisioner": "example.com/x",
+                    "metadata": {"name": name, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}}}
+        with KwServer() as server:
+            self.assertEqual(server.json("POST", "/apis/storage.k8s.io/v1/storageclasses", storage_class("a"))[0], 201)
+            time.sleep(1.1)  # creationTimestamp has whole seconds
+            self.assertEqual(server.json("POST", "/apis/storage.k8s.io/v1/storageclasses", storage_class("b"))[0], 201)
+            claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c"},
+                     "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+            code, created = server.json("POST", "/api/v1/namespaces/default/persistentvolumeclaims", claim)
+            self.assertEqual(code, 201, created)
+            self.assertEqual(created["spec"]["storageClassName"], "b")
+
     def test_plugins_can_be_disabled(self):
         with KwServer(["--disable-admission-plugins", "NamespaceLifecycle,TaintNodesByCondition"]) as server:
             code, _ = server.json("POST", "/api/v1/namespaces/nowhere/configmaps",
@@ -176,6 +197,54 @@ class RecordedAdmissionPluginsTest(unittest.TestCase):
             self.assertNotIn("taints", node.get("spec", {}))
             code, status = server.json("DELETE", "/api/v1/namespaces/default")
             self.assertEqual(code, 200, status)
+
+
+def wait_gone(server, path, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        code, _ = server.json("GET", path)
+        if code == 404:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+class StorageProtectionTest(unittest.TestCase):
+    """The finalizers StorageObjectInUseProtection adds are removed by kw's pvc-protection and
+    pv-protection controllers: a claim goes once no pod uses it, a volume once it is not Bound."""
+
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
+             "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "", "resources": {"requests": {"storage": "1Gi"}}}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "user"},
+           "spec": {"containers": [{"name": "c", "image": "x"}],
+                    "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}]}}
+    volume = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"},
+              "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp/pv"}}}
+
+    def test_claim_goes_once_no_pod_uses_it(self):
+        with KwServer() as server:
+            claims = "/api/v1/namespaces/default/persistentvolumeclaims"
+            code, created = server.json("POST", claims, self.claim)
+            self.assertEqual((code, created["metadata"]["finalizers"]), (201, ["kubernetes.io/pvc-protection"]))
+            self.assertEqual(server.json("POST", "/api/v1/namespaces/default/pods", self.pod)[0], 201)
+            self.assertEqual(server.json("DELETE", claims + "/data")[0], 200)
+            time.sleep(1)
+            code, held = server.json("GET", claims + "/data")
+            self.assertEqual(code, 200)
+            self.assertIn("deletionTimestamp", held["metadata"])
+            self.assertEqual(server.json("DELETE", "/api/v1/namespaces/default/pods/user?gracePeriodSeconds=0")[0], 200)
+            self.assertTrue(wait_gone(server, claims + "/data"))
+            code, created = server.json("POST", "/api/v1/persistentvolumes", self.volume)
+            self.assertEqual((code, created["metadata"]["finalizers"]), (201, ["kubernetes.io/pv-protection"]))
+            self.assertEqual(server.json("DELETE", "/api/v1/persistentvolumes/pv")[0], 200)
+            self.assertTrue(wait_gone(server, "/api/v1/persistentvolumes/pv"))
+
+    def test_without_the_controller_the_claim_stays(self):
+        with KwServer(["--controllers", "*,-pvc-protection"]) as server:
+            claims = "/api/v1/namespaces/default/persistentvolumeclaims"
+            self.assertEqual(server.json("POST", claims, self.claim)[0], 201)
+            self.assertEqual(server.json("DELETE", claims + "/data")[0], 200)
+            self.assertFalse(wait_gone(server, claims + "/data", seconds=2))
 
 
 if __name__ == "__main__":
