@@ -5,7 +5,7 @@
 
 #include "core/api/print_support.hpp"
 #include "server/control/work_queue.hpp"
-#include "server/registry/informer.hpp"
+#include "server/control/follow.hpp"
 
 namespace kw::control {
 namespace {
@@ -104,29 +104,17 @@ Result<std::unique_ptr<NamespaceDefaults>> NamespaceDefaults::start(registry::Re
   State* s = state.get();
   // Every namespace when it appears or changes (it may become active); a namespace again when
   // its default ServiceAccount or its kube-root-ca.crt went or changed.
-  auto follow = [&](const api::ResourceInfo& info, std::function<void(cache::EventType, const cache::StoredObject&)> on)
-      -> Result<void> {
-    registry::InformerHandlers handlers;
-    handlers.replace = [on](const std::vector<cache::ObjectPtr>& all) {
-      for (const auto& object : all) on(cache::EventType::added, *object);
-    };
-    handlers.change = [on](cache::EventType type, const cache::ObjectPtr& object) { on(type, *object); };
-    auto informer = registry::Informer::start(registry, info, std::move(handlers));
-    if (!informer) return fail("cannot follow " + info.plural + ": " + informer.error().message);
-    s->informers.push_back(std::move(*informer));
-    return {};
-  };
-  auto followed = follow(*namespaces, [s](cache::EventType type, const cache::StoredObject& o) {
+  auto followed = follow(registry, *namespaces, [s](cache::EventType type, const cache::StoredObject& o) {
     if (type != cache::EventType::deleted) s->queue.add(o.name);
-  });
+  }, s->informers);
   if (followed && s->options.service_accounts)
-    followed = follow(*accounts, [s](cache::EventType type, const cache::StoredObject& o) {
+    followed = follow(registry, *accounts, [s](cache::EventType type, const cache::StoredObject& o) {
       if (type == cache::EventType::deleted && o.name == k_default_account) s->queue.add(o.namespace_);
-    });
+    }, s->informers);
   if (followed && !s->options.root_ca.empty())
-    followed = follow(*config_maps, [s](cache::EventType type, const cache::StoredObject& o) {
+    followed = follow(registry, *config_maps, [s](cache::EventType type, const cache::StoredObject& o) {
       if (type != cache::EventType::added && o.name == k_root_ca_name) s->queue.add(o.namespace_);
-    });
+    }, s->informers);
   if (!followed) return std::unexpected(followed.error());
   return std::unique_ptr<NamespaceDefaults>(new NamespaceDefaults(std::move(state)));
 }

@@ -6,7 +6,7 @@
 
 #include "core/api/print_support.hpp"
 #include "server/control/work_queue.hpp"
-#include "server/registry/informer.hpp"
+#include "server/control/follow.hpp"
 
 namespace kw::control {
 namespace {
@@ -117,36 +117,24 @@ Result<std::unique_ptr<StorageProtection>> StorageProtection::start(registry::Re
   if (!claims || !volumes || !pods) return fail("persistentvolumeclaims, persistentvolumes or pods are not served");
   auto state = std::make_unique<State>(registry, options, *claims, *volumes, *pods);
   State* s = state.get();
-  auto follow = [&](const api::ResourceInfo& info, std::function<void(cache::EventType, const cache::StoredObject&)> on)
-      -> Result<void> {
-    registry::InformerHandlers handlers;
-    handlers.replace = [on](const std::vector<cache::ObjectPtr>& all) {
-      for (const auto& object : all) on(cache::EventType::added, *object);
-    };
-    handlers.change = [on](cache::EventType type, const cache::ObjectPtr& object) { on(type, *object); };
-    auto informer = registry::Informer::start(registry, info, std::move(handlers));
-    if (!informer) return fail("cannot follow " + info.plural + ": " + informer.error().message);
-    s->informers.push_back(std::move(*informer));
-    return {};
-  };
   Result<void> followed;
   if (options.claims) {
-    followed = follow(*claims, [s](cache::EventType type, const cache::StoredObject& o) {
+    followed = follow(registry, *claims, [s](cache::EventType type, const cache::StoredObject& o) {
       if (type != cache::EventType::deleted && held_for_deletion(o.object, k_claim_finalizer))
         s->queue.add("claim/" + o.namespace_ + "/" + o.name);
-    });
+    }, s->informers);
     // A pod that finishes or goes may free the claims it used.
     if (followed)
-      followed = follow(*pods, [s](cache::EventType type, const cache::StoredObject& o) {
+      followed = follow(registry, *pods, [s](cache::EventType type, const cache::StoredObject& o) {
         if (type == cache::EventType::added) return;
         for (const auto& claim : claims_of(o.object)) s->queue.add("claim/" + o.namespace_ + "/" + claim);
-      });
+      }, s->informers);
   }
   if (followed && options.volumes)
-    followed = follow(*volumes, [s](cache::EventType type, const cache::StoredObject& o) {
+    followed = follow(registry, *volumes, [s](cache::EventType type, const cache::StoredObject& o) {
       if (type != cache::EventType::deleted && held_for_deletion(o.object, k_volume_finalizer))
         s->queue.add("volume/" + o.name);
-    });
+    }, s->informers);
   if (!followed) return std::unexpected(followed.error());
   return std::unique_ptr<StorageProtection>(new StorageProtection(std::move(state)));
 }
