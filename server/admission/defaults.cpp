@@ -13,8 +13,7 @@ using api::print::at;
 using api::print::str;
 
 bool created(const registry::AdmissionRequest& r, std::string_view group, std::string_view plural) {
-  return r.operation == "CREATE" && r.subresource.empty() && r.info.group == group && r.info.plural == plural &&
-         r.object.is_object();
+  return r.operation == "CREATE" && writes_object(r, group, plural);
 }
 
 // Semantic equality of two ResourceLists: the same names, equal values (a missing list is empty).

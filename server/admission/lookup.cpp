@@ -27,6 +27,11 @@ registry::ApiResult<std::optional<nlohmann::json>> cached_object(registry::Regis
   return std::nullopt;
 }
 
+bool writes_object(const registry::AdmissionRequest& request, std::string_view group, std::string_view plural) {
+  return request.subresource.empty() && request.info.group == group && request.info.plural == plural &&
+         request.object.is_object();
+}
+
 registry::ApiError internal_forbidden(const registry::AdmissionRequest& request, const std::string& why) {
   std::string text = "Internal error occurred: ";
   text += why;  // (not `"..." + why`: GCC 12 warns falsely about it, -Wrestrict)

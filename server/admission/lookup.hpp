@@ -6,6 +6,7 @@
 //   auto runtime_class = admission::cached_object(registry, "node.k8s.io", "v1", "runtimeclasses", "", name);
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "server/registry/registry.hpp"
@@ -22,6 +23,9 @@ registry::ApiResult<std::vector<cache::ObjectPtr>> cached(registry::Registry& re
 registry::ApiResult<std::optional<nlohmann::json>> cached_object(registry::Registry& registry, const std::string& group,
                                                                  const std::string& version, const std::string& plural,
                                                                  const std::string& namespace_, const std::string& name);
+
+// Whether a request writes an object of `group`/`plural` itself (not a subresource) and carries it.
+bool writes_object(const registry::AdmissionRequest& request, std::string_view group, std::string_view plural);
 
 // kube's admission plugins' wrapping of an unexpected failure: 403 naming the object, with
 // "Internal error occurred: WHY" (admission.NewForbidden of an InternalError).

@@ -16,9 +16,7 @@ constexpr const char* k_not_ready = "node.kubernetes.io/not-ready";
 constexpr const char* k_unreachable = "node.kubernetes.io/unreachable";
 constexpr const char* k_preempt_lower = "PreemptLowerPriority";
 
-bool pod_itself(const registry::AdmissionRequest& r) {
-  return r.subresource.empty() && r.info.group.empty() && r.info.plural == "pods" && r.object.is_object();
-}
+bool pod_itself(const registry::AdmissionRequest& r) { return writes_object(r, "", "pods"); }
 
 // Whether a toleration covers the NoExecute taint `key` (an empty key or effect matches all).
 bool tolerates(const json& toleration, const char* key) {

@@ -14,10 +14,6 @@ using api::print::str;
 
 constexpr const char* k_beta_class_annotation = "volume.beta.kubernetes.io/storage-class";
 
-bool core_resource(const registry::AdmissionRequest& r, std::string_view plural) {
-  return r.subresource.empty() && r.info.group.empty() && r.info.plural == plural && r.object.is_object();
-}
-
 // storageutil.IsDefaultAnnotation.
 bool default_storage_class(const json& storage_class) {
   const json& annotations = at(storage_class, {"metadata", "annotations"});
@@ -47,7 +43,7 @@ std::optional<api::GoQuantity> requested_storage(const json& claim) {
 
 registry::AdmissionMutation default_storage_class(registry::Registry& registry) {
   return [&registry](const registry::AdmissionRequest& r, json& claim) -> registry::ApiResult<void> {
-    if (r.operation != "CREATE" || !core_resource(r, "persistentvolumeclaims")) return {};
+    if (r.operation != "CREATE" || !writes_object(r, "", "persistentvolumeclaims")) return {};
     if (at(claim, {"spec", "storageClassName"}).is_string() ||
         at(claim, {"metadata", "annotations", k_beta_class_annotation}).is_string())
       return {};
@@ -72,15 +68,15 @@ registry::AdmissionMutation default_storage_class(registry::Registry& registry) 
 registry::AdmissionMutation storage_object_in_use_protection() {
   return [](const registry::AdmissionRequest& r, json& object) -> registry::ApiResult<void> {
     if (r.operation != "CREATE") return {};
-    if (core_resource(r, "persistentvolumeclaims")) add_finalizer(object, "kubernetes.io/pvc-protection");
-    if (core_resource(r, "persistentvolumes")) add_finalizer(object, "kubernetes.io/pv-protection");
+    if (writes_object(r, "", "persistentvolumeclaims")) add_finalizer(object, "kubernetes.io/pvc-protection");
+    if (writes_object(r, "", "persistentvolumes")) add_finalizer(object, "kubernetes.io/pv-protection");
     return {};
   };
 }
 
 registry::AdmissionCheck persistent_volume_claim_resize(registry::Registry& registry) {
   return [&registry](const registry::AdmissionRequest& r) -> registry::ApiResult<void> {
-    if (r.operation != "UPDATE" || r.old == nullptr || !core_resource(r, "persistentvolumeclaims")) return {};
+    if (r.operation != "UPDATE" || r.old == nullptr || !writes_object(r, "", "persistentvolumeclaims")) return {};
     const auto now = requested_storage(r.object);
     const auto before = requested_storage(*r.old);
     if (now.value_or(api::GoQuantity{}).compare(before.value_or(api::GoQuantity{})) <= 0) return {};
