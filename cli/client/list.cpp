@@ -176,7 +176,7 @@ Result<EventDecoder> EventDecoder::create(const std::string& content_type, bool 
     decoder.m_frames = codec::make_length_prefixed_frame_decoder();
   } else if (essence == "application/yaml") {
     decoder.m_format = Format::Yaml;
-    decoder.m_frames = codec::make_yaml_frame_decoder();
+    decoder.m_frames = codec::make_yaml_watch_frame_decoder();
   } else if (essence == "application/json" || essence.empty()) {
     decoder.m_frames = codec::make_json_frame_decoder();
   } else {

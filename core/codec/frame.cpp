@@ -242,7 +242,7 @@ class LengthPrefixedFrameDecoder final : public QueueDecoder {
 
 class YamlFrameDecoder final : public QueueDecoder {
  public:
-  using QueueDecoder::QueueDecoder;
+  YamlFrameDecoder(std::size_t max_frame, bool watch_events) : QueueDecoder(max_frame), m_watch_events(watch_events) {}
 
  protected:
   Result<void> consume(std::string_view bytes) override {
@@ -281,8 +281,18 @@ class YamlFrameDecoder final : public QueueDecoder {
     std::string_view line = std::string_view(m_document).substr(m_line_start);
     if (is_separator(line)) {
       flush_document();
-    } else {
-      m_line_start = m_document.size();
+      m_seen_object = false;
+      return;
+    }
+    m_line_start = m_document.size();
+    if (!m_watch_events) return;
+    // A watch event's keys come in sorted order, `object` then `type`: the top-level `type:`
+    // line ends the event, so it is handed on without waiting for the next separator.
+    if (line.starts_with("object:")) {
+      m_seen_object = true;
+    } else if (m_seen_object && line.starts_with("type:")) {
+      flush_document();
+      m_seen_object = false;
     }
   }
 
@@ -297,6 +307,8 @@ class YamlFrameDecoder final : public QueueDecoder {
 
   std::string m_document;
   std::size_t m_line_start = 0;
+  bool m_watch_events;
+  bool m_seen_object = false;  // a top-level `object:` line in the current document
 };
 
 }  // namespace
@@ -308,7 +320,10 @@ std::unique_ptr<FrameDecoder> make_length_prefixed_frame_decoder(std::size_t max
   return std::make_unique<LengthPrefixedFrameDecoder>(max_frame);
 }
 std::unique_ptr<FrameDecoder> make_yaml_frame_decoder(std::size_t max_frame) {
-  return std::make_unique<YamlFrameDecoder>(max_frame);
+  return std::make_unique<YamlFrameDecoder>(max_frame, false);
+}
+std::unique_ptr<FrameDecoder> make_yaml_watch_frame_decoder(std::size_t max_frame) {
+  return std::make_unique<YamlFrameDecoder>(max_frame, true);
 }
 
 }  // namespace kw::codec

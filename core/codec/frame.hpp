@@ -42,5 +42,9 @@ std::unique_ptr<FrameDecoder> make_length_prefixed_frame_decoder(std::size_t max
 // YAML documents separated by lines that are exactly "---" or "..." (trailing spaces and a
 // "---" followed by a comment are tolerated). Documents of only whitespace are skipped.
 std::unique_ptr<FrameDecoder> make_yaml_frame_decoder(std::size_t max_frame = k_default_max_frame);
+// YAML watch events (`object:` then `type:`, the keys in sorted order as Kubernetes writes
+// YAML): as above, and an event is also complete at its top-level `type:` line, so the last
+// event of a burst is handed on before the next separator arrives.
+std::unique_ptr<FrameDecoder> make_yaml_watch_frame_decoder(std::size_t max_frame = k_default_max_frame);
 
 }  // namespace kw::codec

@@ -22,9 +22,9 @@ std::string watch_event_json(std::string_view type, const nlohmann::json& object
 }
 
 std::string watch_event_yaml(std::string_view type, const nlohmann::json& object) {
-  std::string doc = "type: ";
-  doc += type;
-  doc += "\nobject:\n";
+  // Keys in sorted order, as Kubernetes' YAML writer puts them: `type` last, so a reader knows
+  // the event is complete when that line arrives.
+  std::string doc = "object:\n";
   const std::string body = json_to_yaml(object);
   for (std::size_t start = 0; start < body.size();) {
     const auto end = body.find('\n', start);
@@ -32,6 +32,10 @@ std::string watch_event_yaml(std::string_view type, const nlohmann::json& object
     doc.append(body, start, end == std::string::npos ? std::string::npos : end - start + 1);
     start = end == std::string::npos ? body.size() : end + 1;
   }
+  if (!doc.ends_with('\n')) doc += '\n';
+  doc += "type: ";
+  doc += type;
+  doc += '\n';
   return frame_yaml(doc, false);
 }
 

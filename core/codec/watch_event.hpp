@@ -13,7 +13,8 @@ namespace kw::codec {
 std::string watch_event_json_encoded(std::string_view type, std::string_view object_json);
 std::string watch_event_json(std::string_view type, const nlohmann::json& object);
 
-// A YAML document "type: ADDED" / "object: ..." opened by "---".
+// A YAML document "object: ..." / "type: ADDED" (sorted keys, as Kubernetes writes YAML),
+// opened by "---".
 std::string watch_event_yaml(std::string_view type, const nlohmann::json& object);
 
 // A meta/v1 WatchEvent holding the object's protobuf envelope, length-prefixed unless the

@@ -87,6 +87,21 @@ case "$scenario" in
     create w-1; label w-1 one; delete w-1
     wait_for_lines "$work/events.jsonl" '"DELETED"' 1
     diff <(events_of "$work/events.jsonl") <(printf 'ADDED w-0 -\nADDED w-1 -\nMODIFIED w-1 one\nDELETED w-1 one\n')
+    kill "$watch_pid"; wait "$watch_pid" 2>/dev/null || true
+    # Each wire encoding shows every event as it comes, the last one of a burst included:
+    # nothing follows the DELETED, so a decoder that held a frame until the next one would
+    # never print it.
+    for encoding in json yaml protobuf; do
+      timeout 60 "$KW" get pods --server "$url" -w -o json --output-watch-events --transport "$transport" \
+        --encoding "$encoding" >"$work/$encoding.jsonl" 2>"$work/watch.err" &
+      watch_pid=$!
+      wait_for_lines "$work/$encoding.jsonl" '"ADDED"' 1
+      create "e-$encoding"; delete "e-$encoding"
+      wait_for_lines "$work/$encoding.jsonl" '"DELETED"' 1
+      diff <(events_of "$work/$encoding.jsonl") <(printf 'ADDED w-0 -\nADDED e-%s -\nDELETED e-%s -\n' "$encoding" "$encoding")
+      kill "$watch_pid"; wait "$watch_pid" 2>/dev/null || true
+    done
+    watch_pid=""
     # A closed stdout ends the watch quietly with status 0.
     set +e
     timeout 20 "$KW" get pods --server "$url" -w -o name --transport "$transport" | head -1 >/dev/null

@@ -66,7 +66,25 @@ TEST_CASE("JSON watch events decode when fed byte by byte") {
   CHECK(events[1].object["code"] == 410);
 }
 
-TEST_CASE("YAML watch events decode when fed byte by byte") {
+TEST_CASE("YAML watch events: each one is handed on at its type line, the last of a burst too") {
+  auto decoder = EventDecoder::create("application/yaml;stream=watch", false);
+  REQUIRE(decoder.has_value());
+  const std::string first = "---\nobject:\n  metadata:\n    name: a\n  type: inner\ntype: ADDED\n";
+  const std::string second = "---\nobject:\n  metadata:\n    name: a\ntype: DELETED\n";
+  std::vector<RawEvent> events;
+  for (char c : first) REQUIRE(decoder->feed(std::string_view(&c, 1), events).has_value());
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].type == "ADDED");
+  CHECK(events[0].object["type"] == "inner");
+  for (char c : second) REQUIRE(decoder->feed(std::string_view(&c, 1), events).has_value());
+  REQUIRE(events.size() == 2);  // before the stream ends and before another separator
+  CHECK(events[1].type == "DELETED");
+  CHECK(events[1].object["metadata"]["name"] == "a");
+  REQUIRE(decoder->finish(events).has_value());
+  CHECK(events.size() == 2);
+}
+
+TEST_CASE("YAML watch events with type first still decode, closed by the separator") {
   auto decoder = EventDecoder::create("application/yaml;stream=watch", false);
   REQUIRE(decoder.has_value());
   const std::string stream = "type: ADDED\nobject:\n  metadata:\n    name: a\n---\ntype: DELETED\nobject:\n  metadata:\n    name: a\n";

@@ -156,6 +156,21 @@ TEST_CASE("yaml decoder: separators") {
   check_all_splits(make_yaml_frame_decoder, "", {});
 }
 
+TEST_CASE("yaml watch decoder: an event ends at its top-level type line") {
+  const std::string events = "---\nobject:\n  type: x\n  b: |\n    type: y\ntype: ADDED\n---\nobject:\n  a: 1\ntype: DELETED\n";
+  check_all_splits(make_yaml_watch_frame_decoder, events,
+                   {"object:\n  type: x\n  b: |\n    type: y\ntype: ADDED\n", "object:\n  a: 1\ntype: DELETED\n"});
+  // Without a preceding object line, `type:` is an ordinary line.
+  check_all_splits(make_yaml_watch_frame_decoder, "type: ADDED\nobject:\n  a: 1\n---\ntype: DELETED\nobject: {}\n",
+                   {"type: ADDED\nobject:\n  a: 1\n", "type: DELETED\nobject: {}\n"});
+  // The last event is out before the stream ends.
+  auto d = make_yaml_watch_frame_decoder();
+  REQUIRE(d->feed("---\nobject: {}\ntype: BOOKMARK\n").has_value());
+  auto frame = d->next();
+  REQUIRE(frame.has_value());
+  CHECK(*frame == "object: {}\ntype: BOOKMARK\n");
+}
+
 TEST_CASE("yaml decoder: oversize document") {
   auto d = make_yaml_frame_decoder(10);
   auto got = decode(*d, "a: 1\nb: 2\nc: 3\n", 1);
