@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 
 #include "cli/commands/commands.hpp"
+#include "core/codec/protobuf_scalars.hpp"
 #include "core/net/server/http_server.hpp"
 #include "server/auth/authenticator.hpp"
 #include "server/auth/authorizer.hpp"
@@ -34,6 +35,7 @@
 #include "server/admission/plugins.hpp"
 #include "server/audit/auditor.hpp"
 #include "server/control/namespace_defaults.hpp"
+#include "server/control/quota_status.hpp"
 #include "server/control/storage_protection.hpp"
 #include "server/control/node_graph_feed.hpp"
 #include "server/control/rbac_controller.hpp"
@@ -83,6 +85,7 @@ struct ServeOptions {
   std::string service_node_port_range = "30000-32767";
   std::string advertise_address;
   std::vector<std::string> controllers = {"*"};
+  std::string resource_quota_sync_period = "5m0s";
   std::string root_ca_file;
   std::vector<std::string> enable_admission_plugins, disable_admission_plugins;
   std::int64_t default_not_ready_toleration_seconds = 300;
@@ -95,8 +98,9 @@ struct ServeOptions {
 };
 
 // The controllers kw runs itself, by kube-controller-manager's names (all on by default).
-constexpr std::string_view k_controllers[] = {"clusterrole-aggregation", "namespace", "pv-protection", "pvc-protection",
-                                              "root-ca-cert-publisher", "serviceaccount"};
+constexpr std::string_view k_controllers[] = {"clusterrole-aggregation", "namespace",      "pv-protection",
+                                              "pvc-protection",          "resourcequota",  "root-ca-cert-publisher",
+                                              "serviceaccount"};
 
 std::string known_controllers() {
   std::string known;
@@ -540,6 +544,22 @@ int run_serve(const ServeOptions& o) {
     std::cerr << "kw serve: " << storage_protection.error().message << "\n";
     return 1;
   }
+  std::unique_ptr<control::QuotaStatus> quota_status;
+  if (controller_enabled(o.controllers, "resourcequota")) {
+    const auto period = codec::scalars::parse_go_duration(o.resource_quota_sync_period);
+    if (!period || *period <= 0) {
+      std::cerr << "kw serve: --resource-quota-sync-period: \"" << o.resource_quota_sync_period
+                << "\" is not a positive duration (such as 5m0s or 30s)\n";
+      return 1;
+    }
+    auto started = control::QuotaStatus::start(
+        registry, {.sync_period = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::nanoseconds(*period))});
+    if (!started) {
+      std::cerr << "kw serve: " << started.error().message << "\n";
+      return 1;
+    }
+    quota_status = std::move(*started);
+  }
   // 4. The audit log, then the listeners: TLS on the secure port (authenticated), cleartext on
   //    loopback (trusted). The log outlives them, so that every answer's events are written.
   auto auditor = start_audit(o);
@@ -681,6 +701,9 @@ void add_serve_command(CLI::App& app, int* exit_code) {
                     "the controllers kw runs itself: '*' for all, NAME to enable, -NAME to disable (" +
                         known_controllers() + ")")
       ->delimiter(',')
+      ->capture_default_str();
+  serve->add_option("--resource-quota-sync-period", options->resource_quota_sync_period,
+                    "how often the resourcequota controller recounts every quota's usage (a Go duration)")
       ->capture_default_str();
   serve->add_option("--root-ca-file", options->root_ca_file,
                     "CA bundle published to every namespace as ConfigMap kube-root-ca.crt (default: the serving CA)");

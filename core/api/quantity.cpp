@@ -282,6 +282,28 @@ void GoQuantity::round_up(int scale) {
   digits = without_leading_zeros(fraction ? (BigInt(digits) + 1).str() : digits);
 }
 
+void GoQuantity::add(const GoQuantity& other) {
+  if (zero()) format = other.format;
+  kept.clear();
+  // Both values in units of 10^low, signed, summed exactly.
+  const std::int64_t low = std::min(exponent, other.exponent);
+  const auto scaled = [low](const GoQuantity& q) {
+    BigInt v = BigInt(q.digits) * power_of_ten(q.exponent - low);
+    return q.negative ? BigInt(-v) : v;
+  };
+  BigInt sum = scaled(*this) + scaled(other);
+  negative = sum < 0;
+  if (negative) sum = -sum;
+  digits = sum.str();
+  exponent = sum == 0 ? 0 : low;
+}
+
+void GoQuantity::subtract(const GoQuantity& other) {
+  GoQuantity negated = other;
+  negated.negative = !other.negative && !other.zero();
+  add(negated);
+}
+
 int GoQuantity::compare(const GoQuantity& other) const {
   const int own_sign = zero() ? 0 : negative ? -1 : 1;
   const int other_sign = other.zero() ? 0 : other.negative ? -1 : 1;

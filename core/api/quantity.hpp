@@ -38,6 +38,10 @@ struct GoQuantity {
   std::int64_t milli_value() const { return scaled_value(-3); }
   // Quantity.Cmp: -1, 0 or 1.
   int compare(const GoQuantity& other) const;
+  // Quantity.Add and Quantity.Sub: exact; the result is written canonically, in this
+  // quantity's format (in the other's when this one is zero, as Go keeps it).
+  void add(const GoQuantity& other);
+  void subtract(const GoQuantity& other);
   // Quantity.RoundUp(10^scale): a value finer than that is rounded away from zero to it, and is
   // then written canonically. (Kubernetes rounds every ResourceList value to milli units.)
   void round_up(int scale);

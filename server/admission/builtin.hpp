@@ -20,6 +20,9 @@
 //   takes `approve` / `sign` on its signer (certificates.k8s.io "signers").
 // - CertificateSubjectRestriction: no system:masters client certificates from
 //   kubernetes.io/kube-apiserver-client.
+// - ResourceQuota: creates (and updates that grow a service's or claim's usage) over a quota of
+//   their namespace are refused ("exceeded quota: ..."); the rest are charged to the quotas'
+//   status.used before they are stored.
 //
 //   registry.add_admission_mutation(admission::namespace_lifecycle(registry));
 #include "server/auth/authorizer.hpp"
@@ -40,5 +43,6 @@ registry::AdmissionCheck limit_ranger_check(registry::Registry& registry);
 registry::AdmissionCheck certificate_approval(const auth::Authorizer& authorizer);
 registry::AdmissionCheck certificate_signing(const auth::Authorizer& authorizer);
 registry::AdmissionCheck certificate_subject_restriction();
+registry::AdmissionCheck resource_quota(registry::Registry& registry);
 
 }  // namespace kw::admission

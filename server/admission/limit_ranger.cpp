@@ -1,13 +1,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
-#include <map>
 #include <optional>
 
 #include "core/api/print_support.hpp"
 #include "core/api/quantity.hpp"
 #include "server/admission/builtin.hpp"
 #include "server/admission/lookup.hpp"
+#include "server/quota/resource_list.hpp"
 
 namespace kw::admission {
 namespace {
@@ -17,15 +17,8 @@ using api::GoQuantity;
 using api::print::at;
 using api::print::str;
 
-using ResourceList = std::map<std::string, GoQuantity>;
-
-ResourceList resource_list(const json& list) {
-  ResourceList out;
-  if (list.is_object())
-    for (const auto& [name, value] : list.items())
-      if (auto q = api::parse_go_quantity(value)) out.emplace(name, std::move(*q));
-  return out;
-}
+using quota::ResourceList;
+using quota::resource_list;
 
 std::optional<GoQuantity> find(const ResourceList& list, const std::string& name) {
   const auto found = list.find(name);

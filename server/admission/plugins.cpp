@@ -75,6 +75,10 @@ void install_default_ingress_class(registry::Registry& registry, const PluginSel
   registry.add_admission_mutation(default_ingress_class(registry));
 }
 
+void install_resource_quota(registry::Registry& registry, const PluginSelection&) {
+  registry.add_admission_check(resource_quota(registry));
+}
+
 // kube-apiserver 1.23's plugins in the order it runs them.
 constexpr Plugin k_plugins[] = {
     {"AlwaysAdmit", false, nullptr},
@@ -107,7 +111,7 @@ constexpr Plugin k_plugins[] = {
     {"SecurityContextDeny", false, nullptr},
     {"MutatingAdmissionWebhook", true, nullptr},
     {"ValidatingAdmissionWebhook", true, nullptr},
-    {"ResourceQuota", true, nullptr},
+    {"ResourceQuota", true, install_resource_quota},
     {"AlwaysDeny", false, nullptr},
 };
 

@@ -238,35 +238,7 @@ void default_pod(json& pod) {
       }
 }
 
-// GetPodQOS: BestEffort without cpu or memory requests and limits, Guaranteed when every
-// container limits both and requests what it limits, else Burstable.
-std::string pod_qos_class(const json& pod) {
-  bool any = false, guaranteed = true;
-  std::map<std::string, long double> requests, limits;
-  for (const char* list : {"initContainers", "containers"})
-    for (const auto& c : arr(at(pod, {"spec", list}))) {
-      int limited = 0;
-      for (const char* resource : {"cpu", "memory"}) {
-        const auto request = api::quantity_value(at(c, {"resources", "requests", resource}));
-        if (request && *request != 0) {
-          any = true;
-          requests[resource] += *request;
-        }
-        const auto limit = api::quantity_value(at(c, {"resources", "limits", resource}));
-        if (limit && *limit != 0) {
-          any = true;
-          limits[resource] += *limit;
-          ++limited;
-        }
-      }
-      if (limited < 2) guaranteed = false;
-    }
-  if (!any) return "BestEffort";
-  return guaranteed && requests == limits ? "Guaranteed" : "Burstable";
-}
-
-// PrepareForCreate: a new pod is Pending, with its QoS class.
-// PrepareForCreate: a pod starts Pending, whatever status the client sent.
+// PrepareForCreate: a pod starts Pending, with its QoS class, whatever status the client sent.
 void prepare_pod(json& pod) { pod["status"] = {{"phase", "Pending"}, {"qosClass", pod_qos_class(pod)}}; }
 
 // CheckGracefulDelete: the requested grace period or the pod's own; none for a pod no node
@@ -974,7 +946,8 @@ void validate_resource_quota(const json& quota, Causes& causes) {
     return (set.contains("BestEffort") && set.contains("NotBestEffort")) ||
            (set.contains("Terminating") && set.contains("NotTerminating"));
   };
-  if (conflicting(scope_set)) invalid_value(causes, "spec.scopes", scopes, "conflicting scopes");
+  if (conflicting(scope_set))
+    invalid_rendered(causes, "spec.scopes", go_slice(scopes, "core.ResourceQuotaScope"), "conflicting scopes");
 
   const json& selector = at(spec, {"scopeSelector"});
   if (selector.is_object()) {

@@ -2,6 +2,7 @@
 #include "server/registry/kinds/pod_spec.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -469,6 +470,31 @@ void validate_tolerations(Causes& causes, const json& tolerations, const std::st
     if (!effect.empty() && !one_of(effect, {"NoSchedule", "PreferNoSchedule", "NoExecute"}))
       unsupported(causes, field + ".effect", effect, {"NoSchedule", "PreferNoSchedule", "NoExecute"});
   }
+}
+
+std::string pod_qos_class(const json& pod) {
+  bool any = false, guaranteed = true;
+  std::map<std::string, long double> requests, limits;
+  for (const char* list : {"initContainers", "containers"})
+    for (const auto& c : arr(at(pod, {"spec", list}))) {
+      int limited = 0;
+      for (const char* resource : {"cpu", "memory"}) {
+        const auto request = api::quantity_value(at(c, {"resources", "requests", resource}));
+        if (request && *request != 0) {
+          any = true;
+          requests[resource] += *request;
+        }
+        const auto limit = api::quantity_value(at(c, {"resources", "limits", resource}));
+        if (limit && *limit != 0) {
+          any = true;
+          limits[resource] += *limit;
+          ++limited;
+        }
+      }
+      if (limited < 2) guaranteed = false;
+    }
+  if (!any) return "BestEffort";
+  return guaranteed && requests == limits ? "Guaranteed" : "Burstable";
 }
 
 }  // namespace kw::kinds

@@ -35,6 +35,10 @@ void default_volume_sources(nlohmann::json& holder);
 // the claim templates of a StatefulSet.
 void default_persistent_volume_claim(nlohmann::json& claim);
 
+// GetPodQOS: BestEffort without cpu or memory requests and limits, Guaranteed when every
+// container limits both and requests what it limits, else Burstable.
+std::string pod_qos_class(const nlohmann::json& pod);
+
 // ---- references ---------------------------------------------------------------------------------
 
 // The secrets a pod spec names: image pull secrets, every container's env and envFrom, and its
