@@ -2,7 +2,12 @@
 // with quotas is refused when it would take a quota's usage over its hard limit, and is
 // otherwise charged to the quotas' status.used before it is stored, as kube-apiserver charges it.
 // kw's quota controller (control::QuotaStatus) recounts usage from the objects themselves.
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
 
 #include "core/api/print_support.hpp"
 #include "server/admission/builtin.hpp"
@@ -17,12 +22,27 @@ using api::print::at;
 using api::print::str;
 using quota::ResourceList;
 
-// Attempts at charging one quota whose status changed under us.
+// Attempts at charging one quota whose status changed under us (kube-apiserver's 3 retries).
 constexpr int k_charge_attempts = 4;
+// kube-apiserver evaluates one namespace's quota requests at a time; so does kw, through one of
+// these locks per namespace (by hash). Requests of one server then never conflict with each
+// other over a quota's status, only with the quota controller's writes.
+constexpr std::size_t k_namespace_locks = 64;
+using NamespaceLocks = std::array<std::mutex, k_namespace_locks>;
 
 std::set<std::string> name_set(const ResourceList& list) {
   const auto n = quota::names(list);
   return {n.begin(), n.end()};
+}
+
+// "a,b,c", in order (kube's prettyPrintResourceNames).
+std::string joined(const std::set<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) {
+    if (!out.empty()) out += ',';
+    out += name;
+  }
+  return out;
 }
 
 // One quota's share of a request: the usage it is charged, or why it refuses it.
@@ -44,7 +64,8 @@ registry::ApiResult<ResourceList> charge(const registry::AdmissionRequest& reque
 
 class ResourceQuotaPlugin {
  public:
-  explicit ResourceQuotaPlugin(registry::Registry& registry) : m_registry(registry) {}
+  explicit ResourceQuotaPlugin(registry::Registry& registry)
+      : m_registry(registry), m_locks(std::make_shared<NamespaceLocks>()) {}
 
   registry::ApiResult<void> operator()(const registry::AdmissionRequest& request) const {
     if (!request.subresource.empty() || request.namespace_.empty() || !request.object.is_object()) return {};
@@ -52,9 +73,14 @@ class ResourceQuotaPlugin {
     if (!evaluator.handles(request.operation)) return {};
     auto listed = cached(m_registry, "", "v1", "resourcequotas", request.namespace_);
     if (!listed) return std::unexpected(listed.error());
-    if (listed->empty()) return {};
-    // The namespace has quotas: their latest status, not the cache's of a moment ago (a dry run,
-    // which writes nothing, would otherwise be judged on usage another request already raised).
+    const auto limits_it = [&](const cache::ObjectPtr& stored) {
+      const auto named = [&](const char* part) { return quota::names(quota::resource_list(at(stored->object, {part, "hard"}))); };
+      return !evaluator.matching_resources(named("spec")).empty() || !evaluator.matching_resources(named("status")).empty();
+    };
+    if (std::ranges::none_of(*listed, limits_it)) return {};
+    std::lock_guard serial((*m_locks)[std::hash<std::string>{}(request.namespace_) % k_namespace_locks]);
+    // A quota limits what the object uses: its latest status, not the cache's of a moment ago (a
+    // dry run, which writes nothing, would otherwise be judged on usage another request raised).
     const auto table = m_registry.resources();
     const auto* info = table->find_plural("", "v1", "resourcequotas");
     if (info == nullptr) return {};
@@ -76,13 +102,10 @@ class ResourceQuotaPlugin {
         return std::unexpected(registry::admission_forbidden(request, "failed quota: " + name + ": " + why));
       const json& used = at(q, {"status", "used"});
       for (const auto& resource : restricted)
-        if (!used.is_object() || !used.contains(resource)) {
-          std::string list;
-          for (const auto& r : std::set<std::string>(restricted.begin(), restricted.end()))
-            list += (list.empty() ? "" : ",") + r;
+        if (!used.is_object() || !used.contains(resource))
           return std::unexpected(registry::admission_forbidden(
-              request, "status unknown for quota: " + name + ", resources: " + list));
-        }
+              request, "status unknown for quota: " + name + ", resources: " +
+                           joined(std::set<std::string>(restricted.begin(), restricted.end()))));
       covering.push_back(i);
     }
     const auto now = std::chrono::system_clock::now();
@@ -90,11 +113,9 @@ class ResourceQuotaPlugin {
     std::set<std::string> negative;
     for (const auto& [resource, value] : delta)
       if (value.negative) negative.insert(resource);
-    if (!negative.empty()) {
-      std::string list;
-      for (const auto& r : negative) list += (list.empty() ? "" : ",") + r;
-      return std::unexpected(registry::admission_forbidden(request, "quota usage is negative for resource(s): " + list));
-    }
+    if (!negative.empty())
+      return std::unexpected(
+          registry::admission_forbidden(request, "quota usage is negative for resource(s): " + joined(negative)));
     if (request.operation == "UPDATE" && request.old != nullptr &&
         !str(at(*request.old, {"metadata", "resourceVersion"})).empty())
       delta = quota::subtract_non_negative(delta, evaluator.usage(*request.old, now));
@@ -143,6 +164,7 @@ class ResourceQuotaPlugin {
   }
 
   registry::Registry& m_registry;
+  std::shared_ptr<NamespaceLocks> m_locks;  // shared by the copies std::function makes
 };
 
 }  // namespace
