@@ -43,7 +43,7 @@ if [[ -z $chosen ]]; then
 fi
 echo "fuzz.sh: using $chosen ${cxx_flags:+(with $cxx_flags)}"
 
-CC=$cc CXX=$chosen cmake -S "$root" -B "$build" -G Ninja -DKW_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+CC=$cc CXX=$chosen cmake -S "$root" -B "$build" -G Ninja -DKW_FUZZ=ON -DKW_PCH=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS="$cxx_flags" > "$build.configure.log" 2>&1 || {
   cat "$build.configure.log" >&2
   exit 1
