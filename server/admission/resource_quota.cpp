@@ -30,29 +30,15 @@ constexpr int k_charge_attempts = 4;
 constexpr std::size_t k_namespace_locks = 64;
 using NamespaceLocks = std::array<std::mutex, k_namespace_locks>;
 
-std::set<std::string> name_set(const ResourceList& list) {
-  const auto n = quota::names(list);
-  return {n.begin(), n.end()};
-}
-
-// "a,b,c", in order (kube's prettyPrintResourceNames).
-std::string joined(const std::set<std::string>& names) {
-  std::string out;
-  for (const auto& name : names) {
-    if (!out.empty()) out += ',';
-    out += name;
-  }
-  return out;
-}
 
 // One quota's share of a request: the usage it is charged, or why it refuses it.
 registry::ApiResult<ResourceList> charge(const registry::AdmissionRequest& request, const json& quota_object,
                                          const ResourceList& delta) {
   const ResourceList hard = quota::resource_list(at(quota_object, {"status", "hard"}));
   const ResourceList used = quota::resource_list(at(quota_object, {"status", "used"}));
-  const ResourceList requested = quota::mask(delta, name_set(hard));
+  const ResourceList requested = quota::mask(delta, quota::name_set(hard));
   const ResourceList next = quota::add(used, requested);
-  const auto over = quota::exceeded(quota::mask(next, name_set(requested)), hard);
+  const auto over = quota::exceeded(quota::mask(next, quota::name_set(requested)), hard);
   if (!over.empty())
     return std::unexpected(registry::admission_forbidden(
         request, "exceeded quota: " + str(at(quota_object, {"metadata", "name"})) +
@@ -105,7 +91,7 @@ class ResourceQuotaPlugin {
         if (!used.is_object() || !used.contains(resource))
           return std::unexpected(registry::admission_forbidden(
               request, "status unknown for quota: " + name + ", resources: " +
-                           joined(std::set<std::string>(restricted.begin(), restricted.end()))));
+                           quota::pretty_print_names({restricted.begin(), restricted.end()})));
       covering.push_back(i);
     }
     const auto now = std::chrono::system_clock::now();
@@ -115,7 +101,7 @@ class ResourceQuotaPlugin {
       if (value.negative) negative.insert(resource);
     if (!negative.empty())
       return std::unexpected(
-          registry::admission_forbidden(request, "quota usage is negative for resource(s): " + joined(negative)));
+          registry::admission_forbidden(request, "quota usage is negative for resource(s): " + quota::pretty_print_names(negative)));
     if (request.operation == "UPDATE" && request.old != nullptr &&
         !str(at(*request.old, {"metadata", "resourceVersion"})).empty())
       delta = quota::subtract_non_negative(delta, evaluator.usage(*request.old, now));

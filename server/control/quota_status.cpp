@@ -29,8 +29,6 @@ const api::ResourceInfo* served(const api::ResourceTable& table, const std::stri
   return nullptr;
 }
 
-std::set<std::string> as_set(const std::vector<std::string>& names) { return {names.begin(), names.end()}; }
-
 // Whether a change to a counted object can lower its usage while it stays (deletions always do).
 bool may_release(const std::string& group, const std::string& resource, const json& object) {
   if (!group.empty()) return false;
@@ -162,7 +160,7 @@ struct QuotaStatus::State {
       // Usage of what no evaluator counts is kept as it was; only the hard names are shown.
       ResourceList used = used_before;
       for (auto& [name, value] : *counted) used[name] = std::move(value);
-      used = quota::mask(used, as_set(hard_names));
+      used = quota::mask(used, quota::name_set(hard));
       if (!unsynced(q) && quota::equals(used, used_before)) continue;
       json next = q;
       next["status"] = {{"hard", quota::to_json(hard)}, {"used", quota::to_json(used)}};

@@ -250,9 +250,7 @@ std::string Evaluator::constraints(const std::vector<std::string>& required, con
         if (!usage.contains(name)) missing.insert(name);
     }
   if (missing.empty()) return "";
-  std::string why = "must specify ";
-  for (const auto& name : missing) why += (why.ends_with(' ') ? "" : ",") + name;
-  return why;
+  return "must specify " + pretty_print_names(missing);
 }
 
 ResourceList Evaluator::usage(const json& object, std::chrono::system_clock::time_point now) const {

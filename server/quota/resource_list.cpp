@@ -25,6 +25,12 @@ std::vector<std::string> names(const ResourceList& list) {
   return out;
 }
 
+std::set<std::string> name_set(const ResourceList& list) {
+  std::set<std::string> out;
+  for (const auto& [name, value] : list) out.insert(out.end(), name);
+  return out;
+}
+
 ResourceList add(const ResourceList& a, const ResourceList& b) {
   ResourceList out = a;
   for (const auto& [name, value] : b) {
@@ -80,6 +86,15 @@ std::set<std::string> exceeded(const ResourceList& a, const ResourceList& b) {
   std::set<std::string> out;
   for (const auto& [name, value] : a)
     if (const auto limit = b.find(name); limit != b.end() && value.compare(limit->second) > 0) out.insert(name);
+  return out;
+}
+
+std::string pretty_print_names(const std::set<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) {
+    if (!out.empty()) out += ',';
+    out += name;
+  }
   return out;
 }
 

@@ -22,6 +22,7 @@ using ResourceList = std::map<std::string, api::GoQuantity>;
 ResourceList resource_list(const nlohmann::json& list);
 nlohmann::json to_json(const ResourceList& list);
 std::vector<std::string> names(const ResourceList& list);
+std::set<std::string> name_set(const ResourceList& list);
 
 // quota.Add: the sum per name (a name in one list only is kept as it is).
 ResourceList add(const ResourceList& a, const ResourceList& b);
@@ -40,5 +41,7 @@ bool equals(const ResourceList& a, const ResourceList& b);
 std::set<std::string> exceeded(const ResourceList& a, const ResourceList& b);
 // "name=value,name=value", by name (the admission plugin's messages).
 std::string pretty_print(const ResourceList& list);
+// "a,b,c" (quota.prettyPrintResourceNames).
+std::string pretty_print_names(const std::set<std::string>& names);
 
 }  // namespace kw::quota

@@ -64,6 +64,42 @@ def write_tokens(directory, tokens):
     return path
 
 
+# Replaying a recorded PUT: the edit the recording made to its own GET, made to kw's object.
+def merge_diff(before, after):
+    """The JSON merge patch that turns `before` into `after` (server-set metadata aside)."""
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return after
+    out = {key: None for key in before if key not in after}
+    for key, value in after.items():
+        if key in ("resourceVersion", "managedFields", "uid", "creationTimestamp"):
+            continue
+        if key not in before:
+            out[key] = value
+        elif before[key] != value:
+            out[key] = merge_diff(before[key], value)
+    return out
+
+
+def merge(target, patch):
+    if not isinstance(patch, dict):
+        return patch
+    target = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            target.pop(key, None)
+        else:
+            target[key] = merge(target.get(key), value)
+    return target
+
+
+def object_path(path):
+    """The object a subresource path belongs to (its /status or /approval left off)."""
+    for tail in ("/status", "/approval"):
+        if path.endswith(tail):
+            return path[: -len(tail)]
+    return path
+
+
 class KwServer:
     """A kw serve process; use as a context manager."""
 

@@ -12,7 +12,7 @@ import tempfile
 import time
 import unittest
 
-from kwtest import KwServer, free_port, https, write_tokens
+from kwtest import KwServer, free_port, https, merge, merge_diff, object_path, write_tokens
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = os.path.join(HERE, "..", "..", "conformance", "recorded", "admission-plugins-1.23.json")
@@ -57,40 +57,6 @@ def containers_resources(pod):
             for c in pod.get("spec", {}).get(key) or []]
 
 
-def merge_diff(before, after):
-    """The JSON merge patch that turns `before` into `after` (server-set metadata aside)."""
-    if not isinstance(before, dict) or not isinstance(after, dict):
-        return after
-    out = {key: None for key in before if key not in after}
-    for key, value in after.items():
-        if key in ("resourceVersion", "managedFields", "uid", "creationTimestamp"):
-            continue
-        if key not in before:
-            out[key] = value
-        elif before[key] != value:
-            out[key] = merge_diff(before[key], value)
-    return out
-
-
-def merge(target, patch):
-    if not isinstance(patch, dict):
-        return patch
-    target = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            target.pop(key, None)
-        else:
-            target[key] = merge(target.get(key), value)
-    return target
-
-
-def base_path(path):
-    for tail in ("/status", "/approval"):
-        if path.endswith(tail):
-            return path[: -len(tail)]
-    return path
-
-
 class RecordedAdmissionPluginsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -129,10 +95,10 @@ class RecordedAdmissionPluginsTest(unittest.TestCase):
                 if case.get("wait_seconds_before"):
                     time.sleep(0.3)
                 body = case.get("body")
-                if case["method"] == "PUT" and base_path(case["path"]) in kw_get:
+                if case["method"] == "PUT" and object_path(case["path"]) in kw_get:
                     # The recorded PUT edited the recorded GET; kw's own object gets the same edit.
-                    edit = merge_diff(recorded_get[base_path(case["path"])], body)
-                    body = merge(kw_get[base_path(case["path"])], edit)
+                    edit = merge_diff(recorded_get[object_path(case["path"])], body)
+                    body = merge(kw_get[object_path(case["path"])], edit)
                 code, text = self.call(case, body)
                 answer = json.loads(text) if text.startswith("{") else text
                 expected = case["response"]
@@ -157,8 +123,8 @@ class RecordedAdmissionPluginsTest(unittest.TestCase):
                     continue
                 self.assertEqual(code, case["code"], text[:400])
                 if case["method"] == "GET":
-                    recorded_get[base_path(case["path"])] = expected
-                    kw_get[base_path(case["path"])] = answer
+                    recorded_get[object_path(case["path"])] = expected
+                    kw_get[object_path(case["path"])] = answer
                 if code >= 400:
                     self.assertEqual(answer["message"], expected["message"])
                     if code == 403 or code == 404:

@@ -10,7 +10,7 @@ import tempfile
 import time
 import unittest
 
-from kwtest import KwServer, free_port, https, write_tokens
+from kwtest import KwServer, free_port, https, merge, merge_diff, object_path, write_tokens
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = os.path.join(HERE, "..", "..", "conformance", "recorded", "resourcequota-1.23.json")
@@ -23,37 +23,6 @@ TABLE = "20"
 # How long a "(after status settled)" case polls for the recorded status (the recording's own
 # poll allowed 20 s; its sync period was 5 s, as here).
 SETTLE_SECONDS = 20
-
-
-def merge_diff(before, after):
-    """The JSON merge patch that turns `before` into `after` (server-set metadata aside)."""
-    if not isinstance(before, dict) or not isinstance(after, dict):
-        return after
-    out = {key: None for key in before if key not in after}
-    for key, value in after.items():
-        if key in ("resourceVersion", "managedFields", "uid", "creationTimestamp"):
-            continue
-        if key not in before:
-            out[key] = value
-        elif before[key] != value:
-            out[key] = merge_diff(before[key], value)
-    return out
-
-
-def merge(target, patch):
-    if not isinstance(patch, dict):
-        return patch
-    target = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            target.pop(key, None)
-        else:
-            target[key] = merge(target.get(key), value)
-    return target
-
-
-def object_path(path):
-    return path[: -len("/status")] if path.endswith("/status") else path
 
 
 class RecordedResourceQuotaTest(unittest.TestCase):
