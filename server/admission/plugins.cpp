@@ -4,6 +4,7 @@
 
 #include "server/admission/builtin.hpp"
 #include "server/admission/service_account.hpp"
+#include "server/admission/webhooks.hpp"
 
 namespace kw::admission {
 namespace {
@@ -11,72 +12,94 @@ namespace {
 struct Plugin {
   std::string_view name;
   bool default_on;  // in kube-apiserver's default set
-  void (*install)(registry::Registry&, const PluginSelection&);  // null: not in kw yet
+  // null: not in kw yet. May keep what it started in `installed`.
+  void (*install)(registry::Registry&, const PluginSelection&, Installed& installed);
 };
 
-void install_service_account(registry::Registry& registry, const PluginSelection&) {
+void install_service_account(registry::Registry& registry, const PluginSelection&, Installed&) {
   registry.add_admission_mutation(service_account_mutation(registry));
   registry.add_admission_check(service_account_check(registry));
 }
 
-void install_priority(registry::Registry& registry, const PluginSelection&) {
+void install_priority(registry::Registry& registry, const PluginSelection&, Installed&) {
   registry.add_admission_mutation(priority_mutation(registry));
   registry.add_admission_check(priority_check(registry));
 }
 
-void install_default_toleration_seconds(registry::Registry& registry, const PluginSelection& selection) {
+void install_default_toleration_seconds(registry::Registry& registry, const PluginSelection& selection, Installed&) {
   registry.add_admission_mutation(default_toleration_seconds(selection.toleration_seconds));
 }
 
-void install_namespace_lifecycle(registry::Registry& registry, const PluginSelection&) {
+void install_namespace_lifecycle(registry::Registry& registry, const PluginSelection&, Installed&) {
   registry.add_admission_mutation(namespace_lifecycle(registry));
 }
 
-void install_limit_ranger(registry::Registry& registry, const PluginSelection&) {
+void install_limit_ranger(registry::Registry& registry, const PluginSelection&, Installed&) {
   registry.add_admission_mutation(limit_ranger_mutation(registry));
   registry.add_admission_check(limit_ranger_check(registry));
 }
 
-void install_taint_nodes_by_condition(registry::Registry& registry, const PluginSelection&) {
+void install_taint_nodes_by_condition(registry::Registry& registry, const PluginSelection&, Installed&) {
   registry.add_admission_mutation(taint_nodes_by_condition());
 }
 
-void install_default_storage_class(registry::Registry& registry, const PluginSelection&) {
+void install_default_storage_class(registry::Registry& registry, const PluginSelection&, Installed&) {
   registry.add_admission_mutation(default_storage_class(registry));
 }
 
-void install_storage_object_in_use_protection(registry::Registry& registry, const PluginSelection&) {
+void install_storage_object_in_use_protection(registry::Registry& registry, const PluginSelection&, Installed&) {
   registry.add_admission_mutation(storage_object_in_use_protection());
 }
 
-void install_persistent_volume_claim_resize(registry::Registry& registry, const PluginSelection&) {
+void install_persistent_volume_claim_resize(registry::Registry& registry, const PluginSelection&, Installed&) {
   registry.add_admission_check(persistent_volume_claim_resize(registry));
 }
 
-void install_runtime_class(registry::Registry& registry, const PluginSelection&) {
+void install_runtime_class(registry::Registry& registry, const PluginSelection&, Installed&) {
   registry.add_admission_mutation(runtime_class_mutation(registry));
   registry.add_admission_check(runtime_class_check(registry));
 }
 
 // The certificate plugins ask the authorizer; without one (tests) every requester may.
-void install_certificate_approval(registry::Registry& registry, const PluginSelection& selection) {
+void install_certificate_approval(registry::Registry& registry, const PluginSelection& selection, Installed&) {
   if (selection.authorizer != nullptr) registry.add_admission_check(certificate_approval(*selection.authorizer));
 }
 
-void install_certificate_signing(registry::Registry& registry, const PluginSelection& selection) {
+void install_certificate_signing(registry::Registry& registry, const PluginSelection& selection, Installed&) {
   if (selection.authorizer != nullptr) registry.add_admission_check(certificate_signing(*selection.authorizer));
 }
 
-void install_certificate_subject_restriction(registry::Registry& registry, const PluginSelection&) {
+void install_certificate_subject_restriction(registry::Registry& registry, const PluginSelection&, Installed&) {
   registry.add_admission_check(certificate_subject_restriction());
 }
 
-void install_default_ingress_class(registry::Registry& registry, const PluginSelection&) {
+void install_default_ingress_class(registry::Registry& registry, const PluginSelection&, Installed&) {
   registry.add_admission_mutation(default_ingress_class(registry));
 }
 
-void install_resource_quota(registry::Registry& registry, const PluginSelection&) {
+void install_resource_quota(registry::Registry& registry, const PluginSelection&, Installed&) {
   registry.add_admission_check(resource_quota(registry));
+}
+
+// Both webhook plugins call the webhooks of one follower of the configurations.
+Webhooks* webhooks_of(registry::Registry& registry, Installed& installed) {
+  if (!installed.webhooks) {
+    auto started = Webhooks::start(registry);
+    if (!started) {
+      installed.failure = started.error().message;
+      return nullptr;
+    }
+    installed.webhooks = std::move(*started);
+  }
+  return installed.webhooks.get();
+}
+
+void install_mutating_admission_webhook(registry::Registry& registry, const PluginSelection&, Installed& installed) {
+  if (auto* webhooks = webhooks_of(registry, installed)) registry.add_admission_mutation(webhooks->mutation());
+}
+
+void install_validating_admission_webhook(registry::Registry& registry, const PluginSelection&, Installed& installed) {
+  if (auto* webhooks = webhooks_of(registry, installed)) registry.add_admission_check(webhooks->check());
 }
 
 // kube-apiserver 1.23's plugins in the order it runs them.
@@ -109,8 +132,8 @@ constexpr Plugin k_plugins[] = {
     {"DefaultIngressClass", true, install_default_ingress_class},
     {"DenyServiceExternalIPs", false, nullptr},
     {"SecurityContextDeny", false, nullptr},
-    {"MutatingAdmissionWebhook", true, nullptr},
-    {"ValidatingAdmissionWebhook", true, nullptr},
+    {"MutatingAdmissionWebhook", true, install_mutating_admission_webhook},
+    {"ValidatingAdmissionWebhook", true, install_validating_admission_webhook},
     {"ResourceQuota", true, install_resource_quota},
     {"AlwaysDeny", false, nullptr},
 };
@@ -137,7 +160,8 @@ Result<Installed> install(registry::Registry& registry, const PluginSelection& s
       if (named(selection.enable, plugin.name)) installed.unavailable.emplace_back(plugin.name);
       continue;
     }
-    plugin.install(registry, selection);
+    plugin.install(registry, selection, installed);
+    if (!installed.failure.empty()) return fail(std::string(plugin.name) + ": " + installed.failure);
     installed.enabled.emplace_back(plugin.name);
   }
   return installed;

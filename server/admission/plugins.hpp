@@ -3,11 +3,13 @@
 // --disable-admission-plugins), and the ones kw has, registered on the registry in kube's order.
 //
 //   auto chain = admission::install(registry, {.enable = {...}, .disable = {"ServiceAccount"}});
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/util/error.hpp"
 #include "server/admission/pod_scheduling.hpp"
+#include "server/admission/webhooks.hpp"
 #include "server/auth/authorizer.hpp"
 #include "server/registry/registry.hpp"
 
@@ -22,13 +24,18 @@ struct PluginSelection {
   const auth::Authorizer* authorizer = nullptr;
 };
 
-// What install() registered and what was asked for that kw does not have yet.
+// What install() registered and what was asked for that kw does not have yet. Keep it while the
+// registry serves, and let it go before the registry.
 struct Installed {
   std::vector<std::string> enabled;
   std::vector<std::string> unavailable;
+  // The follower of the webhook configurations (the webhook plugins); null when both are off.
+  std::unique_ptr<Webhooks> webhooks = {};
+  std::string failure = {};  // why a plugin could not start (install() then fails)
 };
 
-// Fails for a name kube-apiserver does not know (or named both on and off).
+// Fails for a name kube-apiserver does not know (or named both on and off), and when a plugin
+// cannot start (the registry must be started before).
 Result<Installed> install(registry::Registry& registry, const PluginSelection& selection);
 
 }  // namespace kw::admission

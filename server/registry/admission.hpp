@@ -1,10 +1,11 @@
 #pragma once
 // kube-apiserver's two admission phases, as the registry runs them on every create, update and
-// delete (a DELETE is seen by name, before the object is read):
+// delete (a DELETE's mutations see it by name, before the object is read):
 // - mutations change the object after it was decoded and defaulted and before the kind's
 //   own preparation and validation (the ServiceAccount plugin's token volume);
 // - checks see the validated object just before it is stored and may only refuse it
-//   (validating admission, RBAC's escalation prevention).
+//   (validating admission, RBAC's escalation prevention). A DELETE's check sees the stored
+//   object as `old`.
 // Both are registered once, before the server serves:
 //
 //   registry.add_admission_mutation([](const AdmissionRequest& r, nlohmann::json& object) -> ApiResult<void> { ... });
@@ -12,6 +13,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +33,10 @@ struct AdmissionRequest {
   // Who writes: an authentication.k8s.io/v1 UserInfo; null for the server's own writes.
   const nlohmann::json& user;
   bool dry_run;
+  // Where a plugin's warnings go (the response's Warning headers); may be null.
+  std::vector<std::string>* warnings = nullptr;
+  // Adds an annotation to the request's audit event; may be null (or empty: no audit).
+  const std::function<void(const std::string& key, const std::string& value)>* annotate = nullptr;
 };
 
 using AdmissionCheck = std::function<ApiResult<void>(const AdmissionRequest&)>;

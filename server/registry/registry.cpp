@@ -184,6 +184,24 @@ bool generation_changes(const api::ResourceInfo& info, const nlohmann::json& obj
   return false;
 }
 
+const nlohmann::json k_no_object;  // what a DELETE's admission request carries as its object
+
+AdmissionRequest admission_request(const api::ResourceInfo& info, std::string_view operation, const std::string& ns,
+                                   const std::string& name, const nlohmann::json& object, const nlohmann::json* old,
+                                   const WriteOptions& options) {
+  return {info,
+          operation,
+          options.subresource,
+          ns,
+          name,
+          object,
+          old,
+          options.requester,
+          options.dry_run,
+          options.warnings,
+          options.annotate ? &options.annotate : nullptr};
+}
+
 // The API's defaults and write-only conveniences, applied to every write of the object.
 void apply_defaults(const api::ResourceInfo& info, nlohmann::json& object, bool status_only) {
   const auto& strategy = strategy_of(info);
@@ -391,6 +409,19 @@ storage::Result<void> Registry::create_bootstrap_objects() {
   return {};
 }
 
+ApiResult<nlohmann::json> Registry::decode_patched(const api::ResourceInfo& info, nlohmann::json object) const {
+  if (!object.is_object()) return std::unexpected(bad_request("the patched object is not a JSON object"));
+  if (auto wrong = normalize_meta_types(object)) return std::unexpected(bad_request(*wrong));
+  object["kind"] = info.kind;
+  object["apiVersion"] = info.api_version();
+  WriteOptions quiet;
+  quiet.field_validation = codec::FieldValidation::Ignore;
+  auto normalized = normalize(info, object, quiet);
+  if (!normalized) return std::unexpected(normalized.error());
+  apply_defaults(info, *normalized, false);
+  return normalized;
+}
+
 void Registry::add_admission_check(AdmissionCheck check) { m_admission_checks.push_back(std::move(check)); }
 
 void Registry::add_admission_mutation(AdmissionMutation mutation) {
@@ -534,24 +565,22 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   // Status is written through /status only: a create starts without one (the kind's
   // prepare_create gives it its first), except where the row says otherwise (Node).
   if (info.has_subresource("status") && !(spec_of(info) && spec_of(info)->create_keeps_status)) object.erase("status");
-  auto& meta = metadata(object);
   if (info.namespaced) {
-    const auto body_ns = meta.value("namespace", std::string());
+    const auto body_ns = metadata(object).value("namespace", std::string());
     if (!body_ns.empty() && body_ns != ns)
       return std::unexpected(bad_request("the namespace of the provided object does not match the namespace sent on the request"));
-    meta["namespace"] = ns;
+    metadata(object)["namespace"] = ns;
   } else {
-    meta.erase("namespace");
+    metadata(object).erase("namespace");
   }
   object = track_update(info, nullptr, std::move(object), options);
   if (!m_admission_mutations.empty()) {
     static const std::string k_unnamed;  // a create's name is not known to admission yet
-    if (auto mutated = mutate({info, "CREATE", options.subresource, ns, k_unnamed, object, nullptr, options.requester,
-                               options.dry_run},
-                              object);
+    if (auto mutated = mutate(admission_request(info, "CREATE", ns, k_unnamed, object, nullptr, options), object);
         !mutated)
       return std::unexpected(mutated.error());
   }
+  auto& meta = metadata(object);  // (after admission, which may have replaced the object)
   // The prefix is cut so that the generated name stays within 63 characters.
   auto generated_name = [this](const std::string& prefix) { return prefix.substr(0, 58) + m_options.name_suffix(); };
   const bool generated = meta.value("name", std::string()).empty() && !meta.value("generateName", std::string()).empty();
@@ -570,7 +599,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
     return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
   if (is_definitions(info))
     if (auto prepared = prepare_definition(object); !prepared) return std::unexpected(prepared.error());
-  if (auto admitted = admit({info, "CREATE", options.subresource, ns, name, object, nullptr, options.requester, options.dry_run});
+  if (auto admitted = admit(admission_request(info, "CREATE", ns, name, object, nullptr, options));
       !admitted)
     return std::unexpected(admitted.error());
   auto reserved = allocate(info, object, nullptr, options.dry_run);
@@ -674,9 +703,7 @@ ApiResult<nlohmann::json> Registry::update_with(
       else meta.erase(kept);
     object = track_update(info, existing, std::move(object), options);
     if (!m_admission_mutations.empty())
-      if (auto mutated = this->mutate({info, "UPDATE", options.subresource, ns, name, object, &existing, options.requester,
-                                 options.dry_run},
-                                object);
+      if (auto mutated = this->mutate(admission_request(info, "UPDATE", ns, name, object, &existing, options), object);
           !mutated)
         return std::unexpected(mutated.error());
     if (options.subresource == "status" || options.subresource == "approval") {
@@ -697,7 +724,8 @@ ApiResult<nlohmann::json> Registry::update_with(
         else object.erase("status");
       }
       if (const auto& strategy = strategy_of(info); strategy.prepare_update) strategy.prepare_update(object, existing);
-      if (generation_changes(info, object, existing)) meta["generation"] = old_meta.value("generation", 0) + 1;
+      // (`metadata(object)`, not `meta`: admission may have replaced the object)
+      if (generation_changes(info, object, existing)) metadata(object)["generation"] = old_meta.value("generation", 0) + 1;
     }
     if (deletion.is_object()) metadata(object).update(deletion);
     fill_go_shape(info, object);
@@ -712,8 +740,7 @@ ApiResult<nlohmann::json> Registry::update_with(
       if (auto checked = check_custom(info, object); !checked) return std::unexpected(checked.error());
     if (is_definitions(info))
       if (auto prepared = prepare_definition(object, &existing); !prepared) return std::unexpected(prepared.error());
-    if (auto admitted = admit({info, "UPDATE", options.subresource, ns, name, object, &existing, options.requester,
-                               options.dry_run});
+    if (auto admitted = admit(admission_request(info, "UPDATE", ns, name, object, &existing, options));
         !admitted)
       return std::unexpected(admitted.error());
     metadata(object).erase("resourceVersion");
@@ -926,14 +953,13 @@ ApiResult<Removed> Registry::remove(const api::ResourceInfo& info, const std::st
     if (!object) return std::unexpected(object.error());
     return Removed{std::move(*object), false};
   };
-  // Admission sees a DELETE before anything else (NamespaceLifecycle keeps the system namespaces).
-  if (!m_admission_mutations.empty() || !m_admission_checks.empty()) {
-    static const nlohmann::json k_no_object;
-    AdmissionRequest request{info,  "DELETE", options.subresource, ns, name, k_no_object, nullptr, options.requester,
-                             options.dry_run};
+  // Mutating admission sees a DELETE before anything else (NamespaceLifecycle keeps the system
+  // namespaces); validating admission sees the stored object, once it is read.
+  if (!m_admission_mutations.empty()) {
     nlohmann::json scratch;
-    if (auto mutated = mutate(request, scratch); !mutated) return std::unexpected(mutated.error());
-    if (auto admitted = admit(request); !admitted) return std::unexpected(admitted.error());
+    if (auto mutated = mutate(admission_request(info, "DELETE", ns, name, k_no_object, nullptr, options), scratch);
+        !mutated)
+      return std::unexpected(mutated.error());
   }
   if (lifecycle_of(info) == kinds::Lifecycle::namespace_)
     return remove_namespace(info, name, delete_options, options);
@@ -959,6 +985,8 @@ ApiResult<Removed> Registry::remove(const api::ResourceInfo& info, const std::st
                                         ", ResourceVersion in object meta: " + std::to_string(current->mod_revision),
                                     {}});
   metadata(existing)["resourceVersion"] = std::to_string(current->mod_revision);
+  if (auto admitted = admit(admission_request(info, "DELETE", ns, name, k_no_object, &existing, options)); !admitted)
+    return std::unexpected(admitted.error());
   auto plan = deletion_plan(spec_of(info), existing, delete_options);
   if (!plan) return std::unexpected(plan.error());
   if (plan->keep && !plan->mark && !plan->finalizers) return Removed{existing, false};  // being deleted already
@@ -999,6 +1027,16 @@ ApiResult<Removed> Registry::remove_namespace(const api::ResourceInfo& info, con
                                                      const nlohmann::json& delete_options,
                                                      const WriteOptions& options) {
   (void)delete_options;
+  if (!m_admission_checks.empty()) {
+    const std::string k = key(info, "", name);
+    auto current = m_backend.get(k);
+    if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));
+    auto existing = read_stored(info, *current, name);
+    if (!existing) return std::unexpected(existing.error());
+    metadata(*existing)["resourceVersion"] = std::to_string(current->mod_revision);
+    if (auto admitted = admit(admission_request(info, "DELETE", "", name, k_no_object, &*existing, options)); !admitted)
+      return std::unexpected(admitted.error());
+  }
   if (!m_options.namespace_controller) {
     // Without kw's namespace controller, a namespace already Terminating goes once its
     // finalizers are done (kube-controller-manager's namespace controller empties them).

@@ -108,6 +108,8 @@ struct WriteOptions {
   // Sees the object a create or update sends, decoded and defaulted, before admission (once):
   // what the audit log records as its requestObject.
   std::function<void(const nlohmann::json&)> decoded = {};
+  // Adds an annotation to the request's audit event (admission webhooks' audit annotations).
+  std::function<void(const std::string& key, const std::string& value)> annotate = {};
 };
 
 // What a DELETE did: the object as it was removed, or as it is kept marked for deletion
@@ -137,6 +139,9 @@ class Registry {
   // A change every create and update goes through before validation (admission.hpp); same rules.
   void add_admission_mutation(AdmissionMutation mutation);
   bool ready() const;
+  // An object a mutating admission webhook patched, as kube-apiserver decodes it again: fields
+  // the kind does not know dropped, the kind's defaults applied.
+  ApiResult<nlohmann::json> decode_patched(const api::ResourceInfo& info, nlohmann::json object) const;
   // generateName's random five characters (RegistryOptions::name_suffix).
   std::string name_suffix() const { return m_options.name_suffix(); }
   // Whether the store answers (etcd's health, or the embedded store's).

@@ -101,6 +101,8 @@ bool WriteContext::begin(const ResourceRequest& r, const Offers& offers) {
   write.warnings = &warnings;
   if (r.audit != nullptr && (r.info.verb == "create" || r.info.verb == "update"))
     write.decoded = [audit = r.audit](const nlohmann::json& object) { audit->request_object(object); };
+  if (r.audit != nullptr)
+    write.annotate = [audit = r.audit](const std::string& key, const std::string& value) { audit->annotate(key, value); };
   return true;
 }
 

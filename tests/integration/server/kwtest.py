@@ -16,13 +16,15 @@ import urllib.request
 KW_BIN = os.environ.get("KW_BIN", os.path.join(os.path.dirname(__file__), "../../../build/cli/kw"))
 
 
-def make_tls_files(directory):
-    """A throwaway CA and one certificate for 127.0.0.1 usable as server and client cert."""
+def make_tls_files(directory, dns=("localhost",)):
+    """A throwaway CA and one certificate for 127.0.0.1 (and the `dns` names) usable as server and
+    client cert."""
     ca, cert, key = (os.path.join(directory, n) for n in ("ca.crt", "tls.crt", "tls.key"))
     ca_key = os.path.join(directory, "ca.key")
     ext = os.path.join(directory, "ext.cnf")
     with open(ext, "w") as f:
-        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n")
+        names = ",".join(f"DNS:{name}" for name in dns)
+        f.write(f"subjectAltName=IP:127.0.0.1,{names}\nextendedKeyUsage=serverAuth,clientAuth\n")
     run = lambda *a: subprocess.run(["timeout", "20", "openssl", *a], check=True, capture_output=True)
     run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ca_key, "-out", ca, "-days", "1", "-subj", "/CN=test-ca")
     run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert + ".csr", "-subj", "/CN=etcd")

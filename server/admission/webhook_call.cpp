@@ -1,0 +1,167 @@
+#include "server/admission/webhook_call.hpp"
+
+#include <cctype>
+#include <random>
+
+#include "core/codec/json_limits.hpp"
+#include "core/net/client/client.hpp"
+#include "server/admission/lookup.hpp"
+
+namespace kw::admission {
+namespace {
+
+constexpr std::size_t k_max_reply_bytes = 64u << 20;
+
+struct Endpoint {
+  std::string host;
+  int port = 0;
+};
+
+std::string go_quoted(const std::string& text) { return nlohmann::json(text).dump(); }
+
+std::size_t random_index(std::size_t size) {
+  std::random_device device;
+  return std::uniform_int_distribution<std::size_t>(0, size - 1)(device);
+}
+
+// A ready address of the Service's port `port`, from its EndpointSlices (any address type), in
+// the words of kube-apiserver's endpoint resolver when there is none.
+Result<Endpoint> resolve(registry::Registry& registry, const WebhookService& service) {
+  auto found = cached_object(registry, "", "v1", "services", service.namespace_, service.name);
+  if (!found) return fail(found.error().message);
+  if (!*found) return fail("service " + go_quoted(service.name) + " not found");
+  const auto& spec = (**found).value("spec", nlohmann::json::object());
+  const std::string type = spec.value("type", std::string("ClusterIP"));
+  std::optional<std::string> port_name;
+  for (const auto& port : spec.value("ports", nlohmann::json::array()))
+    if (port.is_object() && port.value("port", 0) == service.port) {
+      port_name = port.value("name", std::string());
+      break;
+    }
+  if (!port_name)
+    return fail("no service port " + std::to_string(service.port) + " found for service " + go_quoted(service.name));
+  if (type != "ClusterIP" && type != "NodePort" && type != "LoadBalancer")
+    return fail("unsupported service type " + go_quoted(type));
+  auto slices = cached(registry, "discovery.k8s.io", "v1", "endpointslices", service.namespace_);
+  if (!slices) return fail(slices.error().message);
+  std::vector<Endpoint> ready;
+  bool any_slice = false;
+  for (const auto& slice : *slices) {
+    if (auto owner = slice->labels.find("kubernetes.io/service-name");
+        owner == slice->labels.end() || owner->second != service.name)
+      continue;
+    any_slice = true;
+    const auto& object = slice->object;
+    int port = 0;
+    for (const auto& p : object.value("ports", nlohmann::json::array()))
+      if (p.is_object() && p.value("name", std::string()) == *port_name && p.value("port", 0) > 0) port = p.value("port", 0);
+    if (port == 0) continue;
+    for (const auto& endpoint : object.value("endpoints", nlohmann::json::array())) {
+      const auto conditions = endpoint.value("conditions", nlohmann::json::object());
+      if (conditions.value("ready", true) != true) continue;  // unset counts as ready
+      for (const auto& address : endpoint.value("addresses", nlohmann::json::array()))
+        if (address.is_string()) ready.push_back({address.get<std::string>(), port});
+    }
+  }
+  // (kube-apiserver 1.23 reads the Service's Endpoints: none at all is their NotFound)
+  if (!any_slice) return fail("endpoints " + go_quoted(service.name) + " not found");
+  if (ready.empty()) return fail("no endpoints available for service " + go_quoted(service.name));
+  return ready[random_index(ready.size())];
+}
+
+// kw's transport words an error for kubectl's users; a webhook's error names the webhook's URL
+// instead, so the advice meant for a kubeconfig goes.
+std::string without_client_advice(std::string message) {
+  for (const char* advice : {" (is the API server running", "; pass the cluster CA"})
+    if (auto at = message.find(advice); at != std::string::npos) message.erase(at, message.find(')', at) + 1 - at);
+  return message;
+}
+
+// client-go's error for an answer that is not 2xx: a Status's own message, else its words for
+// the code (NewGenericServerResponse), quoting a text body where it does.
+std::string unexpected_answer(int code, const net::client::ResponseHead& head, const std::string& body) {
+  if (auto parsed = codec::parse_json(body); parsed && parsed->is_object() && parsed->value("kind", "") == "Status" &&
+                                             parsed->contains("message"))
+    return parsed->value("message", std::string());
+  const auto* type = head.header("content-type");
+  std::string server_message = "unknown";
+  if (type != nullptr && type->starts_with("text/")) {
+    server_message = body.substr(0, 2048);
+    while (!server_message.empty() && std::isspace(static_cast<unsigned char>(server_message.back())))
+      server_message.pop_back();
+    while (!server_message.empty() && std::isspace(static_cast<unsigned char>(server_message.front())))
+      server_message.erase(0, 1);
+  }
+  switch (code) {
+    case 409: return "the server reported a conflict";
+    case 404: return "the server could not find the requested resource";
+    case 400: return "the server rejected our request for an unknown reason";
+    case 401: return "the server has asked for the client to provide credentials";
+    case 403: return server_message;
+    case 405: return "the server does not allow this method on the requested resource";
+    case 406:
+      return server_message == "unknown" ? "the server was unable to respond with a content type that the client supports"
+                                         : server_message;
+    case 415: return server_message;
+    case 422: return "the server rejected our request due to an error in our request";
+    case 429: return "the server has received too many requests and has asked us to try again later";
+    case 503: return "the server is currently unable to handle the request";
+    case 504:
+      return "the server was unable to return a response in the time allotted, but may still be processing the request";
+    default: break;
+  }
+  if (code >= 500)
+    return "an error on the server (" + go_quoted(server_message) + ") has prevented the request from succeeding";
+  return "the server responded with the status code " + std::to_string(code) + " but did not return more information";
+}
+
+}  // namespace
+
+std::string webhook_display_url(const Webhook& hook) {
+  const std::string timeout = "?timeout=" + std::to_string(hook.timeout.count()) + "s";
+  if (!hook.service) return hook.url + timeout;
+  const auto& s = *hook.service;
+  return "https://" + s.name + "." + s.namespace_ + ".svc:" + std::to_string(s.port) + s.path + timeout;
+}
+
+Result<std::string> post_to_webhook(registry::Registry& registry, const Webhook& hook, const std::string& body) {
+  const std::string shown = "Post " + go_quoted(webhook_display_url(hook)) + ": ";
+  net::client::ClientConfig config;
+  std::string target;
+  if (hook.service) {
+    auto endpoint = resolve(registry, *hook.service);
+    if (!endpoint) return fail(shown + endpoint.error().message);
+    const bool v6 = endpoint->host.find(':') != std::string::npos;
+    config.url = "https://" + (v6 ? "[" + endpoint->host + "]" : endpoint->host) + ":" + std::to_string(endpoint->port);
+    config.tls_server_name = hook.service->name + "." + hook.service->namespace_ + ".svc";
+    target = hook.service->path;
+  } else {
+    auto url = net::client::parse_url(hook.url);
+    if (!url) return fail(shown + url.error().message);
+    config.url = (url->tls ? "https://" : "http://") + url->authority();
+    target = url->path_prefix;
+  }
+  if (target.empty()) target = "/";
+  target += "?timeout=" + std::to_string(hook.timeout.count()) + "s";
+  config.ca_data = hook.ca_bundle;
+  config.connect_timeout = hook.timeout;
+  config.request_timeout = hook.timeout;
+  config.user_agent = "kube-apiserver-admission";
+  auto client = net::client::Client::create(std::move(config));
+  if (!client) return fail(shown + client.error().message);
+  net::client::Request request{.method = "POST",
+                               .target = target,
+                               .headers = {{"Content-Type", "application/json"}, {"Accept", "application/json, */*"}},
+                               .body = body};
+  auto response = (*client)->request(request, k_max_reply_bytes);
+  if (!response) {
+    std::string why = response.error().message;
+    if (why.find("timed out") != std::string::npos) why = "context deadline exceeded";
+    return fail(shown + without_client_advice(std::move(why)));
+  }
+  const int code = response->head.status;
+  if (code >= 200 && code <= 206) return std::move(response->body);
+  return fail(unexpected_answer(code, response->head, response->body));
+}
+
+}  // namespace kw::admission

@@ -1,0 +1,121 @@
+#include "server/admission/webhook_config.hpp"
+
+#include <algorithm>
+
+#include "core/util/base64.hpp"
+
+namespace kw::admission {
+namespace {
+
+std::vector<std::string> strings(const nlohmann::json& object, const char* key) {
+  std::vector<std::string> out;
+  if (auto it = object.find(key); it != object.end() && it->is_array())
+    for (const auto& item : *it)
+      if (item.is_string()) out.push_back(item.get<std::string>());
+  return out;
+}
+
+std::string text(const nlohmann::json& object, const char* key, std::string fallback = {}) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+bool exact_or_wildcard(const std::vector<std::string>& items, std::string_view wanted) {
+  return std::ranges::any_of(items, [&](const std::string& item) { return item == "*" || item == wanted; });
+}
+
+// The admission request's resource as the rules see it: a namespace object is cluster-scoped.
+bool is_namespace_resource(const registry::AdmissionRequest& request) {
+  return request.info.group.empty() && request.info.version == "v1" && request.info.plural == "namespaces";
+}
+
+bool rule_matches(const WebhookRule& rule, const registry::AdmissionRequest& request) {
+  if (rule.scope == "Namespaced" && (is_namespace_resource(request) || request.namespace_.empty())) return false;
+  if (rule.scope == "Cluster" && !(is_namespace_resource(request) || request.namespace_.empty())) return false;
+  if (rule.scope != "*" && rule.scope != "Namespaced" && rule.scope != "Cluster") return false;
+  if (!exact_or_wildcard(rule.operations, request.operation)) return false;
+  if (!exact_or_wildcard(rule.groups, request.info.group)) return false;
+  if (!exact_or_wildcard(rule.versions, request.info.version)) return false;
+  return std::ranges::any_of(rule.resources, [&](std::string_view resource) {
+    const auto slash = resource.find('/');
+    const auto name = resource.substr(0, slash);
+    const auto sub = slash == std::string_view::npos ? std::string_view() : resource.substr(slash + 1);
+    return (name == "*" || name == request.info.plural) && (sub == "*" || sub == request.subresource);
+  });
+}
+
+bool has_labels(const nlohmann::json* object, const api::LabelSelector& selector) {
+  if (object == nullptr || !object->is_object()) return false;
+  return selector.matches(api::labels_of(*object));
+}
+
+}  // namespace
+
+std::vector<Webhook> read_webhooks(const nlohmann::json& configuration, bool mutating) {
+  std::vector<Webhook> out;
+  const auto meta = configuration.value("metadata", nlohmann::json::object());
+  const std::string configuration_name = text(meta, "name");
+  const auto webhooks = configuration.value("webhooks", nlohmann::json::array());
+  for (std::size_t i = 0; i < webhooks.size(); ++i) {
+    const auto& item = webhooks[i];
+    if (!item.is_object()) continue;
+    Webhook hook;
+    hook.configuration = configuration_name;
+    hook.name = text(item, "name");
+    hook.uid = configuration_name + "/" + hook.name + "/" + std::to_string(i);
+    hook.mutating = mutating;
+    const auto client = item.value("clientConfig", nlohmann::json::object());
+    hook.url = text(client, "url");
+    if (auto service = client.find("service"); service != client.end() && service->is_object()) {
+      hook.service = WebhookService{.namespace_ = text(*service, "namespace"),
+                                    .name = text(*service, "name"),
+                                    .path = text(*service, "path"),
+                                    .port = service->value("port", 443)};
+    }
+    if (auto bundle = util::base64_decode(text(client, "caBundle"))) hook.ca_bundle = std::move(*bundle);
+    for (const auto& rule : item.value("rules", nlohmann::json::array())) {
+      if (!rule.is_object()) continue;
+      hook.rules.push_back({.operations = strings(rule, "operations"),
+                            .groups = strings(rule, "apiGroups"),
+                            .versions = strings(rule, "apiVersions"),
+                            .resources = strings(rule, "resources"),
+                            .scope = text(rule, "scope", "*")});
+    }
+    hook.fail_closed = text(item, "failurePolicy", "Fail") != "Ignore";
+    for (auto [key, selector] : {std::pair{"namespaceSelector", &hook.namespace_selector},
+                                 std::pair{"objectSelector", &hook.object_selector}}) {
+      auto it = item.find(key);
+      if (it == item.end() || !it->is_object()) continue;
+      auto parsed = api::LabelSelector::from_label_selector_json(*it);
+      if (parsed) *selector = std::move(*parsed);
+      else hook.selector_error = std::string(key) + ": " + parsed.error().message;
+    }
+    hook.side_effects = text(item, "sideEffects");
+    if (auto seconds = item.find("timeoutSeconds"); seconds != item.end() && seconds->is_number_integer())
+      hook.timeout = std::chrono::seconds(std::clamp<std::int64_t>(seconds->get<std::int64_t>(), 1, 30));
+    hook.review_versions = strings(item, "admissionReviewVersions");
+    hook.reinvoke_if_needed = mutating && text(item, "reinvocationPolicy") == "IfNeeded";
+    out.push_back(std::move(hook));
+  }
+  return out;
+}
+
+bool rules_match(const Webhook& hook, const registry::AdmissionRequest& request) {
+  if (request.info.group == "admissionregistration.k8s.io" &&
+      (request.info.kind == "ValidatingWebhookConfiguration" || request.info.kind == "MutatingWebhookConfiguration"))
+    return false;
+  return std::ranges::any_of(hook.rules, [&](const WebhookRule& rule) { return rule_matches(rule, request); });
+}
+
+bool object_selected(const Webhook& hook, const registry::AdmissionRequest& request) {
+  if (hook.object_selector.empty()) return true;
+  return has_labels(&request.object, hook.object_selector) || has_labels(request.old, hook.object_selector);
+}
+
+std::optional<std::string> selected_namespace(const registry::AdmissionRequest& request) {
+  if (is_namespace_resource(request)) return request.name.empty() ? request.namespace_ : request.name;
+  if (request.namespace_.empty()) return std::nullopt;
+  return request.namespace_;
+}
+
+}  // namespace kw::admission

@@ -1,0 +1,71 @@
+#pragma once
+// The webhooks of admissionregistration.k8s.io/v1 Mutating- and ValidatingWebhookConfigurations,
+// read once per configuration change, and which requests each of them is called for (kube's
+// rules matcher, namespaceSelector and objectSelector).
+//
+//   auto hooks = admission::read_webhooks(configuration, /*mutating=*/true);
+//   for (const auto& hook : hooks) if (admission::rules_match(hook, request)) ...
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/api/selector.hpp"
+#include "server/registry/admission.hpp"
+
+namespace kw::admission {
+
+struct WebhookRule {
+  std::vector<std::string> operations;  // CREATE, UPDATE, DELETE, CONNECT or *
+  std::vector<std::string> groups;
+  std::vector<std::string> versions;
+  std::vector<std::string> resources;  // "pods", "pods/status", "*", "*/*", "pods/*"
+  std::string scope = "*";             // Cluster, Namespaced or *
+};
+
+struct WebhookService {
+  std::string namespace_;
+  std::string name;
+  std::string path;  // "" or "/..."
+  int port = 443;
+};
+
+struct Webhook {
+  std::string configuration;  // the configuration's name
+  std::string name;           // the webhook's name, as errors and audit annotations name it
+  std::string uid;            // CONFIGURATION/NAME/INDEX: one webhook across reinvocation rounds
+  bool mutating = false;
+  std::string url;                        // clientConfig.url, or
+  std::optional<WebhookService> service;  // clientConfig.service
+  std::string ca_bundle;                  // PEM, decoded from clientConfig.caBundle
+  std::vector<WebhookRule> rules;
+  bool fail_closed = true;           // failurePolicy Fail (the default) or Ignore
+  api::LabelSelector namespace_selector;
+  api::LabelSelector object_selector;
+  std::string side_effects;          // None, NoneOnDryRun, Some, Unknown
+  std::chrono::seconds timeout{10};  // timeoutSeconds
+  std::vector<std::string> review_versions;  // admissionReviewVersions, in preference order
+  bool reinvoke_if_needed = false;            // reinvocationPolicy IfNeeded
+  // A selector the API accepted that kw cannot parse: the webhook then fails every request it
+  // would see, as kube's webhook does with an internal error.
+  std::string selector_error;
+};
+
+// The webhooks of one stored configuration, in their order there.
+std::vector<Webhook> read_webhooks(const nlohmann::json& configuration, bool mutating);
+
+// Whether one of the webhook's rules covers the request (operation, group, version, resource
+// and subresource, scope). Requests on the webhook configurations themselves are never sent to
+// webhooks.
+bool rules_match(const Webhook& hook, const registry::AdmissionRequest& request);
+
+// Whether the request's object (or the old one) has the labels objectSelector asks for.
+bool object_selected(const Webhook& hook, const registry::AdmissionRequest& request);
+
+// The namespace a request's namespaceSelector looks at: its namespace, or the namespace object
+// it writes; nullopt for other cluster-scoped requests, which every namespaceSelector selects.
+std::optional<std::string> selected_namespace(const registry::AdmissionRequest& request);
+
+}  // namespace kw::admission

@@ -1,0 +1,386 @@
+#include "server/admission/webhooks.hpp"
+
+#include <future>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "core/codec/json_limits.hpp"
+#include "core/util/base64.hpp"
+#include "core/util/uuid.hpp"
+#include "server/admission/lookup.hpp"
+#include "server/admission/webhook_call.hpp"
+#include "server/admission/webhook_config.hpp"
+
+namespace kw::admission {
+
+using registry::AdmissionRequest;
+using registry::ApiError;
+using registry::ApiResult;
+using Hooks = std::vector<Webhook>;
+
+struct Webhooks::State {
+  explicit State(registry::Registry& r) : registry(r) {}
+
+  registry::Registry& registry;
+  std::mutex mutex;
+  // The stored configurations by name ([1]: mutating), and their webhooks in kube's order.
+  std::map<std::string, nlohmann::json> configurations[2];
+  std::shared_ptr<const Hooks> hooks[2] = {std::make_shared<Hooks>(), std::make_shared<Hooks>()};
+
+  void rebuild(bool mutating) {  // under `mutex`
+    auto all = std::make_shared<Hooks>();
+    for (const auto& [name, configuration] : configurations[mutating]) {
+      auto hooks_of = read_webhooks(configuration, mutating);
+      std::move(hooks_of.begin(), hooks_of.end(), std::back_inserter(*all));
+    }
+    hooks[mutating] = std::move(all);
+  }
+
+  std::shared_ptr<const Hooks> snapshot(bool mutating) {
+    std::lock_guard lock(mutex);
+    return hooks[mutating];
+  }
+};
+
+namespace {
+
+constexpr const char* k_mutation_annotation = "mutation.webhook.admission.k8s.io/";
+constexpr const char* k_validation_annotation = "validating.webhook.admission.k8s.io/";
+
+ApiError internal_error(const std::string& why) {
+  return ApiError{500, "InternalError", "Internal error occurred: " + why, {{"causes", {{{"message", why}}}}}};
+}
+
+// What calling one webhook came to.
+struct Called {
+  std::optional<ApiError> refusal;  // the request fails with this, whatever failurePolicy says
+  std::string call_failure;         // could not be called or answered nonsense: failurePolicy decides
+  bool changed = false;             // a mutating webhook's patch changed the object
+};
+
+void annotate(const AdmissionRequest& request, const std::string& key, const std::string& value) {
+  if (request.annotate != nullptr && *request.annotate) (*request.annotate)(key, value);
+}
+
+std::string annotation_key(const char* prefix, bool failed_open, int round, std::size_t index) {
+  return std::string(failed_open ? "failed-open." : "") + prefix + "round_" + std::to_string(round) + "_index_" +
+         std::to_string(index);
+}
+
+nlohmann::json requester(const AdmissionRequest& request) {
+  if (request.user.is_object()) return request.user;
+  // The server's own writes (kw's controllers): the loopback identity kube-apiserver uses.
+  return {{"username", "system:apiserver"}, {"groups", {"system:masters"}}};
+}
+
+nlohmann::json operation_options(const AdmissionRequest& request) {
+  const std::string kind = request.operation == "CREATE"   ? "CreateOptions"
+                           : request.operation == "UPDATE" ? "UpdateOptions"
+                                                           : "DeleteOptions";
+  nlohmann::json options = {{"kind", kind}, {"apiVersion", "meta.k8s.io/v1"}};
+  if (request.dry_run) options["dryRun"] = {"All"};
+  return options;
+}
+
+// The AdmissionReview a webhook is sent, in the first version it accepts that kw speaks.
+std::optional<nlohmann::json> review_for(const Webhook& hook, const AdmissionRequest& request, const std::string& uid) {
+  std::string version;
+  for (const auto& accepted : hook.review_versions)
+    if (accepted == "v1" || accepted == "v1beta1") {
+      version = accepted;
+      break;
+    }
+  if (version.empty()) return std::nullopt;
+  const auto& info = request.info;
+  std::string group = info.group, kind_version = info.version, kind = info.kind;
+  if (request.object.is_object() && !request.subresource.empty()) {  // a subresource's own kind (Scale, Binding)
+    const std::string api_version = request.object.value("apiVersion", info.api_version());
+    const auto slash = api_version.find('/');
+    group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+    kind_version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+    kind = request.object.value("kind", info.kind);
+  }
+  const nlohmann::json gvk = {{"group", group}, {"version", kind_version}, {"kind", kind}};
+  const nlohmann::json gvr = {{"group", info.group}, {"version", info.version}, {"resource", info.plural}};
+  nlohmann::json body = {{"uid", uid},
+                         {"kind", gvk},
+                         {"resource", gvr},
+                         {"requestKind", gvk},
+                         {"requestResource", gvr},
+                         {"operation", request.operation},
+                         {"userInfo", requester(request)},
+                         {"object", request.object.is_object() ? request.object : nlohmann::json()},
+                         {"oldObject", request.old != nullptr ? *request.old : nlohmann::json()},
+                         {"dryRun", request.dry_run},
+                         {"options", operation_options(request)}};
+  if (!request.subresource.empty()) {
+    body["subResource"] = request.subresource;
+    body["requestSubResource"] = request.subresource;
+  }
+  if (!request.name.empty()) body["name"] = request.name;
+  else if (request.object.is_object()) {
+    if (auto name = request.object.value("metadata", nlohmann::json::object()).value("name", std::string()); !name.empty())
+      body["name"] = name;
+  }
+  if (!request.namespace_.empty()) body["namespace"] = request.namespace_;
+  return nlohmann::json{{"kind", "AdmissionReview"}, {"apiVersion", "admission.k8s.io/" + version}, {"request", body}};
+}
+
+// A webhook's refusal as kube words it (errors.ToStatusErr): the webhook's Status, at least 400.
+ApiError refusal(const Webhook& hook, const nlohmann::json& result) {
+  const std::string denied = "admission webhook " + nlohmann::json(hook.name).dump() + " denied the request";
+  const nlohmann::json status = result.is_object() ? result : nlohmann::json::object();
+  ApiError error;
+  error.code = status.value("code", 0) >= 400 ? status.value("code", 0) : 400;
+  error.reason = status.value("reason", std::string());
+  const std::string message = status.value("message", std::string());
+  if (!message.empty()) error.message = denied + ": " + message;
+  else if (!error.reason.empty()) error.message = denied + ": " + error.reason;
+  else error.message = denied + " without explanation";
+  if (auto details = status.find("details"); details != status.end() && details->is_object()) error.details = *details;
+  return error;
+}
+
+// The answer's `response`, checked as kube checks it (VerifyAdmissionResponse); the failure
+// is worded after kube's "received invalid webhook response: ".
+Result<nlohmann::json> verified_response(const Webhook& hook, const nlohmann::json& sent, const nlohmann::json& answer,
+                                         const std::string& uid) {
+  const bool v1 = sent["apiVersion"] == "admission.k8s.io/v1";
+  auto response = answer.find("response");
+  if (response == answer.end() || !response->is_object()) return fail("webhook response was absent");
+  if (v1) {
+    const std::string got = response->value("uid", std::string());
+    if (got != uid) return fail("expected response.uid=\"" + uid + "\", got \"" + got + "\"");
+    const std::string api_version = answer.value("apiVersion", std::string());
+    const std::string kind = answer.value("kind", std::string());
+    if (api_version != "admission.k8s.io/v1" || kind != "AdmissionReview") {
+      const auto slash = api_version.find('/');
+      const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+      const std::string version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+      return fail("expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got " + group + "/" +
+                  version + ", Kind=" + kind);
+    }
+  }
+  const bool has_patch = !response->value("patch", std::string()).empty();
+  const bool has_type = response->contains("patchType") && !(*response)["patchType"].is_null();
+  if (hook.mutating && v1) {
+    if (has_patch && !has_type) return fail("webhook returned response.patch but not response.patchType");
+    if (!has_patch && has_type) return fail("webhook returned response.patchType but not response.patch");
+    if (has_type && (*response)["patchType"] == "")
+      return fail("webhook returned invalid response.patchType of \"\"");
+  } else if (!hook.mutating) {
+    if (has_patch) return fail("validating webhook may not return response.patch");
+    if (has_type) return fail("validating webhook may not return response.patchType");
+  }
+  return *response;
+}
+
+// Calls one webhook about the request. A mutating webhook's patch is applied to `object`.
+Called call_webhook(registry::Registry& registry, const Webhook& hook, const AdmissionRequest& request,
+                    nlohmann::json* object) {
+  Called called;
+  if (request.dry_run && hook.side_effects != "None" && hook.side_effects != "NoneOnDryRun") {
+    if (hook.side_effects.empty()) called.call_failure = "Webhook SideEffects is nil";
+    else
+      called.refusal = registry::bad_request("admission webhook " + nlohmann::json(hook.name).dump() +
+                                             " does not support dry run");
+    return called;
+  }
+  const std::string uid = util::new_uuid();
+  auto sent = review_for(hook, request, uid);
+  if (!sent) {
+    called.call_failure =
+        "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)";
+    return called;
+  }
+  auto body = post_to_webhook(registry, hook, sent->dump());
+  if (!body) {
+    called.call_failure = "failed to call webhook: " + body.error().message;
+    return called;
+  }
+  auto answer = codec::parse_json(*body);
+  if (!answer || !answer->is_object()) {
+    called.call_failure = "failed to call webhook: couldn't get version/kind; json parse error: " +
+                          (answer ? std::string("the answer is not a JSON object") : answer.error().message);
+    return called;
+  }
+  auto response = verified_response(hook, *sent, *answer, uid);
+  if (!response) {
+    called.call_failure = "received invalid webhook response: " + response.error().message;
+    return called;
+  }
+  if (auto annotations = response->find("auditAnnotations"); annotations != response->end() && annotations->is_object())
+    for (const auto& [key, value] : annotations->items())
+      if (value.is_string()) annotate(request, hook.name + "/" + key, value.get<std::string>());
+  if (request.warnings != nullptr)
+    for (const auto& warning : response->value("warnings", nlohmann::json::array()))
+      if (warning.is_string()) request.warnings->push_back(warning.get<std::string>());
+  if (response->value("allowed", false) != true) {
+    called.refusal = refusal(hook, response->value("status", nlohmann::json()));
+    return called;
+  }
+  const std::string encoded = response->value("patch", std::string());
+  if (!hook.mutating || encoded.empty()) return called;
+  auto decoded = util::base64_decode(encoded);
+  if (!decoded) {
+    called.call_failure = "failed to call webhook: illegal base64 data in response.patch";
+    return called;
+  }
+  auto patch = codec::parse_json(*decoded);
+  if (!patch || !patch->is_array()) {
+    called.refusal = internal_error(patch ? "a JSON patch must be an array of operations" : patch.error().message);
+    return called;
+  }
+  if (patch->empty()) return called;
+  if (object == nullptr || !object->is_object()) {
+    called.refusal = internal_error("admission webhook " + nlohmann::json(hook.name).dump() +
+                                    " attempted to modify the object, which is not supported for this operation");
+    return called;
+  }
+  nlohmann::json patched;
+  try {
+    patched = object->patch(*patch);
+  } catch (const nlohmann::json::exception& e) {
+    called.refusal = internal_error(e.what());
+    return called;
+  }
+  auto redecoded = registry.decode_patched(request.info, std::move(patched));
+  if (!redecoded) {
+    called.refusal = internal_error(redecoded.error().message);
+    return called;
+  }
+  called.changed = *redecoded != *object;
+  *object = std::move(*redecoded);
+  return called;
+}
+
+// Whether the webhook is to be called about the request (kube's ShouldCallHook, matchPolicy
+// Exact); a namespace that cannot be read answers the request.
+ApiResult<bool> selects(registry::Registry& registry, const Webhook& hook, const AdmissionRequest& request) {
+  if (!rules_match(hook, request)) return false;
+  if (!hook.selector_error.empty()) return std::unexpected(internal_error(hook.selector_error));
+  if (!object_selected(hook, request)) return false;
+  if (hook.namespace_selector.empty()) return true;
+  const auto ns = selected_namespace(request);
+  if (!ns) return true;
+  if (request.info.plural == "namespaces" && request.info.group.empty() && request.subresource.empty() &&
+      request.operation != "DELETE" && request.object.is_object())
+    return hook.namespace_selector.matches(api::labels_of(request.object));
+  auto found = cached_object(registry, "", "v1", "namespaces", "", *ns);
+  if (!found) return std::unexpected(found.error());
+  if (!*found) return std::unexpected(registry::not_found("", "namespaces", *ns));
+  return hook.namespace_selector.matches(api::labels_of(**found));
+}
+
+ApiResult<void> run_mutating(Webhooks::State& state, const AdmissionRequest& request, nlohmann::json& object) {
+  const auto hooks = state.snapshot(true);
+  if (hooks->empty()) return {};
+  std::set<std::string> invoked_reinvocable;  // IfNeeded webhooks called since the last change
+  std::set<std::string> reinvoke;             // those to call again in round 1
+  bool any_change = false;
+  for (int round = 0; round < 2; ++round) {
+    if (round == 1 && (!any_change || reinvoke.empty())) break;
+    for (std::size_t i = 0; i < hooks->size(); ++i) {
+      const auto& hook = (*hooks)[i];
+      auto selected = selects(state.registry, hook, request);
+      if (!selected) return std::unexpected(selected.error());
+      if (!*selected || (round == 1 && !reinvoke.contains(hook.uid))) continue;
+      const Called called = call_webhook(state.registry, hook, request, request.operation == "DELETE" ? nullptr : &object);
+      annotate(request, annotation_key(k_mutation_annotation, false, round, i),
+               nlohmann::json{{"configuration", hook.configuration}, {"webhook", hook.name}, {"mutated", called.changed}}
+                   .dump());
+      if (called.changed) {
+        any_change = true;
+        reinvoke.insert(invoked_reinvocable.begin(), invoked_reinvocable.end());
+        invoked_reinvocable.clear();
+      }
+      if (hook.reinvoke_if_needed) invoked_reinvocable.insert(hook.uid);
+      if (called.refusal) return std::unexpected(*called.refusal);
+      if (called.call_failure.empty()) continue;
+      if (hook.fail_closed)
+        return std::unexpected(
+            internal_error("failed calling webhook " + nlohmann::json(hook.name).dump() + ": " + called.call_failure));
+      annotate(request, annotation_key(k_mutation_annotation, true, round, i), hook.name);
+    }
+  }
+  return {};
+}
+
+ApiResult<void> run_validating(Webhooks::State& state, const AdmissionRequest& request) {
+  const auto hooks = state.snapshot(false);
+  std::vector<const Webhook*> relevant;
+  for (const auto& hook : *hooks) {
+    auto selected = selects(state.registry, hook, request);
+    if (!selected) return std::unexpected(selected.error());
+    if (*selected) relevant.push_back(&hook);
+  }
+  if (relevant.empty()) return {};
+  // Side by side: the first on this thread, the others on their own.
+  std::vector<std::future<Called>> others;
+  for (std::size_t i = 1; i < relevant.size(); ++i)
+    others.push_back(std::async(std::launch::async, [&state, hook = relevant[i], &request] {
+      return call_webhook(state.registry, *hook, request, nullptr);
+    }));
+  std::vector<Called> outcomes;
+  outcomes.push_back(call_webhook(state.registry, *relevant[0], request, nullptr));
+  for (auto& other : others) outcomes.push_back(other.get());
+  std::optional<ApiError> first;
+  for (std::size_t i = 0; i < relevant.size(); ++i) {
+    const auto& hook = *relevant[i];
+    auto& called = outcomes[i];
+    std::optional<ApiError> error = std::move(called.refusal);
+    if (!error && !called.call_failure.empty()) {
+      if (hook.fail_closed)
+        error = internal_error("failed calling webhook " + nlohmann::json(hook.name).dump() + ": " + called.call_failure);
+      else annotate(request, annotation_key(k_validation_annotation, true, 0, i), hook.name);
+    }
+    if (error && !first) first = std::move(error);
+  }
+  if (first) return std::unexpected(*first);
+  return {};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Webhooks>> Webhooks::start(registry::Registry& registry) {
+  auto state = std::make_shared<State>(registry);
+  std::unique_ptr<Webhooks> webhooks(new Webhooks(state));
+  const auto table = registry.resources();
+  for (const bool mutating : {true, false}) {
+    const char* plural = mutating ? "mutatingwebhookconfigurations" : "validatingwebhookconfigurations";
+    const auto* info = table->find_plural("admissionregistration.k8s.io", "v1", plural);
+    if (info == nullptr) return fail(std::string("admissionregistration.k8s.io/v1 ") + plural + " is not served");
+    registry::InformerHandlers handlers;
+    handlers.replace = [state, mutating](const std::vector<cache::ObjectPtr>& all) {
+      std::lock_guard lock(state->mutex);
+      state->configurations[mutating].clear();
+      for (const auto& object : all) state->configurations[mutating][object->name] = object->object;
+      state->rebuild(mutating);
+    };
+    handlers.change = [state, mutating](cache::EventType type, const cache::ObjectPtr& object) {
+      std::lock_guard lock(state->mutex);
+      if (type == cache::EventType::deleted) state->configurations[mutating].erase(object->name);
+      else state->configurations[mutating][object->name] = object->object;
+      state->rebuild(mutating);
+    };
+    auto informer = registry::Informer::start(registry, *info, std::move(handlers));
+    if (!informer) return fail(std::string("cannot follow ") + plural + ": " + informer.error().message);
+    webhooks->m_informers.push_back(std::move(*informer));
+  }
+  return webhooks;
+}
+
+Webhooks::~Webhooks() = default;
+
+registry::AdmissionMutation Webhooks::mutation() const {
+  return [state = m_state](const AdmissionRequest& request, nlohmann::json& object) {
+    return run_mutating(*state, request, object);
+  };
+}
+
+registry::AdmissionCheck Webhooks::check() const {
+  return [state = m_state](const AdmissionRequest& request) { return run_validating(*state, request); };
+}
+
+}  // namespace kw::admission

@@ -1,0 +1,133 @@
+"""An HTTPS admission webhook server for the tests: one behaviour per path, and every
+AdmissionReview it was sent kept in `reviews` as (path, review)."""
+import base64
+import http.server
+import json
+import ssl
+import threading
+import time
+
+
+def patch_response(ops):
+    return {"patchType": "JSONPatch", "patch": base64.b64encode(json.dumps(ops).encode()).decode()}
+
+
+def label_patch(obj, key, value):
+    """A JSON patch that sets metadata.labels[key] on `obj`."""
+    if not obj.get("metadata", {}).get("labels"):
+        return [{"op": "add", "path": "/metadata/labels", "value": {key: value}}]
+    return [{"op": "add", "path": "/metadata/labels/" + key.replace("~", "~0").replace("/", "~1"), "value": value}]
+
+
+class WebhookPeer:
+    def __init__(self, tls, port):
+        self.tls = tls
+        self.port = port
+        self.reviews = []
+        self.lock = threading.Lock()
+        peer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", "0"))
+                review = json.loads(self.rfile.read(length) or b"null")
+                path = self.path.split("?")[0]
+                with peer.lock:
+                    peer.reviews.append((path, review))
+                peer.answer(self, path, review)
+
+            def log_message(self, *args):
+                pass
+
+        class Server(http.server.ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request, client_address):
+                pass  # a caller that gave up (a timeout test) is expected
+
+        self.server = Server(("127.0.0.1", port), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(tls["cert"], tls["key"])
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def sent(self, path):
+        """The reviews sent to `path` so far."""
+        with self.lock:
+            return [review for p, review in self.reviews if p == path]
+
+    def clear(self):
+        with self.lock:
+            self.reviews.clear()
+
+    @staticmethod
+    def send(handler, code, data, content_type="application/json", headers=None):
+        body = data if isinstance(data, bytes) else json.dumps(data).encode()
+        handler.send_response(code)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    def answer(self, handler, path, review):
+        request = review.get("request") or {}
+        obj = request.get("object") or {}
+        response = {"uid": request.get("uid"), "allowed": True}
+        version = review.get("apiVersion", "admission.k8s.io/v1")
+        name = path.strip("/")
+        if name == "deny":
+            response.update(allowed=False, status={"code": 403, "message": "no thanks", "reason": "NotWelcome"})
+        elif name == "deny-plain":
+            response.update(allowed=False)
+        elif name == "deny-reason":
+            response.update(allowed=False, status={"reason": "NotAllowedHere"})
+        elif name in ("label", "label-again", "reinvoked"):
+            response.update(patch_response(label_patch(obj, "seen-by-" + name, "yes")))
+        elif name == "count":
+            calls = len(self.sent(path))
+            response.update(patch_response(label_patch(obj, "count-calls", str(calls))))
+        elif name == "add-container":
+            response.update(patch_response([{"op": "add", "path": "/spec/containers/-",
+                                             "value": {"name": "sidecar", "image": "busybox"}}]))
+        elif name == "invalid-patch":
+            response.update(patch_response([{"op": "replace", "path": "/spec/containers/0/name", "value": "Bad_Name!"}]))
+        elif name == "failing-patch":
+            response.update(patch_response([{"op": "remove", "path": "/no/such/field"}]))
+        elif name == "patch-no-type":
+            response["patch"] = base64.b64encode(b"[]").decode()
+        elif name == "warn":
+            response.update(warnings=["first warning", "second warning"], auditAnnotations={"checked": "yes"})
+        elif name == "slow":
+            time.sleep(2)
+        elif name == "wrong-uid":
+            response["uid"] = "not-the-uid"
+        elif name == "no-response":
+            return self.send(handler, 200, {"apiVersion": version, "kind": "AdmissionReview"})
+        elif name == "bad-json":
+            return self.send(handler, 200, b"this is not json")
+        elif name == "error-500":
+            return self.send(handler, 500, b"boom", "text/plain")
+        elif name == "redirect":
+            return self.send(handler, 302, b"", headers={"Location": "/allow"})
+        elif name == "huge":
+            handler.send_response(200)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(1 << 30))
+            handler.end_headers()
+            chunk = b" " * (1 << 20)
+            try:
+                for _ in range(1024):
+                    handler.wfile.write(chunk)
+            except OSError:
+                pass
+            return None
+        return self.send(handler, 200, {"apiVersion": version, "kind": "AdmissionReview", "response": response})
