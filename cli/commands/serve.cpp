@@ -680,7 +680,10 @@ void add_serve_command(CLI::App& app, int* exit_code) {
   serve->add_option("--etcd-compaction-interval", options->compaction_interval_seconds,
                     "seconds between storage compactions (0 = never)")->capture_default_str();
   serve->add_option("--io-threads", options->io_threads, "network threads")->capture_default_str();
-  serve->add_option("--worker-threads", options->worker_threads, "request handler threads")->capture_default_str();
+  serve->add_option("--worker-threads", options->worker_threads,
+                    "request handler threads always running; while all are blocked (a slow webhook or store), "
+                    "more start, up to 256")
+      ->capture_default_str();
   serve->add_option("--watch-dispatch-threads", options->watch_dispatch_threads,
                     "threads that hand each watch event to a resource's watchers (worth more than 1 only with "
                     "thousands of watchers and cores to spare)")

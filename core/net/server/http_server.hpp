@@ -121,6 +121,9 @@ struct ServerConfig {
   std::optional<TlsConfig> tls;      // none = cleartext (HTTP/1.1 + h2c prior knowledge)
   int io_threads = 2;
   int worker_threads = 8;
+  // When every worker is busy (a slow webhook, a slow store) and requests wait, more threads
+  // start, up to this many in all; each extra one leaves after 30 s without work.
+  int max_worker_threads = 256;
   std::size_t max_body_bytes = 3 * 1024 * 1024;  // 413 above
   // The whole request head (request line and header fields; on HTTP/2 the decoded header
   // list, 32 bytes per field extra as RFC 9113 counts it): 431 above, and on HTTP/1.1 the

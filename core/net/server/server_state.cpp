@@ -1,35 +1,59 @@
 #include "core/net/server/server_state.hpp"
 
+#include <algorithm>
 #include <exception>
 
 namespace kw::net::detail {
 
-WorkerPool::WorkerPool(int threads) {
+WorkerPool::WorkerPool(int threads, int max_threads, std::chrono::milliseconds linger)
+    : m_linger(linger), m_max_threads(std::max(threads > 0 ? threads : 1, max_threads)) {
   const int count = threads > 0 ? threads : 1;
+  std::lock_guard lock(m_tasks_mutex);
   m_threads.reserve(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i) m_threads.emplace_back([this] { run(); });
+  for (int i = 0; i < count; ++i) spawn(false);
 }
 
 WorkerPool::~WorkerPool() { stop_and_join(); }
+
+void WorkerPool::spawn(bool extra) {
+  // Threads that left are joined here (they hold no lock once they have said so).
+  if (!m_exited.empty()) {
+    std::erase_if(m_threads, [&](std::thread& thread) {
+      if (std::ranges::find(m_exited, thread.get_id()) == m_exited.end()) return false;
+      thread.join();
+      return true;
+    });
+    m_exited.clear();
+  }
+  ++m_running;
+  m_threads.emplace_back([this, extra] { run(extra); });
+}
+
+int WorkerPool::threads() const {
+  std::lock_guard lock(m_tasks_mutex);
+  return m_running;
+}
 
 void WorkerPool::submit(std::move_only_function<void()> task) {
   {
     std::lock_guard lock(m_tasks_mutex);
     m_tasks.push_back(std::move(task));
+    if (!m_stopping && m_tasks.size() > static_cast<std::size_t>(m_idle) && m_running < m_max_threads) spawn(true);
   }
   m_tasks_ready.notify_one();
 }
 
 void WorkerPool::stop_and_join() {
+  std::vector<std::thread> threads;
   {
     std::lock_guard lock(m_tasks_mutex);
     m_stopping = true;
+    threads.swap(m_threads);
   }
   m_tasks_ready.notify_all();
-  for (auto& thread : m_threads) {
+  for (auto& thread : threads) {
     if (thread.joinable()) thread.join();
   }
-  m_threads.clear();
   // Tasks submitted after the threads left still run, so no response is left dangling.
   std::deque<std::move_only_function<void()>> rest;
   {
@@ -39,13 +63,21 @@ void WorkerPool::stop_and_join() {
   for (auto& task : rest) task();
 }
 
-void WorkerPool::run() {
+void WorkerPool::run(bool extra) {
   for (;;) {
     std::move_only_function<void()> task;
     {
       std::unique_lock lock(m_tasks_mutex);
-      m_tasks_ready.wait(lock, [this] { return m_stopping || !m_tasks.empty(); });
-      if (m_tasks.empty()) return;
+      ++m_idle;
+      auto ready = [this] { return m_stopping || !m_tasks.empty(); };
+      if (extra) m_tasks_ready.wait_for(lock, m_linger, ready);
+      else m_tasks_ready.wait(lock, ready);
+      --m_idle;
+      if (m_tasks.empty()) {  // stopping, or an extra thread that had no work for m_linger
+        --m_running;
+        if (!m_stopping) m_exited.push_back(std::this_thread::get_id());
+        return;
+      }
       task = std::move(m_tasks.front());
       m_tasks.pop_front();
     }

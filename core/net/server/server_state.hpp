@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -51,22 +52,32 @@ class ServerLink {
   std::atomic<int> m_active_streams{0};
 };
 
-// Runs handlers off the network threads. Tasks queued at stop() still run.
+// Runs handlers off the network threads. Tasks queued at stop() still run. `threads` always
+// run; when every one of them is busy (blocked on storage or an admission webhook) and tasks
+// wait, more start, up to `max_threads` in all, and each extra one leaves after `linger`
+// without work. So a slow dependency holds only the requests that wait on it.
 class WorkerPool {
  public:
-  explicit WorkerPool(int threads);
+  explicit WorkerPool(int threads, int max_threads = 0, std::chrono::milliseconds linger = std::chrono::seconds(30));
   ~WorkerPool();
   void submit(std::move_only_function<void()> task);
   void stop_and_join();
+  int threads() const;  // running now
 
  private:
-  void run();
+  void run(bool extra);
+  void spawn(bool extra);  // under m_tasks_mutex
 
-  std::mutex m_tasks_mutex;  // guards m_tasks, m_stopping
+  std::chrono::milliseconds m_linger;
+  int m_max_threads;
+  mutable std::mutex m_tasks_mutex;  // guards everything below
   std::condition_variable m_tasks_ready;
   std::deque<std::move_only_function<void()>> m_tasks;
   bool m_stopping = false;
+  int m_running = 0;  // threads in run()
+  int m_idle = 0;     // of those, waiting for a task
   std::vector<std::thread> m_threads;
+  std::vector<std::thread::id> m_exited;  // extra threads that left, to join
 };
 
 // A live connection as seen by shutdown. Both calls are made on the connection's strand.
@@ -102,7 +113,7 @@ struct ServerState {
         handler(std::move(handler_in)),
         link(std::make_shared<ServerLink>()),
         inflight(config.admission.max_read_only_inflight, config.admission.max_mutating_inflight),
-        workers(config.worker_threads) {}
+        workers(config.worker_threads, config.max_worker_threads) {}
 
   // Hands a complete request to a worker thread, or answers 429 at once (on the calling
   // network thread) when its class is at its in-flight limit.

@@ -58,7 +58,9 @@ class WebhookTest(unittest.TestCase):
             cls.audit_log = os.path.join(cls.dir.name, "audit.log")
             cls.server = KwServer(["--token-auth-file", tokens, "--authorization-mode", "RBAC",
                                    "--audit-policy-file", policy, "--audit-log-path", cls.audit_log,
-                                   "--audit-log-mode", "blocking"], secure_port=free_port())
+                                   "--audit-log-mode", "blocking",
+                                   # few workers: slow webhooks must not hold the others' requests
+                                   "--worker-threads", "2"], secure_port=free_port())
             cls.server.start()
             cls.base, cls.token = cls.server.secure_url, "admin-token"
         cls.context = ssl.create_default_context()
@@ -359,15 +361,15 @@ class WebhookTest(unittest.TestCase):
 
     def test_a_slow_webhook_delays_only_what_it_matches(self):
         self.install(False, "slow", [{"name": "slow.kw.test", "clientConfig": self.url_client("/slow")}])
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        with concurrent.futures.ThreadPoolExecutor(5) as pool:
             started = time.monotonic()
-            slow = pool.submit(self.configmap, "slow", "matched")
-            time.sleep(0.2)
+            slow = [pool.submit(self.configmap, "slow", f"matched-{i}") for i in range(4)]
+            time.sleep(0.3)
             fast = self.configmap("other", "unmatched")
             fast_done = time.monotonic() - started
             self.assertEqual(fast[0], 201)
-            self.assertFalse(slow.done(), "the matched request should still wait for its webhook")
-            self.assertEqual(slow.result()[0], 201)
+            self.assertFalse(any(s.done() for s in slow), "the matched requests should still wait for their webhook")
+            self.assertEqual([s.result()[0] for s in slow], [201] * 4)
             self.assertGreaterEqual(time.monotonic() - started, 2.0)
         self.assertLess(fast_done, 1.5)
 
