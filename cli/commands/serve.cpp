@@ -37,6 +37,7 @@
 #include "server/control/namespace_defaults.hpp"
 #include "server/control/quota_status.hpp"
 #include "server/control/storage_protection.hpp"
+#include "server/aggregator/aggregator.hpp"
 #include "server/control/node_graph_feed.hpp"
 #include "server/control/rbac_controller.hpp"
 #include "server/http/api_server.hpp"
@@ -59,6 +60,7 @@ struct ServeOptions {
   int insecure_port = 0;
   int compaction_interval_seconds = 300;
   std::string tls_cert_file, tls_private_key_file, client_ca_file;
+  std::string proxy_client_cert_file, proxy_client_key_file;
   std::vector<std::string> tls_sans;
   std::string token_auth_file;
   std::string authorization_mode = "AlwaysAllow";
@@ -569,11 +571,21 @@ int run_serve(const ServeOptions& o) {
   }
   std::vector<std::unique_ptr<net::HttpServer>> servers;
   (*service_accounts)->set_lookup(stored_object_lookup(registry));
+  // APIServices served by other API servers (kube-aggregator).
+  auto aggregator = aggregator::Aggregator::start(
+      registry, {.client_cert_file = o.proxy_client_cert_file, .client_key_file = o.proxy_client_key_file});
+  if (!aggregator) {
+    std::cerr << "kw serve: " << aggregator.error().message << "\n";
+    return 1;
+  }
   http::ApiServer secure_api(registry, {.authenticator = &*authenticator,
                                         .authorizer = &*authorizer,
                                         .service_accounts = service_accounts->get(),
-                                        .auditor = auditor->get()});
-  http::ApiServer local_api(registry, {.service_accounts = service_accounts->get(), .auditor = auditor->get()});
+                                        .auditor = auditor->get(),
+                                        .aggregator = aggregator->get()});
+  http::ApiServer local_api(registry, {.service_accounts = service_accounts->get(),
+                                       .auditor = auditor->get(),
+                                       .aggregator = aggregator->get()});
   auto handler_for = [](http::ApiServer& api) {
     return [&api](net::Request request, std::shared_ptr<net::ResponseStream> stream) {
       api.handle(std::move(request), std::move(stream));
@@ -643,6 +655,10 @@ void add_serve_command(CLI::App& app, int* exit_code) {
   serve->add_option("--tls-cert-file", options->tls_cert_file, "serving certificate (default: generated in the data dir)");
   serve->add_option("--tls-private-key-file", options->tls_private_key_file, "key of --tls-cert-file");
   serve->add_option("--tls-san", options->tls_sans, "extra subject alternative names of the generated certificate");
+  serve->add_option("--proxy-client-cert-file", options->proxy_client_cert_file,
+                    "client certificate kw presents to aggregated API servers (APIServices with a service)");
+  serve->add_option("--proxy-client-key-file", options->proxy_client_key_file,
+                    "private key of --proxy-client-cert-file");
   serve->add_option("--client-ca-file", options->client_ca_file,
                     "CA that signs client certificates (CN = user, O = groups); default: the generated CA");
   serve->add_option("--token-auth-file", options->token_auth_file, "bearer tokens, kube-apiserver's CSV format");

@@ -1,73 +1,17 @@
 #include "server/admission/webhook_call.hpp"
 
 #include <cctype>
-#include <random>
 
 #include "core/codec/json_limits.hpp"
 #include "core/net/client/client.hpp"
-#include "server/admission/lookup.hpp"
+#include "server/registry/service_resolver.hpp"
 
 namespace kw::admission {
 namespace {
 
 constexpr std::size_t k_max_reply_bytes = 64u << 20;
 
-struct Endpoint {
-  std::string host;
-  int port = 0;
-};
-
 std::string go_quoted(const std::string& text) { return nlohmann::json(text).dump(); }
-
-std::size_t random_index(std::size_t size) {
-  std::random_device device;
-  return std::uniform_int_distribution<std::size_t>(0, size - 1)(device);
-}
-
-// A ready address of the Service's port `port`, from its EndpointSlices (any address type), in
-// the words of kube-apiserver's endpoint resolver when there is none.
-Result<Endpoint> resolve(registry::Registry& registry, const WebhookService& service) {
-  auto found = cached_object(registry, "", "v1", "services", service.namespace_, service.name);
-  if (!found) return fail(found.error().message);
-  if (!*found) return fail("service " + go_quoted(service.name) + " not found");
-  const auto& spec = (**found).value("spec", nlohmann::json::object());
-  const std::string type = spec.value("type", std::string("ClusterIP"));
-  std::optional<std::string> port_name;
-  for (const auto& port : spec.value("ports", nlohmann::json::array()))
-    if (port.is_object() && port.value("port", 0) == service.port) {
-      port_name = port.value("name", std::string());
-      break;
-    }
-  if (!port_name)
-    return fail("no service port " + std::to_string(service.port) + " found for service " + go_quoted(service.name));
-  if (type != "ClusterIP" && type != "NodePort" && type != "LoadBalancer")
-    return fail("unsupported service type " + go_quoted(type));
-  auto slices = cached(registry, "discovery.k8s.io", "v1", "endpointslices", service.namespace_);
-  if (!slices) return fail(slices.error().message);
-  std::vector<Endpoint> ready;
-  bool any_slice = false;
-  for (const auto& slice : *slices) {
-    if (auto owner = slice->labels.find("kubernetes.io/service-name");
-        owner == slice->labels.end() || owner->second != service.name)
-      continue;
-    any_slice = true;
-    const auto& object = slice->object;
-    int port = 0;
-    for (const auto& p : object.value("ports", nlohmann::json::array()))
-      if (p.is_object() && p.value("name", std::string()) == *port_name && p.value("port", 0) > 0) port = p.value("port", 0);
-    if (port == 0) continue;
-    for (const auto& endpoint : object.value("endpoints", nlohmann::json::array())) {
-      const auto conditions = endpoint.value("conditions", nlohmann::json::object());
-      if (conditions.value("ready", true) != true) continue;  // unset counts as ready
-      for (const auto& address : endpoint.value("addresses", nlohmann::json::array()))
-        if (address.is_string()) ready.push_back({address.get<std::string>(), port});
-    }
-  }
-  // (kube-apiserver 1.23 reads the Service's Endpoints: none at all is their NotFound)
-  if (!any_slice) return fail("endpoints " + go_quoted(service.name) + " not found");
-  if (ready.empty()) return fail("no endpoints available for service " + go_quoted(service.name));
-  return ready[random_index(ready.size())];
-}
 
 // kw's transport words an error for kubectl's users; a webhook's error names the webhook's URL
 // instead, so the advice meant for a kubeconfig goes.
@@ -129,10 +73,9 @@ Result<std::string> post_to_webhook(registry::Registry& registry, const Webhook&
   net::client::ClientConfig config;
   std::string target;
   if (hook.service) {
-    auto endpoint = resolve(registry, *hook.service);
+    auto endpoint = registry::resolve_service(registry, hook.service->namespace_, hook.service->name, hook.service->port);
     if (!endpoint) return fail(shown + endpoint.error().message);
-    const bool v6 = endpoint->host.find(':') != std::string::npos;
-    config.url = "https://" + (v6 ? "[" + endpoint->host + "]" : endpoint->host) + ":" + std::to_string(endpoint->port);
+    config.url = registry::https_url(*endpoint);
     config.tls_server_name = hook.service->name + "." + hook.service->namespace_ + ".svc";
     target = hook.service->path;
   } else {

@@ -190,6 +190,9 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
   if (path == "/version") return send_json(*stream, 200, version_info());
   if (m_options.service_accounts != nullptr && request.method == "GET" && serve_openid(request, *stream)) return;
   if (path == "/metrics") return handle_metrics(*stream);
+  if (m_options.aggregator != nullptr && info.parts.size() >= 3 && info.parts[0] == "apis" &&
+      m_options.aggregator->serves(info.parts[1], info.parts[2]))
+    return m_options.aggregator->proxy(request, user, *stream);
   if (info.is_resource_request) return handle_resource(request, info, query, stream, user, stream->record());
   if (request.method == "GET" && request.path.starts_with("/openapi/") &&
       handle_openapi(request, *stream, *m_registry.resources(), custom_schemas(m_registry)))
@@ -308,11 +311,12 @@ bool ApiServer::handle_discovery(const net::Request& request, const RequestInfo&
   const auto& parts = info.parts;
   const auto snapshot = m_registry.resources();
   const auto& table = *snapshot;
+  const auto remote = m_options.aggregator ? m_options.aggregator->groups() : std::vector<aggregator::RemoteGroup>{};
   nlohmann::json body;
   if (parts.size() == 1 && (parts[0] == "api" || parts[0] == "apis")) {
     if (const auto version = aggregated_discovery_wanted(request.header("accept")); !version.empty()) {
       const std::string api_version = "apidiscovery.k8s.io/" + version;
-      send_json(stream, 200, aggregated_discovery(table, parts[0] == "api", api_version),
+      send_json(stream, 200, aggregated_discovery(table, parts[0] == "api", api_version, remote),
                 "application/json;g=apidiscovery.k8s.io;v=" + version + ";as=APIGroupDiscoveryList");
       return true;
     }
@@ -323,9 +327,9 @@ bool ApiServer::handle_discovery(const net::Request& request, const RequestInfo&
   } else if (parts.size() == 2 && parts[0] == "api") {
     body = api_resource_list(table, "", parts[1]);
   } else if (parts.size() == 1 && parts[0] == "apis") {
-    body = api_group_list(table);
+    body = api_group_list(table, remote);
   } else if (parts.size() == 2 && parts[0] == "apis") {
-    body = api_group(table, parts[1]);
+    body = api_group(table, parts[1], remote);
   } else if (parts.size() == 3 && parts[0] == "apis") {
     body = api_resource_list(table, parts[1], parts[2]);
   } else {

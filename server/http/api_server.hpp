@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/net/server/http_server.hpp"
+#include "server/aggregator/aggregator.hpp"
 #include "server/audit/auditor.hpp"
 #include "server/auth/authenticator.hpp"
 #include "server/auth/authorizer.hpp"
@@ -28,6 +29,9 @@ struct ApiServerOptions {
   const auth::ServiceAccountTokens* service_accounts = nullptr;
   // Writes the audit log (null: no audit log; every answer still carries an Audit-Id).
   const audit::Auditor* auditor = nullptr;
+  // The APIServices served by other API servers: their requests are proxied there, their groups
+  // listed in discovery (null: none).
+  const aggregator::Aggregator* aggregator = nullptr;
   std::size_t max_watch_queue_bytes = 8 * 1024 * 1024;  // a watcher queuing more is slow
   std::chrono::seconds min_request_timeout{1800};       // watches end after 1-2x this
 };

@@ -1,5 +1,6 @@
 #include "server/http/discovery.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,13 @@ nlohmann::json group_entry(const api::ResourceTable& table, const std::string& g
   return {{"name", group}, {"versions", versions}, {"preferredVersion", versions.empty() ? nlohmann::json() : versions[0]}};
 }
 
+nlohmann::json remote_group_entry(const aggregator::RemoteGroup& group) {
+  nlohmann::json versions = nlohmann::json::array();
+  for (const auto& [version, resources] : group.versions)
+    versions.push_back({{"groupVersion", group.name + "/" + version}, {"version", version}});
+  return {{"name", group.name}, {"versions", versions}, {"preferredVersion", versions.empty() ? nlohmann::json() : versions[0]}};
+}
+
 }  // namespace
 
 nlohmann::json api_versions(const std::string& server_address) {
@@ -35,16 +43,25 @@ nlohmann::json api_versions(const std::string& server_address) {
           {"serverAddressByClientCIDRs", {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", server_address}}}}};
 }
 
-nlohmann::json api_group_list(const api::ResourceTable& table) {
+nlohmann::json api_group_list(const api::ResourceTable& table, const std::vector<aggregator::RemoteGroup>& remote) {
   nlohmann::json groups = nlohmann::json::array();
   for (const auto& g : table.groups())
     if (!g.empty()) groups.push_back(group_entry(table, g));
+  for (const auto& g : remote)
+    if (table.versions(g.name).empty()) groups.push_back(remote_group_entry(g));
   return {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}};
 }
 
-nlohmann::json api_group(const api::ResourceTable& table, const std::string& group) {
-  if (table.versions(group).empty()) return nullptr;
-  nlohmann::json out = group_entry(table, group);
+nlohmann::json api_group(const api::ResourceTable& table, const std::string& group,
+                         const std::vector<aggregator::RemoteGroup>& remote) {
+  nlohmann::json out;
+  if (!table.versions(group).empty()) {
+    out = group_entry(table, group);
+  } else {
+    auto it = std::ranges::find_if(remote, [&](const aggregator::RemoteGroup& g) { return g.name == group; });
+    if (it == remote.end()) return nullptr;
+    out = remote_group_entry(*it);
+  }
   out["kind"] = "APIGroup";
   out["apiVersion"] = "v1";
   return out;
@@ -134,15 +151,55 @@ nlohmann::json group_discovery(const api::ResourceTable& table, const std::strin
   return {{"metadata", std::move(meta)}, {"versions", std::move(versions)}};
 }
 
+// A remote group version as aggregated discovery lists it, from the APIResourceList its server
+// answered: subresources ("nodes/status") folded into their resource. Stale until first listed.
+nlohmann::json remote_group_discovery(const aggregator::RemoteGroup& group) {
+  nlohmann::json versions = nlohmann::json::array();
+  for (const auto& [version, list] : group.versions) {
+    nlohmann::json resources = nlohmann::json::array();
+    const auto entries = list.is_object() ? list.value("resources", nlohmann::json::array()) : nlohmann::json::array();
+    for (const auto& r : entries) {
+      const std::string name = r.value("name", std::string());
+      if (name.empty() || name.find('/') != std::string::npos) continue;
+      nlohmann::json entry = {{"resource", name},
+                              {"responseKind", group_version_kind(r.value("group", group.name),
+                                                                  r.value("version", version), r.value("kind", ""))},
+                              {"scope", r.value("namespaced", false) ? "Namespaced" : "Cluster"},
+                              {"singularResource", r.value("singularName", "")},
+                              {"verbs", r.value("verbs", nlohmann::json::array())}};
+      for (const char* key : {"shortNames", "categories"})
+        if (r.contains(key)) entry[key] = r[key];
+      nlohmann::json subresources = nlohmann::json::array();
+      for (const auto& sub : entries) {
+        const std::string sub_name = sub.value("name", std::string());
+        if (!sub_name.starts_with(name + "/")) continue;
+        subresources.push_back({{"subresource", sub_name.substr(name.size() + 1)},
+                                {"responseKind", group_version_kind(sub.value("group", group.name),
+                                                                    sub.value("version", version), sub.value("kind", ""))},
+                                {"verbs", sub.value("verbs", nlohmann::json::array())}});
+      }
+      if (!subresources.empty()) entry["subresources"] = std::move(subresources);
+      resources.push_back(std::move(entry));
+    }
+    versions.push_back({{"version", version},
+                        {"resources", std::move(resources)},
+                        {"freshness", list.is_object() ? "Current" : "Stale"}});
+  }
+  return {{"metadata", {{"creationTimestamp", nullptr}, {"name", group.name}}}, {"versions", std::move(versions)}};
+}
+
 }  // namespace
 
-nlohmann::json aggregated_discovery(const api::ResourceTable& table, bool core, const std::string& api_version) {
+nlohmann::json aggregated_discovery(const api::ResourceTable& table, bool core, const std::string& api_version,
+                                    const std::vector<aggregator::RemoteGroup>& remote) {
   nlohmann::json items = nlohmann::json::array();
   if (core) {
     items.push_back(group_discovery(table, ""));
   } else {
     for (const auto& group : table.groups())
       if (!group.empty()) items.push_back(group_discovery(table, group));
+    for (const auto& group : remote)
+      if (table.versions(group.name).empty()) items.push_back(remote_group_discovery(group));
   }
   return {{"kind", "APIGroupDiscoveryList"},
           {"apiVersion", api_version},

@@ -52,9 +52,9 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 
 struct Request {
   std::string method = "GET";
-  std::string target;  // path and query, e.g. "/api/v1/pods?watch=1"
-  Headers headers;     // extra headers (Accept, Authorization, Content-Type...)
-  std::string body;
+  std::string target = {};  // path and query, e.g. "/api/v1/pods?watch=1"
+  Headers headers = {};     // extra headers (Accept, Authorization, Content-Type...)
+  std::string body = {};
   // A long-lived response: no request_timeout; with Transport::WebSocket it is sent as a
   // WebSocket upgrade and each message is one body callback.
   bool streaming = false;

@@ -1,0 +1,275 @@
+"""API aggregation: metrics-server's own manifests (../shared/corpus/metrics-server) applied with
+kubectl, and a stand-in metrics.k8s.io server started here behind its Service (reached through an
+EndpointSlice). kw checks it and keeps the APIService Available, lists the group in discovery
+(legacy and aggregated), proxies requests as the requester (X-Remote-* headers, kw's proxy client
+certificate, no bearer token), streams watches on HTTP/1.1 and HTTP/2, and `kubectl top` works.
+An APIService whose Service is missing is unavailable in kube's words and answers 503."""
+import base64
+import http.server
+import json
+import os
+import ssl
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+from kwtest import KwServer, free_port, https, make_tls_files, write_tokens
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MANIFEST = os.path.join(HERE, "..", "..", "..", "..", "shared", "corpus", "metrics-server", "components.yaml")
+GV = "/apis/metrics.k8s.io/v1beta1"
+NOW = "2026-01-01T00:00:00Z"
+
+
+class MetricsStandIn:
+    """An HTTPS metrics.k8s.io/v1beta1 server: fixed node and pod metrics, a short watch stream,
+    and every request's headers and client certificate kept in `seen`."""
+
+    def __init__(self, tls, client_ca, port):
+        self.seen = []
+        stand_in = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def reply(self, code, body, content_type="application/json"):
+                data = json.dumps(body).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def record(self, body=None):
+                cert = self.connection.getpeercert()
+                subject = dict(x[0] for x in cert["subject"]) if cert else {}
+                stand_in.seen.append({"method": self.command, "path": self.path, "body": body,
+                                      "headers": [(k.lower(), v) for k, v in self.headers.items()],
+                                      "client_cn": subject.get("commonName")})
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode()
+                self.record(body)
+                self.reply(201, {"echo": body})
+
+            def do_GET(self):
+                self.record()
+                path, _, query = self.path.partition("?")
+                if path == GV:
+                    return self.reply(200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "metrics.k8s.io/v1beta1",
+                                            "resources": [
+                                                {"name": "nodes", "singularName": "", "namespaced": False, "kind": "NodeMetrics",
+                                                 "verbs": ["get", "list"]},
+                                                {"name": "pods", "singularName": "", "namespaced": True, "kind": "PodMetrics",
+                                                 "verbs": ["get", "list"]}]})
+                if path == GV + "/nodes" and "watch=1" in query:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    for i in range(3):
+                        line = json.dumps({"type": "ADDED", "object": {"metadata": {"name": f"n{i}"}}}).encode() + b"\n"
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
+                        self.wfile.flush()
+                        time.sleep(0.2)
+                    self.wfile.write(b"0\r\n\r\n")
+                    return None
+                if path == GV + "/nodes":
+                    return self.reply(200, {"kind": "NodeMetricsList", "apiVersion": "metrics.k8s.io/v1beta1",
+                                            "metadata": {}, "items": [node_metrics("node-1")]})
+                if path == GV + "/nodes/node-1":
+                    return self.reply(200, node_metrics("node-1"))
+                if path == GV + "/namespaces/kube-system/pods":
+                    return self.reply(200, {"kind": "PodMetricsList", "apiVersion": "metrics.k8s.io/v1beta1",
+                                            "metadata": {}, "items": [{
+                                                "metadata": {"name": "busy-pod", "namespace": "kube-system",
+                                                             "creationTimestamp": NOW},
+                                                "timestamp": NOW, "window": "10s",
+                                                "containers": [{"name": "main", "usage": {"cpu": "100m",
+                                                                                           "memory": "64Mi"}}]}]})
+                return self.reply(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404,
+                                        "reason": "NotFound", "message": "not here"})
+
+            def log_message(self, *args):
+                pass
+
+        class Server(http.server.ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request, client_address):
+                pass
+
+        self.server = Server(("127.0.0.1", port), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(tls["cert"], tls["key"])
+        context.load_verify_locations(client_ca)
+        context.verify_mode = ssl.CERT_OPTIONAL
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def node_metrics(name):
+    return {"kind": "NodeMetrics", "apiVersion": "metrics.k8s.io/v1beta1",
+            "metadata": {"name": name, "creationTimestamp": NOW}, "timestamp": NOW, "window": "10s",
+            "usage": {"cpu": "250m", "memory": "1Gi"}}
+
+
+class AggregationTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory(prefix="kw-aggregation-")
+        serving, client = (os.path.join(cls.dir.name, d) for d in ("serving", "client"))
+        os.mkdir(serving)
+        os.mkdir(client)
+        cls.serving = make_tls_files(serving, dns=("metrics-server.kube-system.svc",))
+        cls.client = make_tls_files(client)  # kw's proxy client certificate (CN "etcd" from the helper)
+        cls.port = free_port()
+        cls.stand_in = MetricsStandIn(cls.serving, cls.client["ca"], cls.port)
+        tokens = write_tokens(cls.dir.name, [
+            {"token": "admin-token", "user": "admin", "uid": "admin", "groups": ["system:masters"]},
+            {"token": "nobody-token", "user": "nobody"}])
+        cls.server = KwServer(["--token-auth-file", tokens, "--authorization-mode", "RBAC",
+                               "--proxy-client-cert-file", cls.client["cert"],
+                               "--proxy-client-key-file", cls.client["key"]], secure_port=free_port())
+        cls.server.start()
+        # The stand-in behind metrics-server's Service: an FQDN EndpointSlice (127/8 is refused in
+        # IPv4 slices), written before the manifest so that the first check finds it.
+        code, text = cls.api("POST", "/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices", {
+            "metadata": {"name": "metrics-server-1", "labels": {"kubernetes.io/service-name": "metrics-server"}},
+            "addressType": "FQDN", "endpoints": [{"addresses": ["127.0.0.1"], "conditions": {"ready": True}}],
+            "ports": [{"name": "https", "port": cls.port, "protocol": "TCP"}]})
+        assert code == 201, text
+        code, text = cls.api("POST", "/api/v1/nodes", {
+            "metadata": {"name": "node-1"},
+            "status": {"capacity": {"cpu": "2", "memory": "4Gi"}, "allocatable": {"cpu": "2", "memory": "4Gi"}}})
+        assert code == 201, text
+        out = cls.kubectl("apply", "-f", MANIFEST)
+        assert out.returncode == 0, out.stderr
+        deadline = time.monotonic() + 30
+        while cls.available("v1beta1.metrics.k8s.io").get("status") != "True":
+            assert time.monotonic() < deadline, cls.available("v1beta1.metrics.k8s.io")
+            time.sleep(0.2)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.cleanup()
+        cls.stand_in.stop()
+        cls.dir.cleanup()
+
+    @classmethod
+    def api(cls, method, path, body=None, token="admin-token", headers=None, extra=()):
+        return https(cls.server.secure_url + path, token, method, body, headers=headers, extra=extra)
+
+    @classmethod
+    def kubectl(cls, *args):
+        return subprocess.run(["timeout", "60", "kubectl", "--kubeconfig", cls.server.kubeconfig, *args],
+                              capture_output=True, text=True)
+
+    @classmethod
+    def available(cls, name):
+        code, text = cls.api("GET", f"/apis/apiregistration.k8s.io/v1/apiservices/{name}")
+        if code != 200:
+            return {}
+        conditions = json.loads(text).get("status", {}).get("conditions", [])
+        return next((c for c in conditions if c["type"] == "Available"), {})
+
+    def test_the_apiservice_is_available_after_its_check(self):
+        condition = self.available("v1beta1.metrics.k8s.io")
+        self.assertEqual((condition["reason"], condition["message"]), ("Passed", "all checks passed"))
+        self.assertIn("lastTransitionTime", condition)
+        checks = [s for s in self.stand_in.seen if s["path"] == GV]
+        self.assertTrue(checks)
+        headers = dict(checks[0]["headers"])
+        self.assertEqual(headers["x-remote-user"], "system:kube-aggregator")
+        self.assertEqual(headers["x-remote-group"], "system:masters")
+
+    def test_discovery_lists_the_group(self):
+        code, text = self.api("GET", "/apis")
+        groups = {g["name"]: g for g in json.loads(text)["groups"]}
+        self.assertEqual(groups["metrics.k8s.io"]["preferredVersion"],
+                         {"groupVersion": "metrics.k8s.io/v1beta1", "version": "v1beta1"})
+        code, text = self.api("GET", "/apis/metrics.k8s.io")
+        self.assertEqual(code, 200)
+        self.assertEqual(json.loads(text)["kind"], "APIGroup")
+        code, text = self.api("GET", "/apis", headers={
+            "Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"})
+        items = {i["metadata"]["name"]: i for i in json.loads(text)["items"]}
+        [version] = items["metrics.k8s.io"]["versions"]
+        self.assertEqual(version["version"], "v1beta1")
+        self.assertEqual(sorted(r["resource"] for r in version["resources"]), ["nodes", "pods"])
+        code, text = self.api("GET", GV)
+        self.assertEqual((code, json.loads(text)["groupVersion"]), (200, "metrics.k8s.io/v1beta1"))
+
+    def test_kubectl_top(self):
+        out = self.kubectl("top", "node")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("node-1", out.stdout)
+        self.assertIn("250m", out.stdout)
+        out = self.kubectl("top", "pod", "-n", "kube-system")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("busy-pod", out.stdout)
+        self.assertIn("100m", out.stdout)
+
+    def test_requests_are_proxied_as_the_requester(self):
+        code, text = self.api("GET", GV + "/nodes/node-1", headers={
+            "Impersonate-User": "jane", "Impersonate-Group": "system:masters",
+            "Impersonate-Extra-acme.com%2Fproject": "blue", "X-Remote-User": "spoofed"})
+        self.assertEqual(code, 200, text)
+        self.assertEqual(json.loads(text)["usage"]["cpu"], "250m")
+        [seen] = [s for s in self.stand_in.seen if s["path"] == GV + "/nodes/node-1"]
+        names = [name for name, _ in seen["headers"]]
+        self.assertNotIn("authorization", names)
+        self.assertFalse(any(name.startswith("impersonate-") for name in names))
+        self.assertEqual([v for n, v in seen["headers"] if n == "x-remote-user"], ["jane"])
+        self.assertEqual(sorted(v for n, v in seen["headers"] if n == "x-remote-group"),
+                         ["system:authenticated", "system:masters"])
+        self.assertEqual([v for n, v in seen["headers"] if n == "x-remote-extra-acme.com%2fproject"], ["blue"])
+        self.assertEqual(seen["client_cn"], "etcd")
+
+    def test_a_request_body_is_forwarded(self):
+        code, text = self.api("POST", GV + "/namespaces/default/pods", {"hello": "there"})
+        self.assertEqual(code, 201, text)
+        self.assertEqual(json.loads(json.loads(text)["echo"]), {"hello": "there"})
+
+    def test_authorization_comes_first(self):
+        code, text = self.api("GET", GV + "/nodes", token="nobody-token")
+        self.assertEqual(code, 403, text)
+        self.assertIn('nodes.metrics.k8s.io is forbidden: User "nobody" cannot list resource "nodes" in API group '
+                      '"metrics.k8s.io" at the cluster scope', json.loads(text)["message"])
+
+    def test_watches_stream_through_on_http1_and_http2(self):
+        for flag in ("--http1.1", "--http2"):
+            with self.subTest(flag=flag):
+                code, text = self.api("GET", GV + "/nodes?watch=1", extra=(flag,))
+                self.assertEqual(code, 200)
+                names = [json.loads(line)["object"]["metadata"]["name"] for line in text.splitlines() if line]
+                self.assertEqual(names, ["n0", "n1", "n2"])
+
+    def test_an_apiservice_without_its_service(self):
+        body = {"metadata": {"name": "v1.unreachable.kw.test"},
+                "spec": {"group": "unreachable.kw.test", "version": "v1", "groupPriorityMinimum": 100,
+                         "versionPriority": 10, "insecureSkipTLSVerify": True,
+                         "service": {"namespace": "default", "name": "gone"}}}
+        code, text = self.api("POST", "/apis/apiregistration.k8s.io/v1/apiservices", body)
+        self.assertEqual(code, 201, text)
+        deadline = time.monotonic() + 10
+        while self.available("v1.unreachable.kw.test").get("reason") != "ServiceNotFound":
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.1)
+        condition = self.available("v1.unreachable.kw.test")
+        self.assertEqual((condition["status"], condition["message"]),
+                         ("False", 'service/gone in "default" is not present'))
+        code, text = self.api("GET", "/apis/unreachable.kw.test/v1")
+        self.assertEqual((code, text), (503, "service unavailable\n"))
+        out = self.kubectl("get", "apiservice", "v1.unreachable.kw.test")
+        self.assertIn("False (ServiceNotFound)", out.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
