@@ -13,14 +13,6 @@ constexpr std::size_t k_max_reply_bytes = 64u << 20;
 
 std::string go_quoted(const std::string& text) { return nlohmann::json(text).dump(); }
 
-// kw's transport words an error for kubectl's users; a webhook's error names the webhook's URL
-// instead, so the advice meant for a kubeconfig goes.
-std::string without_client_advice(std::string message) {
-  for (const char* advice : {" (is the API server running", "; pass the cluster CA"})
-    if (auto at = message.find(advice); at != std::string::npos) message.erase(at, message.find(')', at) + 1 - at);
-  return message;
-}
-
 // client-go's error for an answer that is not 2xx: a Status's own message, else its words for
 // the code (NewGenericServerResponse), quoting a text body where it does.
 std::string unexpected_answer(int code, const net::client::ResponseHead& head, const std::string& body) {
@@ -90,6 +82,7 @@ Result<std::string> post_to_webhook(registry::Registry& registry, const Webhook&
   config.connect_timeout = hook.timeout;
   config.request_timeout = hook.timeout;
   config.user_agent = "kube-apiserver-admission";
+  config.kubeconfig_advice = false;
   auto client = net::client::Client::create(std::move(config));
   if (!client) return fail(shown + client.error().message);
   net::client::Request request{.method = "POST",
@@ -100,7 +93,7 @@ Result<std::string> post_to_webhook(registry::Registry& registry, const Webhook&
   if (!response) {
     std::string why = response.error().message;
     if (why.find("timed out") != std::string::npos) why = "context deadline exceeded";
-    return fail(shown + without_client_advice(std::move(why)));
+    return fail(shown + std::move(why));
   }
   const int code = response->head.status;
   if (code >= 200 && code <= 206) return std::move(response->body);

@@ -69,14 +69,8 @@ net::client::ClientConfig client_config(const Remote& remote, const registry::Se
   config.insecure_skip_tls_verify = remote.insecure;
   config.cert_file = options.client_cert_file;
   config.key_file = options.client_key_file;
+  config.kubeconfig_advice = false;
   return config;
-}
-
-// kw's transport words an error for kubectl's users; the aggregator's errors name the server.
-std::string without_client_advice(std::string message) {
-  for (const char* advice : {" (is the API server running", "; pass the cluster CA"})
-    if (auto at = message.find(advice); at != std::string::npos) message.erase(at, message.find(')', at) + 1 - at);
-  return message;
 }
 
 void send_text(net::ResponseStream& stream, int code, const std::string& text) {
@@ -186,7 +180,7 @@ struct Aggregator::State {
                                                   {"X-Remote-User", "system:kube-aggregator"},
                                                   {"X-Remote-Group", "system:masters"}}},
                                      k_max_discovery_bytes);
-    if (!answer) return failing("Get \"" + url + "\": " + without_client_advice(answer.error().message));
+    if (!answer) return failing("Get \"" + url + "\": " + answer.error().message);
     if (answer->head.status < 200 || answer->head.status >= 300)
       return failing("bad status from " + url + ": " + std::to_string(answer->head.status));
     auto parsed = codec::parse_json(answer->body);
@@ -376,7 +370,7 @@ void Aggregator::proxy(const net::Request& request, const auth::UserInfo& user, 
   auto result = client->stream(forwarded, handler);
   if (!began) {
     const std::string why = result ? std::string("the server sent no answer") : result.error().message;
-    return send_text(stream, 503, "Error trying to reach service: '" + without_client_advice(why) + "'");
+    return send_text(stream, 503, "Error trying to reach service: '" + why + "'");
   }
   stream.finish();
 }

@@ -24,8 +24,13 @@
 # where <store> is embedded or etcd under AlwaysAllow and embedded-rbac or etcd-rbac under
 # RBAC, embedded-audit or etcd-audit under Audit: AlwaysAllow with an audit log recording every
 # request at level Metadata (tests/bench/summarize.py reports the medians, RBAC / AlwaysAllow and
-# Audit / AlwaysAllow). Environment:
-# KW_API_STORES="embedded etcd", KW_API_AUTHZ="AlwaysAllow RBAC Audit", KW_API_QUICK=1 (fewer
+# Audit / AlwaysAllow), and embedded-webhooks or etcd-webhooks under Webhooks: AlwaysAllow with
+# a dead mutating and a dead validating admission webhook (failurePolicy Ignore, timeoutSeconds
+# 1, a listener that never accepts) whose rules cover configmaps and deployments but whose
+# objectSelector selects nothing the load sends; then
+#   RESULT api.<store>-webhooks.matched_create_ms VALUE
+# is one create those webhooks do match (each adds its timeout). Environment:
+# KW_API_STORES="embedded etcd", KW_API_AUTHZ="AlwaysAllow RBAC Audit Webhooks", KW_API_QUICK=1 (fewer
 # requests). Every process started here is stopped on exit; every step is bounded by
 # `timeout` and every load run by a request count.
 set -euo pipefail
@@ -35,10 +40,10 @@ runs=${3:-3}
 python=/usr/bin/python3
 token=kw-api-bench-token
 rbac_token=kw-api-bench-rbac-token
-authz_modes=${KW_API_AUTHZ:-AlwaysAllow RBAC Audit}
+authz_modes=${KW_API_AUTHZ:-AlwaysAllow RBAC Audit Webhooks}
 for authz in $authz_modes; do
-  [[ $authz == AlwaysAllow || $authz == RBAC || $authz == Audit ]] || {
-    echo "api_bench.sh: KW_API_AUTHZ takes AlwaysAllow, RBAC and Audit, not $authz" >&2
+  [[ $authz == AlwaysAllow || $authz == RBAC || $authz == Audit || $authz == Webhooks ]] || {
+    echo "api_bench.sh: KW_API_AUTHZ takes AlwaysAllow, RBAC, Audit and Webhooks, not $authz" >&2
     exit 2
   }
 done
@@ -135,6 +140,7 @@ start_serve() {
     store_args+=(--audit-policy-file "$data/audit-policy.yaml" --audit-log-path "$data/audit.log")
     authz=AlwaysAllow
   fi
+  [[ $authz == Webhooks ]] && authz=AlwaysAllow
   "$kw_bin" serve --data-dir "$data" --secure-port "$port" --insecure-port 0 \
     --token-auth-file "$work/tokens.csv" --authorization-mode "$authz" "${store_args[@]}" >>"$log" 2>&1 &
   serve_pid=$!
@@ -154,6 +160,34 @@ start_serve() {
     --data-binary @"$work/get-object.json" "$serve_url/api/v1/namespaces/default/configmaps"
   timeout 20 curl -kfsS -o /dev/null -X PATCH -H "Authorization: Bearer $token" \
     -H 'Content-Type: application/apply-patch+yaml' --data-binary @"$work/apply.json" "$serve_url$apply_path"
+}
+
+# dead_webhooks LABEL: a listener that takes connections and never answers, and a mutating and a
+# validating webhook configuration pointing at it (failurePolicy Ignore, timeoutSeconds 1) for
+# configmaps and deployments labelled hooked=yes; prints how long a create they match takes.
+dead_webhooks() {
+  local label=$1 port kind seconds
+  port=$(free_port)
+  "$python" -c 'import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+time.sleep(3600)' "$port" </dev/null >/dev/null 2>&1 &  # (not on this function's piped stdout)
+  pids+=("$!")
+  for kind in mutating validating; do
+    printf '%s' '{"metadata":{"name":"dead-'"$kind"'"},"webhooks":[{"name":"dead.bench.kw","failurePolicy":"Ignore",
+"timeoutSeconds":1,"sideEffects":"None","admissionReviewVersions":["v1"],
+"clientConfig":{"url":"https://127.0.0.1:'"$port"'/"},"objectSelector":{"matchLabels":{"hooked":"yes"}},
+"rules":[{"operations":["*"],"apiGroups":["","apps"],"apiVersions":["v1"],"resources":["configmaps","deployments"]}]}]}' |
+      timeout 20 curl -kfsS -o /dev/null -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+        --data-binary @- "$serve_url/apis/admissionregistration.k8s.io/v1/${kind}webhookconfigurations"
+  done
+  sleep 1  # the configurations apply through the watch
+  seconds=$(timeout 20 curl -kfsS -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $token" \
+    -H 'Content-Type: application/json' \
+    --data-binary '{"metadata":{"name":"hooked","labels":{"hooked":"yes"}},"data":{"k":"v"}}' \
+    "$serve_url/api/v1/namespaces/default/configmaps")
+  echo "RESULT api.$label.matched_create_ms $("$python" -c 'import sys; print(f"{float(sys.argv[1]) * 1000:.1f}")' "$seconds")"
 }
 
 # load_policy LABEL: the RBAC policy, POSTed as bench by one Python process over a few
@@ -367,6 +401,7 @@ for store in ${KW_API_STORES:-embedded etcd}; do
       label=$store
       [[ $authz == RBAC ]] && label=$store-rbac
       [[ $authz == Audit ]] && label=$store-audit
+      [[ $authz == Webhooks ]] && label=$store-webhooks
       echo "== API on $store, $authz, run $run/$runs"
       start_serve "$store" "$authz" "$label" "$run"
       bearer=$token
@@ -374,6 +409,7 @@ for store in ${KW_API_STORES:-embedded etcd}; do
         load_policy "$label" | tee -a "$out/api.$run.txt"
         bearer=$rbac_token
       fi
+      [[ $authz == Webhooks ]] && dead_webhooks "$label" | tee -a "$out/api.$run.txt"
       for transport in h1 h2; do
         for i in 0 1; do
           load "$label" "$transport" get "${clients[$i]}" "${get_n[$i]}" | tee -a "$out/api.$run.txt"

@@ -46,6 +46,9 @@ struct ClientConfig {
   // HTTP/2 PING when idle this long; the connection is dead when the ack takes as long.
   std::chrono::seconds ping_interval{15};
   std::string user_agent = "kw";
+  // Connection errors end with advice for a kubeconfig's user (is the server address right, pass
+  // the cluster CA); off for the server's own calls (webhooks, aggregated APIs).
+  bool kubeconfig_advice = true;
 };
 
 using Headers = std::vector<std::pair<std::string, std::string>>;

@@ -128,7 +128,10 @@ class Connector : public std::enable_shared_from_this<Connector> {
       self->m_timed_out = true;
       self->m_resolver.cancel();
       ErrorCode ignored;
-      self->m_socket.close(ignored);
+      // During the TLS handshake the socket lives in the TLS stream (a peer that accepts the
+      // connection and never answers must time out too).
+      if (self->m_stream) self->m_stream->lowest_layer().close(ignored);
+      else self->m_socket.close(ignored);
     });
     // A numeric host (127.0.0.1, ::1) needs no resolver: asio's would start a thread for it.
     if (auto endpoint = numeric_endpoint()) {
@@ -195,9 +198,11 @@ class Connector : public std::enable_shared_from_this<Connector> {
       if (ec) {
         std::string what = "TLS handshake with " + self->m_target.url.authority() + " failed";
         const long verify = SSL_get_verify_result(self->m_stream->native_handle());
-        if (verify != X509_V_OK)
-          what += ": certificate verification failed (" + std::string(X509_verify_cert_error_string(verify)) +
-                  "); pass the cluster CA (certificate-authority) or --insecure-skip-tls-verify";
+        if (verify != X509_V_OK) {
+          what += ": certificate verification failed (" + std::string(X509_verify_cert_error_string(verify)) + ")";
+          if (self->m_config.kubeconfig_advice)
+            what += "; pass the cluster CA (certificate-authority) or --insecure-skip-tls-verify";
+        }
         return self->finish_error(what, ec);
       }
       self->m_timer.cancel();
@@ -211,8 +216,8 @@ class Connector : public std::enable_shared_from_this<Connector> {
     if (m_timed_out) what += ": timed out after " + std::to_string(m_config.connect_timeout.count()) + " ms";
     else if (ec.category() == asio::error::get_ssl_category()) what += ": " + openssl_error(ec);
     else what += ": " + ec.message();  // a plain socket error: no TLS library state to read
-    if (ec == asio::error::connection_refused || ec == asio::error::host_unreachable ||
-        ec == asio::error::network_unreachable || m_timed_out)
+    if (m_config.kubeconfig_advice && (ec == asio::error::connection_refused || ec == asio::error::host_unreachable ||
+                                       ec == asio::error::network_unreachable || m_timed_out))
       what += " (is the API server running, and is the server address in the kubeconfig or --server right?)";
     finish(fail(std::move(what)));
   }

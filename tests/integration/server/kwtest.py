@@ -1,13 +1,16 @@
 """Test harness: starts a real `kw serve` on free 127.0.0.1 ports with a temp data dir and
 stops it after (also on failure). Every wait is bounded."""
+import http.server
 import json
 import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 import urllib.error
@@ -31,6 +34,33 @@ def make_tls_files(directory, dns=("localhost",)):
     run("x509", "-req", "-in", cert + ".csr", "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out", cert,
         "-days", "1", "-extfile", ext)
     return {"ca": ca, "cert": cert, "key": key}
+
+
+def https_server(handler, tls, port, client_ca=None):
+    """A threaded HTTPS server for `handler` (a BaseHTTPRequestHandler class) on 127.0.0.1:port with
+    the certificate in `tls`, serving in the background; with `client_ca`, client certificates
+    signed by it are asked for (not required). Stop it with stop_https_server()."""
+
+    class Server(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+
+        def handle_error(self, request, client_address):
+            pass  # a caller that gave up (a timeout test) is expected
+
+    server = Server(("127.0.0.1", port), handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tls["cert"], tls["key"])
+    if client_ca:
+        context.load_verify_locations(client_ca)
+        context.verify_mode = ssl.CERT_OPTIONAL
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def stop_https_server(server):
+    server.shutdown()
+    server.server_close()
 
 
 def free_port():

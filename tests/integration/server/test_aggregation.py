@@ -4,18 +4,15 @@ EndpointSlice). kw checks it and keeps the APIService Available, lists the group
 (legacy and aggregated), proxies requests as the requester (X-Remote-* headers, kw's proxy client
 certificate, no bearer token), streams watches on HTTP/1.1 and HTTP/2, and `kubectl top` works.
 An APIService whose Service is missing is unavailable in kube's words and answers 503."""
-import base64
 import http.server
 import json
 import os
-import ssl
 import subprocess
 import tempfile
-import threading
 import time
 import unittest
 
-from kwtest import KwServer, free_port, https, make_tls_files, write_tokens
+from kwtest import KwServer, free_port, https, https_server, make_tls_files, stop_https_server, write_tokens
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MANIFEST = os.path.join(HERE, "..", "..", "..", "..", "shared", "corpus", "metrics-server", "components.yaml")
@@ -95,23 +92,10 @@ class MetricsStandIn:
             def log_message(self, *args):
                 pass
 
-        class Server(http.server.ThreadingHTTPServer):
-            daemon_threads = True
-
-            def handle_error(self, request, client_address):
-                pass
-
-        self.server = Server(("127.0.0.1", port), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(tls["cert"], tls["key"])
-        context.load_verify_locations(client_ca)
-        context.verify_mode = ssl.CERT_OPTIONAL
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = https_server(Handler, tls, port, client_ca=client_ca)
 
     def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        stop_https_server(self.server)
 
 
 def node_metrics(name):

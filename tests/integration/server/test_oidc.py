@@ -6,14 +6,12 @@ import base64
 import http.server
 import json
 import os
-import ssl
 import subprocess
 import tempfile
-import threading
 import time
 import unittest
 
-from kwtest import KW_BIN, KwServer, free_port, https, make_tls_files, write_tokens
+from kwtest import KW_BIN, KwServer, free_port, https, https_server, make_tls_files, stop_https_server, write_tokens
 
 CLIENT_ID = "kw-test"
 
@@ -69,16 +67,10 @@ class Issuer:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(self.tls["cert"], self.tls["key"])
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.server = https_server(Handler, self.tls, self.port)
 
     def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        stop_https_server(self.server)
 
 
 class OidcTest(unittest.TestCase):

@@ -13,6 +13,7 @@ import base64
 import concurrent.futures
 import json
 import os
+import socket
 import ssl
 import tempfile
 import time
@@ -358,6 +359,23 @@ class WebhookTest(unittest.TestCase):
                            f'failed to call webhook: Post "https://127.0.0.1:{self.peer_port}/slow?timeout=1s": ',
                            prefix=True)
         self.assertIn("deadline exceeded", answer["message"])
+
+    def test_a_webhook_that_accepts_and_never_answers(self):
+        silent = socket.socket()
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        port = silent.getsockname()[1]
+        try:
+            self.install(False, "silent", [{"name": "silent.kw.test", "timeoutSeconds": 1,
+                                            "clientConfig": self.url_client("/x", port=port)}])
+            started = time.monotonic()
+            code, answer, _ = self.configmap("silent", "x")
+            self.assertLess(time.monotonic() - started, 5)
+            self.assertEqual(code, 500)
+            self.assert_status(answer, 500, self.failed_call("silent.kw.test") +
+                               f'failed to call webhook: Post "https://127.0.0.1:{port}/x?timeout=1s": ', prefix=True)
+        finally:
+            silent.close()
 
     def test_a_slow_webhook_delays_only_what_it_matches(self):
         self.install(False, "slow", [{"name": "slow.kw.test", "clientConfig": self.url_client("/slow")}])

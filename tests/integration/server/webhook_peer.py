@@ -3,9 +3,10 @@ AdmissionReview it was sent kept in `reviews` as (path, review)."""
 import base64
 import http.server
 import json
-import ssl
 import threading
 import time
+
+from kwtest import https_server, stop_https_server
 
 
 def patch_response(ops):
@@ -41,22 +42,10 @@ class WebhookPeer:
             def log_message(self, *args):
                 pass
 
-        class Server(http.server.ThreadingHTTPServer):
-            daemon_threads = True
-
-            def handle_error(self, request, client_address):
-                pass  # a caller that gave up (a timeout test) is expected
-
-        self.server = Server(("127.0.0.1", port), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(tls["cert"], tls["key"])
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.server = https_server(Handler, tls, port)
 
     def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        stop_https_server(self.server)
 
     def sent(self, path):
         """The reviews sent to `path` so far."""
