@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +46,38 @@ bool reject_unknown_subcommand(const CLI::App& app, int argc, char** argv) {
 }
 
 void add_version(CLI::App& app, int*) { kw::cli::add_version_command(app); }
+
+// kubectl takes its global flags (--kubeconfig, --context, -n, --server, --token, --as...)
+// before the verb as well as after it: `kw --context prod -n web get pods`. Those flags are the
+// connection flags every client verb registers (cli/client/api.cpp); the ones given before the
+// verb are moved after the whole command line (before a "--"), where every verb, nested or not,
+// reads them. Anything else before the verb is left for the parser to report.
+std::vector<std::string> with_global_flags_after_verb(std::vector<std::string> args) {
+  if (args.size() < 3 || !args[1].starts_with('-') || args[1] == "-h" || args[1] == "--help") return args;
+  CLI::App probe;
+  int unused = 0;
+  kw::cli::add_get_command(probe, &unused);
+  const CLI::App* reference = probe.get_subcommand("get");
+  std::vector<std::string> moved;
+  std::size_t i = 1;
+  while (i < args.size() && args[i].starts_with('-') && args[i] != "--") {
+    const std::string& word = args[i];
+    const bool long_form = word.starts_with("--");
+    const std::string name = long_form ? word.substr(0, word.find('=')) : word.substr(0, 2);
+    const bool attached = long_form ? word.find('=') != std::string::npos : word.size() > 2;
+    const CLI::Option* option = reference->get_option_no_throw(name);
+    if (option == nullptr) break;
+    moved.push_back(word);
+    if (option->get_type_size_min() > 0 && !attached && i + 1 < args.size()) moved.push_back(args[++i]);
+    ++i;
+  }
+  if (moved.empty() || i >= args.size()) return args;  // no verb after them: nothing to move
+  std::vector<std::string> out{args[0]};
+  out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  const auto separator = std::ranges::find(out, std::string("--"));
+  out.insert(separator, moved.begin(), moved.end());
+  return out;
+}
 
 // Every subcommand, in the order `kw --help` lists them. `needs_tree`: the command walks the
 // whole command tree (completion scripts, man pages), so every command must be registered.
@@ -92,7 +125,13 @@ void add_commands(CLI::App& app, int argc, char** argv, int* exit_code) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int raw_argc, char** raw_argv) {
+  auto words = with_global_flags_after_verb(std::vector<std::string>(raw_argv, raw_argv + raw_argc));
+  std::vector<char*> pointers;
+  for (auto& word : words) pointers.push_back(word.data());
+  pointers.push_back(nullptr);
+  const int argc = static_cast<int>(words.size());
+  char** argv = pointers.data();
   CLI::App app{"kw: a Kubernetes watch stack"};
   app.require_subcommand(1);
   int exit_code = 0;

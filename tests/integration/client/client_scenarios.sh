@@ -64,6 +64,19 @@ case "$scenario" in
     timeout 20 "$KW" get pods --server "$url" -A --no-headers -o wide | contains '^default  *web-1 '
     timeout 20 "$KW" get pod web-1 --server "$url" -o jsonpath='{.metadata.name}' | contains -x web-1
     timeout 20 "$KW" get pods --server "$url" --chunk-size 1 -o name | wc -l | contains -x 2
+    # kubectl's global flags come before the verb as well as after it, in every spelling, also
+    # before a nested verb (auth whoami) and with a kubeconfig.
+    timeout 20 "$KW" --server "$url" get pods -o name | contains -x pod/web-1
+    timeout 20 "$KW" --server="$url" -n default get pods -o name | contains -x pod/web-2
+    timeout 20 "$KW" -s "$url" -ndefault --request-timeout 10 get pod web-1 -o name | contains -x pod/web-1
+    printf '%s\n' 'apiVersion: v1' 'kind: Config' \
+      "clusters: [{name: local, cluster: {server: \"$url\"}}]" 'users: [{name: me, user: {}}]' \
+      'contexts: [{name: here, context: {cluster: local, user: me, namespace: default}}, {name: nowhere, context: {cluster: local, user: me, namespace: empty}}]' \
+      'current-context: nowhere' >"$work/kubeconfig"
+    timeout 20 "$KW" --kubeconfig "$work/kubeconfig" --context here get pods -o name | wc -l | contains -x 2
+    timeout 20 "$KW" --kubeconfig="$work/kubeconfig" get pods -o name --context here | wc -l | contains -x 2
+    timeout 20 "$KW" --kubeconfig "$work/kubeconfig" --context here auth whoami >/dev/null
+    if timeout 20 "$KW" --bogus-flag get pods 2>/dev/null; then exit 1; fi
     if timeout 20 "$KW" get pods --server "$url" -o bogus 2>"$work/err.txt"; then exit 1; fi
     grep -q 'allowed formats are' "$work/err.txt"
     set +e; timeout 20 "$KW" get pod missing --server "$url" 2>/dev/null; code=$?; set -e
