@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "core/util/base64.hpp"
 
 namespace kw::admission {
 namespace {
@@ -64,15 +63,7 @@ std::vector<Webhook> read_webhooks(const nlohmann::json& configuration, bool mut
     hook.name = text(item, "name");
     hook.uid = configuration_name + "/" + hook.name + "/" + std::to_string(i);
     hook.mutating = mutating;
-    const auto client = item.value("clientConfig", nlohmann::json::object());
-    hook.url = text(client, "url");
-    if (auto service = client.find("service"); service != client.end() && service->is_object()) {
-      hook.service = WebhookService{.namespace_ = text(*service, "namespace"),
-                                    .name = text(*service, "name"),
-                                    .path = text(*service, "path"),
-                                    .port = service->value("port", 443)};
-    }
-    if (auto bundle = util::base64_decode(text(client, "caBundle"))) hook.ca_bundle = std::move(*bundle);
+    hook.client = registry::WebhookClient::from_json(item.value("clientConfig", nlohmann::json::object()));
     for (const auto& rule : item.value("rules", nlohmann::json::array())) {
       if (!rule.is_object()) continue;
       hook.rules.push_back({.operations = strings(rule, "operations"),

@@ -14,6 +14,7 @@
 
 #include "core/api/selector.hpp"
 #include "server/registry/admission.hpp"
+#include "server/registry/webhook_client.hpp"
 
 namespace kw::admission {
 
@@ -25,21 +26,12 @@ struct WebhookRule {
   std::string scope = "*";             // Cluster, Namespaced or *
 };
 
-struct WebhookService {
-  std::string namespace_;
-  std::string name;
-  std::string path;  // "" or "/..."
-  int port = 443;
-};
-
 struct Webhook {
   std::string configuration;  // the configuration's name
   std::string name;           // the webhook's name, as errors and audit annotations name it
   std::string uid;            // CONFIGURATION/NAME/INDEX: one webhook across reinvocation rounds
   bool mutating = false;
-  std::string url;                        // clientConfig.url, or
-  std::optional<WebhookService> service;  // clientConfig.service
-  std::string ca_bundle;                  // PEM, decoded from clientConfig.caBundle
+  registry::WebhookClient client;  // clientConfig
   std::vector<WebhookRule> rules;
   bool fail_closed = true;           // failurePolicy Fail (the default) or Ignore
   api::LabelSelector namespace_selector;

@@ -9,7 +9,6 @@
 #include "core/util/base64.hpp"
 #include "core/util/uuid.hpp"
 #include "server/admission/lookup.hpp"
-#include "server/admission/webhook_call.hpp"
 #include "server/admission/webhook_config.hpp"
 
 namespace kw::admission {
@@ -194,7 +193,7 @@ Called call_webhook(registry::Registry& registry, const Webhook& hook, const Adm
         "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)";
     return called;
   }
-  auto body = post_to_webhook(registry, hook, sent->dump());
+  auto body = registry::post_to_webhook(registry, hook.client, hook.timeout, "kube-apiserver-admission", sent->dump());
   if (!body) {
     called.call_failure = "failed to call webhook: " + body.error().message;
     return called;

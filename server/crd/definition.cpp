@@ -259,6 +259,9 @@ std::shared_ptr<const Definition> parse_definition(const json& crd) {
     version.columns = columns_of(v);
     def->versions.push_back(std::move(version));
   }
+  const json conversion = spec.value("conversion", json::object());
+  if (conversion.is_object() && conversion.value("strategy", "None") == "Webhook")
+    def->conversion_webhook = conversion.value("webhook", json::object());
   return def;
 }
 

@@ -31,6 +31,9 @@ struct Definition {
   std::vector<std::string> short_names, categories;
   bool namespaced = true;
   std::vector<Version> versions;
+  // spec.conversion.webhook (clientConfig, conversionReviewVersions) when the strategy is
+  // Webhook; null for None (versions differ in apiVersion only).
+  nlohmann::json conversion_webhook;
 
   const Version* find_version(const std::string& name) const;
   const Version& storage_version() const;  // exactly one exists once parsed

@@ -11,6 +11,9 @@
 
 #include "server/registry/kinds/kind_spec.hpp"
 #include "server/registry/stored_value.hpp"
+#include "server/registry/webhook_client.hpp"
+#include "core/codec/json_limits.hpp"
+#include "core/util/uuid.hpp"
 
 namespace kw::registry {
 namespace {
@@ -34,9 +37,100 @@ std::shared_ptr<const crd::Definition> Registry::definition_for(const api::Resou
   return found == m_definitions.end() ? nullptr : found->second;
 }
 
-nlohmann::json Registry::to_storage_version(const api::ResourceInfo& info, nlohmann::json object) const {
-  object["apiVersion"] = info.group + "/" + info.storage_version;
-  return object;
+namespace {
+
+constexpr std::chrono::seconds k_conversion_timeout{30};  // kube-apiserver's webhook client's
+
+std::string go_gvk(const nlohmann::json& object) {  // Go's GroupVersionKind.String()
+  const std::string api_version = object.value("apiVersion", std::string());
+  const auto slash = api_version.find('/');
+  const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+  const std::string version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+  return group + "/" + version + ", Kind=" + object.value("kind", std::string());
+}
+
+// What a conversion webhook may not change: every field of metadata but labels and annotations
+// (kube's validateConvertedObject and restoreObjectMeta). "" when the converted object keeps them.
+std::string changed_identity(const nlohmann::json& original, const nlohmann::json& converted) {
+  const auto before = original.value("metadata", nlohmann::json::object());
+  const auto after = converted.value("metadata", nlohmann::json::object());
+  if (!converted.contains("metadata") || !after.is_object()) return "missing metadata in converted object";
+  if (original.value("kind", "") != converted.value("kind", ""))
+    return "must have the same kind: " + original.value("kind", std::string()) + " != " +
+           converted.value("kind", std::string());
+  for (const char* field : {"name", "namespace", "uid"})
+    if (before.value(field, "") != after.value(field, ""))
+      return std::string("must have the same ") + (std::string(field) == "uid" ? "UID" : field) + ": " +
+             before.value(field, std::string()) + " != " + after.value(field, std::string());
+  return "";
+}
+
+}  // namespace
+
+ApiResult<nlohmann::json> Registry::convert_custom(const api::ResourceInfo& info, nlohmann::json object,
+                                                   const std::string& api_version) {
+  if (object.value("apiVersion", std::string()) == api_version) return object;
+  const auto definition = definition_for(info);
+  if (!definition || definition->conversion_webhook.is_null()) {
+    object["apiVersion"] = api_version;  // conversion None
+    return object;
+  }
+  const auto& webhook = definition->conversion_webhook;
+  auto failed = [&](const std::string& why) {
+    const std::string message = "conversion webhook for " + go_gvk(object) + " failed: " + why;
+    return std::unexpected(ApiError{500, "InternalError", "Internal error occurred: " + message,
+                                    {{"causes", {{{"message", message}}}}}});
+  };
+  std::string review_version;
+  for (const auto& accepted : webhook.value("conversionReviewVersions", nlohmann::json::array()))
+    if (accepted == "v1" || accepted == "v1beta1") {
+      review_version = accepted.get<std::string>();
+      break;
+    }
+  if (review_version.empty()) return failed("no supported conversion review versions");
+  const std::string uid = util::new_uuid();
+  const nlohmann::json review = {{"kind", "ConversionReview"},
+                                 {"apiVersion", "apiextensions.k8s.io/" + review_version},
+                                 {"request", {{"uid", uid}, {"desiredAPIVersion", api_version}, {"objects", {object}}}}};
+  const auto client = WebhookClient::from_json(webhook.value("clientConfig", nlohmann::json::object()));
+  auto body = post_to_webhook(*this, client, k_conversion_timeout, "kube-apiserver", review.dump());
+  if (!body) return failed(body.error().message);
+  auto answer = codec::parse_json(*body);
+  if (!answer || !answer->is_object()) return failed("couldn't get version/kind; json parse error");
+  const auto response = answer->value("response", nlohmann::json());
+  if (!response.is_object()) return failed("no response provided");
+  if (review_version == "v1" && response.value("uid", "") != uid)
+    return failed("expected response.uid=\"" + uid + "\", got \"" + response.value("uid", std::string()) + "\"");
+  const auto result = response.value("result", nlohmann::json::object());
+  if (result.value("status", "") != "Success") {
+    const std::string message = result.value("message", std::string());
+    return failed(message.empty() ? "response.result.status was '" + result.value("status", std::string()) +
+                                        "', not 'Success'"
+                                  : message);
+  }
+  const auto converted = response.value("convertedObjects", nlohmann::json::array());
+  const std::string gvk = go_gvk(object);
+  auto invalid_object = [&](const std::string& why) {
+    const std::string message = "conversion webhook for " + gvk + " returned invalid object at index 0: " + why;
+    return std::unexpected(ApiError{500, "InternalError", "Internal error occurred: " + message,
+                                    {{"causes", {{{"message", message}}}}}});
+  };
+  if (!converted.is_array() || converted.size() != 1 || !converted[0].is_object())
+    return failed("returned " + std::to_string(converted.is_array() ? converted.size() : 0) + " objects, expected 1");
+  nlohmann::json out = converted[0];
+  if (out.value("apiVersion", "") != api_version)
+    return invalid_object("invalid groupVersion (expected " + api_version + ", received " +
+                          out.value("apiVersion", std::string()) + ")");
+  if (const auto why = changed_identity(object, out); !why.empty()) return invalid_object(why);
+  // Everything in metadata but labels and annotations is the original's.
+  nlohmann::json meta = object["metadata"];
+  const auto& new_meta = out["metadata"];
+  for (const char* kept : {"labels", "annotations"}) {
+    if (new_meta.contains(kept)) meta[kept] = new_meta[kept];
+    else meta.erase(kept);
+  }
+  out["metadata"] = std::move(meta);
+  return out;
 }
 
 ApiResult<nlohmann::json> Registry::normalize_custom(const api::ResourceInfo& info, nlohmann::json object,

@@ -302,14 +302,18 @@ nlohmann::json Registry::track_update(const api::ResourceInfo& info, const nlohm
   return manager->update(live, std::move(next), options.field_manager, now_rfc3339());
 }
 
-ApiResult<std::string> Registry::stored_value(const api::ResourceInfo& info, const nlohmann::json& object) const {
-  if (info.custom) return to_storage_version(info, object).dump();
+ApiResult<std::string> Registry::stored_value(const api::ResourceInfo& info, const nlohmann::json& object) {
+  if (info.custom) {
+    auto stored = convert_custom(info, object, info.group + "/" + info.storage_version);
+    if (!stored) return std::unexpected(stored.error());
+    return stored->dump();
+  }
   auto encoded = encode_stored(info, object);
   if (!encoded) return std::unexpected(ApiError{500, "InternalError", encoded.error().message, {}});
   return std::move(*encoded);
 }
 
-storage::Result<cache::ObjectPtr> Registry::decode(const api::ResourceInfo& info, const storage::KeyValue& kv) const {
+storage::Result<cache::ObjectPtr> Registry::decode(const api::ResourceInfo& info, const storage::KeyValue& kv) {
   auto decoded = decode_stored(info, kv.value);
   if (!decoded) return std::unexpected(storage::Error{storage::ErrorCode::corrupt, kv.key, kv.mod_revision, decoded.error().message});
   nlohmann::json parsed = std::move(*decoded);
@@ -317,7 +321,12 @@ storage::Result<cache::ObjectPtr> Registry::decode(const api::ResourceInfo& info
   object->key = kv.key;
   object->revision = kv.mod_revision;
   metadata(parsed)["resourceVersion"] = std::to_string(kv.mod_revision);
-  if (info.custom) parsed["apiVersion"] = info.api_version();
+  if (info.custom) {
+    auto converted = convert_custom(info, std::move(parsed), info.api_version());
+    if (!converted)
+      return std::unexpected(storage::Error{storage::ErrorCode::corrupt, kv.key, kv.mod_revision, converted.error().message});
+    parsed = std::move(*converted);
+  }
   const auto& meta = parsed["metadata"];
   object->name = meta.value("name", std::string());
   object->namespace_ = meta.value("namespace", std::string());
@@ -638,12 +647,13 @@ ApiResult<nlohmann::json> Registry::after_write(const api::ResourceInfo& info, n
 }
 
 ApiResult<nlohmann::json> Registry::read_stored(const api::ResourceInfo& info, const storage::KeyValue& kv,
-                                                const std::string& name) const {
+                                                const std::string& name) {
   auto decoded = decode_stored(info, kv.value);
   if (!decoded)
     return std::unexpected(from_storage(storage::Error{storage::ErrorCode::corrupt, kv.key, kv.mod_revision,
                                                        decoded.error().message},
                                         info.group, info.plural, name));
+  if (info.custom) return convert_custom(info, std::move(*decoded), info.api_version());
   return std::move(*decoded);
 }
 
@@ -1126,6 +1136,11 @@ ApiResult<nlohmann::json> Registry::get(const api::ResourceInfo& info, const std
     }
   auto found = m_backend.get(key(info, ns, name));
   if (!found) return std::unexpected(from_storage(found.error(), info.group, info.plural, name));
+  if (info.custom) {  // (a conversion webhook's failure is its own 500, not unreadable data)
+    auto read = read_stored(info, *found, name);
+    if (read) metadata(*read)["resourceVersion"] = std::to_string(found->mod_revision);
+    return read;
+  }
   auto object = decode(info, *found);
   if (!object) return std::unexpected(from_storage(object.error(), info.group, info.plural, name));
   return (*object)->object;

@@ -211,7 +211,7 @@ class Registry {
 
  private:
   std::string key(const api::ResourceInfo& info, const std::string& ns, const std::string& name) const;
-  storage::Result<cache::ObjectPtr> decode(const api::ResourceInfo& info, const storage::KeyValue& kv) const;
+  storage::Result<cache::ObjectPtr> decode(const api::ResourceInfo& info, const storage::KeyValue& kv);
   ApiResult<Removed> remove_namespace(const api::ResourceInfo& info, const std::string& name,
                                       const nlohmann::json& delete_options, const WriteOptions& options);
   // Removes a Terminating namespace's contents, then the namespace; retried on failure.
@@ -274,15 +274,19 @@ class Registry {
   // options.field_manager; unchanged for the server's own writes.
   nlohmann::json track_update(const api::ResourceInfo& info, const nlohmann::json& live, nlohmann::json next,
                               const WriteOptions& options) const;
-  // The stored form of a custom object: apiVersion of the storage version.
-  nlohmann::json to_storage_version(const api::ResourceInfo& info, nlohmann::json object) const;
-  // The stored object at `kv` (corrupt: 500 naming the key).
+  // A custom object (at any version) at `api_version`: with conversion None only its apiVersion
+  // changes; with Webhook the CRD's conversion webhook converts it (ConversionReview), and what
+  // it may not change (name, namespace, uid, the rest of metadata but labels and annotations)
+  // stays. 500 when the webhook fails.
+  ApiResult<nlohmann::json> convert_custom(const api::ResourceInfo& info, nlohmann::json object,
+                                           const std::string& api_version);
+  // The stored object at `kv` (corrupt: 500 naming the key); a custom object at info's version.
   ApiResult<nlohmann::json> read_stored(const api::ResourceInfo& info, const storage::KeyValue& kv,
-                                        const std::string& name) const;
+                                        const std::string& name);
   // A written object on its way back to the client; a written CRD is served from now on.
   ApiResult<nlohmann::json> after_write(const api::ResourceInfo& info, nlohmann::json object);
   // The bytes stored for `object`: see stored_value.hpp (custom resources at their storage version).
-  ApiResult<std::string> stored_value(const api::ResourceInfo& info, const nlohmann::json& object) const;
+  ApiResult<std::string> stored_value(const api::ResourceInfo& info, const nlohmann::json& object);
 
   storage::Backend& m_backend;
   RegistryOptions m_options;

@@ -1,12 +1,13 @@
-#include "server/admission/webhook_call.hpp"
+#include "server/registry/webhook_client.hpp"
 
 #include <cctype>
 
 #include "core/codec/json_limits.hpp"
 #include "core/net/client/client.hpp"
+#include "core/util/base64.hpp"
 #include "server/registry/service_resolver.hpp"
 
-namespace kw::admission {
+namespace kw::registry {
 namespace {
 
 constexpr std::size_t k_max_reply_bytes = 64u << 20;
@@ -53,21 +54,35 @@ std::string unexpected_answer(int code, const net::client::ResponseHead& head, c
 
 }  // namespace
 
-std::string webhook_display_url(const Webhook& hook) {
-  const std::string timeout = "?timeout=" + std::to_string(hook.timeout.count()) + "s";
-  if (!hook.service) return hook.url + timeout;
-  const auto& s = *hook.service;
-  return "https://" + s.name + "." + s.namespace_ + ".svc:" + std::to_string(s.port) + s.path + timeout;
+WebhookClient WebhookClient::from_json(const nlohmann::json& client_config) {
+  WebhookClient client;
+  if (!client_config.is_object()) return client;
+  client.url = client_config.value("url", std::string());
+  if (auto service = client_config.find("service"); service != client_config.end() && service->is_object())
+    client.service = ServiceReference{.namespace_ = service->value("namespace", std::string()),
+                                      .name = service->value("name", std::string()),
+                                      .path = service->value("path", std::string()),
+                                      .port = service->value("port", 443)};
+  if (auto bundle = util::base64_decode(client_config.value("caBundle", std::string()))) client.ca_bundle = std::move(*bundle);
+  return client;
 }
 
-Result<std::string> post_to_webhook(registry::Registry& registry, const Webhook& hook, const std::string& body) {
-  const std::string shown = "Post " + go_quoted(webhook_display_url(hook)) + ": ";
+std::string webhook_display_url(const WebhookClient& client, std::chrono::seconds timeout) {
+  const std::string query = "?timeout=" + std::to_string(timeout.count()) + "s";
+  if (!client.service) return client.url + query;
+  const auto& s = *client.service;
+  return "https://" + s.name + "." + s.namespace_ + ".svc:" + std::to_string(s.port) + s.path + query;
+}
+
+Result<std::string> post_to_webhook(Registry& registry, const WebhookClient& hook, std::chrono::seconds timeout,
+                                    std::string_view user_agent, const std::string& body) {
+  const std::string shown = "Post " + go_quoted(webhook_display_url(hook, timeout)) + ": ";
   net::client::ClientConfig config;
   std::string target;
   if (hook.service) {
-    auto endpoint = registry::resolve_service(registry, hook.service->namespace_, hook.service->name, hook.service->port);
+    auto endpoint = resolve_service(registry, hook.service->namespace_, hook.service->name, hook.service->port);
     if (!endpoint) return fail(shown + endpoint.error().message);
-    config.url = registry::https_url(*endpoint);
+    config.url = https_url(*endpoint);
     config.tls_server_name = hook.service->name + "." + hook.service->namespace_ + ".svc";
     target = hook.service->path;
   } else {
@@ -77,11 +92,11 @@ Result<std::string> post_to_webhook(registry::Registry& registry, const Webhook&
     target = url->path_prefix;
   }
   if (target.empty()) target = "/";
-  target += "?timeout=" + std::to_string(hook.timeout.count()) + "s";
+  target += "?timeout=" + std::to_string(timeout.count()) + "s";
   config.ca_data = hook.ca_bundle;
-  config.connect_timeout = hook.timeout;
-  config.request_timeout = hook.timeout;
-  config.user_agent = "kube-apiserver-admission";
+  config.connect_timeout = timeout;
+  config.request_timeout = timeout;
+  config.user_agent = std::string(user_agent);
   config.kubeconfig_advice = false;
   auto client = net::client::Client::create(std::move(config));
   if (!client) return fail(shown + client.error().message);
@@ -100,4 +115,4 @@ Result<std::string> post_to_webhook(registry::Registry& registry, const Webhook&
   return fail(unexpected_answer(code, response->head, response->body));
 }
 
-}  // namespace kw::admission
+}  // namespace kw::registry

@@ -1,0 +1,190 @@
+"""CustomResourceDefinitions with several versions and a conversion webhook (ConversionReview v1)
+started here: objects are stored at the storage version and served at every served version, on
+create, get, list, update and watch; status.storedVersions keeps every version objects were stored
+at; a failing webhook and one that changes what it may not change are 500s in kube's words."""
+import base64
+import http.server
+import json
+import subprocess
+import tempfile
+import time
+import unittest
+
+from kwtest import KwServer, free_port, https_server, make_tls_files, stop_https_server
+
+GROUP = "convert.kw.test"
+CRD = "widgets." + GROUP
+
+
+def schema(field):
+    return {"openAPIV3Schema": {"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {field: {"type": "string"}}}}}}
+
+
+class Converter:
+    """v1 spec.color <-> v2 spec.colour; `mode` makes it fail or misbehave."""
+
+    def __init__(self, tls, port):
+        self.mode = "ok"
+        self.reviews = []
+        converter = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                review = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+                converter.reviews.append(review)
+                request = review["request"]
+                desired = request["desiredAPIVersion"]
+                objects = []
+                for obj in request["objects"]:
+                    obj = json.loads(json.dumps(obj))
+                    spec = obj.setdefault("spec", {})
+                    if desired.endswith("/v2") and "color" in spec:
+                        spec["colour"] = spec.pop("color")
+                    if desired.endswith("/v1") and "colour" in spec:
+                        spec["color"] = spec.pop("colour")
+                    obj["apiVersion"] = desired
+                    obj["metadata"].setdefault("labels", {})["converted-to"] = desired.split("/")[1]
+                    if converter.mode == "rename":
+                        obj["metadata"]["name"] = "other"
+                    objects.append(obj)
+                result = {"status": "Success"}
+                if converter.mode == "fail":
+                    result = {"status": "Failure", "message": "cannot convert today"}
+                body = json.dumps({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+                                   "response": {"uid": request["uid"], "convertedObjects": objects,
+                                                "result": result}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = https_server(Handler, tls, port)
+
+    def stop(self):
+        stop_https_server(self.server)
+
+
+class CrdConversionTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory(prefix="kw-conversion-")
+        cls.tls = make_tls_files(cls.dir.name)
+        cls.port = free_port()
+        cls.converter = Converter(cls.tls, cls.port)
+        cls.server = KwServer()
+        cls.server.start()
+        with open(cls.tls["ca"], "rb") as f:
+            bundle = base64.b64encode(f.read()).decode()
+        crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+               "metadata": {"name": CRD},
+               "spec": {"group": GROUP, "scope": "Namespaced",
+                        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+                        "versions": [{"name": "v1", "served": True, "storage": True, "schema": schema("color")},
+                                     {"name": "v2", "served": True, "storage": False, "schema": schema("colour")}],
+                        "conversion": {"strategy": "Webhook", "webhook": {
+                            "conversionReviewVersions": ["v1"],
+                            "clientConfig": {"url": f"https://127.0.0.1:{cls.port}/convert", "caBundle": bundle}}}}}
+        status, body = cls.server.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+        assert status == 201, body
+        deadline = time.monotonic() + 10
+        while cls.server.json("GET", f"/apis/{GROUP}/v2/widgets")[0] != 200:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.cleanup()
+        cls.converter.stop()
+        cls.dir.cleanup()
+
+    def setUp(self):
+        self.converter.mode = "ok"
+
+    def path(self, version, name=""):
+        return f"/apis/{GROUP}/{version}/namespaces/default/widgets" + (f"/{name}" if name else "")
+
+    def create_v2(self, name, colour="red"):
+        status, body = self.server.json("POST", self.path("v2"), {
+            "apiVersion": f"{GROUP}/v2", "kind": "Widget", "metadata": {"name": name}, "spec": {"colour": colour}})
+        self.assertEqual(status, 201, body)
+        return body
+
+    def test_stored_at_the_storage_version_and_served_at_each(self):
+        created = self.create_v2("red-one")
+        self.assertEqual(created["apiVersion"], f"{GROUP}/v2")
+        self.assertEqual(created["spec"], {"colour": "red"})
+        status, v1 = self.server.json("GET", self.path("v1", "red-one"))
+        self.assertEqual((status, v1["apiVersion"], v1["spec"]), (200, f"{GROUP}/v1", {"color": "red"}))
+        status, v2 = self.server.json("GET", self.path("v2", "red-one"))
+        self.assertEqual((status, v2["spec"]), (200, {"colour": "red"}))
+        self.assertEqual(v2["metadata"]["uid"], v1["metadata"]["uid"])
+        self.assertEqual(v2["metadata"]["labels"]["converted-to"], "v2")
+        status, listed = self.server.json("GET", self.path("v2"))
+        self.assertEqual(status, 200)
+        mine = [i for i in listed["items"] if i["metadata"]["name"] == "red-one"]
+        self.assertEqual(mine[0]["spec"], {"colour": "red"})
+        desired = {r["request"]["desiredAPIVersion"] for r in self.converter.reviews}
+        self.assertEqual(desired, {f"{GROUP}/v1", f"{GROUP}/v2"})
+
+    def test_an_update_at_the_other_version(self):
+        self.create_v2("blue-one", "red")
+        status, v1 = self.server.json("GET", self.path("v1", "blue-one"))
+        v1["spec"]["color"] = "blue"
+        status, updated = self.server.json("PUT", self.path("v1", "blue-one"), v1)
+        self.assertEqual(status, 200, updated)
+        status, v2 = self.server.json("GET", self.path("v2", "blue-one"))
+        self.assertEqual(v2["spec"], {"colour": "blue"})
+
+    def test_a_watch_at_the_other_version(self):
+        proc = subprocess.Popen(["timeout", "20", "curl", "-sN", self.server.url + self.path("v2") + "?watch=1"],
+                                stdout=subprocess.PIPE)
+        try:
+            time.sleep(0.5)
+            status, _ = self.server.json("POST", self.path("v1"), {
+                "apiVersion": f"{GROUP}/v1", "kind": "Widget", "metadata": {"name": "watched"},
+                "spec": {"color": "green"}})
+            self.assertEqual(status, 201)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                event = json.loads(proc.stdout.readline())
+                if event["object"]["metadata"]["name"] == "watched":
+                    self.assertEqual(event["object"]["apiVersion"], f"{GROUP}/v2")
+                    self.assertEqual(event["object"]["spec"], {"colour": "green"})
+                    return
+            self.fail("no event for the object")
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()
+
+    def test_stored_versions(self):
+        status, crd = self.server.json("GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD}")
+        self.assertEqual(crd["status"]["storedVersions"], ["v1"])
+
+    def test_a_failing_webhook(self):
+        self.create_v2("failing")
+        self.converter.mode = "fail"
+        status, body = self.server.json("GET", self.path("v2", "failing") + "?resourceVersion=")
+        self.assertEqual(status, 500, body)
+        self.assertEqual(body["message"], "Internal error occurred: conversion webhook for "
+                                          f"{GROUP}/v1, Kind=Widget failed: cannot convert today")
+
+    def test_a_webhook_that_renames(self):
+        self.converter.mode = "rename"
+        status, body = self.server.json("POST", self.path("v2"), {
+            "apiVersion": f"{GROUP}/v2", "kind": "Widget", "metadata": {"name": "renamed"}, "spec": {"colour": "x"}})
+        self.assertEqual(status, 500, body)
+        self.assertEqual(body["message"], "Internal error occurred: conversion webhook for "
+                                          f"{GROUP}/v2, Kind=Widget returned invalid object at index 0: "
+                                          "must have the same name: renamed != other")
+
+
+if __name__ == "__main__":
+    unittest.main()
