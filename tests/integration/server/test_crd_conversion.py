@@ -168,6 +168,16 @@ class CrdConversionTest(unittest.TestCase):
         status, crd = self.server.json("GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD}")
         self.assertEqual(crd["status"]["storedVersions"], ["v1"])
 
+    def test_definition_defaults(self):
+        crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+               "metadata": {"name": "gadgets." + GROUP},
+               "spec": {"group": GROUP, "scope": "Cluster", "names": {"plural": "gadgets", "kind": "Gadget"},
+                        "versions": [{"name": "v1", "served": True, "storage": True, "schema": schema("color")}]}}
+        status, body = self.server.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+        self.assertEqual(status, 201, body)
+        self.assertEqual(body["spec"]["conversion"], {"strategy": "None"})
+        self.assertEqual((body["spec"]["names"]["singular"], body["spec"]["names"]["listKind"]), ("gadget", "GadgetList"))
+
     def test_a_failing_webhook(self):
         self.create_v2("failing")
         self.converter.mode = "fail"
