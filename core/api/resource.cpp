@@ -15,6 +15,17 @@ using util::iequals;
 std::string ResourceInfo::api_version() const { return group.empty() ? version : group + "/" + version; }
 std::string ResourceInfo::group_version() const { return api_version(); }
 
+GroupVersion split_api_version(std::string_view api_version) {
+  const auto slash = api_version.find('/');
+  if (slash == std::string_view::npos) return {"", std::string(api_version)};
+  return {std::string(api_version.substr(0, slash)), std::string(api_version.substr(slash + 1))};
+}
+
+std::string go_group_version_kind(std::string_view api_version, std::string_view kind) {
+  const auto gv = split_api_version(api_version);
+  return gv.group + "/" + gv.version + ", Kind=" + std::string(kind);
+}
+
 bool ResourceInfo::has_subresource(std::string_view name) const {
   return std::find(subresources.begin(), subresources.end(), name) != subresources.end();
 }

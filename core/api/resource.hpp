@@ -33,6 +33,16 @@ struct ScalePaths {
   bool selector_from_spec = false;
 };
 
+// An apiVersion's group and version: "apps/v1" -> {"apps", "v1"}, "v1" -> {"", "v1"}.
+struct GroupVersion {
+  std::string group;
+  std::string version;
+};
+GroupVersion split_api_version(std::string_view api_version);
+// Go's GroupVersionKind.String(), as kube's messages print a kind: "apps/v1, Kind=Deployment"
+// ("/v1, Kind=Pod" for the core group).
+std::string go_group_version_kind(std::string_view api_version, std::string_view kind);
+
 // The cells of one Table row of a built-in kind, in the order of its columns, as
 // kube-apiserver's printer for the kind fills them.
 using TablePrinter = std::vector<nlohmann::json> (*)(const nlohmann::json& object,

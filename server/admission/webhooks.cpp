@@ -7,6 +7,7 @@
 
 #include "core/codec/json_limits.hpp"
 #include "core/util/base64.hpp"
+#include "core/util/text.hpp"
 #include "core/util/uuid.hpp"
 #include "server/admission/lookup.hpp"
 #include "server/admission/webhook_config.hpp"
@@ -16,6 +17,7 @@ namespace kw::admission {
 using registry::AdmissionRequest;
 using registry::ApiError;
 using registry::ApiResult;
+using registry::internal_error;
 using Hooks = std::vector<Webhook>;
 
 struct Webhooks::State {
@@ -46,10 +48,6 @@ namespace {
 
 constexpr const char* k_mutation_annotation = "mutation.webhook.admission.k8s.io/";
 constexpr const char* k_validation_annotation = "validating.webhook.admission.k8s.io/";
-
-ApiError internal_error(const std::string& why) {
-  return ApiError{500, "InternalError", "Internal error occurred: " + why, {{"causes", {{{"message", why}}}}}};
-}
 
 // What calling one webhook came to.
 struct Called {
@@ -92,15 +90,13 @@ std::optional<nlohmann::json> review_for(const Webhook& hook, const AdmissionReq
     }
   if (version.empty()) return std::nullopt;
   const auto& info = request.info;
-  std::string group = info.group, kind_version = info.version, kind = info.kind;
+  api::GroupVersion kind_of{info.group, info.version};
+  std::string kind = info.kind;
   if (request.object.is_object() && !request.subresource.empty()) {  // a subresource's own kind (Scale, Binding)
-    const std::string api_version = request.object.value("apiVersion", info.api_version());
-    const auto slash = api_version.find('/');
-    group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-    kind_version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+    kind_of = api::split_api_version(request.object.value("apiVersion", info.api_version()));
     kind = request.object.value("kind", info.kind);
   }
-  const nlohmann::json gvk = {{"group", group}, {"version", kind_version}, {"kind", kind}};
+  const nlohmann::json gvk = {{"group", kind_of.group}, {"version", kind_of.version}, {"kind", kind}};
   const nlohmann::json gvr = {{"group", info.group}, {"version", info.version}, {"resource", info.plural}};
   nlohmann::json body = {{"uid", uid},
                          {"kind", gvk},
@@ -128,7 +124,7 @@ std::optional<nlohmann::json> review_for(const Webhook& hook, const AdmissionReq
 
 // A webhook's refusal as kube words it (errors.ToStatusErr): the webhook's Status, at least 400.
 ApiError refusal(const Webhook& hook, const nlohmann::json& result) {
-  const std::string denied = "admission webhook " + nlohmann::json(hook.name).dump() + " denied the request";
+  const std::string denied = "admission webhook " + util::go_quote(hook.name) + " denied the request";
   const nlohmann::json status = result.is_object() ? result : nlohmann::json::object();
   ApiError error;
   error.code = status.value("code", 0) >= 400 ? status.value("code", 0) : 400;
@@ -150,16 +146,12 @@ Result<nlohmann::json> verified_response(const Webhook& hook, const nlohmann::js
   if (response == answer.end() || !response->is_object()) return fail("webhook response was absent");
   if (v1) {
     const std::string got = response->value("uid", std::string());
-    if (got != uid) return fail("expected response.uid=\"" + uid + "\", got \"" + got + "\"");
+    if (got != uid) return fail("expected response.uid=" + util::go_quote(uid) + ", got " + util::go_quote(got));
     const std::string api_version = answer.value("apiVersion", std::string());
     const std::string kind = answer.value("kind", std::string());
-    if (api_version != "admission.k8s.io/v1" || kind != "AdmissionReview") {
-      const auto slash = api_version.find('/');
-      const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-      const std::string version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
-      return fail("expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got " + group + "/" +
-                  version + ", Kind=" + kind);
-    }
+    if (api_version != "admission.k8s.io/v1" || kind != "AdmissionReview")
+      return fail("expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got " +
+                  api::go_group_version_kind(api_version, kind));
   }
   const bool has_patch = !response->value("patch", std::string()).empty();
   const bool has_type = response->contains("patchType") && !(*response)["patchType"].is_null();
@@ -182,7 +174,7 @@ Called call_webhook(registry::Registry& registry, const Webhook& hook, const Adm
   if (request.dry_run && hook.side_effects != "None" && hook.side_effects != "NoneOnDryRun") {
     if (hook.side_effects.empty()) called.call_failure = "Webhook SideEffects is nil";
     else
-      called.refusal = registry::bad_request("admission webhook " + nlohmann::json(hook.name).dump() +
+      called.refusal = registry::bad_request("admission webhook " + util::go_quote(hook.name) +
                                              " does not support dry run");
     return called;
   }
@@ -233,7 +225,7 @@ Called call_webhook(registry::Registry& registry, const Webhook& hook, const Adm
   }
   if (patch->empty()) return called;
   if (object == nullptr || !object->is_object()) {
-    called.refusal = internal_error("admission webhook " + nlohmann::json(hook.name).dump() +
+    called.refusal = internal_error("admission webhook " + util::go_quote(hook.name) +
                                     " attempted to modify the object, which is not supported for this operation");
     return called;
   }
@@ -299,7 +291,7 @@ ApiResult<void> run_mutating(Webhooks::State& state, const AdmissionRequest& req
       if (called.call_failure.empty()) continue;
       if (hook.fail_closed)
         return std::unexpected(
-            internal_error("failed calling webhook " + nlohmann::json(hook.name).dump() + ": " + called.call_failure));
+            internal_error("failed calling webhook " + util::go_quote(hook.name) + ": " + called.call_failure));
       annotate(request, annotation_key(k_mutation_annotation, true, round, i), hook.name);
     }
   }
@@ -331,7 +323,7 @@ ApiResult<void> run_validating(Webhooks::State& state, const AdmissionRequest& r
     std::optional<ApiError> error = std::move(called.refusal);
     if (!error && !called.call_failure.empty()) {
       if (hook.fail_closed)
-        error = internal_error("failed calling webhook " + nlohmann::json(hook.name).dump() + ": " + called.call_failure);
+        error = internal_error("failed calling webhook " + util::go_quote(hook.name) + ": " + called.call_failure);
       else annotate(request, annotation_key(k_validation_annotation, true, 0, i), hook.name);
     }
     if (error && !first) first = std::move(error);

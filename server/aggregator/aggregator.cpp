@@ -37,6 +37,11 @@ struct Remote {
   nlohmann::json resources;         // the APIResourceList its server last answered
 };
 
+bool same_server(const Remote& a, const Remote& b) {
+  return a.group == b.group && a.version == b.version && a.service_namespace == b.service_namespace &&
+         a.service_name == b.service_name && a.port == b.port && a.ca_bundle == b.ca_bundle && a.insecure == b.insecure;
+}
+
 std::optional<Remote> read_remote(const nlohmann::json& object) {
   const auto spec = object.value("spec", nlohmann::json::object());
   const auto service = spec.value("service", nlohmann::json());
@@ -137,9 +142,19 @@ struct Aggregator::State {
       remotes.erase(name);
       return;
     }
-    if (auto it = remotes.find(name); it != remotes.end()) remote->resources = std::move(it->second.resources);
+    auto it = remotes.find(name);
+    // kw's own status writes come back here too: only a new APIService, or a new place to reach
+    // its server, calls for a check before the next period.
+    if (it == remotes.end() || !same_server(it->second, *remote)) changed = true;
+    if (it != remotes.end()) remote->resources = std::move(it->second.resources);
     remotes[name] = std::move(*remote);
-    changed = true;
+  }
+
+  // The APIService that serves GROUP/VERSION; nullptr when none does. Under `mutex`.
+  const Remote* serving(std::string_view group, std::string_view version) const {
+    for (const auto& [name, remote] : remotes)
+      if (remote.group == group && remote.version == version) return &remote;
+    return nullptr;
   }
 
   Checked check(const Remote& remote) const {
@@ -259,7 +274,7 @@ Result<std::unique_ptr<Aggregator>> Aggregator::start(registry::Registry& regist
   handlers.change = [state](cache::EventType type, const cache::ObjectPtr& object) {
     std::lock_guard lock(state->mutex);
     if (type == cache::EventType::deleted) state->remotes.erase(object->name);
-    else state->upsert(object->object);  // (kw's own status writes come back too: one more check)
+    else state->upsert(object->object);
     state->wake.notify_all();
   };
   auto informer = registry::Informer::start(registry, *info, std::move(handlers));
@@ -281,9 +296,7 @@ Aggregator::~Aggregator() {
 
 bool Aggregator::serves(std::string_view group, std::string_view version) const {
   std::lock_guard lock(m_state->mutex);
-  return std::ranges::any_of(m_state->remotes, [&](const auto& entry) {
-    return entry.second.group == group && entry.second.version == version;
-  });
+  return m_state->serving(group, version) != nullptr;
 }
 
 std::vector<RemoteGroup> Aggregator::groups() const {
@@ -313,15 +326,12 @@ std::vector<RemoteGroup> Aggregator::groups() const {
   return out;
 }
 
-void Aggregator::proxy(const net::Request& request, const auth::UserInfo& user, net::ResponseStream& stream) const {
+void Aggregator::proxy(const net::Request& request, std::string_view group, std::string_view version,
+                       const auth::UserInfo& user, net::ResponseStream& stream) const {
   std::optional<Remote> remote;
   {
     std::lock_guard lock(m_state->mutex);
-    const auto parts = request.path.substr(std::string_view("/apis/").size());
-    for (const auto& [name, candidate] : m_state->remotes) {
-      const std::string prefix = candidate.group + "/" + candidate.version;
-      if (parts == prefix || parts.starts_with(prefix + "/")) remote = candidate;
-    }
+    if (const Remote* serving = m_state->serving(group, version)) remote = *serving;
   }
   if (!remote) return send_text(stream, 404, "404 page not found");
   if (!remote->available) return send_text(stream, 503, "service unavailable");

@@ -13,7 +13,7 @@
 //   resources the server last listed).
 //
 //   auto aggregator = aggregator::Aggregator::start(registry, {.client_cert_file = ...});
-//   if ((*aggregator)->serves(group, version)) (*aggregator)->proxy(request, user, stream);
+//   if ((*aggregator)->serves(group, version)) (*aggregator)->proxy(request, group, version, user, stream);
 #include <chrono>
 #include <memory>
 #include <string>
@@ -57,9 +57,10 @@ class Aggregator {
 
   // Whether GROUP/VERSION is served by another server (an APIService with a service).
   bool serves(std::string_view group, std::string_view version) const;
-  // Forwards the request (already authorized) as `user` and streams the answer back. Blocks
-  // the calling worker until the answer ends or the client goes.
-  void proxy(const net::Request& request, const auth::UserInfo& user, net::ResponseStream& stream) const;
+  // Forwards the request (already authorized) under /apis/GROUP/VERSION as `user` and streams
+  // the answer back. Blocks the calling worker until the answer ends or the client goes.
+  void proxy(const net::Request& request, std::string_view group, std::string_view version,
+             const auth::UserInfo& user, net::ResponseStream& stream) const;
   // The groups served elsewhere, by groupPriorityMinimum (highest first), then name.
   std::vector<RemoteGroup> groups() const;
 

@@ -192,7 +192,7 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
   if (path == "/metrics") return handle_metrics(*stream);
   if (m_options.aggregator != nullptr && info.parts.size() >= 3 && info.parts[0] == "apis" &&
       m_options.aggregator->serves(info.parts[1], info.parts[2]))
-    return m_options.aggregator->proxy(request, user, *stream);
+    return m_options.aggregator->proxy(request, info.parts[1], info.parts[2], user, *stream);
   if (info.is_resource_request) return handle_resource(request, info, query, stream, user, stream->record());
   if (request.method == "GET" && request.path.starts_with("/openapi/") &&
       handle_openapi(request, *stream, *m_registry.resources(), custom_schemas(m_registry)))

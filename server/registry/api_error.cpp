@@ -26,6 +26,10 @@ nlohmann::json ApiError::status() const {
 
 ApiError bad_request(std::string message) { return ApiError{400, "BadRequest", std::move(message), {}}; }
 
+ApiError internal_error(const std::string& why) {
+  return ApiError{500, "InternalError", "Internal error occurred: " + why, {{"causes", {{{"message", why}}}}}};
+}
+
 ApiError not_found(const std::string& group, const std::string& plural, const std::string& name) {
   return ApiError{404, "NotFound", qualified(group, plural) + " \"" + name + "\" not found",
                   details_for(group, plural, name)};

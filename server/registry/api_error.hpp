@@ -19,6 +19,8 @@ struct ApiError {
 };
 
 ApiError bad_request(std::string message);
+// kube's apierrors.NewInternalError: 500 "Internal error occurred: WHY", WHY also as the cause.
+ApiError internal_error(const std::string& why);
 ApiError not_found(const std::string& group, const std::string& plural, const std::string& name);
 // 403 Forbidden about `name` of `plural` in `group` (name "" = the resource as a whole), in
 // kube's words: `pods "web" is forbidden: WHY`.

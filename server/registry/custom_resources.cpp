@@ -13,6 +13,7 @@
 #include "server/registry/stored_value.hpp"
 #include "server/registry/webhook_client.hpp"
 #include "core/codec/json_limits.hpp"
+#include "core/util/text.hpp"
 #include "core/util/uuid.hpp"
 
 namespace kw::registry {
@@ -41,12 +42,8 @@ namespace {
 
 constexpr std::chrono::seconds k_conversion_timeout{30};  // kube-apiserver's webhook client's
 
-std::string go_gvk(const nlohmann::json& object) {  // Go's GroupVersionKind.String()
-  const std::string api_version = object.value("apiVersion", std::string());
-  const auto slash = api_version.find('/');
-  const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-  const std::string version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
-  return group + "/" + version + ", Kind=" + object.value("kind", std::string());
+std::string go_gvk(const nlohmann::json& object) {
+  return api::go_group_version_kind(object.value("apiVersion", std::string()), object.value("kind", std::string()));
 }
 
 // What a conversion webhook may not change: every field of metadata but labels and annotations
@@ -77,9 +74,7 @@ ApiResult<nlohmann::json> Registry::convert_custom(const api::ResourceInfo& info
   }
   const auto& webhook = definition->conversion_webhook;
   auto failed = [&](const std::string& why) {
-    const std::string message = "conversion webhook for " + go_gvk(object) + " failed: " + why;
-    return std::unexpected(ApiError{500, "InternalError", "Internal error occurred: " + message,
-                                    {{"causes", {{{"message", message}}}}}});
+    return std::unexpected(internal_error("conversion webhook for " + go_gvk(object) + " failed: " + why));
   };
   std::string review_version;
   for (const auto& accepted : webhook.value("conversionReviewVersions", nlohmann::json::array()))
@@ -100,7 +95,7 @@ ApiResult<nlohmann::json> Registry::convert_custom(const api::ResourceInfo& info
   const auto response = answer->value("response", nlohmann::json());
   if (!response.is_object()) return failed("no response provided");
   if (review_version == "v1" && response.value("uid", "") != uid)
-    return failed("expected response.uid=\"" + uid + "\", got \"" + response.value("uid", std::string()) + "\"");
+    return failed("expected response.uid=" + util::go_quote(uid) + ", got " + util::go_quote(response.value("uid", std::string())));
   const auto result = response.value("result", nlohmann::json::object());
   if (result.value("status", "") != "Success") {
     const std::string message = result.value("message", std::string());
@@ -111,9 +106,7 @@ ApiResult<nlohmann::json> Registry::convert_custom(const api::ResourceInfo& info
   const auto converted = response.value("convertedObjects", nlohmann::json::array());
   const std::string gvk = go_gvk(object);
   auto invalid_object = [&](const std::string& why) {
-    const std::string message = "conversion webhook for " + gvk + " returned invalid object at index 0: " + why;
-    return std::unexpected(ApiError{500, "InternalError", "Internal error occurred: " + message,
-                                    {{"causes", {{{"message", message}}}}}});
+    return std::unexpected(internal_error("conversion webhook for " + gvk + " returned invalid object at index 0: " + why));
   };
   if (!converted.is_array() || converted.size() != 1 || !converted[0].is_object())
     return failed("returned " + std::to_string(converted.is_array() ? converted.size() : 0) + " objects, expected 1");

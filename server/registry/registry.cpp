@@ -421,11 +421,16 @@ storage::Result<void> Registry::create_bootstrap_objects() {
 ApiResult<nlohmann::json> Registry::decode_patched(const api::ResourceInfo& info, nlohmann::json object) const {
   if (!object.is_object()) return std::unexpected(bad_request("the patched object is not a JSON object"));
   if (auto wrong = normalize_meta_types(object)) return std::unexpected(bad_request(*wrong));
-  object["kind"] = info.kind;
-  object["apiVersion"] = info.api_version();
   WriteOptions quiet;
   quiet.field_validation = codec::FieldValidation::Ignore;
-  auto normalized = normalize(info, object, quiet);
+  return decoded_as_kind(info, std::move(object), quiet);
+}
+
+ApiResult<nlohmann::json> Registry::decoded_as_kind(const api::ResourceInfo& info, nlohmann::json object,
+                                                    const WriteOptions& options) const {
+  object["kind"] = info.kind;
+  object["apiVersion"] = info.api_version();
+  auto normalized = normalize(info, object, options);
   if (!normalized) return std::unexpected(normalized.error());
   apply_defaults(info, *normalized, false);
   return normalized;
@@ -556,13 +561,7 @@ ApiResult<nlohmann::json> Registry::prepare_new(const api::ResourceInfo& info, n
                                        ") and kind (" + object.value("kind", std::string()) +
                                        ") do not match the resource " + info.plural + " (" + info.api_version() +
                                        ", " + info.kind + ")"));
-  object["kind"] = info.kind;
-  object["apiVersion"] = info.api_version();
-  auto normalized = normalize(info, object, options);
-  if (!normalized) return std::unexpected(normalized.error());
-  object = std::move(*normalized);
-  apply_defaults(info, object, false);
-  return object;
+  return decoded_as_kind(info, std::move(object), options);
 }
 
 ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const std::string& ns, nlohmann::json object,

@@ -247,6 +247,10 @@ class Registry {
   void uninstall_definition(const std::string& name);
   // After a CRD left storage: stop serving it and remove its objects.
   ApiResult<void> retire_definition(const std::string& name);
+  // `object` (a JSON object, metadata types checked) as the kind decodes it: apiVersion and kind
+  // set, decoded through the kind's schema (options.field_validation), defaulted.
+  ApiResult<nlohmann::json> decoded_as_kind(const api::ResourceInfo& info, nlohmann::json object,
+                                            const WriteOptions& options) const;
   // A new object as every create sees it first: JSON object, metadata types, matching
   // apiVersion and kind, decoded through the kind's schema, defaulted.
   ApiResult<nlohmann::json> prepare_new(const api::ResourceInfo& info, nlohmann::json object,

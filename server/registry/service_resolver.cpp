@@ -2,12 +2,11 @@
 
 #include <random>
 
+#include "core/util/text.hpp"
 #include "server/registry/lookup.hpp"
 
 namespace kw::registry {
 namespace {
-
-std::string go_quoted(const std::string& text) { return nlohmann::json(text).dump(); }
 
 std::size_t random_index(std::size_t size) {
   std::random_device device;
@@ -23,7 +22,7 @@ std::expected<ServiceEndpoint, ResolveError> resolve_service(Registry& registry,
   };
   auto found = cached_object(registry, "", "v1", "services", namespace_, name);
   if (!found) return fail(Unreachable::read_error, found.error().message);
-  if (!*found) return fail(Unreachable::no_service, "service " + go_quoted(name) + " not found");
+  if (!*found) return fail(Unreachable::no_service, "service " + util::go_quote(name) + " not found");
   const auto& spec = (**found).value("spec", nlohmann::json::object());
   const std::string type = spec.value("type", std::string("ClusterIP"));
   std::optional<std::string> port_name;
@@ -32,9 +31,9 @@ std::expected<ServiceEndpoint, ResolveError> resolve_service(Registry& registry,
       port_name = service_port.value("name", std::string());
       break;
     }
-  if (!port_name) return fail(Unreachable::no_port, "no service port " + std::to_string(port) + " found for service " + go_quoted(name));
+  if (!port_name) return fail(Unreachable::no_port, "no service port " + std::to_string(port) + " found for service " + util::go_quote(name));
   if (type != "ClusterIP" && type != "NodePort" && type != "LoadBalancer")
-    return fail(Unreachable::unsupported_type, "unsupported service type " + go_quoted(type));
+    return fail(Unreachable::unsupported_type, "unsupported service type " + util::go_quote(type));
   auto slices = cached(registry, "discovery.k8s.io", "v1", "endpointslices", namespace_);
   if (!slices) return fail(Unreachable::read_error, slices.error().message);
   std::vector<ServiceEndpoint> ready;
@@ -56,9 +55,9 @@ std::expected<ServiceEndpoint, ResolveError> resolve_service(Registry& registry,
     }
   }
   // (kube-apiserver 1.23 reads the Service's Endpoints: none at all is their NotFound)
-  if (!any_slice) return fail(Unreachable::no_endpoints, "endpoints " + go_quoted(name) + " not found");
+  if (!any_slice) return fail(Unreachable::no_endpoints, "endpoints " + util::go_quote(name) + " not found");
   if (ready.empty())
-    return fail(Unreachable::no_ready_endpoints, "no endpoints available for service " + go_quoted(name), *port_name);
+    return fail(Unreachable::no_ready_endpoints, "no endpoints available for service " + util::go_quote(name), *port_name);
   return ready[random_index(ready.size())];
 }
 

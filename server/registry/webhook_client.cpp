@@ -4,6 +4,7 @@
 
 #include "core/codec/json_limits.hpp"
 #include "core/net/client/client.hpp"
+#include "core/util/text.hpp"
 #include "core/util/base64.hpp"
 #include "server/registry/service_resolver.hpp"
 
@@ -11,8 +12,6 @@ namespace kw::registry {
 namespace {
 
 constexpr std::size_t k_max_reply_bytes = 64u << 20;
-
-std::string go_quoted(const std::string& text) { return nlohmann::json(text).dump(); }
 
 // client-go's error for an answer that is not 2xx: a Status's own message, else its words for
 // the code (NewGenericServerResponse), quoting a text body where it does.
@@ -48,7 +47,7 @@ std::string unexpected_answer(int code, const net::client::ResponseHead& head, c
     default: break;
   }
   if (code >= 500)
-    return "an error on the server (" + go_quoted(server_message) + ") has prevented the request from succeeding";
+    return "an error on the server (" + util::go_quote(server_message) + ") has prevented the request from succeeding";
   return "the server responded with the status code " + std::to_string(code) + " but did not return more information";
 }
 
@@ -76,7 +75,7 @@ std::string webhook_display_url(const WebhookClient& client, std::chrono::second
 
 Result<std::string> post_to_webhook(Registry& registry, const WebhookClient& hook, std::chrono::seconds timeout,
                                     std::string_view user_agent, const std::string& body) {
-  const std::string shown = "Post " + go_quoted(webhook_display_url(hook, timeout)) + ": ";
+  const std::string shown = "Post " + util::go_quote(webhook_display_url(hook, timeout)) + ": ";
   net::client::ClientConfig config;
   std::string target;
   if (hook.service) {

@@ -58,6 +58,19 @@ def https_server(handler, tls, port, client_ca=None):
     return server
 
 
+def send_json(handler, code, data, content_type="application/json", headers=None):
+    """Answers a BaseHTTPRequestHandler's request: `data` as JSON (bytes as they are), with
+    Content-Length and any extra headers."""
+    body = data if isinstance(data, bytes) else json.dumps(data).encode()
+    handler.send_response(code)
+    handler.send_header("Content-Type", content_type)
+    handler.send_header("Content-Length", str(len(body)))
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 def stop_https_server(server):
     server.shutdown()
     server.server_close()

@@ -12,7 +12,7 @@ import tempfile
 import time
 import unittest
 
-from kwtest import KwServer, free_port, https, https_server, make_tls_files, stop_https_server, write_tokens
+from kwtest import KwServer, free_port, https, https_server, make_tls_files, send_json, stop_https_server, write_tokens
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -33,14 +33,6 @@ class MetricsStandIn:
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def reply(self, code, body, content_type="application/json"):
-                data = json.dumps(body).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
             def record(self, body=None):
                 cert = self.connection.getpeercert()
                 subject = dict(x[0] for x in cert["subject"]) if cert else {}
@@ -51,13 +43,13 @@ class MetricsStandIn:
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode()
                 self.record(body)
-                self.reply(201, {"echo": body})
+                send_json(self, 201, {"echo": body})
 
             def do_GET(self):
                 self.record()
                 path, _, query = self.path.partition("?")
                 if path == GV:
-                    return self.reply(200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "metrics.k8s.io/v1beta1",
+                    return send_json(self, 200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "metrics.k8s.io/v1beta1",
                                             "resources": [
                                                 {"name": "nodes", "singularName": "", "namespaced": False, "kind": "NodeMetrics",
                                                  "verbs": ["get", "list"]},
@@ -76,19 +68,19 @@ class MetricsStandIn:
                     self.wfile.write(b"0\r\n\r\n")
                     return None
                 if path == GV + "/nodes":
-                    return self.reply(200, {"kind": "NodeMetricsList", "apiVersion": "metrics.k8s.io/v1beta1",
+                    return send_json(self, 200, {"kind": "NodeMetricsList", "apiVersion": "metrics.k8s.io/v1beta1",
                                             "metadata": {}, "items": [node_metrics("node-1")]})
                 if path == GV + "/nodes/node-1":
-                    return self.reply(200, node_metrics("node-1"))
+                    return send_json(self, 200, node_metrics("node-1"))
                 if path == GV + "/namespaces/kube-system/pods":
-                    return self.reply(200, {"kind": "PodMetricsList", "apiVersion": "metrics.k8s.io/v1beta1",
+                    return send_json(self, 200, {"kind": "PodMetricsList", "apiVersion": "metrics.k8s.io/v1beta1",
                                             "metadata": {}, "items": [{
                                                 "metadata": {"name": "busy-pod", "namespace": "kube-system",
                                                              "creationTimestamp": NOW},
                                                 "timestamp": NOW, "window": "10s",
                                                 "containers": [{"name": "main", "usage": {"cpu": "100m",
                                                                                            "memory": "64Mi"}}]}]})
-                return self.reply(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404,
+                return send_json(self, 404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404,
                                         "reason": "NotFound", "message": "not here"})
 
             def log_message(self, *args):

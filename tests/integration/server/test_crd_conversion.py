@@ -10,7 +10,7 @@ import tempfile
 import time
 import unittest
 
-from kwtest import KwServer, free_port, https_server, make_tls_files, stop_https_server
+from kwtest import KwServer, free_port, https_server, make_tls_files, send_json, stop_https_server
 
 GROUP = "convert.kw.test"
 CRD = "widgets." + GROUP
@@ -53,14 +53,9 @@ class Converter:
                 result = {"status": "Success"}
                 if converter.mode == "fail":
                     result = {"status": "Failure", "message": "cannot convert today"}
-                body = json.dumps({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
-                                   "response": {"uid": request["uid"], "convertedObjects": objects,
-                                                "result": result}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                send_json(self, 200, {"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+                                      "response": {"uid": request["uid"], "convertedObjects": objects,
+                                                   "result": result}})
 
             def log_message(self, *args):
                 pass

@@ -11,7 +11,7 @@ import tempfile
 import time
 import unittest
 
-from kwtest import KW_BIN, KwServer, free_port, https, https_server, make_tls_files, stop_https_server, write_tokens
+from kwtest import KW_BIN, KwServer, free_port, https, https_server, make_tls_files, send_json, stop_https_server, write_tokens
 
 CLIENT_ID = "kw-test"
 
@@ -57,12 +57,7 @@ class Issuer:
                 else:
                     self.send_error(404)
                     return
-                data = json.dumps(body).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, 200, body)
 
             def log_message(self, *args):
                 pass

@@ -117,10 +117,12 @@ class WebhookTest(unittest.TestCase):
         self.configurations = []
 
     def tearDown(self):
+        """Removes the configurations the test installed (also called mid-test, between cases)."""
         for plural, name in self.configurations:
             self.call("DELETE", f"{ADMISSION}/{plural}/{name}")
         if self.configurations:
             time.sleep(1)
+        self.configurations = []
 
     # --- helpers -----------------------------------------------------------------------------
     def url_client(self, path, port=None):
@@ -194,7 +196,6 @@ class WebhookTest(unittest.TestCase):
         self.assertEqual(code, 400)
         self.assert_status(answer, 400, 'admission webhook "plain.kw.test" denied the request without explanation')
         self.tearDown()
-        self.configurations = []
         self.install(False, "reason", [{"name": "reason.kw.test", "clientConfig": self.url_client("/deny-reason")}])
         code, answer, _ = self.configmap("reason", "b")
         self.assertEqual(code, 400)
@@ -269,7 +270,6 @@ class WebhookTest(unittest.TestCase):
                            f'failed to call webhook: Post "https://127.0.0.1:{dead}/x?timeout=10s": ', "InternalError",
                            prefix=True)
         self.tearDown()
-        self.configurations = []
         self.install(False, "ignored", [{"name": "dead.kw.test", "failurePolicy": "Ignore",
                                          "clientConfig": self.url_client("/x", port=dead)}])
         self.assertEqual(self.configmap("ignored", "open")[0], 201)
@@ -330,7 +330,6 @@ class WebhookTest(unittest.TestCase):
                 self.assert_status(answer, code, self.failed_call("bad.kw.test") + message, "InternalError",
                                    prefix=prefix)
                 self.tearDown()
-                self.configurations = []
 
     def test_a_patch_that_makes_the_object_invalid(self):
         self.install(True, "invalid", [{"name": "invalid.kw.test", "clientConfig": self.url_client("/invalid-patch"),

@@ -6,7 +6,7 @@ import json
 import threading
 import time
 
-from kwtest import https_server, stop_https_server
+from kwtest import https_server, send_json, stop_https_server
 
 
 def patch_response(ops):
@@ -56,17 +56,6 @@ class WebhookPeer:
         with self.lock:
             self.reviews.clear()
 
-    @staticmethod
-    def send(handler, code, data, content_type="application/json", headers=None):
-        body = data if isinstance(data, bytes) else json.dumps(data).encode()
-        handler.send_response(code)
-        handler.send_header("Content-Type", content_type)
-        handler.send_header("Content-Length", str(len(body)))
-        for name, value in (headers or {}).items():
-            handler.send_header(name, value)
-        handler.end_headers()
-        handler.wfile.write(body)
-
     def answer(self, handler, path, review):
         request = review.get("request") or {}
         obj = request.get("object") or {}
@@ -100,13 +89,13 @@ class WebhookPeer:
         elif name == "wrong-uid":
             response["uid"] = "not-the-uid"
         elif name == "no-response":
-            return self.send(handler, 200, {"apiVersion": version, "kind": "AdmissionReview"})
+            return send_json(handler, 200, {"apiVersion": version, "kind": "AdmissionReview"})
         elif name == "bad-json":
-            return self.send(handler, 200, b"this is not json")
+            return send_json(handler, 200, b"this is not json")
         elif name == "error-500":
-            return self.send(handler, 500, b"boom", "text/plain")
+            return send_json(handler, 500, b"boom", "text/plain")
         elif name == "redirect":
-            return self.send(handler, 302, b"", headers={"Location": "/allow"})
+            return send_json(handler, 302, b"", headers={"Location": "/allow"})
         elif name == "huge":
             handler.send_response(200)
             handler.send_header("Content-Type", "application/json")
@@ -119,4 +108,4 @@ class WebhookPeer:
             except OSError:
                 pass
             return None
-        return self.send(handler, 200, {"apiVersion": version, "kind": "AdmissionReview", "response": response})
+        return send_json(handler, 200, {"apiVersion": version, "kind": "AdmissionReview", "response": response})
