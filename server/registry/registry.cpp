@@ -313,27 +313,26 @@ ApiResult<std::string> Registry::stored_value(const api::ResourceInfo& info, con
   return std::move(*encoded);
 }
 
-storage::Result<cache::ObjectPtr> Registry::decode(const api::ResourceInfo& info, const storage::KeyValue& kv) {
-  auto decoded = decode_stored(info, kv.value);
-  if (!decoded) return std::unexpected(storage::Error{storage::ErrorCode::corrupt, kv.key, kv.mod_revision, decoded.error().message});
-  nlohmann::json parsed = std::move(*decoded);
+ApiResult<cache::ObjectPtr> Registry::stored_object(const api::ResourceInfo& info, const storage::KeyValue& kv,
+                                                    const std::string& name) {
+  auto parsed = read_stored(info, kv, name);
+  if (!parsed) return std::unexpected(parsed.error());
   auto object = std::make_shared<cache::StoredObject>();
   object->key = kv.key;
   object->revision = kv.mod_revision;
-  metadata(parsed)["resourceVersion"] = std::to_string(kv.mod_revision);
-  if (info.custom) {
-    auto converted = convert_custom(info, std::move(parsed), info.api_version());
-    if (!converted)
-      return std::unexpected(storage::Error{storage::ErrorCode::corrupt, kv.key, kv.mod_revision, converted.error().message});
-    parsed = std::move(*converted);
-  }
-  const auto& meta = parsed["metadata"];
+  const auto& meta = (*parsed)["metadata"];
   object->name = meta.value("name", std::string());
   object->namespace_ = meta.value("namespace", std::string());
-  object->labels = api::labels_of(parsed);
-  object->fields = selectable_fields(spec_of(info), info, parsed);
-  object->object = std::move(parsed);
+  object->labels = api::labels_of(*parsed);
+  object->fields = selectable_fields(spec_of(info), info, *parsed);
+  object->object = std::move(*parsed);
   return object;
+}
+
+storage::Result<cache::ObjectPtr> Registry::decode(const api::ResourceInfo& info, const storage::KeyValue& kv) {
+  auto object = stored_object(info, kv, "");
+  if (!object) return std::unexpected(storage::Error{storage::ErrorCode::corrupt, kv.key, kv.mod_revision, object.error().message});
+  return std::move(*object);
 }
 
 ApiResult<nlohmann::json> Registry::normalize(const api::ResourceInfo& info, const nlohmann::json& object,
@@ -652,6 +651,8 @@ ApiResult<nlohmann::json> Registry::read_stored(const api::ResourceInfo& info, c
     return std::unexpected(from_storage(storage::Error{storage::ErrorCode::corrupt, kv.key, kv.mod_revision,
                                                        decoded.error().message},
                                         info.group, info.plural, name));
+  // The revision is set before conversion, as kube's decoder sets it.
+  metadata(*decoded)["resourceVersion"] = std::to_string(kv.mod_revision);
   if (info.custom) return convert_custom(info, std::move(*decoded), info.api_version());
   return std::move(*decoded);
 }
@@ -1135,14 +1136,7 @@ ApiResult<nlohmann::json> Registry::get(const api::ResourceInfo& info, const std
     }
   auto found = m_backend.get(key(info, ns, name));
   if (!found) return std::unexpected(from_storage(found.error(), info.group, info.plural, name));
-  if (info.custom) {  // (a conversion webhook's failure is its own 500, not unreadable data)
-    auto read = read_stored(info, *found, name);
-    if (read) metadata(*read)["resourceVersion"] = std::to_string(found->mod_revision);
-    return read;
-  }
-  auto object = decode(info, *found);
-  if (!object) return std::unexpected(from_storage(object.error(), info.group, info.plural, name));
-  return (*object)->object;
+  return read_stored(info, *found, name);
 }
 
 ApiResult<ListResult> Registry::list(const api::ResourceInfo& info, const ListRequest& request) {
@@ -1210,8 +1204,9 @@ ApiResult<ListResult> Registry::list(const api::ResourceInfo& info, const ListRe
     std::string last_key;
     for (const auto& kv : page->items) {
       last_key = kv.key;
-      auto object = decode(info, kv);
-      if (!object) continue;
+      // An object that cannot be decoded or converted fails the whole list, as in kube-apiserver.
+      auto object = stored_object(info, kv, "");
+      if (!object) return std::unexpected(object.error());
       if (filter->passes(**object)) out.items.push_back(*object);
       if (request.limit > 0 && static_cast<std::int64_t>(out.items.size()) >= request.limit) break;
     }

@@ -211,6 +211,10 @@ class Registry {
 
  private:
   std::string key(const api::ResourceInfo& info, const std::string& ns, const std::string& name) const;
+  // The stored object at `kv` as the cache keeps it (read_stored's errors); `decode` is the
+  // same for the watch cache, whose errors are storage errors.
+  ApiResult<cache::ObjectPtr> stored_object(const api::ResourceInfo& info, const storage::KeyValue& kv,
+                                            const std::string& name);
   storage::Result<cache::ObjectPtr> decode(const api::ResourceInfo& info, const storage::KeyValue& kv);
   ApiResult<Removed> remove_namespace(const api::ResourceInfo& info, const std::string& name,
                                       const nlohmann::json& delete_options, const WriteOptions& options);

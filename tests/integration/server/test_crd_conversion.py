@@ -181,6 +181,14 @@ class CrdConversionTest(unittest.TestCase):
         self.assertEqual(body["message"], "Internal error occurred: conversion webhook for "
                                           f"{GROUP}/v1, Kind=Widget failed: cannot convert today")
 
+    def test_a_list_with_a_failing_webhook(self):
+        self.create_v2("listed-failing")
+        self.converter.mode = "fail"
+        status, body = self.server.json("GET", self.path("v2") + "?limit=500")
+        self.assertEqual(status, 500, body)
+        self.assertEqual(body["message"], "Internal error occurred: conversion webhook for "
+                                          f"{GROUP}/v1, Kind=Widget failed: cannot convert today")
+
     def test_a_webhook_that_renames(self):
         self.converter.mode = "rename"
         status, body = self.server.json("POST", self.path("v2"), {
