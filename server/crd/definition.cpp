@@ -118,10 +118,13 @@ void validate_version(json& causes, const json& version, const std::string& fiel
   }
   if (!schema.is_object() || text_at(schema, "type") != "object")
     required(causes, field + ".schema.openAPIV3Schema.type", "must be object at the root");
-  for (const auto& problem : check_schema(schema, field + ".schema.openAPIV3Schema")) {
+  const auto problems = check_schema(schema, field + ".schema.openAPIV3Schema");
+  for (const auto& problem : problems) {
     const auto colon = problem.find(": ");
     add(causes, "FieldValueInvalid", problem.substr(0, colon), problem.substr(colon + 2));
   }
+  // As in kube, the rules are compiled only against a schema without problems.
+  if (problems.empty()) check_rules(schema, field + ".schema.openAPIV3Schema", causes);
   if (auto scale = version.value("subresources", json::object()).value("scale", json()); !scale.is_null())
     validate_scale(causes, scale, field + ".subresources.scale");
   if (auto columns = version.find("additionalPrinterColumns"); columns != version.end() && columns->is_array())
@@ -257,6 +260,7 @@ std::shared_ptr<const Definition> parse_definition(const json& crd) {
     version.status_subresource = subresources.is_object() && subresources.contains("status");
     version.scale = subresources.is_object() ? subresources.value("scale", json()) : json();
     version.columns = columns_of(v);
+    version.rules = ValidationRules::compile(version.schema);
     def->versions.push_back(std::move(version));
   }
   const json conversion = spec.value("conversion", json::object());

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/api/resource.hpp"
+#include "server/crd/validation_rules.hpp"
 
 namespace kw::crd {
 
@@ -22,6 +23,7 @@ struct Version {
   bool status_subresource = false;
   nlohmann::json scale;   // subresources.scale (specReplicasPath...) or null
   std::vector<api::ColumnDefinition> columns;  // Table columns, NAME first
+  std::shared_ptr<const ValidationRules> rules;  // the schema's x-kubernetes-validations
 };
 
 struct Definition {

@@ -156,6 +156,13 @@ ApiResult<void> Registry::check_custom(const api::ResourceInfo& info, const nloh
   return std::unexpected(invalid(info.group, info.kind, name, std::move(causes), summary));
 }
 
+void Registry::append_rule_causes(const api::ResourceInfo& info, const nlohmann::json& object,
+                                  const nlohmann::json* old, nlohmann::json& causes) const {
+  const auto definition = definition_for(info);
+  const crd::Version* version = definition ? definition->find_version(info.version) : nullptr;
+  if (version && version->rules) version->rules->validate(object, old, causes);
+}
+
 ApiResult<void> Registry::prepare_definition(nlohmann::json& crd, const nlohmann::json* previous) const {
   auto causes = crd::validate_definition(crd);
   if (previous && previous->contains("spec") && crd.contains("spec") && crd["spec"].is_object())

@@ -602,8 +602,9 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   if (const auto& strategy = strategy_of(info); strategy.stamp_requester && options.requester.is_object())
     strategy.stamp_requester(object, options.requester);
   fill_go_shape(info, object);
-  if (auto causes = validate_object(spec_of(info), object); !causes.empty())
-    return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
+  auto causes = validate_object(spec_of(info), object);
+  if (info.custom) append_rule_causes(info, object, nullptr, causes);
+  if (!causes.empty()) return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
   if (is_definitions(info))
     if (auto prepared = prepare_definition(object); !prepared) return std::unexpected(prepared.error());
   if (auto admitted = admit(admission_request(info, "CREATE", ns, name, object, nullptr, options));
@@ -744,6 +745,7 @@ ApiResult<nlohmann::json> Registry::update_with(
       strategy.validate_update(object, existing, causes);
     if (const auto& strategy = strategy_of(info); strategy.validate_subresource && !options.subresource.empty())
       strategy.validate_subresource(options.subresource, object, existing, causes);
+    if (info.custom && causes.empty()) append_rule_causes(info, object, &existing, causes);
     if (!causes.empty())
       return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
     if (info.custom && options.subresource == "status")

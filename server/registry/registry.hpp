@@ -232,6 +232,10 @@ class Registry {
   ApiResult<nlohmann::json> normalize_custom(const api::ResourceInfo& info, nlohmann::json object,
                                              const WriteOptions& options) const;
   ApiResult<void> check_custom(const api::ResourceInfo& info, const nlohmann::json& object) const;
+  // The x-kubernetes-validations rules `object` breaks, appended to `causes` (`old`: the stored
+  // object on an update).
+  void append_rule_causes(const api::ResourceInfo& info, const nlohmann::json& object, const nlohmann::json* old,
+                          nlohmann::json& causes) const;
   std::string cache_key(const api::ResourceInfo& info) const;
   // The watch cache of a served resource version; null when it is not served (any more).
   std::shared_ptr<cache::WatchCache> cache_for(const api::ResourceInfo& info);

@@ -1,0 +1,393 @@
+#include "server/crd/validation_rules.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "core/cel/cel.hpp"
+#include "core/util/text.hpp"
+
+namespace kw::crd {
+
+namespace {
+
+using nlohmann::json;
+
+// kube's celconfig: one rule's cost, and all rules' cost in one request.
+constexpr std::uint64_t k_per_call_limit = 1'000'000;
+constexpr std::uint64_t k_request_budget = 10'000'000;
+constexpr const char* k_cost_exceeded = "operation cancelled: actual cost limit exceeded";
+constexpr const char* k_out_of_budget =
+    "validation failed due to running out of cost budget, no further validation rules will be run";
+
+std::string text_of(const json& rule, const char* key) {
+  const auto found = rule.find(key);
+  return found != rule.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+std::string trimmed(const std::string& text) {
+  const auto begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return {};
+  return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
+}
+
+// kube's ruleErrorString and ruleMessageOrDefault.
+std::string rule_name(const json& rule) {
+  const std::string message = trimmed(text_of(rule, "message"));
+  return message.empty() ? trimmed(text_of(rule, "rule")) : message;
+}
+std::string default_message(const json& rule) {
+  const std::string message = trimmed(text_of(rule, "message"));
+  return message.empty() ? "failed rule: " + trimmed(text_of(rule, "rule")) : message;
+}
+
+// A rule's fieldPath (".a.b", ".a['x.y']") as kube appends it to the error's field: "a.b", "a.x.y".
+std::string normalized_field_path(const std::string& path) {
+  std::string out;
+  for (std::size_t i = 0; i < path.size();) {
+    std::string segment;
+    if (path[i] == '.') {
+      const std::size_t end = std::min(path.find_first_of(".[", i + 1), path.size());
+      segment = path.substr(i + 1, end - i - 1);
+      i = end;
+    } else if (path.compare(i, 2, "['") == 0) {
+      const std::size_t end = path.find("']", i + 2);
+      if (end == std::string::npos) return {};
+      segment = path.substr(i + 2, end - i - 2);
+      i = end + 2;
+    } else {
+      return {};
+    }
+    out += (out.empty() ? "" : ".") + segment;
+  }
+  return out;
+}
+
+// A bool or string result, whether it holds the value or views a JSON node.
+template <class T>
+std::optional<T> json_of(const cel::Value& value, cel::Value::Kind kind) {
+  if (value.kind() != kind) return std::nullopt;
+  auto as_json = value.to_json();
+  if (!as_json) return std::nullopt;
+  return as_json->get<T>();
+}
+
+std::string child(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
+
+struct CompiledRule {
+  json rule = {};
+  std::optional<cel::Program> program = {};
+  std::optional<cel::Program> message_expression = {};
+  std::string error = {};                     // why the rule did not compile
+  std::string message_expression_error = {};  // why its messageExpression did not
+  bool uses_old_self = false;
+  std::string field_path = {};  // normalized fieldPath; "" when none
+};
+
+cel::Env env_for(const json& schema, bool resource_root, bool with_old_self) {
+  cel::Env env;
+  env.variables.push_back({.name = "self", .schema = schema, .resource_root = resource_root});
+  if (with_old_self) env.variables.push_back({.name = "oldSelf", .schema = schema, .resource_root = resource_root});
+  return env;
+}
+
+// A rule that compiles without oldSelf declared does not use it.
+CompiledRule compile_rule(const json& rule, const json& schema, bool resource_root) {
+  CompiledRule out{.rule = rule};
+  const std::string source = text_of(rule, "rule");
+  if (trimmed(source).empty()) return out;
+  auto program = cel::compile(source, env_for(schema, resource_root, false));
+  if (!program) {
+    program = cel::compile(source, env_for(schema, resource_root, true));
+    out.uses_old_self = static_cast<bool>(program);
+  }
+  if (program) out.program = std::move(*program);
+  else out.error = "compilation failed: " + program.error().message;
+  if (const std::string expression = text_of(rule, "messageExpression"); !trimmed(expression).empty()) {
+    auto compiled = cel::compile(expression, env_for(schema, resource_root, true));
+    if (compiled) out.message_expression = std::move(*compiled);
+    else out.message_expression_error = "messageExpression compilation failed: " + compiled.error().message;
+  }
+  out.field_path = normalized_field_path(trimmed(text_of(rule, "fieldPath")));
+  return out;
+}
+
+}  // namespace
+
+struct ValidationRules::Node {
+  std::string type;  // the schema's type, as failures name the value
+  std::vector<CompiledRule> rules;
+  std::map<std::string, std::unique_ptr<Node>> properties;
+  std::unique_ptr<Node> additional;  // additionalProperties
+  std::unique_ptr<Node> items;
+  std::string list_type;
+  std::vector<std::string> map_keys;
+};
+
+namespace {
+
+using Node = ValidationRules::Node;
+
+// The rule tree of `schema`; null where no rule is at or below it.
+std::unique_ptr<Node> build(const json& schema, bool resource_root) {
+  if (!schema.is_object()) return nullptr;
+  auto node = std::make_unique<Node>();
+  node->type = text_of(schema, "type");
+  bool any = false;
+  if (auto rules = schema.find("x-kubernetes-validations"); rules != schema.end() && rules->is_array())
+    for (const auto& rule : *rules) {
+      node->rules.push_back(compile_rule(rule, schema, resource_root));
+      any = true;
+    }
+  if (auto props = schema.find("properties"); props != schema.end() && props->is_object())
+    for (const auto& [name, sub] : props->items())
+      if (auto below = build(sub, sub.is_object() && sub.value("x-kubernetes-embedded-resource", false))) {
+        node->properties.emplace(name, std::move(below));
+        any = true;
+      }
+  if (auto extra = schema.find("additionalProperties"); extra != schema.end())
+    if ((node->additional = build(*extra, false))) any = true;
+  if (auto items = schema.find("items"); items != schema.end())
+    if ((node->items = build(*items, items->is_object() && items->value("x-kubernetes-embedded-resource", false))))
+      any = true;
+  node->list_type = text_of(schema, "x-kubernetes-list-type");
+  if (auto keys = schema.find("x-kubernetes-list-map-keys"); keys != schema.end() && keys->is_array())
+    for (const auto& key : *keys)
+      if (key.is_string()) node->map_keys.push_back(key.get<std::string>());
+  return any ? std::move(node) : nullptr;
+}
+
+// The old list item that correlates with `item`: same map keys (list-type=map) or equal (set).
+const json* correlated_item(const Node& node, const json& item, const json* old_list) {
+  if (old_list == nullptr || !old_list->is_array()) return nullptr;
+  for (const auto& old : *old_list) {
+    if (node.list_type == "set" && old == item) return &old;
+    if (node.list_type != "map" || !old.is_object() || !item.is_object()) continue;
+    const bool same = std::all_of(node.map_keys.begin(), node.map_keys.end(), [&](const std::string& key) {
+      return old.value(key, json()) == item.value(key, json());
+    });
+    if (same) return &old;
+  }
+  return nullptr;
+}
+
+class Walker {
+ public:
+  explicit Walker(json& causes) : m_causes(causes) {}
+
+  void walk(const Node& node, const json& value, const json* old, const std::string& path) {
+    if (value.is_null() || m_stopped) return;
+    run_rules(node, value, old, path);
+    if (value.is_object()) {
+      for (const auto& [name, below] : node.properties)
+        if (auto found = value.find(name); found != value.end())
+          walk(*below, *found, member(old, name), child(path, name));
+      if (node.additional)
+        for (const auto& [key, item] : value.items())
+          if (!node.properties.contains(key)) walk(*node.additional, item, member(old, key), path + "[" + key + "]");
+    } else if (value.is_array() && node.items) {
+      for (std::size_t i = 0; i < value.size(); ++i)
+        walk(*node.items, value[i], correlated_item(node, value[i], old), path + "[" + std::to_string(i) + "]");
+    }
+  }
+
+ private:
+  static const json* member(const json* old, const std::string& name) {
+    if (old == nullptr || !old->is_object()) return nullptr;
+    const auto found = old->find(name);
+    return found == old->end() || found->is_null() ? nullptr : &*found;
+  }
+
+  void add(const std::string& path, const std::string& reason, const std::string& message) {
+    m_causes.push_back({{"reason", reason}, {"message", message}, {"field", path.empty() ? "<nil>" : path}});
+  }
+  void invalid(const std::string& path, const std::string& type, const std::string& detail) {
+    add(path, "FieldValueInvalid", "Invalid value: " + util::go_quote(type) + ": " + detail);
+  }
+  // kube's fieldErrorForReason.
+  void failed(const std::string& path, const std::string& type, const std::string& detail, const std::string& reason) {
+    if (reason == "FieldValueForbidden") add(path, reason, "Forbidden: " + detail);
+    else if (reason == "FieldValueRequired") add(path, reason, "Required value: " + detail);
+    else if (reason == "FieldValueDuplicate") add(path, reason, "Duplicate value: " + util::go_quote(type));
+    else invalid(path, type, detail);
+  }
+
+  void run_rules(const Node& node, const json& value, const json* old, const std::string& path) {
+    if (node.rules.empty()) return;
+    cel::MapActivation activation;
+    activation.bind_json("self", value);
+    if (old) activation.bind_json("oldSelf", *old);
+    for (const auto& compiled : node.rules) {
+      if (m_stopped) return;
+      if (!compiled.error.empty()) {
+        invalid(path, node.type, "rule compile error: " + compiled.error);
+        continue;
+      }
+      if (!compiled.program || (compiled.uses_old_self && old == nullptr)) continue;
+      run_rule(node, compiled, activation, path);
+    }
+  }
+
+  void run_rule(const Node& node, const CompiledRule& compiled, const cel::Activation& activation,
+                const std::string& path) {
+    const std::uint64_t limit = std::min(k_per_call_limit, m_remaining);
+    auto result = compiled.program->evaluate(activation, limit);
+    if (!result) {
+      const std::string& why = result.error().message;
+      if (why.starts_with(k_cost_exceeded)) {
+        if (limit < k_per_call_limit) invalid(path, node.type, k_out_of_budget);
+        else invalid(path, node.type, "'" + why + "': no further validation rules will be run due to call cost "
+                                                    "exceeds limit for rule: " + rule_name(compiled.rule));
+        m_stopped = true;
+      } else if (why.starts_with("no such overload")) {
+        invalid(path, node.type, "'" + why + "': call arguments did not match a supported operator, function or "
+                                             "macro signature for rule: " + rule_name(compiled.rule));
+      } else {
+        invalid(path, node.type, why + " evaluating rule: " + rule_name(compiled.rule));
+      }
+      return;
+    }
+    m_remaining -= std::min(m_remaining, result->cost);
+    const auto passed = json_of<bool>(result->value, cel::Value::Kind::boolean);
+    if (passed && *passed) return;
+    if (!passed) {
+      invalid(path, node.type, "cel expression must evaluate to a bool evaluating rule: " + rule_name(compiled.rule));
+      return;
+    }
+    const std::string at = compiled.field_path.empty() ? path : child(path, compiled.field_path);
+    failed(at, node.type, failure_message(compiled, activation), text_of(compiled.rule, "reason"));
+  }
+
+  // The messageExpression's text when it gives a usable one, the rule's message otherwise.
+  std::string failure_message(const CompiledRule& compiled, const cel::Activation& activation) {
+    if (!compiled.message_expression) return default_message(compiled.rule);
+    auto result = compiled.message_expression->evaluate(activation, std::min(k_per_call_limit, m_remaining));
+    if (!result) return default_message(compiled.rule);
+    m_remaining -= std::min(m_remaining, result->cost);
+    const auto text = json_of<std::string>(result->value, cel::Value::Kind::string);
+    if (!text) return default_message(compiled.rule);
+    const std::string message = trimmed(*text);
+    if (message.empty() || message.find('\n') != std::string::npos || message.size() > 5 * 1024)
+      return default_message(compiled.rule);
+    return message;
+  }
+
+  json& m_causes;
+  std::uint64_t m_remaining = k_request_budget;
+  bool m_stopped = false;
+};
+
+// Go's %#v of an apiextensions.ValidationRule, as CRD validation shows the rule.
+std::string go_rule_text(const json& rule) {
+  const auto pointer = [&](const char* key, const char* type) {
+    const auto found = rule.find(key);
+    if (found == rule.end() || found->is_null()) return "(" + std::string(type) + ")(nil)";
+    return std::string("(") + type + ")(" + (found->is_string() ? util::go_quote(found->get<std::string>()) : found->dump()) + ")";
+  };
+  return "apiextensions.ValidationRule{Rule:" + util::go_quote(text_of(rule, "rule")) +
+         ", Message:" + util::go_quote(text_of(rule, "message")) +
+         ", MessageExpression:" + util::go_quote(text_of(rule, "messageExpression")) +
+         ", Reason:" + pointer("reason", "*apiextensions.FieldValueErrorReason") +
+         ", FieldPath:" + util::go_quote(text_of(rule, "fieldPath")) +
+         ", OptionalOldSelf:" + pointer("optionalOldSelf", "*bool") + "}";
+}
+
+void add_cause(json& causes, const std::string& reason, const std::string& field, const std::string& message) {
+  causes.push_back({{"reason", reason}, {"message", message}, {"field", field}});
+}
+
+bool valid_reason(const std::string& reason) {
+  return reason == "FieldValueInvalid" || reason == "FieldValueForbidden" || reason == "FieldValueRequired" ||
+         reason == "FieldValueDuplicate";
+}
+
+// The checks kube makes of one x-kubernetes-validations entry before compiling it.
+bool check_rule_fields(const json& rule, const std::string& at, json& causes) {
+  const std::string source = text_of(rule, "rule"), message = text_of(rule, "message");
+  const std::size_t before = causes.size();
+  if (trimmed(source).empty()) {
+    add_cause(causes, "FieldValueRequired", at + ".rule", "Required value: rule is not specified");
+  } else if (!message.empty() && trimmed(message).empty()) {
+    add_cause(causes, "FieldValueInvalid", at + ".message",
+              "Invalid value: " + util::go_quote(message) + ": message must be non-empty if specified");
+  } else if (trimmed(message).find('\n') != std::string::npos) {
+    add_cause(causes, "FieldValueInvalid", at + ".message",
+              "Invalid value: " + util::go_quote(message) + ": message must not contain line breaks");
+  } else if (trimmed(source).find('\n') != std::string::npos && trimmed(message).empty()) {
+    add_cause(causes, "FieldValueRequired", at + ".message",
+              "Required value: message must be specified if rule contains line breaks");
+  }
+  if (const std::string expression = text_of(rule, "messageExpression"); !expression.empty() && trimmed(expression).empty())
+    add_cause(causes, "FieldValueRequired", at + ".messageExpression",
+              "Required value: messageExpression must be non-empty if specified");
+  if (const std::string reason = text_of(rule, "reason"); rule.contains("reason") && !valid_reason(reason))
+    add_cause(causes, "FieldValueNotSupported", at + ".reason",
+              "Unsupported value: " + util::go_quote(reason) +
+                  ": supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", "
+                  "\"FieldValueRequired\"");
+  return causes.size() == before;
+}
+
+bool embedded_resource(const json& schema) {
+  return schema.is_object() && schema.value("x-kubernetes-embedded-resource", false);
+}
+
+// Appends the rule problems of `schema` and below: first the problems of the rules' fields, then
+// (only when there are none at this level or deeper, as in kube) the rules that do not compile.
+// Returns the number of field problems found at this level or deeper.
+std::size_t check_rules_into(const json& schema, const std::string& path, bool resource_root, json& field_causes,
+                             json& compile_causes) {
+  if (!schema.is_object()) return 0;
+  std::size_t problems = 0;
+  if (auto props = schema.find("properties"); props != schema.end() && props->is_object())
+    for (const auto& [key, sub] : props->items())
+      problems += check_rules_into(sub, path + ".properties[" + key + "]", embedded_resource(sub), field_causes,
+                                   compile_causes);
+  if (auto items = schema.find("items"); items != schema.end() && items->is_object())
+    problems += check_rules_into(*items, path + ".items", embedded_resource(*items), field_causes, compile_causes);
+  if (auto extra = schema.find("additionalProperties"); extra != schema.end() && extra->is_object())
+    problems += check_rules_into(*extra, path + ".additionalProperties", false, field_causes, compile_causes);
+  const auto rules = schema.find("x-kubernetes-validations");
+  if (rules == schema.end() || !rules->is_array()) return problems;
+  const auto at = [&](std::size_t i) { return path + ".x-kubernetes-validations[" + std::to_string(i) + "]"; };
+  for (std::size_t i = 0; i < rules->size(); ++i)
+    if (!check_rule_fields((*rules)[i], at(i), field_causes)) ++problems;
+  if (problems > 0) return problems;
+  for (std::size_t i = 0; i < rules->size(); ++i) {
+    const json& rule = (*rules)[i];
+    const CompiledRule compiled = compile_rule(rule, schema, resource_root);
+    if (!compiled.error.empty())
+      add_cause(compile_causes, "FieldValueInvalid", at(i) + ".rule",
+                "Invalid value: " + go_rule_text(rule) + ": " + compiled.error);
+    if (!compiled.message_expression_error.empty())
+      add_cause(compile_causes, "FieldValueInvalid", at(i) + ".messageExpression",
+                "Invalid value: " + go_rule_text(rule) + ": " + compiled.message_expression_error);
+  }
+  return 0;
+}
+
+}  // namespace
+
+ValidationRules::ValidationRules(std::unique_ptr<Node> root) : m_root(std::move(root)) {}
+ValidationRules::~ValidationRules() = default;
+
+std::shared_ptr<const ValidationRules> ValidationRules::compile(const json& schema) {
+  return std::shared_ptr<const ValidationRules>(new ValidationRules(build(schema, true)));
+}
+
+bool ValidationRules::empty() const { return m_root == nullptr; }
+
+void ValidationRules::validate(const json& object, const json* old, json& causes) const {
+  if (!m_root) return;
+  Walker walker(causes);
+  walker.walk(*m_root, object, old, "");
+}
+
+void check_rules(const json& schema, const std::string& path, json& causes) {
+  json compile_causes = json::array();
+  check_rules_into(schema, path, true, causes, compile_causes);
+  for (auto& cause : compile_causes) causes.push_back(std::move(cause));
+}
+
+}  // namespace kw::crd

@@ -1,0 +1,131 @@
+// x-kubernetes-validations: where each rule runs, which old value a transition rule sees, and the
+// causes in kube's words.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <utility>
+
+#include "server/crd/validation_rules.hpp"
+
+namespace kw::crd::test {
+
+namespace {
+
+using nlohmann::json;
+using Causes = std::set<std::pair<std::string, std::string>>;
+
+Causes run(const json& schema, const json& object, const json* old = nullptr) {
+  json causes = json::array();
+  ValidationRules::compile(schema)->validate(object, old, causes);
+  Causes out;
+  for (const auto& cause : causes) out.emplace(cause["field"], cause["message"]);
+  return out;
+}
+
+json rules(std::initializer_list<json> list) { return json(list); }
+
+}  // namespace
+
+TEST_CASE("validation rules: no rules, nothing compiled") {
+  CHECK(ValidationRules::compile(json{{"type", "object"}, {"properties", {{"a", {{"type", "string"}}}}}})->empty());
+}
+
+TEST_CASE("validation rules: the value at the rule's place is self") {
+  const json schema = {{"type", "object"},
+                       {"x-kubernetes-validations", rules({{{"rule", "self.a < self.b"}}})},
+                       {"properties",
+                        {{"a", {{"type", "integer"}}},
+                         {"b", {{"type", "integer"}}},
+                         {"s", {{"type", "string"}, {"x-kubernetes-validations", rules({{{"rule", "self != 'x'"}, {"message", "no x"}}})}}}}}};
+  CHECK(run(schema, {{"a", 1}, {"b", 2}, {"s", "y"}}).empty());
+  CHECK(run(schema, {{"a", 3}, {"b", 2}, {"s", "x"}}) ==
+        Causes{{"<nil>", R"(Invalid value: "object": failed rule: self.a < self.b)"},
+               {"s", R"(Invalid value: "string": no x)"}});
+  CHECK(run(schema, {{"a", 1}}) ==
+        Causes{{"<nil>", R"(Invalid value: "object": no such key: b evaluating rule: self.a < self.b)"}});
+}
+
+TEST_CASE("validation rules: null values are not checked") {
+  const json schema = {{"type", "object"},
+                       {"properties", {{"s", {{"type", "string"}, {"nullable", true},
+                                              {"x-kubernetes-validations", rules({{{"rule", "self.size() > 3"}}})}}}}}};
+  CHECK(run(schema, {{"s", nullptr}}).empty());
+  CHECK(run(schema, {{"s", "ab"}}).size() == 1);
+}
+
+TEST_CASE("validation rules: transition rules see the correlated old value") {
+  const json port = {{"type", "integer"}, {"x-kubernetes-validations", rules({{{"rule", "self >= oldSelf"}}})}};
+  const json schema = {
+      {"type", "object"},
+      {"properties",
+       {{"ports", {{"type", "array"}, {"x-kubernetes-list-type", "map"}, {"x-kubernetes-list-map-keys", {"name"}},
+                   {"items", {{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}, {"port", port}}}}}}},
+        {"byName", {{"type", "object"}, {"additionalProperties", port}}},
+        {"plain", {{"type", "array"}, {"items", port}}}}}};
+  const json old = {{"ports", {{{"name", "a"}, {"port", 10}}, {{"name", "b"}, {"port", 10}}}},
+                    {"byName", {{"x", 5}}},
+                    {"plain", {7}}};
+  CHECK(run(schema, old).empty());  // a create: no old value, the rules do not run
+  const json now = {{"ports", {{{"name", "b"}, {"port", 11}}, {{"name", "a"}, {"port", 9}}, {{"name", "c"}, {"port", 1}}}},
+                    {"byName", {{"x", 4}, {"y", 1}}},
+                    {"plain", {1}}};  // atomic list: nothing correlates
+  CHECK(run(schema, now, &old) ==
+        Causes{{"ports[1].port", R"(Invalid value: "integer": failed rule: self >= oldSelf)"},
+               {"byName[x]", R"(Invalid value: "integer": failed rule: self >= oldSelf)"}});
+}
+
+TEST_CASE("validation rules: reason, fieldPath and messageExpression") {
+  const json schema = {
+      {"type", "object"},
+      {"x-kubernetes-validations",
+       rules({{{"rule", "self.n <= 3"}, {"reason", "FieldValueForbidden"}, {"fieldPath", ".n"},
+               {"messageExpression", "'n is ' + string(self.n)"}},
+              {{"rule", "self.n != 5"}, {"reason", "FieldValueRequired"}, {"message", "not five"}},
+              {{"rule", "self.n != 5"}, {"reason", "FieldValueDuplicate"}},
+              {{"rule", "self.n != 5"}, {"messageExpression", "1"}, {"message", "fallback"}}})},
+      {"properties", {{"n", {{"type", "integer"}}}}}};
+  CHECK(run(schema, {{"n", 5}}) == Causes{{"n", "Forbidden: n is 5"},
+                                          {"<nil>", "Required value: not five"},
+                                          {"<nil>", R"(Duplicate value: "object")"},
+                                          {"<nil>", R"(Invalid value: "object": fallback)"}});
+}
+
+TEST_CASE("validation rules: a rule over its cost limit stops the rest") {
+  const json schema = {{"type", "object"},
+                       {"properties", {{"l", {{"type", "array"}, {"items", {{"type", "integer"}}},
+                                              {"x-kubernetes-validations",
+                                               rules({{{"rule", "self.all(x, self.all(y, true))"}}, {{"rule", "false"}}})}}}}}};
+  json many = json::array();
+  for (int i = 0; i < 2000; ++i) many.push_back(i);
+  const auto causes = run(schema, {{"l", many}});
+  REQUIRE(causes.size() == 1);
+  CHECK(causes.begin()->second.find("no further validation rules will be run due to call cost exceeds limit") !=
+        std::string::npos);
+}
+
+TEST_CASE("validation rules: a definition's rule problems") {
+  const json schema = {{"type", "object"},
+                       {"properties", {{"a", {{"type", "integer"}}}}},
+                       {"x-kubernetes-validations", rules({{{"rule", "self.b > 0"}}, {{"rule", "self.a > 0"}, {"messageExpression", "1 +"}}})}};
+  json causes = json::array();
+  check_rules(schema, "root", causes);
+  REQUIRE(causes.size() == 2);
+  CHECK(causes[0]["field"] == "root.x-kubernetes-validations[0].rule");
+  CHECK(causes[0]["message"].get<std::string>().find(": compilation failed: ERROR: <input>:1:5: undefined field 'b'") !=
+        std::string::npos);
+  CHECK(causes[1]["field"] == "root.x-kubernetes-validations[1].messageExpression");
+  CHECK(causes[1]["message"].get<std::string>().find(": messageExpression compilation failed: ERROR: <input>:1:4") !=
+        std::string::npos);
+
+  // Field problems at a level or below it keep the rules there from being compiled.
+  json broken = schema;
+  broken["properties"]["a"]["x-kubernetes-validations"] = rules({{{"rule", " "}}});
+  causes = json::array();
+  check_rules(broken, "root", causes);
+  REQUIRE(causes.size() == 1);
+  CHECK(causes[0] == json{{"reason", "FieldValueRequired"},
+                          {"message", "Required value: rule is not specified"},
+                          {"field", "root.properties[a].x-kubernetes-validations[0].rule"}});
+}
+
+}  // namespace kw::crd::test
