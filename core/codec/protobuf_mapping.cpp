@@ -175,6 +175,36 @@ bool rounded_resource_list(const google::protobuf::FieldDescriptor& field) {
   return field.containing_type()->file()->package() == "k8s.io.api.core.v1";
 }
 
+bool is_go_zero(const nlohmann::json& value) {
+  if (value.is_string()) return value.get_ref<const std::string&>().empty();
+  if (value.is_boolean()) return !value.get<bool>();
+  if (value.is_number()) return value == 0;
+  return false;
+}
+
+nlohmann::json go_zero_of(const google::protobuf::FieldDescriptor& field) {
+  using Cpp = google::protobuf::FieldDescriptor::CppType;
+  switch (field.cpp_type()) {
+    case Cpp::CPPTYPE_STRING: return "";
+    case Cpp::CPPTYPE_BOOL: return false;
+    default: return 0;
+  }
+}
+
+// A plain (non-pointer) Go scalar as encoding/json writes it: left out when zero and omitempty,
+// always there otherwise.
+void shape_go_scalar(nlohmann::json& object, const google::protobuf::FieldDescriptor& field) {
+  const proto::FieldNotes* notes = proto::field_notes(field);
+  if (notes == nullptr || notes->go_zero == proto::GoZero::pointer) return;
+  const std::string& key = json_key(field);
+  const auto found = object.find(key);
+  if (notes->go_zero == proto::GoZero::omit) {
+    if (found != object.end() && is_go_zero(*found)) object.erase(found);
+  } else if (found == object.end()) {
+    object[key] = go_zero_of(field);
+  }
+}
+
 }  // namespace
 
 void fill_go_values(nlohmann::json& object, const google::protobuf::Descriptor& message) {
@@ -182,7 +212,10 @@ void fill_go_values(nlohmann::json& object, const google::protobuf::Descriptor& 
   for (int i = 0; i < message.field_count(); ++i) {
     const google::protobuf::FieldDescriptor& field = *message.field(i);
     const google::protobuf::Descriptor* type = field.message_type();
-    if (type == nullptr) continue;
+    if (type == nullptr) {
+      if (!field.is_repeated()) shape_go_scalar(object, field);
+      continue;
+    }
     if (is_inline_field(field)) {
       fill_go_values(object, *type);
       continue;

@@ -56,7 +56,9 @@ const google::protobuf::FieldDescriptor* json_field(const google::protobuf::Desc
 // Fills in what Go's encoding of an object of `message` always has: every field that is a
 // struct value in Kubernetes' Go types (kw.api.go_value) and is missing becomes {} (null for a
 // time), at every depth, in list items and map values too ("status": {}, a pod template's
-// "creationTimestamp": null, a condition's "lastProbeTime": null). Quantities are written as Go
+// "creationTimestamp": null, a condition's "lastProbeTime": null). Plain Go scalars follow their
+// JSON tags (kw.api.go_zero): a zero value with omitempty is dropped ("workingDir": "" or
+// "generation": 0 from a Go client's protobuf), one without is filled in. Quantities are written as Go
 // writes them back ("0.5" -> "500m"), core/v1's ResourceLists first rounded up to milli units.
 void fill_go_values(nlohmann::json& object, const google::protobuf::Descriptor& message);
 

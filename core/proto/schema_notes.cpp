@@ -35,6 +35,7 @@ constexpr int k_list_map_keys = 51005;
 constexpr int k_map_type = 51006;
 constexpr int k_default = 51007;
 constexpr int k_go_value = 51008;
+constexpr int k_go_zero = 51009;
 constexpr int k_struct_type = 51001;  // on MessageOptions
 
 // "// One line\n// and the next" arrives as " One line\n and the next\n": one line of text.
@@ -93,6 +94,7 @@ std::unique_ptr<FieldNotes> notes_of(const pb::FieldOptions& field_options) {
         case k_list_map_keys: notes->list_map_keys.push_back(text); break;
         case k_map_type: notes->map_type = text; break;
         case k_default: notes->default_json = text; break;
+        case k_go_zero: notes->go_zero = text == "keep" ? GoZero::keep : GoZero::omit; break;
         default: continue;
       }
     } else if (option.type() == pb::UnknownField::TYPE_VARINT && option.number() == k_required) {

@@ -25,6 +25,9 @@ std::string_view comment_of(std::string_view full_name);
 // Every commented message and field with its comment, by full name.
 std::vector<std::pair<std::string_view, std::string_view>> all_comments();
 
+// kw.api.go_zero: how a scalar's zero value appears in JSON (see kw/annotations.proto).
+enum class GoZero { pointer, omit, keep };
+
 struct FieldNotes {
   std::string merge_key;       // kw.api.merge_key: "" when the list has none
   std::string patch_strategy;  // kw.api.patch_strategy: "", "merge" or "merge,retainKeys"
@@ -34,6 +37,7 @@ struct FieldNotes {
   std::string map_type;        // kw.api.map_type: "", "atomic" or "granular"
   std::string default_json;    // kw.api.default: the default as JSON text; "" when none
   bool go_value = false;       // kw.api.go_value: always present in JSON ({} or null)
+  GoZero go_zero = GoZero::pointer;  // kw.api.go_zero
 };
 
 // The kw.api options of the field `full_name`; null when it has none (or is no field).

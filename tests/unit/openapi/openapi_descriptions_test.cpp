@@ -184,7 +184,11 @@ TEST_CASE("the kw.api options of the .proto files: merge keys, patch strategies,
   CHECK(finalizers->merge_key.empty());
   CHECK(finalizers->patch_strategy == "merge");
   CHECK(field_notes("k8s.io.api.core.v1.EphemeralContainerCommon.name")->required);
-  CHECK(field_notes("k8s.io.api.core.v1.PodSpec.nodeName") == nullptr);
+  CHECK(field_notes("k8s.io.api.core.v1.PodSpec.priority") == nullptr);  // a Go pointer: no notes
+  // Plain Go scalars: omitempty ones drop their zero value, the others always have one.
+  CHECK(field_notes("k8s.io.api.core.v1.PodSpec.nodeName")->go_zero == kw::proto::GoZero::omit);
+  CHECK(field_notes("k8s.io.api.core.v1.ContainerPort.containerPort")->go_zero == kw::proto::GoZero::keep);
+  CHECK(field_notes("k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.generation")->go_zero == kw::proto::GoZero::omit);
 
   // Every merging list is a list, and its merge key names a field of the items. The walk
   // covers every message the served kinds reach.
