@@ -61,6 +61,9 @@ struct ServeOptions {
   int compaction_interval_seconds = 300;
   std::string tls_cert_file, tls_private_key_file, client_ca_file;
   std::string proxy_client_cert_file, proxy_client_key_file;
+  std::string requestheader_client_ca_file;
+  std::vector<std::string> requestheader_allowed_names, requestheader_username_headers, requestheader_group_headers,
+      requestheader_extra_headers_prefix;
   std::vector<std::string> tls_sans;
   std::string token_auth_file;
   std::string authorization_mode = "AlwaysAllow";
@@ -301,20 +304,58 @@ int wait_for_signal() {
   return signal;
 }
 
-// kube-system/extension-apiserver-authentication: the CA that signs client certificates, for
-// components (kube-controller-manager, kube-scheduler, aggregated servers) that authenticate
-// their own clients the way this server does.
-Result<void> publish_client_ca(const std::string& path, registry::Registry& registry) {
+// Every value of a repeatable, comma-separated flag (kube's string slices).
+std::vector<std::string> flag_values(const std::vector<std::string>& given) {
+  std::vector<std::string> out;
+  for (const auto& one : given)
+    for (auto& value : split_commas(one)) out.push_back(std::move(value));
+  return out;
+}
+
+// The front-proxy authentication of --requestheader-client-ca-file; none without it.
+std::optional<auth::RequestHeaderConfig> request_header_config(const ServeOptions& o) {
+  if (o.requestheader_client_ca_file.empty()) return std::nullopt;
+  return auth::RequestHeaderConfig{.allowed_names = flag_values(o.requestheader_allowed_names),
+                                   .username_headers = flag_values(o.requestheader_username_headers),
+                                   .group_headers = flag_values(o.requestheader_group_headers),
+                                   .extra_headers_prefixes = flag_values(o.requestheader_extra_headers_prefix)};
+}
+
+Result<std::string> read_pem(const std::string& path, const char* what) {
   std::ifstream in(path);
-  if (!in) return fail("cannot read the client CA " + path + " for extension-apiserver-authentication");
+  if (!in) return fail("cannot read the " + std::string(what) + " " + path + " for extension-apiserver-authentication");
   std::stringstream pem;
   pem << in.rdbuf();
+  return pem.str();
+}
+
+// A string slice as kube writes it into the ConfigMap: a JSON array, [] when the flag was not given.
+std::string json_string_slice(const std::vector<std::string>& values) {
+  return nlohmann::json(values).dump();
+}
+
+// kube-system/extension-apiserver-authentication: the CA that signs client certificates and the
+// front-proxy settings, for components (kube-controller-manager, kube-scheduler, aggregated
+// servers) that authenticate their own clients the way this server does.
+Result<void> publish_authentication(const ServeOptions& o, const std::string& client_ca, registry::Registry& registry) {
+  auto client_pem = read_pem(client_ca, "client CA");
+  if (!client_pem) return std::unexpected(client_pem.error());
+  nlohmann::json data = {{"client-ca-file", *client_pem}};
+  if (auto proxy = request_header_config(o)) {
+    auto proxy_pem = read_pem(o.requestheader_client_ca_file, "request-header CA");
+    if (!proxy_pem) return std::unexpected(proxy_pem.error());
+    data["requestheader-client-ca-file"] = *proxy_pem;
+    data["requestheader-allowed-names"] = json_string_slice(proxy->allowed_names);
+    data["requestheader-username-headers"] = json_string_slice(proxy->username_headers);
+    data["requestheader-group-headers"] = json_string_slice(proxy->group_headers);
+    data["requestheader-extra-headers-prefix"] = json_string_slice(proxy->extra_headers_prefixes);
+  }
   const auto* configmaps = registry.resources()->find_plural("", "v1", "configmaps");
   if (configmaps == nullptr) return {};
   const nlohmann::json object = {{"apiVersion", "v1"},
                                  {"kind", "ConfigMap"},
                                  {"metadata", {{"name", "extension-apiserver-authentication"}, {"namespace", "kube-system"}}},
-                                 {"data", {{"client-ca-file", pem.str()}}}};
+                                 {"data", std::move(data)}};
   if (auto kept = registry.reconcile_owned(*configmaps, "kube-system", object, {"data"}); !kept)
     return fail("cannot write kube-system/extension-apiserver-authentication: " + kept.error().message);
   return {};
@@ -336,6 +377,7 @@ Result<std::unique_ptr<net::HttpServer>> serve_secure(const ServeOptions& o, con
   tls.cert_file = o.tls_cert_file.empty() ? pki.serving_cert : o.tls_cert_file;
   tls.key_file = o.tls_private_key_file.empty() ? pki.serving_key : o.tls_private_key_file;
   tls.client_ca_file = o.client_ca_file.empty() ? pki.ca_cert : o.client_ca_file;
+  tls.request_header_ca_file = o.requestheader_client_ca_file;
   config.tls = tls;
   auto server = net::start_http_server(config, std::move(handler));
   if (!server) return fail("cannot listen on " + o.bind_address + ":" + std::to_string(o.secure_port) + ": " +
@@ -346,7 +388,7 @@ Result<std::unique_ptr<net::HttpServer>> serve_secure(const ServeOptions& o, con
   const std::string kubeconfig = o.data_dir + "/admin.kubeconfig";
   if (auto written = auth::write_admin_kubeconfig(kubeconfig, url, pki); !written)
     return std::unexpected(written.error());
-  if (auto published = publish_client_ca(tls.client_ca_file, registry); !published)
+  if (auto published = publish_authentication(o, tls.client_ca_file, registry); !published)
     std::cerr << "kw serve: " << published.error().message << "\n";
   std::cout << "kw serve: serving h2 and HTTP/1.1 (TLS) on " << url << "\n"
             << "  admin kubeconfig: " << kubeconfig << "\n"
@@ -437,6 +479,7 @@ int run_serve(const ServeOptions& o) {
   auto authenticator = auth::Authenticator::load({.token_auth_file = o.token_auth_file,
                                                   .client_certs = true,
                                                   .anonymous = o.anonymous_auth,
+                                                  .request_header = request_header_config(o),
                                                   .service_accounts = *service_accounts,
                                                   .oidc = oidc});
   if (!authenticator) {
@@ -661,6 +704,17 @@ void add_serve_command(CLI::App& app, int* exit_code) {
                     "private key of --proxy-client-cert-file");
   serve->add_option("--client-ca-file", options->client_ca_file,
                     "CA that signs client certificates (CN = user, O = groups); default: the generated CA");
+  serve->add_option("--requestheader-client-ca-file", options->requestheader_client_ca_file,
+                    "CA that signs front proxies' client certificates; such a proxy names the user in the "
+                    "--requestheader-*-headers");
+  serve->add_option("--requestheader-allowed-names", options->requestheader_allowed_names,
+                    "CNs a front proxy's certificate may have (comma-separated; default: any)");
+  serve->add_option("--requestheader-username-headers", options->requestheader_username_headers,
+                    "headers that name the user, the first with a value wins (e.g. X-Remote-User)");
+  serve->add_option("--requestheader-group-headers", options->requestheader_group_headers,
+                    "headers whose values are the user's groups (e.g. X-Remote-Group)");
+  serve->add_option("--requestheader-extra-headers-prefix", options->requestheader_extra_headers_prefix,
+                    "header prefixes of the user's extra values (e.g. X-Remote-Extra-)");
   serve->add_option("--token-auth-file", options->token_auth_file, "bearer tokens, kube-apiserver's CSV format");
   serve->add_option("--authorization-mode", options->authorization_mode,
                     "Node, RBAC, ABAC, AlwaysAllow or AlwaysDeny (comma-separated, tried in order)")->capture_default_str();

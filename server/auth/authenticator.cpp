@@ -137,8 +137,41 @@ std::optional<std::string> Authenticator::presented_token(const net::Request& re
   return std::nullopt;
 }
 
+std::optional<UserInfo> Authenticator::from_request_headers(const net::Request& request, bool& refused) const {
+  const RequestHeaderConfig& config = *m_config.request_header;
+  const auto& allowed = config.allowed_names;
+  if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), request.peer->common_name) == allowed.end()) {
+    refused = true;
+    return std::nullopt;
+  }
+  UserInfo user;
+  for (const auto& name : config.username_headers)
+    if (const std::string* value = request.header(util::to_lower(name)); value && !value->empty()) {
+      user.name = *value;
+      break;
+    }
+  if (user.name.empty()) return std::nullopt;
+  for (const auto& name : config.group_headers)
+    for (const auto& header : request.headers)
+      if (iequals(header.name, name) && !header.value.empty()) user.groups.push_back(header.value);
+  // Extra keys are lower case and percent-decoded, values in prefix order then arrival order.
+  for (const auto& prefix : config.extra_headers_prefixes)
+    for (const auto& header : request.headers)
+      if (header.name.size() > prefix.size() && iequals(header.name.substr(0, prefix.size()), prefix))
+        user.extra[util::percent_decode(util::to_lower(header.name.substr(prefix.size())))].push_back(header.value);
+  return user;
+}
+
 std::optional<UserInfo> Authenticator::authenticate(const net::Request& request) const {
-  if (m_config.client_certs && request.peer && !request.peer->common_name.empty()) {
+  // A certificate that authenticates nothing (a front proxy not allowed, or naming no user,
+  // whose certificate the client CA did not sign) fails the request as kube's union of
+  // authenticators fails it, unless a token authenticates.
+  bool refused = false;
+  if (m_config.request_header && request.peer && request.peer->by_request_header_ca) {
+    if (auto user = from_request_headers(request, refused)) return with_authenticated_group(std::move(*user));
+    if (!request.peer->by_client_ca) refused = true;
+  }
+  if (m_config.client_certs && request.peer && request.peer->by_client_ca && !request.peer->common_name.empty()) {
     return with_authenticated_group(
         UserInfo{.name = request.peer->common_name, .groups = request.peer->organizations, .uid = {}, .extra = {}});
   }
@@ -150,7 +183,7 @@ std::optional<UserInfo> Authenticator::authenticate(const net::Request& request)
       return authenticate_token(*token).user;
     }
   }
-  if (m_config.anonymous) {
+  if (m_config.anonymous && !refused) {
     return UserInfo{.name = k_user_anonymous, .groups = {k_group_unauthenticated}, .uid = {}, .extra = {}};
   }
   return std::nullopt;

@@ -1,6 +1,7 @@
 #pragma once
-// Request authentication, in kube-apiserver's order: a verified client certificate (CN is
-// the user, O the groups), then `Authorization: Bearer <token>` from the token file or a
+// Request authentication, in kube-apiserver's order: an authenticating front proxy (a client
+// certificate from the request-header CA, the user in its X-Remote-* headers), a verified
+// client certificate (CN is the user, O the groups), then `Authorization: Bearer <token>` from the token file or a
 // ServiceAccount token (for a
 // WebSocket request without that header: the subprotocol
 // `base64url.bearer.authorization.k8s.io.<base64url token>`, as browsers must send it), then
@@ -23,10 +24,21 @@ namespace kw::auth {
 class ServiceAccountTokens;
 class OidcAuthenticator;
 
+// kube-apiserver's --requestheader-* flags: a front proxy whose client certificate the
+// request-header CA signed names the user in headers.
+struct RequestHeaderConfig {
+  std::vector<std::string> allowed_names;     // the proxy's certificate CN; empty: any
+  std::vector<std::string> username_headers;  // the first one with a value names the user
+  std::vector<std::string> group_headers;     // every value of each is a group
+  std::vector<std::string> extra_headers_prefixes;  // PREFIX + key: a value of extra[key]
+};
+
 struct AuthnConfig {
   std::string token_auth_file;  // empty: no bearer tokens from a file
   bool client_certs = false;    // trust Request::peer (the transport verified it against the client CA)
   bool anonymous = false;       // requests with no credentials become system:anonymous
+  // Set with --requestheader-client-ca-file (Request::peer says which CA signed).
+  std::optional<RequestHeaderConfig> request_header = std::nullopt;
   // ServiceAccount tokens (bound and legacy); null: none are accepted.
   std::shared_ptr<const ServiceAccountTokens> service_accounts = nullptr;
   // OpenID Connect ID tokens (--oidc-issuer-url); null: none.
@@ -66,6 +78,9 @@ class Authenticator {
   // The bearer token of the request: nullopt = none presented, "" = presented but malformed.
   static std::optional<std::string> presented_token(const net::Request& request);
   std::optional<UserInfo> from_token(const std::string& token) const;
+  // The user a front proxy names; nullopt when it names none. Sets `refused` when the proxy's
+  // certificate is not one of the allowed names.
+  std::optional<UserInfo> from_request_headers(const net::Request& request, bool& refused) const;
 
   AuthnConfig m_config;
   std::vector<Token> m_tokens;

@@ -30,7 +30,7 @@ class HttpServerImpl final : public HttpServer {
 
   Result<void> start() {
     if (m_state->config.tls) {
-      auto context = detail::make_tls_context(*m_state->config.tls);
+      auto context = detail::make_tls_context(*m_state->config.tls, m_state->tls_anchors);
       if (!context) return std::unexpected(context.error());
       m_tls = std::move(*context);
       m_state->tls = m_tls.get();

@@ -27,6 +27,10 @@ enum class Protocol { http1, http2, websocket };
 struct PeerIdentity {  // from a verified TLS client certificate
   std::string common_name;
   std::vector<std::string> organizations;
+  // The trust anchor its chain ends at: TlsConfig's client CA (a user's own certificate) or
+  // its request-header CA (an authenticating front proxy's); both when they share one.
+  bool by_client_ca = false;
+  bool by_request_header_ca = false;
 };
 
 struct Request {
@@ -113,6 +117,9 @@ struct TlsConfig {
   std::string cert_file;       // PEM serving certificate (chain)
   std::string key_file;        // PEM private key
   std::string client_ca_file;  // optional: verify client certificates against it (not required)
+  // Optional: front proxies' client certificates are verified against it too; PeerIdentity
+  // says which of the two CAs signed a certificate.
+  std::string request_header_ca_file = {};
 };
 
 struct ServerConfig {

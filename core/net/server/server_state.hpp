@@ -107,6 +107,13 @@ class ConnectionRegistry {
   std::unordered_map<const Connection*, Entry> m_entries;
 };
 
+// The DER bytes of every certificate in TlsConfig's client CA file and request-header CA file:
+// a verified chain ending at one of them tells PeerIdentity which CA signed it.
+struct TlsAnchors {
+  std::vector<std::string> client;
+  std::vector<std::string> request_header;
+};
+
 struct ServerState {
   ServerState(ServerConfig config_in, Handler handler_in)
       : config(std::move(config_in)),
@@ -127,6 +134,7 @@ struct ServerState {
   ConnectionRegistry connections;
   std::atomic<bool> shutting_down{false};
   asio::ssl::context* tls = nullptr;  // set when ServerConfig::tls is given
+  TlsAnchors tls_anchors;             // with it
 };
 
 // Protocol entry points; each takes ownership of the stream. `initial` holds bytes already

@@ -2,10 +2,13 @@
 
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -53,18 +56,61 @@ std::vector<std::string> name_entries(X509_NAME* name, int nid) {
   return values;
 }
 
-std::optional<PeerIdentity> verified_peer(SSL* ssl) {
+std::string der_of(X509* cert) {
+  unsigned char* der = nullptr;
+  const int length = i2d_X509(cert, &der);
+  if (length <= 0) return {};
+  std::string out(reinterpret_cast<const char*>(der), static_cast<std::size_t>(length));
+  OPENSSL_free(der);
+  return out;
+}
+
+// The DER bytes of each certificate in a PEM file.
+Result<std::vector<std::string>> read_anchors(const std::string& path) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_file(path.c_str(), "r"), BIO_free);
+  if (!bio) return fail("cannot read CA file '" + path + "'");
+  std::vector<std::string> out;
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    out.push_back(der_of(cert));
+    X509_free(cert);
+  }
+  ERR_clear_error();  // the end of the file reads as an error
+  if (out.empty()) return fail("no certificate in CA file '" + path + "'");
+  return out;
+}
+
+bool contains(const std::vector<std::string>& anchors, const std::string& der) {
+  return std::find(anchors.begin(), anchors.end(), der) != anchors.end();
+}
+
+std::optional<PeerIdentity> verified_peer(SSL* ssl, const TlsAnchors& anchors) {
   X509* cert = SSL_get1_peer_certificate(ssl);
   if (cert == nullptr) return std::nullopt;
   std::optional<PeerIdentity> identity;
-  if (SSL_get_verify_result(ssl) == X509_V_OK) {
+  STACK_OF(X509)* chain = SSL_get0_verified_chain(ssl);
+  if (SSL_get_verify_result(ssl) == X509_V_OK && chain != nullptr && sk_X509_num(chain) > 0) {
     X509_NAME* subject = X509_get_subject_name(cert);
     auto common_names = name_entries(subject, NID_commonName);
+    const std::string anchor = der_of(sk_X509_value(chain, sk_X509_num(chain) - 1));
     identity = PeerIdentity{.common_name = common_names.empty() ? std::string() : common_names.front(),
-                            .organizations = name_entries(subject, NID_organizationName)};
+                            .organizations = name_entries(subject, NID_organizationName),
+                            .by_client_ca = anchors.request_header.empty() || contains(anchors.client, anchor),
+                            .by_request_header_ca = contains(anchors.request_header, anchor)};
   }
   X509_free(cert);
   return identity;
+}
+
+// Trusts the certificates of `path` for client certificates and names them in the handshake.
+Result<void> trust_client_ca(ssl::context& context, const std::string& path) {
+  ErrorCode ec;
+  context.load_verify_file(path, ec);
+  if (ec) return fail("cannot load client CA file '" + path + "': " + ec.message());
+  if (SSL_add_file_cert_subjects_to_stack(SSL_CTX_get_client_CA_list(context.native_handle()), path.c_str()) != 1) {
+    ERR_clear_error();
+    return fail("cannot read the names in client CA file '" + path + "'");
+  }
+  return {};
 }
 
 class TlsStreamImpl final : public ByteStreamImpl {
@@ -123,7 +169,7 @@ std::string remote_text(const tcp::socket& socket) {
 
 }  // namespace
 
-Result<std::shared_ptr<ssl::context>> make_tls_context(const TlsConfig& config) {
+Result<std::shared_ptr<ssl::context>> make_tls_context(const TlsConfig& config, TlsAnchors& anchors) {
   auto context = std::make_shared<ssl::context>(ssl::context::tls_server);
   ErrorCode ec;
   context->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
@@ -137,11 +183,14 @@ Result<std::shared_ptr<ssl::context>> make_tls_context(const TlsConfig& config) 
   if (SSL_CTX_check_private_key(native) != 1) {
     return fail("TLS private key '" + config.key_file + "' does not match certificate '" + config.cert_file + "'");
   }
-  if (!config.client_ca_file.empty()) {
-    context->load_verify_file(config.client_ca_file, ec);
-    if (ec) return fail("cannot load client CA file '" + config.client_ca_file + "': " + ec.message());
-    if (STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(config.client_ca_file.c_str())) {
-      SSL_CTX_set_client_CA_list(native, names);
+  if (!config.client_ca_file.empty() || !config.request_header_ca_file.empty()) {
+    SSL_CTX_set_client_CA_list(native, sk_X509_NAME_new_null());
+    for (const auto* file : {&config.client_ca_file, &config.request_header_ca_file}) {
+      if (file->empty()) continue;
+      if (auto trusted = trust_client_ca(*context, *file); !trusted) return std::unexpected(trusted.error());
+      auto read = read_anchors(*file);
+      if (!read) return std::unexpected(read.error());
+      (file == &config.client_ca_file ? anchors.client : anchors.request_header) = std::move(*read);
     }
     // Ask for a certificate but let clients without one in (they may use a token).
     context->set_verify_mode(ssl::verify_peer, ec);
@@ -168,7 +217,7 @@ void start_tls(ServerState& state, tcp::socket socket, Strand strand) {
       return;
     }
     SSL* ssl = raw->stream().native_handle();
-    peer.identity = verified_peer(ssl);
+    peer.identity = verified_peer(ssl, state.tls_anchors);
     const unsigned char* alpn = nullptr;
     unsigned int alpn_length = 0;
     SSL_get0_alpn_selected(ssl, &alpn, &alpn_length);

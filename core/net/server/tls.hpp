@@ -10,7 +10,8 @@
 
 namespace kw::net::detail {
 
-Result<std::shared_ptr<asio::ssl::context>> make_tls_context(const TlsConfig& config);
+// The server's context; `anchors` receives the client CA files' certificates.
+Result<std::shared_ptr<asio::ssl::context>> make_tls_context(const TlsConfig& config, TlsAnchors& anchors);
 // Runs the handshake on `socket` (whose executor is `strand`), then starts HTTP/2 when ALPN
 // chose "h2" and HTTP/1.1 otherwise.
 void start_tls(ServerState& state, asio::ip::tcp::socket socket, Strand strand);

@@ -1,4 +1,4 @@
-// Token file parsing and authentication precedence: client certificate, then bearer token,
+// Token file parsing and authentication precedence: front proxy, client certificate, then bearer token,
 // then anonymous; a wrong token is a 401 even when anonymous is on.
 #include <doctest/doctest.h>
 
@@ -131,7 +131,7 @@ TEST_CASE("authenticator: certificate, then token, then anonymous") {
   write_text(tmp.file("tokens.csv"), k_tokens);
   const auto authn = make(tmp.file("tokens.csv"), true, true);
   CHECK(authn.token_count() == 4);
-  const net::PeerIdentity admin{.common_name = "kw-admin", .organizations = {"system:masters"}};
+  const net::PeerIdentity admin{.common_name = "kw-admin", .organizations = {"system:masters"}, .by_client_ca = true};
 
   SUBCASE("a verified client certificate wins over a token") {
     auto user = authn.authenticate(request_with("Bearer s3cret", admin));
@@ -164,7 +164,7 @@ TEST_CASE("authenticator: certificate, then token, then anonymous") {
   }
   SUBCASE("a certificate without a common name does not authenticate") {
     auto user =
-        authn.authenticate(request_with("Bearer t0ken", net::PeerIdentity{.common_name = "", .organizations = {"x"}}));
+        authn.authenticate(request_with("Bearer t0ken", net::PeerIdentity{.common_name = "", .organizations = {"x"}, .by_client_ca = true}));
     REQUIRE(user);
     CHECK(user->name == "bob");
   }
@@ -173,7 +173,7 @@ TEST_CASE("authenticator: certificate, then token, then anonymous") {
 TEST_CASE("authenticator: each source only when enabled") {
   TempDir tmp;
   write_text(tmp.file("tokens.csv"), k_tokens);
-  const net::PeerIdentity admin{.common_name = "kw-admin", .organizations = {"system:masters"}};
+  const net::PeerIdentity admin{.common_name = "kw-admin", .organizations = {"system:masters"}, .by_client_ca = true};
 
   const auto no_certs = make(tmp.file("tokens.csv"), false, false);
   CHECK_FALSE(no_certs.authenticate(request_with(std::nullopt, admin)));
@@ -186,6 +186,60 @@ TEST_CASE("authenticator: each source only when enabled") {
   CHECK_FALSE(certs_only.authenticate(request_with("Bearer s3cret")));
   const auto anonymous_only = make("", false, true);
   CHECK(anonymous_only.authenticate(request_with("Bearer s3cret"))->name == "system:anonymous");
+}
+
+TEST_CASE("authenticator: a front proxy names the user in its headers") {
+  RequestHeaderConfig proxy_config{.allowed_names = {"front-proxy"},
+                                   .username_headers = {"X-Remote-User", "X-Other-User"},
+                                   .group_headers = {"X-Remote-Group"},
+                                   .extra_headers_prefixes = {"X-Remote-Extra-"}};
+  auto loaded = Authenticator::load({.token_auth_file = "", .client_certs = true, .anonymous = true, .request_header = proxy_config});
+  REQUIRE(loaded);
+  const Authenticator& authn = *loaded;
+  const net::PeerIdentity proxy{.common_name = "front-proxy", .organizations = {}, .by_request_header_ca = true};
+  auto request = request_with(std::nullopt, proxy);
+
+  SUBCASE("user, groups and extra from the headers") {
+    request.headers.push_back({"x-other-user", "ignored"});
+    request.headers.push_back({"x-remote-user", "alice"});
+    request.headers.push_back({"x-remote-group", "devs"});
+    request.headers.push_back({"x-remote-group", ""});
+    request.headers.push_back({"x-remote-group", "ops"});
+    request.headers.push_back({"x-remote-extra-scopes%2fa", "x"});
+    request.headers.push_back({"x-remote-extra-Team", "t1"});
+    auto user = authn.authenticate(request);
+    REQUIRE(user);
+    CHECK(user->name == "alice");
+    CHECK(user->groups == Groups{"devs", "ops", "system:authenticated"});
+    CHECK(user->extra == std::map<std::string, std::vector<std::string>>{{"scopes/a", {"x"}}, {"team", {"t1"}}});
+  }
+  SUBCASE("the second username header when the first is missing") {
+    request.headers.push_back({"x-other-user", "bob"});
+    CHECK(authn.authenticate(request)->name == "bob");
+  }
+  SUBCASE("a proxy naming no user is refused, anonymous or not") {
+    CHECK_FALSE(authn.authenticate(request));
+  }
+  SUBCASE("a proxy whose name is not allowed is refused") {
+    auto other = request_with(std::nullopt, net::PeerIdentity{.common_name = "other", .organizations = {},
+                                                              .by_request_header_ca = true});
+    other.headers.push_back({"x-remote-user", "alice"});
+    CHECK_FALSE(authn.authenticate(other));
+    other.headers.push_back({"authorization", "Bearer unknown"});
+    CHECK_FALSE(authn.authenticate(other));
+  }
+  SUBCASE("a user's own certificate ignores the headers") {
+    auto own = request_with(std::nullopt, net::PeerIdentity{.common_name = "carol", .organizations = {"qa"},
+                                                            .by_client_ca = true});
+    own.headers.push_back({"x-remote-user", "mallory"});
+    CHECK(authn.authenticate(own)->name == "carol");
+  }
+  SUBCASE("without --requestheader-client-ca-file the headers mean nothing") {
+    auto plain = Authenticator::load({.token_auth_file = "", .client_certs = true, .anonymous = true});
+    REQUIRE(plain);
+    request.headers.push_back({"x-remote-user", "alice"});
+    CHECK(plain->authenticate(request)->name == "system:anonymous");
+  }
 }
 
 TEST_CASE("authenticator: system:authenticated is added once") {
