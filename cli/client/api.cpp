@@ -36,6 +36,12 @@ void add_connection_flags(CLI::App& command, ConnectionFlags& flags, bool kubeco
 Result<std::unique_ptr<ApiClient>> ApiClient::create(const ConnectionFlags& flags) {
   auto config = kubeconfig::load(flags.overrides, kubeconfig::Environment::from_process());
   if (!config) return std::unexpected(config.error());
+  // kubectl tunnels through the cluster's proxy-url; kw's transport has no proxy support, so
+  // it says so rather than silently connecting directly.
+  if (!config->proxy_url.empty())
+    return fail("cluster proxy-url '" + config->proxy_url +
+                "' is set in the kubeconfig, but kw cannot connect through a proxy; remove proxy-url to connect "
+                "to the server directly");
   std::unique_ptr<ApiClient> api(new ApiClient());
   api->m_config = std::move(*config);
   const auto& c = api->m_config;

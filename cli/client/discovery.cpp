@@ -1,6 +1,8 @@
-// Discovery documents -> resources, the on-disk cache, and the name resolver of the verbs.
+// Discovery documents -> resources, the on-disk cache, category expansion, and the name
+// resolver of the verbs.
 #include "cli/client/discovery.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -157,6 +159,30 @@ VerbResult<std::vector<api::ResourceInfo>> cached_discovery(ApiClient& api, cons
   return resources;
 }
 
+std::vector<const api::ResourceInfo*> category_members(const api::ResourceTable& table, std::string_view category) {
+  std::vector<const api::ResourceInfo*> out;
+  for (const auto& r : table.all()) {
+    if (std::find(r.categories.begin(), r.categories.end(), category) == r.categories.end()) continue;
+    const bool listed = std::any_of(out.begin(), out.end(), [&](const api::ResourceInfo* member) {
+      return member->group == r.group && member->plural == r.plural;
+    });
+    if (!listed) out.push_back(&r);
+  }
+  return out;
+}
+
+std::vector<api::ResourceInfo> resolve_type(const api::ResourceTable& builtin, const api::ResourceTable& discovered,
+                                            std::string_view name) {
+  if (const auto* info = builtin.resolve(name)) return {*info};
+  if (const auto* info = discovered.resolve(name)) return {*info};
+  std::vector<api::ResourceInfo> out;
+  for (const auto* member : category_members(discovered, name)) {
+    const auto* own = builtin.find_plural(member->group, member->version, member->plural);
+    out.push_back(own != nullptr ? *own : *member);
+  }
+  return out;
+}
+
 Resolver::Resolver(ApiClient& api, fs::path cache_root)
     : m_api(api), m_cache_root(std::move(cache_root)), m_builtin(kinds::builtin_table()) {}
 
@@ -180,6 +206,17 @@ VerbResult<api::ResourceInfo> Resolver::resolve(const std::string& name) {
     auto table = discovered(refresh);
     if (!table) return std::unexpected(table.error());
     if (const auto* info = (*table)->resolve(name)) return *info;
+  }
+  return std::unexpected(usage_error("the server doesn't have a resource type \"" + name + "\""));
+}
+
+VerbResult<std::vector<api::ResourceInfo>> Resolver::resolve_types(const std::string& name) {
+  if (const auto* info = m_builtin.resolve(name)) return std::vector<api::ResourceInfo>{*info};
+  for (bool refresh : {false, true}) {
+    auto table = discovered(refresh);
+    if (!table) return std::unexpected(table.error());
+    auto resolved = resolve_type(m_builtin, **table, name);
+    if (!resolved.empty()) return resolved;
   }
   return std::unexpected(usage_error("the server doesn't have a resource type \"" + name + "\""));
 }

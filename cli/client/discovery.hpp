@@ -2,11 +2,13 @@
 // Discovery for the client verbs: the resources a server serves (/api/v1 and every group's
 // preferred version under /apis), cached per server under ~/.cache/kw/discovery for ten
 // minutes, and a resolver that maps a typed name ("po", "deployments.apps") or an
-// apiVersion+kind to a resource, trying the built-in table before the server.
+// apiVersion+kind to a resource, trying the built-in table before the server, and that
+// expands a category ("all") into its resources as kubectl does.
 #include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -38,6 +40,18 @@ std::vector<api::ResourceInfo> resources_from_json(const nlohmann::json& documen
 VerbResult<std::vector<api::ResourceInfo>> cached_discovery(ApiClient& api, const std::filesystem::path& cache_root,
                                                            bool refresh);
 
+// The resources whose discovery categories include `category` ("all", "api-extensions"), in
+// the table's order, each group+resource once (the first version listed).
+std::vector<const api::ResourceInfo*> category_members(const api::ResourceTable& table, std::string_view category);
+
+// One TYPE argument of kw get against the built-in table and a server's discovered one: the
+// resource of that name (plural, singular, short name or kind, built-in first), else the
+// members of the category of that name in discovery order, each as its built-in row where
+// the client has one. A resource name wins over a category of the same name, as in kubectl.
+// Empty when neither table knows the name.
+std::vector<api::ResourceInfo> resolve_type(const api::ResourceTable& builtin, const api::ResourceTable& discovered,
+                                            std::string_view name);
+
 // Name -> resource for the verbs: the built-in table first, then the server's discovery
 // (cached; refreshed once on a miss so a just-created CRD is found).
 class Resolver {
@@ -46,6 +60,9 @@ class Resolver {
 
   // "pods", "po", "pod", "Pod", "deployments.apps"...
   VerbResult<api::ResourceInfo> resolve(const std::string& name);
+  // A TYPE argument that may name a category: resolve_type() against the cached discovery,
+  // then once more against a refreshed one.
+  VerbResult<std::vector<api::ResourceInfo>> resolve_types(const std::string& name);
   // The resource of an object's apiVersion + kind.
   VerbResult<api::ResourceInfo> resolve_kind(const std::string& api_version, const std::string& kind);
   // Whether the kind is one the client knows the patch strategy of (strategic merge patch);

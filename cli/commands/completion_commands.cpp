@@ -1,11 +1,12 @@
 // kw completion bash|zsh, and the hidden kw __complete WHAT [ARG] the scripts call for names
-// that live on the server: resource types (discovery, cached for ten minutes), object names
-// and namespaces (listed live), and kubeconfig contexts.
+// that live on the server: resource types and their categories (discovery, cached for ten
+// minutes), object names and namespaces (listed live), and kubeconfig contexts.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "cli/commands/completion.hpp"
@@ -27,16 +28,19 @@ struct CompleteOptions {
   std::vector<std::string> words;
 };
 
-void print_resource_types(ApiClient& api) {
-  auto resources = cached_discovery(api, default_discovery_cache_root(), false);
-  const api::ResourceTable& builtin = kinds::builtin_table();
-  const std::vector<api::ResourceInfo> list = resources ? *resources : builtin.all();
+// Resource names a verb accepts, then the categories they belong to ("all"), each once.
+void print_resource_types(const std::vector<api::ResourceInfo>& resources) {
   std::set<std::string> seen;
-  for (const auto& r : list) {
+  std::vector<std::string> categories;
+  for (const auto& r : resources) {
     if (!r.verbs.empty() && std::find(r.verbs.begin(), r.verbs.end(), "list") == r.verbs.end()) continue;
     const std::string name = seen.contains(r.plural) ? r.plural + "." + r.group : r.plural;
     if (seen.insert(name).second) std::cout << name << '\n';
+    for (const auto& category : r.categories)
+      if (std::find(categories.begin(), categories.end(), category) == categories.end()) categories.push_back(category);
   }
+  for (const auto& category : categories)
+    if (seen.insert(category).second) std::cout << category << '\n';
 }
 
 int print_names(ApiClient& api, const std::string& type) {
@@ -76,12 +80,11 @@ int run_complete(CompleteOptions& options) {
     options.connection.request_timeout_seconds = k_completion_timeout_seconds;
   auto api = ApiClient::create(options.connection);
   if (what == "resource-types") {
-    if (!api) {
-      const api::ResourceTable& builtin = kinds::builtin_table();
-      for (const auto& r : builtin.all()) std::cout << r.plural << '\n';
-      return k_exit_ok;
-    }
-    print_resource_types(**api);
+    // Without a usable server: the built-in kinds.
+    std::optional<std::vector<api::ResourceInfo>> discovered;
+    if (api)
+      if (auto resources = cached_discovery(**api, default_discovery_cache_root(), false)) discovered = std::move(*resources);
+    print_resource_types(discovered ? *discovered : kinds::builtin_table().all());
     return k_exit_ok;
   }
   if (!api) return k_exit_usage;

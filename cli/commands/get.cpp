@@ -7,18 +7,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
+#include <deque>
 #include <iostream>
 #include <memory>
 #include <thread>
 
 #include "cli/client/api.hpp"
+#include "cli/client/discovery.hpp"
 #include "cli/client/list.hpp"
-#include "cli/print/jsonpath.hpp"
 #include "cli/print/printers.hpp"
 #include "cli/commands/common.hpp"
 #include "cli/client/watch.hpp"
-#include "server/registry/kinds/kind_spec.hpp"
+#include "core/api/jsonpath.hpp"
 
 namespace kw::cli {
 
@@ -52,32 +54,56 @@ struct Target {
   std::vector<std::string> names;
 };
 
-Result<KindInfo> resolve_kind(const api::ResourceTable& table, const std::string& name) {
-  const api::ResourceInfo* info = table.resolve(name);
-  if (info == nullptr) return fail("the server doesn't have a resource type \"" + name + "\"");
-  return KindInfo{info, info->kind, info->group, info->api_version(), info->columns};
+// The resolved kinds of one run; KindInfo points into it, so it only grows.
+using KindStore = std::deque<api::ResourceInfo>;
+
+KindInfo store_kind(KindStore& store, api::ResourceInfo info) {
+  return kind_info(store.emplace_back(std::move(info)));
 }
 
-// TYPE[,TYPE] [NAME...] or TYPE/NAME...
-Result<std::vector<Target>> parse_targets(const api::ResourceTable& table, const std::vector<std::string>& args) {
+// TYPE[,TYPE] [NAME...] or TYPE/NAME... A TYPE may be a category ("all") when it stands alone
+// or in a list without names; each kind is listed once, in the order first named (kubectl
+// drops repeats the same way).
+VerbResult<std::vector<Target>> parse_targets(Resolver& resolver, KindStore& store,
+                                             const std::vector<std::string>& args) {
   std::vector<Target> targets;
   if (args.empty())
-    return fail("you must specify the type of resource to get, e.g. 'kw get pods' (types: pods, services, "
-                "deployments, configmaps, namespaces, nodes, ...)");
+    return std::unexpected(usage_error(
+        "you must specify the type of resource to get, e.g. 'kw get pods' (types: pods, services, deployments, "
+        "configmaps, namespaces, nodes, ... or a category such as all)"));
   if (args.front().find('/') != std::string::npos) {
     for (const auto& arg : args) {
       const auto slash = arg.find('/');
-      if (slash == std::string::npos) return fail("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form");
-      auto kind = resolve_kind(table, arg.substr(0, slash));
-      if (!kind) return std::unexpected(kind.error());
-      targets.push_back(Target{*kind, {arg.substr(slash + 1)}});
+      if (slash == std::string::npos)
+        return std::unexpected(usage_error("there is no need to specify a resource type as a separate argument when "
+                                           "passing arguments in resource/name form"));
+      auto info = resolver.resolve(arg.substr(0, slash));
+      if (!info) return std::unexpected(info.error());
+      targets.push_back(Target{store_kind(store, std::move(*info)), {arg.substr(slash + 1)}});
     }
     return targets;
   }
-  for (const auto& type : split_list(args.front(), ',')) {
-    auto kind = resolve_kind(table, type);
-    if (!kind) return std::unexpected(kind.error());
-    targets.push_back(Target{*kind, {args.begin() + 1, args.end()}});
+  const std::vector<std::string> names(args.begin() + 1, args.end());
+  const std::vector<std::string> types = split_list(args.front(), ',');
+  for (const auto& type : types) {
+    std::vector<api::ResourceInfo> infos;
+    if (names.empty() || types.size() == 1) {
+      auto resolved = resolver.resolve_types(type);
+      if (!resolved) return std::unexpected(resolved.error());
+      infos = std::move(*resolved);
+    } else {
+      // kubectl reads "a,b NAME" as a/NAME b/NAME, where a category is no resource type.
+      auto resolved = resolver.resolve(type);
+      if (!resolved) return std::unexpected(resolved.error());
+      infos.push_back(std::move(*resolved));
+    }
+    if (infos.size() > 1 && !names.empty()) return std::unexpected(usage_error("you must specify only one resource"));
+    for (auto& info : infos) {
+      const bool repeated = std::any_of(targets.begin(), targets.end(), [&](const Target& target) {
+        return target.kind.group == info.group && target.kind.kind == info.kind;
+      });
+      if (!repeated) targets.push_back(Target{store_kind(store, std::move(info)), names});
+    }
   }
   return targets;
 }
@@ -150,13 +176,11 @@ Query make_query(const GetOptions& options, const KindInfo& kind, const kubeconf
 }
 
 Result<void> sort_items(std::vector<Item>& items, const std::string& sort_by) {
-  std::string path = sort_by;
-  if (path.find('{') == std::string::npos && !path.starts_with(".")) path = "." + path;
-  auto parsed = JsonPathTemplate::parse(path);
+  auto parsed = api::JsonPath::parse_relaxed(sort_by);
   if (!parsed) return fail("couldn't parse --sort-by '" + sort_by + "': " + parsed.error().message);
   auto key = [&](const Item& item) {
-    auto values = parsed->values(item.object);
-    return values.empty() ? nlohmann::json() : values.front();
+    auto groups = parsed->find(item.object);
+    return !groups || groups->empty() || groups->front().empty() ? nlohmann::json() : groups->front().front();
   };
   std::stable_sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
     const auto ka = key(a), kb = key(b);
@@ -216,20 +240,13 @@ int run_get(GetOptions& options) {
                      .show_managed_fields = options.show_managed_fields};
   for (const auto& column : options.label_columns)
     for (auto& key : split_list(column, ',')) print.label_columns.push_back(key);
-  const api::ResourceTable& table = kinds::builtin_table();
-  auto targets = parse_targets(table, options.args);
-  if (!targets) {
-    std::cerr << "error: " << targets.error().message << '\n';
-    return k_exit_usage;
-  }
   if (options.watch_only) options.watch = true;
   // Scripts reading `-o json -w` need the event type (a DELETED object looks like any
   // other): each line is a {"type":...,"object":...} event, initial objects as ADDED.
   if (options.watch && options.output == "json") print.watch_events = true;
-  print.with_kind = targets->size() > 1;
-  auto printer = make_printer(print);
-  if (!printer) {
-    std::cerr << "error: " << printer.error().message << '\n';
+  // -o is checked before any request; the printer itself waits for the kinds (with_kind).
+  if (auto checked = make_printer(print); !checked) {
+    std::cerr << "error: " << checked.error().message << '\n';
     return k_exit_usage;
   }
   if (!options.sort_by.empty() && options.watch) {
@@ -239,6 +256,19 @@ int run_get(GetOptions& options) {
   auto api = ApiClient::create(options.connection);
   if (!api) {
     std::cerr << "error: " << api.error().message << '\n';
+    return k_exit_usage;
+  }
+  Resolver resolver(**api);
+  KindStore kinds;
+  auto targets = parse_targets(resolver, kinds, options.args);
+  if (!targets) {
+    std::cerr << targets.error().message << '\n';
+    return targets.error().exit_code;
+  }
+  print.with_kind = targets->size() > 1;
+  auto printer = make_printer(print);
+  if (!printer) {
+    std::cerr << "error: " << printer.error().message << '\n';
     return k_exit_usage;
   }
   if (options.watch) {
@@ -324,7 +354,9 @@ void add_get_command(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<GetOptions>();
   CLI::App* command = app.add_subcommand("get", "Display one or many resources (kubectl get)");
   command->footer(std::string(k_exit_codes));
-  command->add_option("args", options->args, "TYPE[,TYPE...] [NAME...] or TYPE/NAME...")->required();
+  command->add_option("args", options->args,
+                      "TYPE[,TYPE...] [NAME...] or TYPE/NAME...; a TYPE may be a category such as all")
+      ->required();
   add_common(command, *options);
   command->add_option("--sort-by", options->sort_by, "Sort by a JSONPath expression (e.g. .metadata.name)");
   command->add_flag("-w,--watch", options->watch, "After listing, watch for changes (reconnects and resumes)");
@@ -337,7 +369,7 @@ void add_watch_command(CLI::App& app, int* exit_code) {
   CLI::App* command =
       app.add_subcommand("watch", "Watch one or several kinds in one stream (list, then changes; survives restarts)");
   command->footer(std::string(k_exit_codes));
-  command->add_option("types", options->args, "TYPE[,TYPE...]")->required();
+  command->add_option("types", options->args, "TYPE[,TYPE...]; a TYPE may be a category such as all")->required();
   add_common(command, *options);
   command->add_flag("--watch-only", options->watch_only, "Do not print the current state first");
   command->callback([options, exit_code] {

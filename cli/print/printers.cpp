@@ -4,7 +4,7 @@
 #include <map>
 #include <optional>
 
-#include "cli/print/jsonpath.hpp"
+#include "core/api/jsonpath.hpp"
 #include "core/api/table.hpp"
 #include "core/codec/text.hpp"
 #include "core/codec/yaml.hpp"
@@ -147,7 +147,7 @@ enum class ObjectFormat { Json, Yaml, Name, JsonPath };
 
 class ObjectPrinter final : public Printer {
  public:
-  ObjectPrinter(PrintOptions options, ObjectFormat format, JsonPathTemplate path = {})
+  ObjectPrinter(PrintOptions options, ObjectFormat format, api::JsonPath path = {})
       : m_options(std::move(options)), m_format(format), m_path(std::move(path)) {}
 
   Result<void> print_list(const KindInfo& kind, const std::vector<Item>& items, bool single_object,
@@ -248,7 +248,7 @@ class ObjectPrinter final : public Printer {
 
   PrintOptions m_options;
   ObjectFormat m_format;
-  JsonPathTemplate m_path;
+  api::JsonPath m_path;
   std::vector<json> m_collected;
   bool m_single = false;
   int m_lists = 0;
@@ -261,7 +261,7 @@ class CustomColumnsPrinter final : public Printer {
  public:
   struct Column {
     std::string header;
-    JsonPathTemplate path;
+    api::JsonPath path;
   };
   CustomColumnsPrinter(PrintOptions options, std::vector<Column> columns)
       : m_options(std::move(options)), m_columns(std::move(columns)) {}
@@ -270,7 +270,11 @@ class CustomColumnsPrinter final : public Printer {
     std::vector<std::vector<std::string>> rows;
     if (!m_header_done && !m_options.no_headers) rows.push_back(header());
     m_header_done = true;
-    for (const auto& item : items) rows.push_back(row(item));
+    for (const auto& item : items) {
+      auto cells = row(item);
+      if (!cells) return std::unexpected(cells.error());
+      rows.push_back(std::move(*cells));
+    }
     if (!rows.empty()) out << tabulate(rows);
     return {};
   }
@@ -285,13 +289,21 @@ class CustomColumnsPrinter final : public Printer {
     for (const auto& column : m_columns) cells.push_back(column.header);
     return cells;
   }
-  std::vector<std::string> row(const Item& item) const {
+  // kubectl's custom-columns cell: every value found, each as Go's %v prints it, joined by
+  // commas; "<none>" when the path finds nothing.
+  Result<std::vector<std::string>> row(const Item& item) const {
     std::vector<std::string> cells;
     for (const auto& column : m_columns) {
-      auto values = column.path.values(item.object);
+      auto groups = column.path.find(item.object);
+      if (!groups) return std::unexpected(groups.error());
       std::string text;
-      for (std::size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + jsonpath_text(values[i]);
-      cells.push_back(values.empty() ? "<none>" : escape_terminal(text));
+      bool first = true;
+      for (const auto& group : *groups)
+        for (const auto& value : group) {
+          text += (first ? "" : ",") + escape_terminal(api::go_value_text(value));
+          first = false;
+        }
+      cells.push_back(groups->empty() || groups->front().empty() ? "<none>" + text : text);
     }
     return cells;
   }
@@ -387,7 +399,7 @@ Result<std::unique_ptr<Printer>> make_printer(const PrintOptions& options) {
   if (output == "yaml") return std::make_unique<ObjectPrinter>(options, ObjectFormat::Yaml);
   if (output == "name") return std::make_unique<ObjectPrinter>(options, ObjectFormat::Name);
   if (output.starts_with("jsonpath=")) {
-    auto path = JsonPathTemplate::parse(std::string_view(output).substr(9));
+    auto path = api::JsonPath::parse(std::string_view(output).substr(9));
     if (!path) return fail("error parsing jsonpath " + output.substr(9) + ": " + path.error().message);
     return std::make_unique<ObjectPrinter>(options, ObjectFormat::JsonPath, std::move(*path));
   }
@@ -401,7 +413,7 @@ Result<std::unique_ptr<Printer>> make_printer(const PrintOptions& options) {
       const auto colon = part.find(':');
       if (colon == std::string_view::npos)
         return fail("custom-columns format: expected <header>:<json-path-expr>, got '" + std::string(part) + "'");
-      auto path = JsonPathTemplate::parse(part.substr(colon + 1));
+      auto path = api::JsonPath::parse_relaxed(part.substr(colon + 1));
       if (!path) return fail("custom-columns: " + path.error().message);
       columns.push_back({std::string(part.substr(0, colon)), std::move(*path)});
     }

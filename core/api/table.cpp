@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 
+#include "core/api/jsonpath.hpp"
 #include "core/api/print_support.hpp"
 #include "core/util/text.hpp"
 
@@ -14,25 +14,23 @@ using namespace print;
 
 using util::iequals;
 
-// apiextensions' cellForJSONValue: the cell of a typed additionalPrinterColumn.
-json typed_cell(const ColumnDefinition& column, const json& value, TimePoint now) {
+// apiextensions' cellForJSONValue: the cell of a column of a type other than "string".
+json typed_cell(const std::string& type, const json& value, TimePoint now) {
   if (value.is_null()) return nullptr;
-  if (column.type == "integer" && value.is_number()) return num(value);
-  if (column.type == "number" && value.is_number()) return value.get<double>();
-  if (column.type == "boolean" && value.is_boolean()) return value;
-  if (column.type == "date") {
-    if (!value.is_string()) return nullptr;
-    auto t = time_of(value);
-    return t ? since(t, now) : std::string("<invalid>");
+  if (type == "integer" && value.is_number()) return value.is_number_float() ? json(num(value)) : value;
+  if (type == "number" && value.is_number()) return value.get<double>();
+  if (type == "boolean" && value.is_boolean()) return value;
+  if (type == "date" && value.is_string()) {
+    // metav1.Time's query-parameter form: "" and "null" are the zero time.
+    const auto& text = value.get_ref<const std::string&>();
+    return text == "null" ? std::string("<unknown>") : age_since(value, now);
   }
-  if (column.type == "string" || column.type.empty()) return value.is_string() ? value.get<std::string>() : value.dump();
   return nullptr;
 }
 
 json generic_cell(const ColumnDefinition& column, const json& object, TimePoint now) {
   if (!column.json_path.empty()) {
-    const json* value = eval_json_path(object, column.json_path);
-    return value ? typed_cell(column, *value, now) : json(nullptr);
+    return printer_column_cell(column, object, now);
   }
   if (column.format == "name" || iequals(column.name, "Name")) return name_of(object);
   if (iequals(column.name, "Age")) return age_of(object, now);
@@ -102,47 +100,16 @@ json table_cells(const ResourceInfo& info, const json& object, TimePoint now) {
   return cells;
 }
 
-const json* eval_json_path(const json& object, std::string_view path) {
-  if (path.size() >= 2 && path.front() == '{' && path.back() == '}') path = path.substr(1, path.size() - 2);
-  if (!path.empty() && path.front() == '$') path.remove_prefix(1);
-  const json* cur = &object;
-  std::size_t i = 0;
-  while (i < path.size()) {
-    if (path[i] == '.') {
-      ++i;
-      std::string key;
-      while (i < path.size() && path[i] != '.' && path[i] != '[') {
-        if (path[i] == '\\' && i + 1 < path.size()) ++i;
-        key += path[i++];
-      }
-      if (key.empty()) continue;
-      if (!cur->is_object()) return nullptr;
-      auto it = cur->find(key);
-      if (it == cur->end()) return nullptr;
-      cur = &*it;
-    } else if (path[i] == '[') {
-      std::size_t close = path.find(']', i);
-      if (close == std::string_view::npos) return nullptr;
-      std::string_view inside = path.substr(i + 1, close - i - 1);
-      i = close + 1;
-      if (inside.size() >= 2 && (inside.front() == '\'' || inside.front() == '"') && inside.back() == inside.front()) {
-        if (!cur->is_object()) return nullptr;
-        auto it = cur->find(std::string(inside.substr(1, inside.size() - 2)));
-        if (it == cur->end()) return nullptr;
-        cur = &*it;
-        continue;
-      }
-      long long index = 0;
-      auto [ptr, ec] = std::from_chars(inside.data(), inside.data() + inside.size(), index);
-      if (ec != std::errc{} || ptr != inside.data() + inside.size() || !cur->is_array()) return nullptr;
-      if (index < 0) index += static_cast<long long>(cur->size());
-      if (index < 0 || static_cast<std::size_t>(index) >= cur->size()) return nullptr;
-      cur = &(*cur)[static_cast<std::size_t>(index)];
-    } else {
-      return nullptr;
-    }
-  }
-  return cur;
+json printer_column_cell(const ColumnDefinition& column, const json& object, TimePoint now) {
+  // kube-apiserver rejects a CRD whose column does not parse; a stored one reads as empty.
+  auto path = JsonPath::parse("{" + column.json_path + "}");
+  if (!path) return nullptr;
+  auto groups = path->find(object, true);
+  if (!groups || groups->empty() || groups->front().empty()) return nullptr;
+  const json& value = groups->front().front();
+  // A string column prints the value as JSONPath would, so a null reads "<no value>" there.
+  if (column.type == "string") return value.is_null() ? std::string("<no value>") : jsonpath_text(value);
+  return typed_cell(column.type, value, now);
 }
 
 }  // namespace kw::api

@@ -27,8 +27,11 @@ std::vector<ColumnDefinition> default_columns();
 nlohmann::json table_cells(const ResourceInfo& info, const nlohmann::json& object,
                            std::chrono::system_clock::time_point now);
 
-// A simple JSONPath (".a.b[0].c", "{.a}", ".a['b.c']") evaluated on an object; nullptr when
-// a step is missing.
-const nlohmann::json* eval_json_path(const nlohmann::json& object, std::string_view path);
+// The cell of a CRD additionalPrinterColumn, as kube-apiserver's CRD table convertor makes
+// it: the first value `{json_path}` finds; a "string" column prints it as JSONPath does,
+// the other types convert it (integer, number, boolean, date as an age) or give null; a
+// path that fails or finds nothing gives null.
+nlohmann::json printer_column_cell(const ColumnDefinition& column, const nlohmann::json& object,
+                                   std::chrono::system_clock::time_point now);
 
 }  // namespace kw::api

@@ -1,5 +1,6 @@
 // Exec credential plugins: the command runs with the configured env plus KUBERNETES_EXEC_INFO,
 // its stdout is an ExecCredential whose status holds a token or a client certificate.
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,8 +15,8 @@ namespace {
 
 using nlohmann::json;
 
-std::string exec_info(const ExecConfig& exec, const RestConfig& cluster) {
-  json info = {{"apiVersion", exec.api_version}, {"kind", "ExecCredential"}, {"spec", {{"interactive", false}}}};
+std::string exec_info(const ExecConfig& exec, const RestConfig& cluster, bool interactive) {
+  json info = {{"apiVersion", exec.api_version}, {"kind", "ExecCredential"}, {"spec", {{"interactive", interactive}}}};
   if (exec.provide_cluster_info) {
     json c = {{"server", cluster.server}};
     if (!cluster.tls_server_name.empty()) c["tls-server-name"] = cluster.tls_server_name;
@@ -49,10 +50,19 @@ Result<ExecCredential> parse_exec_output(std::string_view output, const ExecConf
   return out;
 }
 
+Result<bool> exec_interactive(const ExecConfig& exec, bool stdin_is_terminal) {
+  if (exec.interactive_mode == "Never") return false;
+  if (exec.interactive_mode == "Always" && !stdin_is_terminal)
+    return fail("exec plugin '" + exec.command + "' cannot support interactive mode: standard input is not a terminal");
+  return stdin_is_terminal;
+}
+
 Result<ExecCredential> run_exec_plugin(const ExecConfig& exec, const RestConfig& cluster) {
+  auto interactive = exec_interactive(exec, ::isatty(STDIN_FILENO) == 1);
+  if (!interactive) return std::unexpected(interactive.error());
   int out_pipe[2];
   if (::pipe(out_pipe) != 0) return fail(std::string("cannot create a pipe: ") + std::strerror(errno));
-  const std::string info = exec_info(exec, cluster);
+  const std::string info = exec_info(exec, cluster, *interactive);
   std::vector<std::string> argv_storage{exec.command};
   argv_storage.insert(argv_storage.end(), exec.args.begin(), exec.args.end());
   std::vector<char*> argv;
@@ -61,6 +71,9 @@ Result<ExecCredential> run_exec_plugin(const ExecConfig& exec, const RestConfig&
   const pid_t pid = ::fork();
   if (pid < 0) return fail(std::string("cannot start exec plugin: ") + std::strerror(errno));
   if (pid == 0) {
+    // A plugin that may not prompt gets no terminal to read.
+    if (!*interactive)
+      if (const int null_fd = ::open("/dev/null", O_RDONLY); null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
     ::dup2(out_pipe[1], STDOUT_FILENO);
     ::close(out_pipe[0]);
     ::close(out_pipe[1]);

@@ -94,6 +94,13 @@ Result<ExecConfig> parse_exec(const json& exec, const std::string& where) {
     for (const auto& entry : *env) out.env.emplace_back(str(entry, "name"), str(entry, "value"));
   if (auto info = exec.find("provideClusterInfo"); info != exec.end() && info->is_boolean())
     out.provide_cluster_info = info->get<bool>();
+  // client-go: v1 must say how the plugin may use the terminal; v1beta1 defaults to IfAvailable.
+  if (std::string mode = str(exec, "interactiveMode"); !mode.empty()) out.interactive_mode = mode;
+  else if (out.api_version == "client.authentication.k8s.io/v1")
+    return fail(where + ": interactiveMode must be specified for client.authentication.k8s.io/v1 to use exec "
+                        "authentication plugin (Never, IfAvailable or Always)");
+  if (out.interactive_mode != "Never" && out.interactive_mode != "IfAvailable" && out.interactive_mode != "Always")
+    return fail(where + ": invalid interactiveMode '" + out.interactive_mode + "' (Never, IfAvailable or Always)");
   return out;
 }
 
@@ -209,6 +216,7 @@ Result<RestConfig> resolve(const Merged& merged, const Overrides& overrides) {
                 "; set --server or --context");
   }
   out.tls_server_name = overrides.tls_server_name.value_or(str(cluster, "tls-server-name"));
+  out.proxy_url = str(cluster, "proxy-url");
   if (auto it = cluster.find("insecure-skip-tls-verify"); it != cluster.end() && it->is_boolean())
     out.insecure_skip_tls_verify = it->get<bool>();
   if (overrides.insecure_skip_tls_verify) out.insecure_skip_tls_verify = *overrides.insecure_skip_tls_verify;

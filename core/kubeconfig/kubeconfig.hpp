@@ -23,6 +23,9 @@ struct ExecConfig {
   std::vector<std::pair<std::string, std::string>> env;
   std::string install_hint;
   bool provide_cluster_info = false;
+  // Never, IfAvailable or Always: whether the plugin may read the terminal (required in v1,
+  // IfAvailable by default in v1beta1).
+  std::string interactive_mode = "IfAvailable";
 };
 
 // Command-line flags; an unset optional leaves the kubeconfig value alone.
@@ -63,6 +66,7 @@ struct RestConfig {
   std::string key_data;
   std::string tls_server_name;
   bool insecure_skip_tls_verify = false;
+  std::string proxy_url;  // the cluster's proxy-url; kw cannot use one yet (see ApiClient::create)
   std::string token;
   std::string token_file;
   std::string username;
@@ -102,7 +106,11 @@ struct ExecCredential {
   std::string client_certificate_data;
   std::string client_key_data;
 };
+// The plugin reads the terminal only when interactive (its stdin is /dev/null otherwise);
+// interactiveMode Always without a terminal on stdin is an error, as in client-go.
 Result<ExecCredential> run_exec_plugin(const ExecConfig& exec, const RestConfig& cluster);
+// Whether a plugin with this mode runs interactively given a terminal on stdin or not.
+Result<bool> exec_interactive(const ExecConfig& exec, bool stdin_is_terminal);
 // Parses the ExecCredential JSON a plugin printed (checked against the requested apiVersion).
 Result<ExecCredential> parse_exec_output(std::string_view output, const ExecConfig& exec);
 

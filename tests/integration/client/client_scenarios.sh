@@ -86,6 +86,63 @@ case "$scenario" in
     [[ $code -eq 3 && $(wc -l <"$work/err.txt") -eq 1 ]] || { echo "unreachable: exit $code"; cat "$work/err.txt"; exit 1; }
     grep -q 'is the API server running' "$work/err.txt"
     ;;
+  get_all_vs_kubectl)
+    # A category ("all") expands through discovery into one table per kind, rows named
+    # kind.group/name, kinds without objects left out; the same lines as kubectl's.
+    post() {  # post PATH JSON
+      curl -sSf -X POST -H 'Content-Type: application/json' --data "$2" "$url$1" >/dev/null
+    }
+    create web-1
+    post /apis/apps/v1/namespaces/default/deployments '{"apiVersion":"apps/v1","kind":"Deployment",
+      "metadata":{"name":"web","labels":{"app":"x"}},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},
+      "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}'
+    post /api/v1/namespaces/default/services '{"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"web","labels":{"app":"x"}},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}'
+    post /apis/batch/v1/namespaces/default/jobs '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"once"},
+      "spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}}}'
+    post /api/v1/namespaces/default/configmaps '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings"},
+      "data":{"k":"v"}}'
+    # AGE may tick between the two calls: compare all but the last column (blank lines kept).
+    same_tables() {  # ARGS... (kw and kubectl get ARGS)
+      timeout 20 "$KW" get "$@" --server "$url" >"$work/kw.txt" 2>"$work/kw.err"
+      timeout 20 kubectl --server="$url" get "$@" >"$work/kubectl.txt" 2>"$work/kubectl.err"
+      diff <(awk 'NF{NF--} {print}' "$work/kw.txt") <(awk 'NF{NF--} {print}' "$work/kubectl.txt")
+      diff "$work/kw.err" "$work/kubectl.err"
+    }
+    same_tables all
+    grep -qx 'NAME  *READY  *UP-TO-DATE  *AVAILABLE  *AGE' "$work/kw.txt"
+    grep -q '^deployment.apps/web ' "$work/kw.txt"
+    grep -q '^job.batch/once ' "$work/kw.txt"
+    [[ $(grep -c '^$' "$work/kw.txt") -eq $(($(grep -c '^NAME ' "$work/kw.txt") - 1)) ]]
+    same_tables all,configmaps
+    grep -q '^configmap/settings ' "$work/kw.txt"
+    same_tables all -A
+    same_tables all -l app=x
+    same_tables all --no-headers
+    same_tables configmaps,all,po
+    # Nothing at all: no table, kubectl's message on stderr.
+    same_tables all -n empty
+    [[ ! -s "$work/kw.txt" ]]
+    grep -qx 'No resources found in empty namespace.' "$work/kw.err"
+    timeout 20 "$KW" get all -o name --server "$url" >"$work/names.txt"
+    diff "$work/names.txt" <(timeout 20 kubectl --server="$url" get all -o name)
+    contains -x 'deployment.apps/web' <"$work/names.txt"
+    diff <(timeout 20 "$KW" get all,configmaps -o name --server "$url") \
+      <(timeout 20 kubectl --server="$url" get all,configmaps -o name)
+    # A category is no resource type in TYPE/NAME form, and takes no names on its own.
+    for args in "all/web" "all web"; do
+      # shellcheck disable=SC2086
+      set +e; timeout 20 "$KW" get $args --server "$url" 2>"$work/kw.err"; code=$?
+      timeout 20 kubectl --server="$url" get $args 2>"$work/kubectl.err"; kcode=$?; set -e
+      [[ $code -eq 1 && $kcode -eq 1 ]] || { echo "get $args: kw exit $code, kubectl exit $kcode"; exit 1; }
+      diff "$work/kw.err" "$work/kubectl.err"
+    done
+    # Completion offers the categories after the resource names.
+    timeout 20 "$KW" __complete resource-types --server "$url" | contains -x all
+    # kw watches several kinds in one stream (kubectl refuses): the listed objects of every kind.
+    timeout 3 "$KW" get all -w -o name --server "$url" >"$work/watched.txt" || true
+    diff <(sort "$work/watched.txt") <(sort "$work/names.txt")
+    ;;
   watch_h2|watch_http1|watch_websocket)
     transport=${scenario#watch_}
     # An empty list (protobuf leaves out "items") is no object: nothing printed, an empty List in JSON.

@@ -170,6 +170,72 @@ users:
   CHECK(cert->client_key_data == "K");
 }
 
+TEST_CASE("exec interactiveMode and proxy-url follow client-go") {
+  kw::testing::TempDir dir;
+  auto config_with = [&](const std::string& exec_extra, const std::string& cluster_extra) {
+    write(dir.path() + "/config", "apiVersion: v1\ncurrent-context: c\n"
+                                  "clusters: [{name: k, cluster: {server: \"https://127.0.0.1:1\"" + cluster_extra + "}}]\n"
+                                  "contexts: [{name: c, context: {cluster: k, user: u}}]\n"
+                                  "users: [{name: u, user: {exec: {command: p" + exec_extra + "}}}]\n");
+    Overrides flags;
+    flags.kubeconfig = dir.path() + "/config";
+    return load(flags, Environment{});
+  };
+  auto v1_without_mode = config_with(", apiVersion: client.authentication.k8s.io/v1", "");
+  REQUIRE_FALSE(v1_without_mode.has_value());
+  CHECK(v1_without_mode.error().message.find("interactiveMode must be specified") != std::string::npos);
+  auto bad_mode = config_with(", apiVersion: client.authentication.k8s.io/v1, interactiveMode: Sometimes", "");
+  REQUIRE_FALSE(bad_mode.has_value());
+  CHECK(bad_mode.error().message.find("invalid interactiveMode 'Sometimes'") != std::string::npos);
+  auto beta = config_with(", apiVersion: client.authentication.k8s.io/v1beta1", ", proxy-url: \"http://proxy:3128\"");
+  REQUIRE(beta.has_value());
+  CHECK(beta->exec->interactive_mode == "IfAvailable");
+  CHECK(beta->proxy_url == "http://proxy:3128");
+  CHECK(*exec_interactive(beta->exec.value(), true));
+  CHECK_FALSE(*exec_interactive(beta->exec.value(), false));
+  ExecConfig always{.api_version = "client.authentication.k8s.io/v1", .command = "p", .interactive_mode = "Always"};
+  CHECK(*exec_interactive(always, true));
+  auto no_terminal = exec_interactive(always, false);
+  REQUIRE_FALSE(no_terminal.has_value());
+  CHECK(no_terminal.error().message.find("standard input is not a terminal") != std::string::npos);
+  ExecConfig never{.api_version = "client.authentication.k8s.io/v1", .command = "p", .interactive_mode = "Never"};
+  CHECK_FALSE(*exec_interactive(never, true));
+}
+
+TEST_CASE("the kubeconfig's insecure-skip-tls-verify, CA, server name and client cert are read") {
+  kw::testing::TempDir dir;
+  write(dir.path() + "/config", R"(apiVersion: v1
+current-context: c
+clusters:
+- name: k
+  cluster: {server: "https://10.0.0.1:6443", insecure-skip-tls-verify: true, tls-server-name: api.internal}
+- name: ca
+  cluster: {server: "https://10.0.0.2:6443", certificate-authority: ca.pem}
+contexts:
+- {name: c, context: {cluster: k, user: u, namespace: web}}
+- {name: d, context: {cluster: ca, user: u}}
+users:
+- name: u
+  user: {client-certificate-data: Q0VSVA==, client-key: key.pem, tokenFile: tok}
+)");
+  Overrides flags;
+  flags.kubeconfig = dir.path() + "/config";
+  auto insecure = load(flags, Environment{});
+  REQUIRE(insecure.has_value());
+  CHECK(insecure->insecure_skip_tls_verify);
+  CHECK(insecure->tls_server_name == "api.internal");
+  CHECK(insecure->namespace_name == "web");
+  CHECK(insecure->cert_data == "CERT");
+  CHECK(insecure->key_file == dir.path() + "/key.pem");
+  CHECK(insecure->token_file == dir.path() + "/tok");
+  flags.context = "d";
+  auto with_ca = load(flags, Environment{});
+  REQUIRE(with_ca.has_value());
+  CHECK_FALSE(with_ca->insecure_skip_tls_verify);
+  CHECK(with_ca->ca_file == dir.path() + "/ca.pem");
+  CHECK(with_ca->namespace_name == "default");
+}
+
 TEST_CASE("base64 round trip") {
   for (std::string text : {"", "a", "ab", "abc", "abcd", "hello world!"}) {
     auto decoded = base64_decode(base64_encode(text));

@@ -2,7 +2,6 @@
 
 #include <sstream>
 
-#include "cli/print/jsonpath.hpp"
 #include "cli/print/printers.hpp"
 
 using namespace kw::cli;
@@ -121,16 +120,4 @@ TEST_CASE("watch events: compact JSON per line, EVENT column, yaml separators") 
 
 TEST_CASE("tabulate follows Go tabwriter minimum width and padding") {
   CHECK(tabulate({{"A", "B", "C"}, {"longer", "x", ""}}) == "A        B     C\nlonger   x     \n");
-}
-
-TEST_CASE("jsonpath filters, recursion and errors") {
-  json doc = json::parse(R"({"items":[{"n":"a","v":1},{"n":"b","v":2}],"m":{"k":{"n":"deep"}}})");
-  auto filter = JsonPathTemplate::parse("{.items[?(@.v==2)].n}");
-  REQUIRE(filter.has_value());
-  CHECK(*filter->render(doc) == "b");
-  auto last = JsonPathTemplate::parse("{.items[-1].n}");
-  CHECK(*last->render(doc) == "b");
-  auto recursive = JsonPathTemplate::parse("{..n}");
-  CHECK(*recursive->render(doc) == "a b deep");
-  CHECK_FALSE(JsonPathTemplate::parse("{range .items[*]}{.n}").has_value());
 }
