@@ -86,6 +86,7 @@ std::vector<Webhook> read_webhooks(const nlohmann::json& configuration, bool mut
       hook.timeout = std::chrono::seconds(std::clamp<std::int64_t>(seconds->get<std::int64_t>(), 1, 30));
     hook.review_versions = strings(item, "admissionReviewVersions");
     hook.reinvoke_if_needed = mutating && text(item, "reinvocationPolicy") == "IfNeeded";
+    hook.match_conditions = compile_match_conditions(item.value("matchConditions", nlohmann::json::array()));
     out.push_back(std::move(hook));
   }
   return out;

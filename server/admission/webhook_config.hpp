@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/api/selector.hpp"
+#include "server/admission/match_conditions.hpp"
 #include "server/registry/admission.hpp"
 #include "server/registry/webhook_client.hpp"
 
@@ -40,6 +41,7 @@ struct Webhook {
   std::chrono::seconds timeout{10};  // timeoutSeconds
   std::vector<std::string> review_versions;  // admissionReviewVersions, in preference order
   bool reinvoke_if_needed = false;            // reinvocationPolicy IfNeeded
+  std::vector<MatchCondition> match_conditions = {};
   // A selector the API accepted that kw cannot parse: the webhook then fails every request it
   // would see, as kube's webhook does with an internal error.
   std::string selector_error;

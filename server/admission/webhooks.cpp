@@ -10,6 +10,7 @@
 #include "core/util/text.hpp"
 #include "core/util/uuid.hpp"
 #include "server/admission/lookup.hpp"
+#include "server/admission/match_conditions.hpp"
 #include "server/admission/webhook_config.hpp"
 
 namespace kw::admission {
@@ -65,21 +66,6 @@ std::string annotation_key(const char* prefix, bool failed_open, int round, std:
          std::to_string(index);
 }
 
-nlohmann::json requester(const AdmissionRequest& request) {
-  if (request.user.is_object()) return request.user;
-  // The server's own writes (kw's controllers): the loopback identity kube-apiserver uses.
-  return {{"username", "system:apiserver"}, {"groups", {"system:masters"}}};
-}
-
-nlohmann::json operation_options(const AdmissionRequest& request) {
-  const std::string kind = request.operation == "CREATE"   ? "CreateOptions"
-                           : request.operation == "UPDATE" ? "UpdateOptions"
-                                                           : "DeleteOptions";
-  nlohmann::json options = {{"kind", kind}, {"apiVersion", "meta.k8s.io/v1"}};
-  if (request.dry_run) options["dryRun"] = {"All"};
-  return options;
-}
-
 // The AdmissionReview a webhook is sent, in the first version it accepts that kw speaks.
 std::optional<nlohmann::json> review_for(const Webhook& hook, const AdmissionRequest& request, const std::string& uid) {
   std::string version;
@@ -89,36 +75,10 @@ std::optional<nlohmann::json> review_for(const Webhook& hook, const AdmissionReq
       break;
     }
   if (version.empty()) return std::nullopt;
-  const auto& info = request.info;
-  api::GroupVersion kind_of{info.group, info.version};
-  std::string kind = info.kind;
-  if (request.object.is_object() && !request.subresource.empty()) {  // a subresource's own kind (Scale, Binding)
-    kind_of = api::split_api_version(request.object.value("apiVersion", info.api_version()));
-    kind = request.object.value("kind", info.kind);
-  }
-  const nlohmann::json gvk = {{"group", kind_of.group}, {"version", kind_of.version}, {"kind", kind}};
-  const nlohmann::json gvr = {{"group", info.group}, {"version", info.version}, {"resource", info.plural}};
-  nlohmann::json body = {{"uid", uid},
-                         {"kind", gvk},
-                         {"resource", gvr},
-                         {"requestKind", gvk},
-                         {"requestResource", gvr},
-                         {"operation", request.operation},
-                         {"userInfo", requester(request)},
-                         {"object", request.object.is_object() ? request.object : nlohmann::json()},
-                         {"oldObject", request.old != nullptr ? *request.old : nlohmann::json()},
-                         {"dryRun", request.dry_run},
-                         {"options", operation_options(request)}};
-  if (!request.subresource.empty()) {
-    body["subResource"] = request.subresource;
-    body["requestSubResource"] = request.subresource;
-  }
-  if (!request.name.empty()) body["name"] = request.name;
-  else if (request.object.is_object()) {
-    if (auto name = request.object.value("metadata", nlohmann::json::object()).value("name", std::string()); !name.empty())
-      body["name"] = name;
-  }
-  if (!request.namespace_.empty()) body["namespace"] = request.namespace_;
+  nlohmann::json body = request_fields(request);
+  body["uid"] = uid;
+  body["object"] = request.object.is_object() ? request.object : nlohmann::json();
+  body["oldObject"] = request.old != nullptr ? *request.old : nlohmann::json();
   return nlohmann::json{{"kind", "AdmissionReview"}, {"apiVersion", "admission.k8s.io/" + version}, {"request", body}};
 }
 
@@ -246,12 +206,9 @@ Called call_webhook(registry::Registry& registry, const Webhook& hook, const Adm
   return called;
 }
 
-// Whether the webhook is to be called about the request (kube's ShouldCallHook, matchPolicy
-// Exact); a namespace that cannot be read answers the request.
-ApiResult<bool> selects(registry::Registry& registry, const Webhook& hook, const AdmissionRequest& request) {
-  if (!rules_match(hook, request)) return false;
-  if (!hook.selector_error.empty()) return std::unexpected(internal_error(hook.selector_error));
-  if (!object_selected(hook, request)) return false;
+// Whether the webhook's namespaceSelector selects the request; a namespace that cannot be read
+// answers the request.
+ApiResult<bool> namespace_selected(registry::Registry& registry, const Webhook& hook, const AdmissionRequest& request) {
   if (hook.namespace_selector.empty()) return true;
   const auto ns = selected_namespace(request);
   if (!ns) return true;
@@ -262,6 +219,21 @@ ApiResult<bool> selects(registry::Registry& registry, const Webhook& hook, const
   if (!found) return std::unexpected(found.error());
   if (!*found) return std::unexpected(registry::not_found("", "namespaces", *ns));
   return hook.namespace_selector.matches(api::labels_of(**found));
+}
+
+// Whether the webhook is to be called about the request (kube's ShouldCallHook, matchPolicy
+// Exact): rules, selectors, then matchConditions, whose errors fail the request (403) under
+// failurePolicy Fail and skip the webhook under Ignore.
+ApiResult<bool> selects(registry::Registry& registry, const Webhook& hook, const AdmissionRequest& request) {
+  if (!rules_match(hook, request)) return false;
+  if (!hook.selector_error.empty()) return std::unexpected(internal_error(hook.selector_error));
+  if (!object_selected(hook, request)) return false;
+  auto selected = namespace_selected(registry, hook, request);
+  if (!selected || !*selected || hook.match_conditions.empty()) return selected;
+  const MatchResult matched = evaluate_match_conditions(hook.match_conditions, request);
+  if (!matched.error.empty() && hook.fail_closed)
+    return std::unexpected(registry::admission_forbidden(request, matched.error));
+  return matched.matches;
 }
 
 ApiResult<void> run_mutating(Webhooks::State& state, const AdmissionRequest& request, nlohmann::json& object) {

@@ -1,6 +1,6 @@
 // admissionregistration.k8s.io/v1: MutatingWebhookConfiguration, ValidatingAdmissionPolicy,
-// ValidatingAdmissionPolicyBinding, ValidatingWebhookConfiguration. CEL expressions are only
-// checked for presence here: kube-apiserver also compiles them, kw does not.
+// ValidatingAdmissionPolicyBinding, ValidatingWebhookConfiguration. matchConditions are compiled
+// as kube-apiserver compiles them; a policy's validations are only checked for presence.
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -10,6 +10,7 @@
 
 #include "core/api/print_support.hpp"
 #include "core/util/text.hpp"
+#include "server/registry/kinds/cel_envs.hpp"
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/groups.hpp"
 
@@ -223,14 +224,21 @@ void validate_named_rule(Causes& causes, const json& rule, const std::string& pa
   validate_rule_with_operations(causes, rule, path);
 }
 
-// validateMatchConditions; the CEL expressions are not compiled.
-void validate_match_conditions(Causes& causes, const json& conditions, const std::string& path) {
+// kw's CEL has no authorizer library: an expression that calls it is accepted unchecked and
+// fails when evaluated (the webhook's or policy's failurePolicy then applies).
+bool uses_authorizer(const std::string& expression) { return expression.find("authorizer.") != std::string::npos; }
+
+// validateMatchConditions: each expression must compile in `env`.
+void validate_match_conditions(Causes& causes, const json& conditions, const std::string& path, const cel::Env& env) {
   const auto& list = arr(conditions);
   if (list.size() > 64) too_many(causes, path, list.size(), 64);
   std::set<std::string> names;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string field = index_path(path, i);
-    if (blank(str(at(list[i], {"expression"})))) required(causes, field + ".expression");
+    const std::string expression = str(at(list[i], {"expression"}));
+    if (blank(expression)) required(causes, field + ".expression");
+    else if (auto program = cel::compile(expression, env); !program && !uses_authorizer(expression))
+      invalid_value(causes, field + ".expression", expression, "compilation failed: " + program.error().message);
     const std::string name = str(at(list[i], {"name"}));
     if (name.empty())
       required(causes, field + ".name");
@@ -365,7 +373,7 @@ void validate_webhook(Causes& causes, const json& hook, const std::string& path,
     validate_webhook_url(causes, path + ".clientConfig.url", url.get<std::string>());
   else
     validate_webhook_service(causes, path + ".clientConfig.service", service);
-  validate_match_conditions(causes, at(hook, {"matchConditions"}), path + ".matchConditions");
+  validate_match_conditions(causes, at(hook, {"matchConditions"}), path + ".matchConditions", webhook_match_env());
 }
 
 // validateAdmissionReviewVersions, with a recognized version required.
@@ -518,7 +526,7 @@ void validate_policy(const json& policy, Causes& causes) {
     validate_match_resources(causes, constraints, "spec.matchConstraints");
     if (arr(at(constraints, {"resourceRules"})).empty()) required(causes, "spec.matchConstraints.resourceRules");
   }
-  validate_match_conditions(causes, at(spec, {"matchConditions"}), "spec.matchConditions");
+  validate_match_conditions(causes, at(spec, {"matchConditions"}), "spec.matchConditions", policy_env());
   const auto& variables = arr(at(spec, {"variables"}));
   for (std::size_t i = 0; i < variables.size(); ++i) {
     const std::string field = index_path("spec.variables", i);
@@ -680,6 +688,18 @@ KindSpec validating_webhook_row() {
 
 std::vector<KindSpec> admissionregistration_v1_kinds() {
   return {mutating_webhook_row(), policy_row(), binding_row(), validating_webhook_row()};
+}
+
+cel::Env webhook_match_env() {
+  cel::Env env;
+  for (const char* name : {"object", "oldObject", "request", "authorizer"}) env.variables.push_back({.name = name});
+  return env;
+}
+
+cel::Env policy_env() {
+  cel::Env env = webhook_match_env();
+  for (const char* name : {"params", "namespaceObject", "variables"}) env.variables.push_back({.name = name});
+  return env;
 }
 
 }  // namespace kw::kinds

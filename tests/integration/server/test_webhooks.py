@@ -405,6 +405,48 @@ class WebhookTest(unittest.TestCase):
         self.assertEqual(self.configmap("ns", "x")[0], 403)
         self.assertEqual(self.configmap("ns", "x", namespace="elsewhere")[0], 201)
 
+    @unittest.skipIf(PEER_APISERVER, "matchConditions came in Kubernetes 1.27")
+    def test_match_conditions(self):
+        # (As kube-apiserver 1.28+ answers: a false condition skips the webhook; an evaluation
+        # error fails the request with 403 under failurePolicy Fail and skips it under Ignore.)
+        conditions = [{"name": "not-exempt", "expression": "object.metadata.name != 'exempt'"},
+                      {"name": "creates", "expression": "request.operation == 'CREATE'"}]
+        self.install(False, "mc", [{"name": "mc.kw.test", "clientConfig": self.url_client("/deny"),
+                                    "matchConditions": conditions}])
+        self.assertEqual(self.configmap("mc", "exempt")[0], 201)
+        self.assertEqual(self.configmap("mc", "other")[0], 403)
+        self.assertEqual([r["request"]["name"] for r in self.peer.sent("/deny")], ["other"])
+        self.tearDown()
+        broken = [{"name": "broken", "expression": "object.data.nosuch == 'x'"}]
+        self.install(False, "mc-fail", [{"name": "mc.kw.test", "clientConfig": self.url_client("/deny"),
+                                         "matchConditions": broken}])
+        code, answer, _ = self.configmap("mc-fail", "errs")
+        self.assertEqual(code, 403, answer)
+        self.assert_status(answer, 403, 'configmaps "errs" is forbidden: expression \'object.data.nosuch == \'x\'\' '
+                                        "resulted in error: no such key: nosuch", "Forbidden")
+        self.tearDown()
+        self.install(False, "mc-ignore", [{"name": "mc.kw.test", "clientConfig": self.url_client("/deny"),
+                                           "failurePolicy": "Ignore", "matchConditions": broken}])
+        self.assertEqual(self.configmap("mc-ignore", "skipped")[0], 201)
+
+    @unittest.skipIf(PEER_APISERVER, "matchConditions came in Kubernetes 1.27")
+    def test_match_conditions_must_compile(self):
+        code, answer, _ = self.call("POST", f"{ADMISSION}/validatingwebhookconfigurations", {
+            "metadata": {"name": "mc-bad"}, "webhooks": [{
+                "name": "mc.kw.test", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                "clientConfig": self.url_client("/deny"),
+                "matchConditions": [{"name": "bad", "expression": "object.metadata.name =="},
+                                    {"name": "nobody", "expression": "nobody.name == 'x'"}]}]})
+        self.assertEqual(code, 422, answer)
+        causes = {c["field"]: c["message"] for c in answer["details"]["causes"]}
+        at = "webhooks[0].matchConditions"
+        self.assertEqual(sorted(causes), [f"{at}[0].expression", f"{at}[1].expression"])
+        self.assertTrue(causes[f"{at}[0].expression"].startswith(
+            'Invalid value: "object.metadata.name ==": compilation failed: ERROR: <input>:1:'), causes)
+        self.assertEqual(causes[f"{at}[1].expression"],
+                         'Invalid value: "nobody.name == \'x\'": compilation failed: ERROR: <input>:1:1: '
+                         "undeclared reference to 'nobody' (in container '')\n | nobody.name == 'x'\n | ^")
+
     def test_warnings_and_audit_annotations(self):
         self.install(False, "warn", [{"name": "warn.kw.test", "clientConfig": self.url_client("/warn")}])
         code, answer, headers = self.configmap("warn", "warned")

@@ -1,0 +1,115 @@
+#include "server/admission/match_conditions.hpp"
+
+#include <algorithm>
+
+#include "core/api/resource.hpp"
+#include "server/registry/kinds/cel_envs.hpp"
+
+namespace kw::admission {
+
+namespace {
+
+using registry::AdmissionRequest;
+
+constexpr std::uint64_t k_per_call_limit = 1'000'000;  // kube's PerCallLimit
+constexpr std::uint64_t k_budget = 7'000'000;          // RuntimeCELCostBudgetMatchConditions
+
+nlohmann::json requester(const AdmissionRequest& request) {
+  if (request.user.is_object()) return request.user;
+  // The server's own writes (kw's controllers): the loopback identity kube-apiserver uses.
+  return {{"username", "system:apiserver"}, {"groups", {"system:masters"}}};
+}
+
+nlohmann::json operation_options(const AdmissionRequest& request) {
+  const std::string kind = request.operation == "CREATE"   ? "CreateOptions"
+                           : request.operation == "UPDATE" ? "UpdateOptions"
+                                                           : "DeleteOptions";
+  nlohmann::json options = {{"kind", kind}, {"apiVersion", "meta.k8s.io/v1"}};
+  if (request.dry_run) options["dryRun"] = {"All"};
+  return options;
+}
+
+}  // namespace
+
+std::vector<MatchCondition> compile_match_conditions(const nlohmann::json& conditions) {
+  std::vector<MatchCondition> out;
+  if (!conditions.is_array()) return out;
+  const cel::Env env = kinds::webhook_match_env();
+  for (const auto& condition : conditions) {
+    if (!condition.is_object()) continue;
+    MatchCondition compiled{.name = condition.value("name", std::string()),
+                            .expression = condition.value("expression", std::string())};
+    if (auto program = cel::compile(compiled.expression, env)) compiled.program = std::move(*program);
+    else compiled.error = "compilation failed: " + program.error().message;
+    out.push_back(std::move(compiled));
+  }
+  return out;
+}
+
+MatchResult evaluate_match_conditions(const std::vector<MatchCondition>& conditions, const AdmissionRequest& request) {
+  const nlohmann::json fields = request_fields(request);
+  const nlohmann::json none;
+  cel::MapActivation activation;
+  activation.bind_json("object", request.object.is_object() ? request.object : none);
+  activation.bind_json("oldObject", request.old != nullptr ? *request.old : none);
+  activation.bind_json("request", fields);
+  std::vector<std::string> errors;
+  std::uint64_t remaining = k_budget;
+  for (const auto& condition : conditions) {
+    if (!condition.program) {
+      errors.push_back("compilation error: " + condition.error);
+      continue;
+    }
+    auto result = condition.program->evaluate(activation, std::min(k_per_call_limit, remaining));
+    if (!result) {
+      errors.push_back("expression '" + condition.expression + "' resulted in error: " + result.error().message);
+      continue;
+    }
+    remaining -= std::min(remaining, result->cost);
+    const auto value = result->value.to_json();
+    if (result->value.kind() != cel::Value::Kind::boolean || !value) {
+      errors.push_back("expression '" + condition.expression + "' resulted in error: expected a bool, got " +
+                       result->value.type_name());
+      continue;
+    }
+    if (!value->get<bool>()) return {.matches = false};
+  }
+  if (errors.empty()) return {};
+  if (errors.size() == 1) return {.matches = false, .error = errors[0]};
+  std::string text;  // Go's aggregate error: several in brackets
+  for (const auto& error : errors) text += (text.empty() ? "[" : ", ") + error;
+  return {.matches = false, .error = text + "]"};
+}
+
+nlohmann::json request_fields(const AdmissionRequest& request) {
+  const auto& info = request.info;
+  api::GroupVersion kind_of{info.group, info.version};
+  std::string kind = info.kind;
+  if (request.object.is_object() && !request.subresource.empty()) {  // a subresource's own kind (Scale, Binding)
+    kind_of = api::split_api_version(request.object.value("apiVersion", info.api_version()));
+    kind = request.object.value("kind", info.kind);
+  }
+  const nlohmann::json gvk = {{"group", kind_of.group}, {"version", kind_of.version}, {"kind", kind}};
+  const nlohmann::json gvr = {{"group", info.group}, {"version", info.version}, {"resource", info.plural}};
+  nlohmann::json body = {{"kind", gvk},
+                         {"resource", gvr},
+                         {"requestKind", gvk},
+                         {"requestResource", gvr},
+                         {"operation", request.operation},
+                         {"userInfo", requester(request)},
+                         {"dryRun", request.dry_run},
+                         {"options", operation_options(request)}};
+  if (!request.subresource.empty()) {
+    body["subResource"] = request.subresource;
+    body["requestSubResource"] = request.subresource;
+  }
+  if (!request.name.empty()) body["name"] = request.name;
+  else if (request.object.is_object()) {
+    if (auto name = request.object.value("metadata", nlohmann::json::object()).value("name", std::string()); !name.empty())
+      body["name"] = name;
+  }
+  if (!request.namespace_.empty()) body["namespace"] = request.namespace_;
+  return body;
+}
+
+}  // namespace kw::admission
