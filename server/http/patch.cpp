@@ -5,6 +5,59 @@
 
 namespace kw::http {
 
+namespace {
+
+// kube-apiserver's bounds on a JSON patch: its operations, and the bytes its copy operations
+// add up to (JSONPatchMaxCopyBytes), so a small body cannot grow an object without limit.
+constexpr std::size_t k_max_json_patch_operations = 10000;
+constexpr std::size_t k_max_json_patch_copy_bytes = 3 * 1024 * 1024;
+
+// kube answers every failed JSON patch in these words (its generic 422).
+registry::ApiError json_patch_refused() {
+  return registry::ApiError{.code = 422,
+                            .reason = "Invalid",
+                            .message = "the server rejected our request due to an error in our request",
+                            .details = {},
+                            .keep_empty_details = true};
+}
+
+// The bytes a copy operation adds (the JSON size of what it copies); 0 when `from` names
+// nothing, which the operation itself then refuses.
+std::size_t copied_bytes(const nlohmann::json& document, const nlohmann::json& operation) {
+  const auto from = operation.find("from");
+  if (from == operation.end() || !from->is_string()) return 0;
+  try {
+    return document.at(nlohmann::json::json_pointer(from->get<std::string>())).dump().size();
+  } catch (const nlohmann::json::exception&) {
+    return 0;
+  }
+}
+
+registry::ApiResult<nlohmann::json> apply_json_patch(const nlohmann::json& current, const nlohmann::json& patch) {
+  if (patch.size() > k_max_json_patch_operations)
+    return std::unexpected(registry::ApiError{
+        413, "RequestEntityTooLarge",
+        "Request entity too large: The allowed maximum operations in a JSON patch is " +
+            std::to_string(k_max_json_patch_operations) + ", got " + std::to_string(patch.size()),
+        {}});
+  nlohmann::json out = current;
+  std::size_t copied = 0;
+  for (const auto& operation : patch) {
+    if (operation.is_object() && operation.value("op", nlohmann::json()) == "copy") {
+      copied += copied_bytes(out, operation);
+      if (copied > k_max_json_patch_copy_bytes) return std::unexpected(json_patch_refused());
+    }
+    try {
+      out.patch_inplace(nlohmann::json::array({operation}));
+    } catch (const nlohmann::json::exception&) {
+      return std::unexpected(json_patch_refused());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<PatchType> patch_type(const std::string& content_type) {
   if (content_type == "application/merge-patch+json") return PatchType::merge;
   if (content_type == "application/json-patch+json") return PatchType::json;
@@ -27,11 +80,7 @@ registry::ApiResult<nlohmann::json> apply_patch(const nlohmann::json& current, c
     case PatchType::json:
       if (!patch.is_array())
         return std::unexpected(registry::bad_request("a JSON patch must be an array of operations"));
-      try {
-        return current.patch(patch);
-      } catch (const nlohmann::json::exception& e) {
-        return std::unexpected(registry::ApiError{422, "Invalid", std::string("the JSON patch failed: ") + e.what(), {}});
-      }
+      return apply_json_patch(current, patch);
     case PatchType::strategic:
       if (!patch.is_object()) return std::unexpected(registry::bad_request("a strategic merge patch must be an object"));
       return codec::strategic_merge(current, patch, codec::SchemaNode::of_object(current));

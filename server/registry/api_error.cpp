@@ -21,6 +21,7 @@ nlohmann::json ApiError::status() const {
                         {"code", code}};
   if (reason.empty()) out.erase("reason");  // a plain error carries none (omitempty)
   if (!details.empty()) out["details"] = details;
+  else if (keep_empty_details) out["details"] = nlohmann::json::object();
   return out;
 }
 

@@ -14,6 +14,9 @@ struct ApiError {
   std::string reason;   // "NotFound", "AlreadyExists", "Conflict", "Invalid", ...
   std::string message;
   nlohmann::json details = nlohmann::json::object();  // {name, group, kind, causes}
+  // Write "details": {} even when empty, as kube's generic server responses do (a failed JSON
+  // patch); otherwise empty details are left out.
+  bool keep_empty_details = false;
 
   nlohmann::json status() const;  // the meta/v1 Status object
 };

@@ -427,6 +427,32 @@ class NestingDepthTest(unittest.TestCase):
         yaml_deep = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\nx: " + nested(20000) + "\n"
         self.refused("POST", NS + "/configmaps", yaml_deep, "application/yaml")
 
+    def test_json_patch_bounds(self):
+        """Answers recorded from kube-apiserver v1.23.13: copies may add 3 MiB in all and a patch
+        holds at most 10,000 operations; every failed JSON patch gets the same generic 422."""
+        status, _ = self.server.json("POST", NS + "/configmaps", {"metadata": {"name": "copied"},
+                                                                 "data": {"a": "x" * 400000}})
+        self.assertEqual(status, 201)
+        patch = NS + "/configmaps/copied"
+        headers = {"Content-Type": "application/json-patch+json"}
+        refused = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                   "message": "the server rejected our request due to an error in our request", "reason": "Invalid",
+                   "details": {}, "code": 422}
+        copies = [{"op": "copy", "from": "/data/a", "path": f"/data/b{i}"} for i in range(10)]
+        started = time.monotonic()
+        status, body = self.server.json("PATCH", patch, copies, headers=headers)
+        self.assertEqual((status, body), (422, refused))
+        self.assertLess(time.monotonic() - started, 5)
+        self.assertEqual(self.server.json("PATCH", patch, copies[:1], headers=headers)[0], 200)
+        for failing in ([{"op": "test", "path": "/data/a", "value": "y"}], [{"op": "remove", "path": "/data/nosuch"}]):
+            self.assertEqual(self.server.json("PATCH", patch, failing, headers=headers), (422, refused))
+        many = [{"op": "test", "path": "/metadata/name", "value": "copied"}] * 10001
+        status, body = self.server.json("PATCH", patch, many, headers=headers)
+        self.assertEqual(status, 413, body)
+        self.assertEqual(body["message"],
+                         "Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001")
+        self.assertEqual(self.server.json("PATCH", patch, many[:10000], headers=headers)[0], 200)
+
     def test_the_deepest_allowed_object_is_served_in_every_format(self):
         path = "/apis/deep.example.com/v1/namespaces/default/blobs"
         _, listed = self.server.json("GET", path)
