@@ -22,7 +22,7 @@
 #include <sys/prctl.h>
 
 #include "cli/commands/commands.hpp"
-#include "core/codec/protobuf_scalars.hpp"
+#include "core/util/go_time.hpp"
 #include "core/net/server/http_server.hpp"
 #include "server/auth/authenticator.hpp"
 #include "server/auth/authorizer.hpp"
@@ -591,7 +591,7 @@ int run_serve(const ServeOptions& o) {
   }
   std::unique_ptr<control::QuotaStatus> quota_status;
   if (controller_enabled(o.controllers, "resourcequota")) {
-    const auto period = codec::scalars::parse_go_duration(o.resource_quota_sync_period);
+    const auto period = util::parse_go_duration(o.resource_quota_sync_period);
     if (!period || *period <= 0) {
       std::cerr << "kw serve: --resource-quota-sync-period: \"" << o.resource_quota_sync_period
                 << "\" is not a positive duration (such as 5m0s or 30s)\n";

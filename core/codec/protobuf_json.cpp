@@ -10,6 +10,7 @@
 #include "core/codec/protobuf.hpp"
 #include "core/codec/protobuf_mapping.hpp"
 #include "core/codec/protobuf_scalars.hpp"
+#include "core/util/go_time.hpp"
 #include "core/codec/text.hpp"
 #include "core/proto/registry.hpp"
 
@@ -233,7 +234,7 @@ class JsonToMessage {
       }
       case Special::Duration: {
         if (!value.is_string()) return wrong_type(path, "a duration string", value);
-        auto parsed = scalars::parse_go_duration(value.get<std::string>());
+        auto parsed = util::parse_go_duration(value.get<std::string>());
         if (!parsed) return kw::fail(path + ": " + parsed.error().message);
         reflection->SetInt64(&message, field(1), *parsed);
         return {};

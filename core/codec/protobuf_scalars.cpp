@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/util/base64.hpp"
+#include "core/util/go_time.hpp"
 
 namespace kw::codec::scalars {
 namespace {
@@ -21,45 +22,10 @@ int base64_value(char c) {
   return -1;
 }
 
-// Days since 1970-01-01 of a proleptic Gregorian date (eras of 400 years).
-std::int64_t days_from_civil(std::int64_t year, unsigned month, unsigned day) {
-  year -= month <= 2 ? 1 : 0;
-  const std::int64_t era = (year >= 0 ? year : year - 399) / 400;
-  const auto year_of_era = static_cast<unsigned>(year - era * 400);
-  const unsigned day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-  const unsigned day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-  return era * 146097 + static_cast<std::int64_t>(day_of_era) - 719468;
-}
-
-struct CivilDate {
-  std::int64_t year;
-  unsigned month;
-  unsigned day;
-};
-
-CivilDate civil_from_days(std::int64_t days) {
-  days += 719468;
-  const std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-  const auto day_of_era = static_cast<unsigned>(days - era * 146097);
-  const unsigned year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
-  const unsigned day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-  const unsigned mp = (5 * day_of_year + 2) / 153;
-  const unsigned day = day_of_year - (153 * mp + 2) / 5 + 1;
-  const unsigned month = mp < 10 ? mp + 3 : mp - 9;
-  const std::int64_t year = static_cast<std::int64_t>(year_of_era) + era * 400 + (month <= 2 ? 1 : 0);
-  return {year, month, day};
-}
-
-// Reads exactly `width` digits at `pos`.
-bool read_digits(std::string_view text, std::size_t pos, std::size_t width, int& out) {
-  if (pos + width > text.size()) return false;
-  out = 0;
-  for (std::size_t i = pos; i < pos + width; ++i) {
-    if (text[i] < '0' || text[i] > '9') return false;
-    out = out * 10 + (text[i] - '0');
-  }
-  return true;
-}
+using util::civil_from_days;
+using util::CivilDate;
+using util::days_from_civil;
+using util::read_digits;
 
 bool is_leap(std::int64_t year) { return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0; }
 
@@ -182,53 +148,6 @@ std::string format_rfc3339(Timestamp timestamp, int fraction_digits) {
     out.append(buffer, static_cast<std::size_t>(n));
   }
   return out + "Z";
-}
-
-kw::Result<std::int64_t> parse_go_duration(std::string_view text) {
-  const auto fail_duration = [&] { return kw::fail("invalid duration \"" + std::string(text) + "\" (expected e.g. 1h30m or 250ms)"); };
-  std::string_view s = text;
-  bool negative = false;
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
-    negative = s[0] == '-';
-    s.remove_prefix(1);
-  }
-  if (s == "0") return 0;
-  if (s.empty()) return fail_duration();
-  long double total = 0;
-  while (!s.empty()) {
-    std::size_t i = 0;
-    while (i < s.size() && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.')) ++i;
-    if (i == 0) return fail_duration();
-    long double number = 0;
-    long double scale = 0;
-    for (std::size_t k = 0; k < i; ++k) {
-      if (s[k] == '.') {
-        if (scale != 0) return fail_duration();
-        scale = 1;
-        continue;
-      }
-      number = number * 10 + (s[k] - '0');
-      if (scale != 0) scale *= 10;
-    }
-    if (scale != 0) number /= scale;
-    s.remove_prefix(i);
-    std::size_t unit_length = 0;
-    while (unit_length < s.size() && !((s[unit_length] >= '0' && s[unit_length] <= '9') || s[unit_length] == '.')) ++unit_length;
-    const std::string_view unit = s.substr(0, unit_length);
-    s.remove_prefix(unit_length);
-    long double multiplier;
-    if (unit == "ns") multiplier = 1;
-    else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") multiplier = 1e3L;
-    else if (unit == "ms") multiplier = 1e6L;
-    else if (unit == "s") multiplier = 1e9L;
-    else if (unit == "m") multiplier = 60e9L;
-    else if (unit == "h") multiplier = 3600e9L;
-    else return fail_duration();
-    total += number * multiplier;
-  }
-  if (total > static_cast<long double>(std::numeric_limits<std::int64_t>::max())) return fail_duration();
-  const auto nanoseconds = static_cast<std::int64_t>(total + 0.5L);
-  return negative ? -nanoseconds : nanoseconds;
 }
 
 std::string format_go_duration(std::int64_t nanoseconds) {

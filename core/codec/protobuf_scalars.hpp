@@ -24,8 +24,8 @@ kw::Result<Timestamp> parse_rfc3339(std::string_view text);
 // UTC, "Z" suffix; `fraction_digits` 0 (Time) or 6 (MicroTime).
 std::string format_rfc3339(Timestamp timestamp, int fraction_digits);
 
-// Go time.Duration text ("1h2m3.5s", "150ms", "-2us") <-> nanoseconds.
-kw::Result<std::int64_t> parse_go_duration(std::string_view text);
+// Go time.Duration text ("1h2m3.5s", "150ms", "-2us") of nanoseconds; util::parse_go_duration
+// reads it.
 std::string format_go_duration(std::int64_t nanoseconds);
 
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/api/print_support.hpp"
+#include "core/util/go_time.hpp"
 #include "core/util/text.hpp"
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/groups.hpp"
@@ -168,43 +169,10 @@ std::optional<std::string> load_location_error(const std::string& name) {
 }
 
 // Go's time.ParseDuration: the error, or nothing when `s` is a duration.
-std::optional<std::string> parse_duration_error(std::string_view orig) {
-  const std::string invalid = "time: invalid duration " + util::go_quote(orig);
-  std::string_view s = orig;
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  if (s == "0") return std::nullopt;
-  if (s.empty()) return invalid;
-  static constexpr std::pair<std::string_view, double> k_units[] = {
-      {"ns", 1.0}, {"us", 1e3}, {"\u00b5s", 1e3}, {"\u03bcs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
-  long double total = 0;
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  while (!s.empty()) {
-    if (!(s[0] == '.' || digit(s[0]))) return invalid;
-    std::size_t i = 0;
-    long double value = 0;
-    while (i < s.size() && digit(s[i])) value = value * 10 + (s[i++] - '0');
-    const bool pre = i > 0;
-    bool post = false;
-    if (i < s.size() && s[i] == '.') {
-      ++i;
-      long double scale = 1;
-      const std::size_t start = i;
-      while (i < s.size() && digit(s[i])) value += (s[i++] - '0') / (scale *= 10);
-      post = i > start;
-    }
-    if (!pre && !post) return invalid;
-    s.remove_prefix(i);
-    std::size_t unit_end = 0;
-    while (unit_end < s.size() && !(s[unit_end] == '.' || digit(s[unit_end]))) ++unit_end;
-    if (unit_end == 0) return "time: missing unit in duration " + util::go_quote(orig);
-    const std::string_view unit = s.substr(0, unit_end);
-    s.remove_prefix(unit_end);
-    const auto found = std::find_if(std::begin(k_units), std::end(k_units), [&](const auto& u) { return u.first == unit; });
-    if (found == std::end(k_units)) return "time: unknown unit " + util::go_quote(unit) + " in duration " + util::go_quote(orig);
-    total += value * found->second;
-    if (total > static_cast<long double>(std::numeric_limits<std::int64_t>::max())) return invalid;
-  }
-  return std::nullopt;
+std::optional<std::string> parse_duration_error(std::string_view text) {
+  auto parsed = util::parse_go_duration(text);
+  if (parsed) return std::nullopt;
+  return parsed.error().message;
 }
 
 // The range of one cron field and the names it accepts (months, week days).
