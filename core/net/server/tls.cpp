@@ -87,11 +87,14 @@ std::optional<PeerIdentity> verified_peer(SSL* ssl, const TlsAnchors& anchors) {
   X509* cert = SSL_get1_peer_certificate(ssl);
   if (cert == nullptr) return std::nullopt;
   std::optional<PeerIdentity> identity;
+  // A resumed session keeps the peer's certificate but not the chain built for it: with a
+  // single client CA the anchor is known anyway; with two, such a peer is not trusted.
   STACK_OF(X509)* chain = SSL_get0_verified_chain(ssl);
-  if (SSL_get_verify_result(ssl) == X509_V_OK && chain != nullptr && sk_X509_num(chain) > 0) {
+  const bool anchored = chain != nullptr && sk_X509_num(chain) > 0;
+  if (SSL_get_verify_result(ssl) == X509_V_OK && (anchored || anchors.request_header.empty())) {
     X509_NAME* subject = X509_get_subject_name(cert);
     auto common_names = name_entries(subject, NID_commonName);
-    const std::string anchor = der_of(sk_X509_value(chain, sk_X509_num(chain) - 1));
+    const std::string anchor = anchored ? der_of(sk_X509_value(chain, sk_X509_num(chain) - 1)) : std::string();
     identity = PeerIdentity{.common_name = common_names.empty() ? std::string() : common_names.front(),
                             .organizations = name_entries(subject, NID_organizationName),
                             .by_client_ca = anchors.request_header.empty() || contains(anchors.client, anchor),
