@@ -224,8 +224,17 @@ class Walker {
         invalid(path, node.type, "rule compile error: " + compiled.error);
         continue;
       }
-      if (!compiled.program || (compiled.uses_old_self && old == nullptr)) continue;
-      run_rule(node, compiled, activation, path);
+      const bool optional_old_self = compiled.rule.value("optionalOldSelf", false);
+      if (!compiled.program || (compiled.uses_old_self && old == nullptr && !optional_old_self)) continue;
+      if (!optional_old_self) {
+        run_rule(node, compiled, activation, path);
+        continue;
+      }
+      // optionalOldSelf: the rule also runs without an old value, oldSelf being an optional.
+      cel::MapActivation optional;
+      optional.bind_json("self", value);
+      optional.bind("oldSelf", old ? cel::Value::optional_of(cel::Value::from_json(*old)) : cel::Value::optional_none());
+      run_rule(node, compiled, optional, path);
     }
   }
 
@@ -363,6 +372,10 @@ std::size_t check_rules_into(const json& schema, const std::string& path, bool r
     if (!compiled.message_expression_error.empty())
       add_cause(compile_causes, "FieldValueInvalid", at(i) + ".messageExpression",
                 "Invalid value: " + go_rule_text(rule) + ": " + compiled.message_expression_error);
+    if (compiled.error.empty() && !compiled.uses_old_self && rule.contains("optionalOldSelf") &&
+        rule["optionalOldSelf"].is_boolean())
+      add_cause(compile_causes, "FieldValueInvalid", at(i) + ".optionalOldSelf",
+                "Invalid value: " + rule["optionalOldSelf"].dump() + ": may not be set if oldSelf is not used in rule");
   }
   return 0;
 }

@@ -5,7 +5,8 @@
 //   - `self` is the value at the rule's place in the schema (only non-null values are checked);
 //   - a rule that uses `oldSelf` (a transition rule) runs on updates only, and only where the old
 //     object has a value that correlates with the new one (object properties by name, map
-//     entries by key, list-type=map items by their keys, set items by value);
+//     entries by key, list-type=map items by their keys, set items by value); with
+//     optionalOldSelf it runs on creates too, oldSelf then an empty optional;
 //   - each rule may cost at most 1,000,000 and a request's rules 10,000,000 in all (kube's
 //     PerCallLimit and RuntimeCELCostBudget);
 //   - failures are field causes in kube's words: the rule's message (or "failed rule: RULE"),

@@ -74,6 +74,28 @@ TEST_CASE("validation rules: transition rules see the correlated old value") {
                {"byName[x]", R"(Invalid value: "integer": failed rule: self >= oldSelf)"}});
 }
 
+TEST_CASE("validation rules: optionalOldSelf runs without an old value too") {
+  const json schema = {{"type", "object"},
+                       {"properties",
+                        {{"n", {{"type", "integer"},
+                                {"x-kubernetes-validations",
+                                 rules({{{"rule", "oldSelf.hasValue() ? self >= oldSelf.value() : self < 10"},
+                                         {"optionalOldSelf", true}, {"message", "bad n"}}})}}}}}};
+  CHECK(run(schema, {{"n", 5}}).empty());
+  CHECK(run(schema, {{"n", 50}}) == Causes{{"n", R"(Invalid value: "integer": bad n)"}});
+  const json old = {{"n", 60}};
+  CHECK(run(schema, {{"n", 70}}, &old).empty());
+  CHECK(run(schema, {{"n", 50}}, &old).size() == 1);
+
+  json causes = json::array();
+  json unused = schema;
+  unused["properties"]["n"]["x-kubernetes-validations"][0]["rule"] = "self > 0";
+  check_rules(unused, "root", causes);
+  REQUIRE(causes.size() == 1);
+  CHECK(causes[0]["field"] == "root.properties[n].x-kubernetes-validations[0].optionalOldSelf");
+  CHECK(causes[0]["message"] == "Invalid value: true: may not be set if oldSelf is not used in rule");
+}
+
 TEST_CASE("validation rules: reason, fieldPath and messageExpression") {
   const json schema = {
       {"type", "object"},
