@@ -20,6 +20,13 @@ std::string to_lower(std::string_view text) {
   return out;
 }
 
+std::string_view trim(std::string_view text) {
+  constexpr std::string_view k_space = " \t\n\v\f\r";
+  const auto first = text.find_first_not_of(k_space);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(k_space) - first + 1);
+}
+
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;

@@ -10,6 +10,8 @@ namespace kw::util {
 bool iequals(std::string_view a, std::string_view b);
 // ASCII letters lowered; other bytes kept.
 std::string to_lower(std::string_view text);
+// Without leading and trailing ASCII white space (Go's strings.TrimSpace for ASCII text).
+std::string_view trim(std::string_view text);
 // The value of a hexadecimal digit; -1 for any other character.
 int hex_value(char c);
 // "%2F" escapes decoded, malformed ones kept as they are; with plus_is_space (query strings),

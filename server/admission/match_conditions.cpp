@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "core/api/resource.hpp"
-#include "server/registry/kinds/cel_envs.hpp"
 
 namespace kw::admission {
 
@@ -31,10 +30,9 @@ nlohmann::json operation_options(const AdmissionRequest& request) {
 
 }  // namespace
 
-std::vector<MatchCondition> compile_match_conditions(const nlohmann::json& conditions) {
+std::vector<MatchCondition> compile_match_conditions(const nlohmann::json& conditions, const cel::Env& env) {
   std::vector<MatchCondition> out;
   if (!conditions.is_array()) return out;
-  const cel::Env env = kinds::webhook_match_env();
   for (const auto& condition : conditions) {
     if (!condition.is_object()) continue;
     MatchCondition compiled{.name = condition.value("name", std::string()),
@@ -46,13 +44,22 @@ std::vector<MatchCondition> compile_match_conditions(const nlohmann::json& condi
   return out;
 }
 
+cel::MapActivation request_activation(const AdmissionRequest& request, const nlohmann::json& fields) {
+  static const nlohmann::json k_none;
+  cel::MapActivation activation;
+  activation.bind_json("object", request.object.is_object() ? request.object : k_none);
+  activation.bind_json("oldObject", request.old != nullptr ? *request.old : k_none);
+  activation.bind_json("request", fields);
+  return activation;
+}
+
 MatchResult evaluate_match_conditions(const std::vector<MatchCondition>& conditions, const AdmissionRequest& request) {
   const nlohmann::json fields = request_fields(request);
-  const nlohmann::json none;
-  cel::MapActivation activation;
-  activation.bind_json("object", request.object.is_object() ? request.object : none);
-  activation.bind_json("oldObject", request.old != nullptr ? *request.old : none);
-  activation.bind_json("request", fields);
+  return evaluate_match_conditions(conditions, request_activation(request, fields));
+}
+
+MatchResult evaluate_match_conditions(const std::vector<MatchCondition>& conditions,
+                                      const cel::Activation& activation) {
   std::vector<std::string> errors;
   std::uint64_t remaining = k_budget;
   for (const auto& condition : conditions) {

@@ -22,8 +22,9 @@ struct MatchCondition {
   std::string error = {};                              // "compilation failed: ERROR: ..."
 };
 
-// The conditions of a matchConditions list, compiled in kinds::webhook_match_env().
-std::vector<MatchCondition> compile_match_conditions(const nlohmann::json& conditions);
+// The conditions of a matchConditions list, compiled in `env` (a webhook's:
+// kinds::webhook_match_env(); a policy's: kinds::policy_env()).
+std::vector<MatchCondition> compile_match_conditions(const nlohmann::json& conditions, const cel::Env& env);
 
 struct MatchResult {
   bool matches = true;
@@ -35,6 +36,14 @@ struct MatchResult {
 // kube's matcher: any condition false skips; otherwise any error is the result's error.
 MatchResult evaluate_match_conditions(const std::vector<MatchCondition>& conditions,
                                       const registry::AdmissionRequest& request);
+// The same over an activation the caller made (a policy's, with params and variables).
+MatchResult evaluate_match_conditions(const std::vector<MatchCondition>& conditions,
+                                      const cel::Activation& activation);
+
+// What every admission expression sees of a request: `object`, `oldObject` (null where the
+// operation has none) and `request` (request_fields). It views `fields` and the request's
+// objects, which must outlive it.
+cel::MapActivation request_activation(const registry::AdmissionRequest& request, const nlohmann::json& fields);
 
 // An admission request as admission.k8s.io/v1 AdmissionRequest fields, without uid, object and
 // oldObject: what webhooks are sent around the objects and what CEL sees as `request`.

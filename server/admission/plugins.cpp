@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "server/admission/builtin.hpp"
+#include "server/admission/policies.hpp"
 #include "server/admission/service_account.hpp"
 #include "server/admission/webhooks.hpp"
 
@@ -102,7 +103,18 @@ void install_validating_admission_webhook(registry::Registry& registry, const Pl
   if (auto* webhooks = webhooks_of(registry, installed)) registry.add_admission_check(webhooks->check());
 }
 
-// kube-apiserver 1.23's plugins in the order it runs them.
+void install_validating_admission_policy(registry::Registry& registry, const PluginSelection&, Installed& installed) {
+  auto started = Policies::start(registry);
+  if (!started) {
+    installed.failure = started.error().message;
+    return;
+  }
+  registry.add_admission_check((*started)->check());
+  installed.policies = std::move(*started);
+}
+
+// kube-apiserver's plugins in the order it runs them (1.23's, with ValidatingAdmissionPolicy,
+// on by default since 1.30).
 constexpr Plugin k_plugins[] = {
     {"AlwaysAdmit", false, nullptr},
     {"NamespaceLifecycle", true, install_namespace_lifecycle},
@@ -133,6 +145,7 @@ constexpr Plugin k_plugins[] = {
     {"DenyServiceExternalIPs", false, nullptr},
     {"SecurityContextDeny", false, nullptr},
     {"MutatingAdmissionWebhook", true, install_mutating_admission_webhook},
+    {"ValidatingAdmissionPolicy", true, install_validating_admission_policy},
     {"ValidatingAdmissionWebhook", true, install_validating_admission_webhook},
     {"ResourceQuota", true, install_resource_quota},
     {"AlwaysDeny", false, nullptr},

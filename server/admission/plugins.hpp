@@ -9,6 +9,7 @@
 
 #include "core/util/error.hpp"
 #include "server/admission/pod_scheduling.hpp"
+#include "server/admission/policies.hpp"
 #include "server/admission/webhooks.hpp"
 #include "server/auth/authorizer.hpp"
 #include "server/registry/registry.hpp"
@@ -31,6 +32,8 @@ struct Installed {
   std::vector<std::string> unavailable;
   // The follower of the webhook configurations (the webhook plugins); null when both are off.
   std::unique_ptr<Webhooks> webhooks = {};
+  // The follower of the admission policies and their bindings; null when that plugin is off.
+  std::unique_ptr<Policies> policies = {};
   std::string failure = {};  // why a plugin could not start (install() then fails)
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "server/admission/lookup.hpp"
+#include "server/registry/kinds/cel_envs.hpp"
 
 namespace kw::admission {
 namespace {
@@ -28,6 +30,13 @@ bool is_namespace_resource(const registry::AdmissionRequest& request) {
   return request.info.group.empty() && request.info.version == "v1" && request.info.plural == "namespaces";
 }
 
+bool has_labels(const nlohmann::json* object, const api::LabelSelector& selector) {
+  if (object == nullptr || !object->is_object()) return false;
+  return selector.matches(api::labels_of(*object));
+}
+
+}  // namespace
+
 bool rule_matches(const WebhookRule& rule, const registry::AdmissionRequest& request) {
   if (rule.scope == "Namespaced" && (is_namespace_resource(request) || request.namespace_.empty())) return false;
   if (rule.scope == "Cluster" && !(is_namespace_resource(request) || request.namespace_.empty())) return false;
@@ -43,12 +52,13 @@ bool rule_matches(const WebhookRule& rule, const registry::AdmissionRequest& req
   });
 }
 
-bool has_labels(const nlohmann::json* object, const api::LabelSelector& selector) {
-  if (object == nullptr || !object->is_object()) return false;
-  return selector.matches(api::labels_of(*object));
+WebhookRule read_rule(const nlohmann::json& rule) {
+  return {.operations = strings(rule, "operations"),
+          .groups = strings(rule, "apiGroups"),
+          .versions = strings(rule, "apiVersions"),
+          .resources = strings(rule, "resources"),
+          .scope = text(rule, "scope", "*")};
 }
-
-}  // namespace
 
 std::vector<Webhook> read_webhooks(const nlohmann::json& configuration, bool mutating) {
   std::vector<Webhook> out;
@@ -66,11 +76,7 @@ std::vector<Webhook> read_webhooks(const nlohmann::json& configuration, bool mut
     hook.client = registry::WebhookClient::from_json(item.value("clientConfig", nlohmann::json::object()));
     for (const auto& rule : item.value("rules", nlohmann::json::array())) {
       if (!rule.is_object()) continue;
-      hook.rules.push_back({.operations = strings(rule, "operations"),
-                            .groups = strings(rule, "apiGroups"),
-                            .versions = strings(rule, "apiVersions"),
-                            .resources = strings(rule, "resources"),
-                            .scope = text(rule, "scope", "*")});
+      hook.rules.push_back(read_rule(rule));
     }
     hook.fail_closed = text(item, "failurePolicy", "Fail") != "Ignore";
     for (auto [key, selector] : {std::pair{"namespaceSelector", &hook.namespace_selector},
@@ -86,28 +92,48 @@ std::vector<Webhook> read_webhooks(const nlohmann::json& configuration, bool mut
       hook.timeout = std::chrono::seconds(std::clamp<std::int64_t>(seconds->get<std::int64_t>(), 1, 30));
     hook.review_versions = strings(item, "admissionReviewVersions");
     hook.reinvoke_if_needed = mutating && text(item, "reinvocationPolicy") == "IfNeeded";
-    hook.match_conditions = compile_match_conditions(item.value("matchConditions", nlohmann::json::array()));
+    hook.match_conditions = compile_match_conditions(item.value("matchConditions", nlohmann::json::array()),
+                                                     kinds::webhook_match_env());
     out.push_back(std::move(hook));
   }
   return out;
 }
 
+bool is_admission_configuration(const registry::AdmissionRequest& request) {
+  static constexpr std::string_view k_kinds[] = {
+      "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",    "ValidatingAdmissionPolicy",
+      "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"};
+  return request.info.group == "admissionregistration.k8s.io" && std::ranges::find(k_kinds, request.info.kind) != std::end(k_kinds);
+}
+
 bool rules_match(const Webhook& hook, const registry::AdmissionRequest& request) {
-  if (request.info.group == "admissionregistration.k8s.io" &&
-      (request.info.kind == "ValidatingWebhookConfiguration" || request.info.kind == "MutatingWebhookConfiguration"))
-    return false;
+  if (is_admission_configuration(request)) return false;
   return std::ranges::any_of(hook.rules, [&](const WebhookRule& rule) { return rule_matches(rule, request); });
 }
 
-bool object_selected(const Webhook& hook, const registry::AdmissionRequest& request) {
-  if (hook.object_selector.empty()) return true;
-  return has_labels(&request.object, hook.object_selector) || has_labels(request.old, hook.object_selector);
+bool object_selected(const api::LabelSelector& selector, const registry::AdmissionRequest& request) {
+  if (selector.empty()) return true;
+  return has_labels(&request.object, selector) || has_labels(request.old, selector);
 }
 
 std::optional<std::string> selected_namespace(const registry::AdmissionRequest& request) {
   if (is_namespace_resource(request)) return request.name.empty() ? request.namespace_ : request.name;
   if (request.namespace_.empty()) return std::nullopt;
   return request.namespace_;
+}
+
+registry::ApiResult<bool> namespace_selected(registry::Registry& registry, const api::LabelSelector& selector,
+                                             const registry::AdmissionRequest& request) {
+  if (selector.empty()) return true;
+  const auto ns = selected_namespace(request);
+  if (!ns) return true;
+  if (request.info.plural == "namespaces" && request.info.group.empty() && request.subresource.empty() &&
+      request.operation != "DELETE" && request.object.is_object())
+    return selector.matches(api::labels_of(request.object));
+  auto found = cached_object(registry, "", "v1", "namespaces", "", *ns);
+  if (!found) return std::unexpected(found.error());
+  if (!*found) return std::unexpected(registry::not_found("", "namespaces", *ns));
+  return selector.matches(api::labels_of(**found));
 }
 
 }  // namespace kw::admission

@@ -15,6 +15,7 @@
 #include "core/api/selector.hpp"
 #include "server/admission/match_conditions.hpp"
 #include "server/registry/admission.hpp"
+#include "server/registry/registry.hpp"
 #include "server/registry/webhook_client.hpp"
 
 namespace kw::admission {
@@ -50,16 +51,30 @@ struct Webhook {
 // The webhooks of one stored configuration, in their order there.
 std::vector<Webhook> read_webhooks(const nlohmann::json& configuration, bool mutating);
 
-// Whether one of the webhook's rules covers the request (operation, group, version, resource
-// and subresource, scope). Requests on the webhook configurations themselves are never sent to
-// webhooks.
+// A RuleWithOperations (operations, apiGroups, apiVersions, resources, scope).
+WebhookRule read_rule(const nlohmann::json& rule);
+// Whether the rule covers the request: operation, group, version, resource and subresource,
+// scope (kube's rules.Matcher).
+bool rule_matches(const WebhookRule& rule, const registry::AdmissionRequest& request);
+
+// Requests on the admission configurations themselves (webhook configurations, admission
+// policies and their bindings), which no webhook is called for.
+bool is_admission_configuration(const registry::AdmissionRequest& request);
+
+// Whether one of the webhook's rules covers the request; never for an admission configuration.
 bool rules_match(const Webhook& hook, const registry::AdmissionRequest& request);
 
-// Whether the request's object (or the old one) has the labels objectSelector asks for.
-bool object_selected(const Webhook& hook, const registry::AdmissionRequest& request);
+// Whether the request's object (or the old one) has the labels an objectSelector asks for.
+bool object_selected(const api::LabelSelector& selector, const registry::AdmissionRequest& request);
 
 // The namespace a request's namespaceSelector looks at: its namespace, or the namespace object
 // it writes; nullopt for other cluster-scoped requests, which every namespaceSelector selects.
 std::optional<std::string> selected_namespace(const registry::AdmissionRequest& request);
+
+// Whether a namespaceSelector selects the request: the labels of its namespace (from the watch
+// cache), or of the namespace object it writes. A namespace that cannot be read answers the
+// request (404 when it does not exist).
+registry::ApiResult<bool> namespace_selected(registry::Registry& registry, const api::LabelSelector& selector,
+                                             const registry::AdmissionRequest& request);
 
 }  // namespace kw::admission

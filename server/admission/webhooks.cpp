@@ -26,16 +26,17 @@ struct Webhooks::State {
 
   registry::Registry& registry;
   std::mutex mutex;
-  // The stored configurations by name ([1]: mutating), and their webhooks in kube's order.
-  std::map<std::string, nlohmann::json> configurations[2];
+  // The webhooks of the stored configurations ([1]: mutating), in kube's order: by
+  // configuration name, then their place there.
   std::shared_ptr<const Hooks> hooks[2] = {std::make_shared<Hooks>(), std::make_shared<Hooks>()};
 
-  void rebuild(bool mutating) {  // under `mutex`
+  void rebuild(bool mutating, const ObjectsByName& configurations) {
     auto all = std::make_shared<Hooks>();
-    for (const auto& [name, configuration] : configurations[mutating]) {
+    for (const auto& [name, configuration] : configurations) {
       auto hooks_of = read_webhooks(configuration, mutating);
       std::move(hooks_of.begin(), hooks_of.end(), std::back_inserter(*all));
     }
+    std::lock_guard lock(mutex);
     hooks[mutating] = std::move(all);
   }
 
@@ -206,29 +207,14 @@ Called call_webhook(registry::Registry& registry, const Webhook& hook, const Adm
   return called;
 }
 
-// Whether the webhook's namespaceSelector selects the request; a namespace that cannot be read
-// answers the request.
-ApiResult<bool> namespace_selected(registry::Registry& registry, const Webhook& hook, const AdmissionRequest& request) {
-  if (hook.namespace_selector.empty()) return true;
-  const auto ns = selected_namespace(request);
-  if (!ns) return true;
-  if (request.info.plural == "namespaces" && request.info.group.empty() && request.subresource.empty() &&
-      request.operation != "DELETE" && request.object.is_object())
-    return hook.namespace_selector.matches(api::labels_of(request.object));
-  auto found = cached_object(registry, "", "v1", "namespaces", "", *ns);
-  if (!found) return std::unexpected(found.error());
-  if (!*found) return std::unexpected(registry::not_found("", "namespaces", *ns));
-  return hook.namespace_selector.matches(api::labels_of(**found));
-}
-
 // Whether the webhook is to be called about the request (kube's ShouldCallHook, matchPolicy
 // Exact): rules, selectors, then matchConditions, whose errors fail the request (403) under
 // failurePolicy Fail and skip the webhook under Ignore.
 ApiResult<bool> selects(registry::Registry& registry, const Webhook& hook, const AdmissionRequest& request) {
   if (!rules_match(hook, request)) return false;
   if (!hook.selector_error.empty()) return std::unexpected(internal_error(hook.selector_error));
-  if (!object_selected(hook, request)) return false;
-  auto selected = namespace_selected(registry, hook, request);
+  if (!object_selected(hook.object_selector, request)) return false;
+  auto selected = namespace_selected(registry, hook.namespace_selector, request);
   if (!selected || !*selected || hook.match_conditions.empty()) return selected;
   const MatchResult matched = evaluate_match_conditions(hook.match_conditions, request);
   if (!matched.error.empty() && hook.fail_closed)
@@ -309,26 +295,11 @@ ApiResult<void> run_validating(Webhooks::State& state, const AdmissionRequest& r
 Result<std::unique_ptr<Webhooks>> Webhooks::start(registry::Registry& registry) {
   auto state = std::make_shared<State>(registry);
   std::unique_ptr<Webhooks> webhooks(new Webhooks(state));
-  const auto table = registry.resources();
   for (const bool mutating : {true, false}) {
     const char* plural = mutating ? "mutatingwebhookconfigurations" : "validatingwebhookconfigurations";
-    const auto* info = table->find_plural("admissionregistration.k8s.io", "v1", plural);
-    if (info == nullptr) return fail(std::string("admissionregistration.k8s.io/v1 ") + plural + " is not served");
-    registry::InformerHandlers handlers;
-    handlers.replace = [state, mutating](const std::vector<cache::ObjectPtr>& all) {
-      std::lock_guard lock(state->mutex);
-      state->configurations[mutating].clear();
-      for (const auto& object : all) state->configurations[mutating][object->name] = object->object;
-      state->rebuild(mutating);
-    };
-    handlers.change = [state, mutating](cache::EventType type, const cache::ObjectPtr& object) {
-      std::lock_guard lock(state->mutex);
-      if (type == cache::EventType::deleted) state->configurations[mutating].erase(object->name);
-      else state->configurations[mutating][object->name] = object->object;
-      state->rebuild(mutating);
-    };
-    auto informer = registry::Informer::start(registry, *info, std::move(handlers));
-    if (!informer) return fail(std::string("cannot follow ") + plural + ": " + informer.error().message);
+    auto informer = follow_by_name(registry, "admissionregistration.k8s.io", "v1", plural,
+                                   [state, mutating](const ObjectsByName& all) { state->rebuild(mutating, all); });
+    if (!informer) return fail(informer.error().message);
     webhooks->m_informers.push_back(std::move(*informer));
   }
   return webhooks;

@@ -26,20 +26,14 @@ std::string text_of(const json& rule, const char* key) {
   return found != rule.end() && found->is_string() ? found->get<std::string>() : std::string();
 }
 
-std::string trimmed(const std::string& text) {
-  const auto begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) return {};
-  return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
-}
-
 // kube's ruleErrorString and ruleMessageOrDefault.
 std::string rule_name(const json& rule) {
-  const std::string message = trimmed(text_of(rule, "message"));
-  return message.empty() ? trimmed(text_of(rule, "rule")) : message;
+  const std::string message = std::string(util::trim(text_of(rule, "message")));
+  return message.empty() ? std::string(util::trim(text_of(rule, "rule"))) : message;
 }
 std::string default_message(const json& rule) {
-  const std::string message = trimmed(text_of(rule, "message"));
-  return message.empty() ? "failed rule: " + trimmed(text_of(rule, "rule")) : message;
+  const std::string message = std::string(util::trim(text_of(rule, "message")));
+  return message.empty() ? "failed rule: " + std::string(util::trim(text_of(rule, "rule"))) : message;
 }
 
 // A rule's fieldPath (".a.b", ".a['x.y']") as kube appends it to the error's field: "a.b", "a.x.y".
@@ -96,7 +90,7 @@ cel::Env env_for(const json& schema, bool resource_root, bool with_old_self) {
 CompiledRule compile_rule(const json& rule, const json& schema, bool resource_root) {
   CompiledRule out{.rule = rule};
   const std::string source = text_of(rule, "rule");
-  if (trimmed(source).empty()) return out;
+  if (std::string(util::trim(source)).empty()) return out;
   auto program = cel::compile(source, env_for(schema, resource_root, false));
   if (!program) {
     program = cel::compile(source, env_for(schema, resource_root, true));
@@ -104,12 +98,12 @@ CompiledRule compile_rule(const json& rule, const json& schema, bool resource_ro
   }
   if (program) out.program = std::move(*program);
   else out.error = "compilation failed: " + program.error().message;
-  if (const std::string expression = text_of(rule, "messageExpression"); !trimmed(expression).empty()) {
+  if (const std::string expression = text_of(rule, "messageExpression"); !std::string(util::trim(expression)).empty()) {
     auto compiled = cel::compile(expression, env_for(schema, resource_root, true));
     if (compiled) out.message_expression = std::move(*compiled);
     else out.message_expression_error = "messageExpression compilation failed: " + compiled.error().message;
   }
-  out.field_path = normalized_field_path(trimmed(text_of(rule, "fieldPath")));
+  out.field_path = normalized_field_path(std::string(util::trim(text_of(rule, "fieldPath"))));
   return out;
 }
 
@@ -224,7 +218,8 @@ class Walker {
         invalid(path, node.type, "rule compile error: " + compiled.error);
         continue;
       }
-      const bool optional_old_self = compiled.rule.value("optionalOldSelf", false);
+      const auto flag = compiled.rule.find("optionalOldSelf");  // null or absent: false
+      const bool optional_old_self = flag != compiled.rule.end() && flag->is_boolean() && flag->get<bool>();
       if (!compiled.program || (compiled.uses_old_self && old == nullptr && !optional_old_self)) continue;
       if (!optional_old_self) {
         run_rule(node, compiled, activation, path);
@@ -276,7 +271,7 @@ class Walker {
     m_remaining -= std::min(m_remaining, result->cost);
     const auto text = json_of<std::string>(result->value, cel::Value::Kind::string);
     if (!text) return default_message(compiled.rule);
-    const std::string message = trimmed(*text);
+    const std::string message = std::string(util::trim(*text));
     if (message.empty() || message.find('\n') != std::string::npos || message.size() > 5 * 1024)
       return default_message(compiled.rule);
     return message;
@@ -315,19 +310,19 @@ bool valid_reason(const std::string& reason) {
 bool check_rule_fields(const json& rule, const std::string& at, json& causes) {
   const std::string source = text_of(rule, "rule"), message = text_of(rule, "message");
   const std::size_t before = causes.size();
-  if (trimmed(source).empty()) {
+  if (std::string(util::trim(source)).empty()) {
     add_cause(causes, "FieldValueRequired", at + ".rule", "Required value: rule is not specified");
-  } else if (!message.empty() && trimmed(message).empty()) {
+  } else if (!message.empty() && std::string(util::trim(message)).empty()) {
     add_cause(causes, "FieldValueInvalid", at + ".message",
               "Invalid value: " + util::go_quote(message) + ": message must be non-empty if specified");
-  } else if (trimmed(message).find('\n') != std::string::npos) {
+  } else if (std::string(util::trim(message)).find('\n') != std::string::npos) {
     add_cause(causes, "FieldValueInvalid", at + ".message",
               "Invalid value: " + util::go_quote(message) + ": message must not contain line breaks");
-  } else if (trimmed(source).find('\n') != std::string::npos && trimmed(message).empty()) {
+  } else if (std::string(util::trim(source)).find('\n') != std::string::npos && std::string(util::trim(message)).empty()) {
     add_cause(causes, "FieldValueRequired", at + ".message",
               "Required value: message must be specified if rule contains line breaks");
   }
-  if (const std::string expression = text_of(rule, "messageExpression"); !expression.empty() && trimmed(expression).empty())
+  if (const std::string expression = text_of(rule, "messageExpression"); !expression.empty() && std::string(util::trim(expression)).empty())
     add_cause(causes, "FieldValueRequired", at + ".messageExpression",
               "Required value: messageExpression must be non-empty if specified");
   if (const std::string reason = text_of(rule, "reason"); rule.contains("reason") && !valid_reason(reason))

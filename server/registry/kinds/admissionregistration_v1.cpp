@@ -25,12 +25,6 @@ std::vector<std::string> strings_of(const json& list) {
   return out;
 }
 
-std::string trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\n\v\f\r");
-  if (first == std::string_view::npos) return {};
-  return std::string(s.substr(first, s.find_last_not_of(" \t\n\v\f\r") - first + 1));
-}
-
 bool blank(std::string_view s) {
   return std::ranges::all_of(s, [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
 }
@@ -228,6 +222,13 @@ void validate_named_rule(Causes& causes, const json& rule, const std::string& pa
 // fails when evaluated (the webhook's or policy's failurePolicy then applies).
 bool uses_authorizer(const std::string& expression) { return expression.find("authorizer.") != std::string::npos; }
 
+// An expression must compile in `env` ("compilation failed: ..."). Those that call the
+// authorizer library, which kw's CEL does not have, are taken unchecked.
+void check_compiles(Causes& causes, const std::string& field, const std::string& expression, const cel::Env& env) {
+  if (auto program = cel::compile(expression, env); !program && !uses_authorizer(expression))
+    invalid_value(causes, field, expression, "compilation failed: " + program.error().message);
+}
+
 // validateMatchConditions: each expression must compile in `env`.
 void validate_match_conditions(Causes& causes, const json& conditions, const std::string& path, const cel::Env& env) {
   const auto& list = arr(conditions);
@@ -237,8 +238,7 @@ void validate_match_conditions(Causes& causes, const json& conditions, const std
     const std::string field = index_path(path, i);
     const std::string expression = str(at(list[i], {"expression"}));
     if (blank(expression)) required(causes, field + ".expression");
-    else if (auto program = cel::compile(expression, env); !program && !uses_authorizer(expression))
-      invalid_value(causes, field + ".expression", expression, "compilation failed: " + program.error().message);
+    else check_compiles(causes, field + ".expression", expression, env);
     const std::string name = str(at(list[i], {"name"}));
     if (name.empty())
       required(causes, field + ".name");
@@ -472,15 +472,19 @@ bool cel_identifier(std::string_view name) {
   return !k_reserved.contains(name);
 }
 
-void validate_validation(Causes& causes, const json& v, const std::string& path) {
-  if (blank(str(at(v, {"expression"})))) required(causes, path + ".expression", "expression is not specified");
+void validate_validation(Causes& causes, const json& v, const std::string& path, bool has_params) {
+  const std::string expression = str(at(v, {"expression"}));
+  if (blank(expression)) required(causes, path + ".expression", "expression is not specified");
+  else check_compiles(causes, path + ".expression", expression, policy_env(has_params, true));
   const std::string message_expression = str(at(v, {"messageExpression"}));
   if (!message_expression.empty() && blank(message_expression))
     invalid_value(causes, path + ".messageExpression", message_expression, "must be non-empty if specified");
+  else if (!message_expression.empty())
+    check_compiles(causes, path + ".messageExpression", message_expression, policy_env(has_params, false));
   const std::string message = str(at(v, {"message"}));
   if (!message.empty() && blank(message))
     invalid_value(causes, path + ".message", message, "message must be non-empty if specified");
-  else if (trim(message).find_first_of("\r\n") != std::string::npos)
+  else if (util::trim(message).find_first_of("\r\n") != std::string::npos)
     invalid_value(causes, path + ".message", message, "message must not contain line breaks");
   const auto& reason = at(v, {"reason"});
   if (reason.is_string() && reason != "Forbidden" && reason != "Invalid" && reason != "RequestEntityTooLarge")
@@ -488,17 +492,20 @@ void validate_validation(Causes& causes, const json& v, const std::string& path)
 }
 
 void validate_audit_annotation(Causes& causes, const json& annotation, const std::string& policy_name,
-                               const std::string& path) {
+                               const std::string& path, bool has_params) {
   const std::string key = str(at(annotation, {"key"}));
   if (const std::string qualified = policy_name + "/" + key; !policy_name.empty())
     invalid_each(causes, path + ".key", qualified, qualified_name_errors(qualified));
   else
     invalid_value(causes, path + ".key", key, "requires metadata.name be non-empty");
-  const std::string value = trim(str(at(annotation, {"valueExpression"})));
+  const std::string value(util::trim(str(at(annotation, {"valueExpression"}))));
   if (value.empty())
     required(causes, path + ".valueExpression", "valueExpression is not specified");
   else if (value.size() > 5 * 1024)
     required(causes, path + ".valueExpression", "must not exceed 5120 bytes in length");
+  else
+    check_compiles(causes, path + ".valueExpression", str(at(annotation, {"valueExpression"})),
+                   policy_env(has_params, true));
 }
 
 void validate_policy_status(Causes& causes, const json& status) {
@@ -526,7 +533,8 @@ void validate_policy(const json& policy, Causes& causes) {
     validate_match_resources(causes, constraints, "spec.matchConstraints");
     if (arr(at(constraints, {"resourceRules"})).empty()) required(causes, "spec.matchConstraints.resourceRules");
   }
-  validate_match_conditions(causes, at(spec, {"matchConditions"}), "spec.matchConditions", policy_env());
+  const bool has_params = at(spec, {"paramKind"}).is_object();
+  validate_match_conditions(causes, at(spec, {"matchConditions"}), "spec.matchConditions", policy_env(has_params, true));
   const auto& variables = arr(at(spec, {"variables"}));
   for (std::size_t i = 0; i < variables.size(); ++i) {
     const std::string field = index_path("spec.variables", i);
@@ -535,8 +543,11 @@ void validate_policy(const json& policy, Causes& causes) {
       required(causes, field + ".name", "name is not specified");
     else if (!cel_identifier(name))
       invalid_value(causes, field + ".name", name, "name is not a valid CEL identifier");
-    if (blank(str(at(variables[i], {"expression"}))))
+    const std::string expression = str(at(variables[i], {"expression"}));
+    if (blank(expression))
       required(causes, field + ".expression", "expression is not specified");
+    else
+      check_compiles(causes, field + ".expression", expression, policy_env(has_params, true));
   }
   const auto& validations = arr(at(spec, {"validations"}));
   const auto& annotations = arr(at(spec, {"auditAnnotations"}));
@@ -545,13 +556,13 @@ void validate_policy(const json& policy, Causes& causes) {
     required(causes, "spec.auditAnnotations", "validations or auditAnnotations must contain at least one item");
   } else {
     for (std::size_t i = 0; i < validations.size(); ++i)
-      validate_validation(causes, validations[i], index_path("spec.validations", i));
+      validate_validation(causes, validations[i], index_path("spec.validations", i), has_params);
     if (annotations.size() > 20)
       invalid_value(causes, "spec.auditAnnotations", annotations, "must not have more than 20 auditAnnotations");
     std::set<std::string> keys;
     for (std::size_t i = 0; i < annotations.size(); ++i) {
       const std::string field = index_path("spec.auditAnnotations", i);
-      validate_audit_annotation(causes, annotations[i], name_of(policy), field);
+      validate_audit_annotation(causes, annotations[i], name_of(policy), field, has_params);
       const std::string key = str(at(annotations[i], {"key"}));
       if (!keys.insert(key).second) duplicate(causes, field + ".key", key);
     }
@@ -696,9 +707,12 @@ cel::Env webhook_match_env() {
   return env;
 }
 
-cel::Env policy_env() {
-  cel::Env env = webhook_match_env();
-  for (const char* name : {"params", "namespaceObject", "variables"}) env.variables.push_back({.name = name});
+cel::Env policy_env(bool params, bool authorizer) {
+  cel::Env env;
+  for (const char* name : {"object", "oldObject", "request", "namespaceObject", "variables"})
+    env.variables.push_back({.name = name});
+  if (params) env.variables.push_back({.name = "params"});
+  if (authorizer) env.variables.push_back({.name = "authorizer"});
   return env;
 }
 

@@ -8,7 +8,9 @@ namespace kw::kinds {
 
 // A webhook's matchConditions: object, oldObject, request, authorizer.
 cel::Env webhook_match_env();
-// A ValidatingAdmissionPolicy's expressions: those and params, namespaceObject, variables.
-cel::Env policy_env();
+// A ValidatingAdmissionPolicy's expressions: object, oldObject, request, namespaceObject,
+// variables, and `params` when the policy has a paramKind; `authorizer` for all but
+// messageExpression.
+cel::Env policy_env(bool params, bool authorizer);
 
 }  // namespace kw::kinds

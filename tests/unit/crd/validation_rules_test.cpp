@@ -87,6 +87,12 @@ TEST_CASE("validation rules: optionalOldSelf runs without an old value too") {
   CHECK(run(schema, {{"n", 70}}, &old).empty());
   CHECK(run(schema, {{"n", 50}}, &old).size() == 1);
 
+  json unset = schema;  // optionalOldSelf: null is false: a plain transition rule
+  unset["properties"]["n"]["x-kubernetes-validations"][0]["rule"] = "self >= oldSelf";
+  unset["properties"]["n"]["x-kubernetes-validations"][0]["optionalOldSelf"] = nullptr;
+  CHECK(run(unset, {{"n", 50}}).empty());
+  CHECK(run(unset, {{"n", 50}}, &old) == Causes{{"n", R"(Invalid value: "integer": bad n)"}});
+
   json causes = json::array();
   json unused = schema;
   unused["properties"]["n"]["x-kubernetes-validations"][0]["rule"] = "self > 0";
