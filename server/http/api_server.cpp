@@ -8,6 +8,7 @@
 #include "core/util/uuid.hpp"
 #include "server/auth/impersonation.hpp"
 #include "server/auth/status.hpp"
+#include "server/http/cross_site.hpp"
 #include "server/http/discovery.hpp"
 #include "server/http/handlers/handlers.hpp"
 #include "server/http/openapi.hpp"
@@ -242,7 +243,12 @@ bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestIn
                                .long_running = long_running(info)};
   };
   if (!m_options.authenticator) {
-    // The loopback insecure port trusts every request, as kube-apiserver's did.
+    // The loopback insecure port trusts every request, as kube-apiserver's did, but for what a
+    // browser may send there from another site.
+    if (auto refusal = cross_site_refusal(request)) {
+      send_error(stream, *refusal);
+      return true;
+    }
     who = auth::UserInfo{.name = "system:unsecured", .groups = {auth::k_group_masters, auth::k_group_authenticated}, .uid = {}, .extra = {}};
     if (auditor) stream.attach(auditor->begin(facts(), authorization_attributes(who, request, info, query)));
     return false;

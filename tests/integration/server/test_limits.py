@@ -277,12 +277,12 @@ class SizeLimitTest(unittest.TestCase):
 
     def test_http1_header_block_over_1mib_gets_431_and_close(self):
         headers = b"".join(b"X-F%d: %s\r\n" % (i, b"v" * 60000) for i in range(18))  # ~1.03 MiB
-        line, closed = raw_exchange(self.server.port, b"GET /version HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n")
+        line, closed = raw_exchange(self.server.port, b"GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers + b"\r\n")
         self.assertEqual(line, "HTTP/1.1 431 Request Header Fields Too Large")
         self.assertTrue(closed)
         # Just under the limit is served.
         headers = b"".join(b"X-F%d: %s\r\n" % (i, b"v" * 60000) for i in range(16))
-        line, _ = raw_exchange(self.server.port, b"GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + headers + b"\r\n")
+        line, _ = raw_exchange(self.server.port, b"GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + headers + b"\r\n")
         self.assertEqual(line, "HTTP/1.1 200 OK")
         self.assert_still_serving()
 
@@ -290,9 +290,9 @@ class SizeLimitTest(unittest.TestCase):
         # Beast holds a field in 16-bit lengths: a longer name, value or chunked trailer was an
         # uncaught exception (the process aborted) before any authentication.
         for payload in (
-                b"GET /version HTTP/1.1\r\nHost: x\r\nX-Big: " + b"v" * 70000 + b"\r\n\r\n",
-                b"GET /version HTTP/1.1\r\nHost: x\r\nX-" + b"n" * 70000 + b": v\r\n\r\n",
-                b"POST " + NS.encode() + b"/configmaps HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                b"GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"v" * 70000 + b"\r\n\r\n",
+                b"GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\nX-" + b"n" * 70000 + b": v\r\n\r\n",
+                b"POST " + NS.encode() + b"/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
                 b"Content-Type: application/json\r\n\r\n2\r\n{}\r\n0\r\nX-T: " + b"t" * 70000 + b"\r\n\r\n"):
             line, closed = raw_exchange(self.server.port, payload)
             self.assertEqual(line, "HTTP/1.1 431 Request Header Fields Too Large")
@@ -303,13 +303,13 @@ class SizeLimitTest(unittest.TestCase):
         # A Transfer-Encoding other than "chunked" is 501 (as Go's server, kube-apiserver's,
         # answers it); "chunked" twice, Content-Length beside it, or Content-Length twice is 400 (the
         # parser's refusal); and the connection is closed: the body is never read as the next request.
-        smuggled = b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n"
+        smuggled = b"GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         for head, status in ((b"Transfer-Encoding: gzip\r\n", 501), (b"Transfer-Encoding: xchunked\r\n", 501),
                              (b"Transfer-Encoding: chunked, identity\r\n", 501),
                              (b"Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", 400),
                              (b"Content-Length: 4\r\nTransfer-Encoding: chunked\r\n", 400),
                              (b"Content-Length: 2\r\nContent-Length: 20\r\n", 400)):
-            payload = (b"POST " + NS.encode() + b"/configmaps HTTP/1.1\r\nHost: x\r\n" + head +
+            payload = (b"POST " + NS.encode() + b"/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\n" + head +
                        b"Content-Type: application/json\r\n\r\n" + smuggled)
             with socket.create_connection(("127.0.0.1", self.server.port), timeout=10) as conn:
                 conn.sendall(payload)
@@ -324,7 +324,7 @@ class SizeLimitTest(unittest.TestCase):
 
     def test_http1_url_over_1mib_gets_414_and_close(self):
         target = NS + "/configmaps?labelSelector=" + "a" * MIB
-        line, closed = raw_exchange(self.server.port, f"GET {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        line, closed = raw_exchange(self.server.port, f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
         self.assertEqual(line, "HTTP/1.1 414 URI Too Long")
         self.assertTrue(closed)
         self.assert_still_serving()
@@ -383,6 +383,62 @@ spec:
 def nested(depth):
     """JSON text of `depth` arrays inside one another."""
     return "[" * depth + "]" * depth
+
+
+class CrossSiteTest(unittest.TestCase):
+    """The cleartext port has no authentication: what a web page could send it from another site
+    (a foreign Origin, a rebound DNS name, a form or text/plain body) is refused there. The TLS
+    port keeps kube-apiserver's reading of a body without Content-Type as JSON."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = KwServer(secure_port=free_port()).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.cleanup()
+
+    def post(self, name, headers, body=None):
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
+        try:
+            data = body if body is not None else json.dumps({"metadata": {"name": name}}).encode()
+            conn.request("POST", NS + "/configmaps", body=data, headers=headers)
+            response = conn.getresponse()
+            return response.status, json.loads(response.read() or b"null")
+        finally:
+            conn.close()
+
+    def test_foreign_origin_and_host_are_refused(self):
+        own = f"127.0.0.1:{self.server.port}"
+        json_type = {"Content-Type": "application/json"}
+        status, body = self.post("from-evil", {**json_type, "Origin": "http://evil.example"})
+        self.assertEqual((status, body["reason"]), (403, "Forbidden"), body)
+        self.assertIn('Origin "http://evil.example" is not this server\'s', body["message"])
+        status, body = self.post("rebound", {**json_type, "Host": f"evil.example:{self.server.port}"})
+        self.assertEqual(status, 403, body)
+        self.assertIn("is not a loopback name", body["message"])
+        self.assertEqual(self.post("same-origin", {**json_type, "Origin": f"http://{own}"})[0], 201)
+        self.assertEqual(self.post("localhost", {**json_type, "Host": f"localhost:{self.server.port}"})[0], 201)
+        # Reads are guarded too: a rebound page must not read secrets.
+        line, _ = raw_exchange(self.server.port, b"GET /api/v1/secrets HTTP/1.1\r\nHost: evil.example\r\n"
+                                                 b"Connection: close\r\n\r\n")
+        self.assertEqual(line, "HTTP/1.1 403 Forbidden")
+
+    def test_bodies_a_browser_sends_without_preflight_are_refused(self):
+        for i, headers in enumerate(({}, {"Content-Type": "text/plain"},
+                                     {"Content-Type": "application/x-www-form-urlencoded"},
+                                     {"Content-Type": "multipart/form-data; boundary=x"})):
+            status, body = self.post(f"simple-{i}", headers)
+            self.assertEqual((status, body["reason"]), (415, "UnsupportedMediaType"), (headers, body))
+        self.assertEqual(self.server.request("GET", NS + "/configmaps/simple-0")[0], 404)
+
+    def test_the_tls_port_reads_a_body_without_content_type_as_json(self):
+        pki = os.path.join(self.server.data_dir, "pki")
+        out = subprocess.run(["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", self.server.ca_file,
+                              "--cert", os.path.join(pki, "admin.crt"), "--key", os.path.join(pki, "admin.key"),
+                              "-H", "Content-Type:", "--data-binary", '{"metadata": {"name": "untyped"}}',
+                              f"{self.server.secure_url}{NS}/configmaps"], capture_output=True, text=True, timeout=20)
+        self.assertEqual(out.stdout, "201", out.stderr)
 
 
 class NestingDepthTest(unittest.TestCase):
@@ -542,7 +598,7 @@ class IdleTimeoutTest(unittest.TestCase):
         with KwServer(["--idle-timeout-seconds=1"]) as server:
             # HTTP/1.1: one request, then silence.
             started = time.monotonic()
-            line, closed = raw_exchange(server.port, b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n")
+            line, closed = raw_exchange(server.port, b"GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             self.assertEqual(line, "HTTP/1.1 200 OK")
             self.assertTrue(closed)
             self.assertLess(time.monotonic() - started, 8)
