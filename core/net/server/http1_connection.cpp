@@ -182,6 +182,15 @@ class Http1Connection final : public Connection,
       return;
     }
     auto next = m_active ? limit : limit - idle_for;
+    if (m_writing) {
+      const auto stall = std::chrono::duration_cast<Clock::duration>(m_state.config.write_stall_timeout);
+      const auto stalled_for = now - m_write_progress;
+      if (stalled_for >= stall) {
+        close_now();
+        return;
+      }
+      next = std::min(next, stall - stalled_for);
+    }
     if (reading_head()) {
       const auto head_left = m_head_deadline - now;
       if (head_left <= Clock::duration::zero()) {
@@ -410,9 +419,21 @@ class Http1Connection final : public Connection,
     m_buffers.clear();
     for (const auto& piece : m_in_flight)
       piece.for_each_unwritten([this](const char* data, std::size_t size) { m_buffers.emplace_back(data, size); });
-    asio::async_write(m_stream, m_buffers, [self = shared_from_this()](ErrorCode ec, std::size_t) {
-      self->on_written(ec);
-    });
+    m_write_progress = Clock::now();
+    arm_stall_check();
+    asio::async_write(
+        m_stream, m_buffers,
+        [this](const ErrorCode& ec, std::size_t written) {  // each partial write is progress
+          m_write_progress = Clock::now();
+          return asio::transfer_all()(ec, written);
+        },
+        [self = shared_from_this()](ErrorCode ec, std::size_t) { self->on_written(ec); });
+  }
+
+  // The idle timer must look at a write before the write stall timeout could pass.
+  void arm_stall_check() {
+    const auto stall = std::chrono::duration_cast<Clock::duration>(m_state.config.write_stall_timeout);
+    if (m_timer.expiry() > Clock::now() + stall) arm_idle_timer(stall);
   }
 
   void on_written(ErrorCode ec) {
@@ -520,6 +541,7 @@ class Http1Connection final : public Connection,
   std::size_t m_read_size = 0;
   std::optional<Parser> m_parser;
   Clock::time_point m_last_activity;
+  Clock::time_point m_write_progress{};  // when the peer last took bytes of the write in flight
 
   std::int64_t m_request_id = 0;
   std::shared_ptr<StreamCore> m_core;  // the response in flight

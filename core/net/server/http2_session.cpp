@@ -412,7 +412,14 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
       return;
     }
     m_writing = true;
-    asio::async_write(m_stream, asio::buffer(m_output), [self = shared_from_this()](ErrorCode ec, std::size_t) {
+    m_write_progress = Clock::now();
+    asio::async_write(
+        m_stream, asio::buffer(m_output),
+        [this](const ErrorCode& error, std::size_t written) {  // each partial write is progress
+          m_write_progress = Clock::now();
+          return asio::transfer_all()(error, written);
+        },
+        [self = shared_from_this()](ErrorCode ec, std::size_t) {
       self->m_writing = false;
       if (ec) {
         self->close_now();
@@ -425,7 +432,9 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
   }
 
   void arm_timer() {
-    const auto period = std::min<Clock::duration>(k_ping_interval, m_state.config.idle_timeout);
+    const auto period = std::min<Clock::duration>(
+        {k_ping_interval, m_state.config.idle_timeout,
+         std::chrono::duration_cast<Clock::duration>(m_state.config.write_stall_timeout) / 2});
     m_timer.expires_after(period);
     m_timer.async_wait([self = shared_from_this()](ErrorCode ec) {
       if (!ec) self->on_timer();
@@ -436,6 +445,10 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
   void on_timer() {
     if (m_closed) return;
     const auto now = Clock::now();
+    if (m_writing && now - m_write_progress >= m_state.config.write_stall_timeout) {
+      close_now();  // the peer has stopped reading
+      return;
+    }
     if (m_streams.empty() && now - m_last_activity >= m_state.config.idle_timeout) {
       begin_shutdown();
     } else if (now - m_last_read >= k_ping_interval) {
@@ -470,6 +483,7 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
   std::string m_output;
   Clock::time_point m_last_read;
   Clock::time_point m_last_activity;
+  Clock::time_point m_write_progress{};  // when the peer last took bytes of the write in flight
   bool m_writing = false;
   bool m_goaway_sent = false;
   bool m_fatal = false;

@@ -144,6 +144,11 @@ struct ServerConfig {
   // connection is closed (a client trickling header bytes cannot hold it open). 32 s as
   // kube-apiserver's http.Server ReadHeaderTimeout.
   std::chrono::milliseconds read_header_timeout{std::chrono::seconds(32)};
+  // A connection whose peer has taken none of the bytes being written to it for this long is
+  // closed (HTTP/1.1 and HTTP/2): a client that stops reading, even once its watch was ended
+  // for being too slow, cannot hold the connection and its buffers. A slow reader that keeps
+  // taking bytes is not cut.
+  std::chrono::milliseconds write_stall_timeout{std::chrono::seconds(60)};
   std::uint32_t max_concurrent_streams = 1000;  // HTTP/2 SETTINGS
   AdmissionConfig admission;                    // in-flight limits (none by default)
 };

@@ -19,6 +19,9 @@ namespace websocket = boost::beast::websocket;
 namespace http = boost::beast::http;
 
 constexpr auto k_upgrade_timeout = std::chrono::seconds(30);
+// What a client may send in one message: a watch reads nothing from its client but control
+// frames, so a larger message ends the connection (close code 1009) instead of being held.
+constexpr std::size_t k_max_client_message = 64 * 1024;
 
 class WebSocketSession final : public Connection,
                                public StreamSink,
@@ -63,6 +66,7 @@ class WebSocketSession final : public Connection,
       return;
     }
     m_ws.binary(head.binary_messages);
+    m_ws.read_message_max(k_max_client_message);
     m_ws.set_option(websocket::stream_base::timeout{
         k_upgrade_timeout, std::chrono::duration_cast<std::chrono::steady_clock::duration>(m_state.config.idle_timeout),
         true});
@@ -132,6 +136,7 @@ class WebSocketSession final : public Connection,
         return;
       }
       self->m_read_buffer.clear();
+      self->m_read_buffer.shrink_to_fit();  // between messages a connection holds no read buffer
       self->read_next();
     });
   }

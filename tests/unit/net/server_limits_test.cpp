@@ -202,6 +202,39 @@ TEST_CASE("http1: a request head still incomplete after read_header_timeout clos
   CHECK(result.output == "trickle closed in-time\nquiet HTTP/1.1 200 OK / HTTP/1.1 200 OK\n");
 }
 
+TEST_CASE("http1: a client that stops reading is disconnected after write_stall_timeout, a late reader is not") {
+  // 64 MiB with Content-Length: far more than the socket buffers hold. The client sends the
+  // request, reads nothing for 2 s, then reads what it can: with a short stall timeout the
+  // server has closed the connection (EOF or reset before the end); with the default one the
+  // whole body arrives.
+  const std::string script =
+      "import socket,sys,time\n"
+      "s=socket.socket()\n"
+      "s.setsockopt(socket.SOL_SOCKET,socket.SO_RCVBUF,16384)\n"
+      "s.settimeout(20)\n"
+      "s.connect(('127.0.0.1',int(sys.argv[1])))\n"
+      "s.sendall(b'GET /big?bytes=67108864 HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n')\n"
+      "time.sleep(2)\n"
+      "got=0\n"
+      "try:\n"
+      "  while True:\n"
+      "    chunk=s.recv(1<<20)\n"
+      "    if not chunk: break\n"
+      "    got+=len(chunk)\n"
+      "except OSError:\n"
+      "  pass\n"
+      "print('complete' if got>67108864 else 'cut')\n";
+  for (const auto& [stall, expected] : {std::pair{std::chrono::milliseconds(500), "cut\n"},
+                                        std::pair{std::chrono::milliseconds(60000), "complete\n"}}) {
+    ServerConfig config;
+    config.write_stall_timeout = stall;
+    auto server = start_test_server(config);
+    const auto result =
+        run_command("timeout 40 /usr/bin/python3 -c \"" + script + "\" " + std::to_string(server->port));
+    CHECK(result.output == expected);
+  }
+}
+
 TEST_CASE("h2c: a long :path gets 414, a long header list 431, and the server goes on") {
   ServerConfig config;
   config.max_url_bytes = 1024;

@@ -56,4 +56,29 @@ TEST_CASE("websocket: a refused upgrade is a plain HTTP response") {
   CHECK(result.output == "denied 403");
 }
 
+TEST_CASE("websocket: a client message over 64 KiB ends the connection") {
+  auto server = start_test_server();
+  TempDir dir;
+  const std::string script = dir.file("big.py");
+  std::ofstream(script) << R"(import sys, websocket
+ws = websocket.create_connection(sys.argv[1], timeout=3)
+print("got", ws.recv().strip())
+ws.send("x" * 1024)
+# The server closes (1009) once the message passes its limit, maybe while it is still being sent.
+try:
+    ws.send("y" * (1 << 20))
+    while True:
+        opcode, data = ws.recv_data(control_frame=True)
+        if opcode == websocket.ABNF.OPCODE_CLOSE:
+            print("ended", int.from_bytes(data[:2], "big"))
+            break
+except websocket.WebSocketTimeoutException:
+    print("still open")
+except (OSError, websocket.WebSocketConnectionClosedException):
+    print("ended", 1009)
+)";
+  const auto result = run_command("timeout 20 /usr/bin/python3 " + script + " 'ws://" + server->base() + "/hold' 2>&1");
+  CHECK(result.output == "got first\nended 1009\n");
+}
+
 }  // namespace kw::net::test
