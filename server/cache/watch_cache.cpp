@@ -155,6 +155,7 @@ storage::Result<void> WatchCache::relist_locked(std::unique_lock<std::mutex>& lo
   m_index.clear();
   for (const auto& [key, object] : m_store) index_locked(object, true);
   m_window.clear();
+  m_window_bytes = 0;
   m_revision = revision;
   m_window_start = revision;
   m_ready = true;
@@ -291,8 +292,10 @@ std::map<WatcherId, std::unique_ptr<WatchCache::Watcher>>::iterator WatchCache::
 void WatchCache::trim_history_locked() {
   const auto cutoff = now() - m_options.history_window;
   while (m_window.size() > m_options.max_history ||
+         (m_window.size() > 1 && m_window_bytes > m_options.max_history_bytes) ||
          (m_window.size() > m_options.min_history && m_window.front()->at < cutoff)) {
     m_window_start = m_window.front()->revision;
+    m_window_bytes -= m_window.front()->bytes;
     m_window.pop_front();
   }
 }
@@ -427,6 +430,7 @@ void WatchCache::stop_watch(WatcherId id) {
 void WatchCache::tick() {
   std::lock_guard lock(m_mutex);
   if (!m_blocked.empty()) service_blocked_locked();
+  trim_history_locked();  // history ages out even when no event comes
   const auto at = now();
   EventPtr bookmark;
   for (auto it = m_watchers.begin(); it != m_watchers.end();) {

@@ -38,7 +38,10 @@ struct CacheOptions {
   std::string index_field;
   std::chrono::seconds history_window{75};     // keep at least this much history...
   std::size_t min_history = 100;               // ...and at least this many events,
-  std::size_t max_history = 100 * 1024;        // but never more than this many.
+  std::size_t max_history = 100 * 1024;        // but never more than this many,
+  // nor events whose stored values add up to more than this many bytes (the newest event is
+  // always kept). Older history is trimmed as events arrive and on every tick.
+  std::size_t max_history_bytes = 64 * 1024 * 1024;
   // How long a watcher may stay unable to take events (its events held back, in order)
   // before it is closed. Dispatch itself never waits for a watcher.
   std::chrono::milliseconds slow_budget{100};
@@ -134,6 +137,7 @@ class WatchCache {
   bool m_stopping = false;
   Revision m_revision = 0;       // everything up to here is applied
   Revision m_window_start = 0;   // the window holds events with revision > m_window_start
+  std::size_t m_window_bytes = 0;  // the stored sizes of the window's events
   std::map<std::string, ObjectPtr> m_store;
   std::deque<std::unique_ptr<Entry>> m_window;
   std::map<WatcherId, std::unique_ptr<Watcher>> m_watchers;

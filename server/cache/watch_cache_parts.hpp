@@ -16,6 +16,7 @@ struct WatchCache::Entry {
   ObjectPtr object;  // for deletions: the last state, at the deletion's revision
   ObjectPtr prev;
   std::chrono::steady_clock::time_point at;
+  std::size_t bytes = 0;  // the stored value's size (a deletion's: its last state's)
   EventPtr as_is, as_added, as_deleted;
 };
 

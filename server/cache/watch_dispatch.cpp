@@ -36,6 +36,7 @@ void WatchCache::apply_events(std::vector<storage::Event> events) {
       }
       entry->type = entry->prev ? EventType::modified : EventType::added;
       entry->object = *object;
+      entry->bytes = event.kv.value.size();
       if (entry->prev) index_locked(entry->prev, false);
       index_locked(*object, true);
       m_store[event.kv.key] = *object;
@@ -43,9 +44,11 @@ void WatchCache::apply_events(std::vector<storage::Event> events) {
       if (!entry->prev) continue;
       entry->type = EventType::deleted;
       entry->object = with_revision(entry->prev, revision);
+      entry->bytes = entry->prev->json().size();
       index_locked(entry->prev, false);
       m_store.erase(found);
     }
+    m_window_bytes += entry->bytes;
     m_window.push_back(std::move(entry));
     batch.push_back(m_window.back().get());
   }

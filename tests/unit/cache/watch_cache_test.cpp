@@ -80,7 +80,8 @@ struct Fixture {
   std::unique_ptr<cache::WatchCache> cache;
 
   // parallel_min: dispatch rounds reaching that many watchers are split over 3 threads.
-  explicit Fixture(std::size_t min_history = 100, std::string index_field = "", std::size_t parallel_min = 1000) {
+  explicit Fixture(std::size_t min_history = 100, std::string index_field = "", std::size_t parallel_min = 1000,
+                   std::size_t max_history_bytes = 64 * 1024 * 1024) {
     storage::SqliteOptions store;
     store.data_dir = dir.path();
     backend = std::move(*storage::open_sqlite_backend(store));
@@ -89,6 +90,7 @@ struct Fixture {
     options.api_version = "v1";
     options.kind = "Pod";
     options.min_history = min_history;
+    options.max_history_bytes = max_history_bytes;
     options.start_ticker = false;
     options.index_field = index_field;
     options.dispatch_threads = 3;
@@ -217,6 +219,37 @@ TEST_CASE("a revision older than the window is refused as compacted (410), a fut
   auto got = future->wait_for(1);
   REQUIRE(got.size() == 1);
   CHECK(got[0].revision == after);
+}
+
+TEST_CASE("history ages out on a tick with no new event, and is capped by bytes") {
+  {
+    Fixture f(2);
+    cache::Revision last = 0;
+    for (int i = 0; i < 6; ++i) last = f.put("p" + std::to_string(i), "web");
+    f.wait_revision(last);
+    auto sink = std::make_shared<RecordingSink>();
+    REQUIRE(f.cache->watch(f.request(cache::StartMode::exact, 1), sink));  // still in the window
+    f.clock_ms += 120'000;
+    f.cache->tick();  // no event since: the tick trims
+    auto old = f.cache->watch(f.request(cache::StartMode::exact, 1), std::make_shared<RecordingSink>());
+    REQUIRE_FALSE(old);
+    CHECK(old.error().code == storage::ErrorCode::compacted);
+    CHECK(f.cache->watch(f.request(cache::StartMode::exact, last - 2), std::make_shared<RecordingSink>()));
+  }
+  {
+    // Each stored pod is 66 bytes: 140 bytes of history hold the newest two events only,
+    // however young and however few (min_history 100).
+    Fixture f(100, "", 1000, 140);
+    cache::Revision last = 0;
+    for (int i = 0; i < 6; ++i) last = f.put("p" + std::to_string(i), "web");
+    f.wait_revision(last);
+    auto old = f.cache->watch(f.request(cache::StartMode::exact, last - 3), std::make_shared<RecordingSink>());
+    REQUIRE_FALSE(old);
+    CHECK(old.error().code == storage::ErrorCode::compacted);
+    auto recent = std::make_shared<RecordingSink>();
+    REQUIRE(f.cache->watch(f.request(cache::StartMode::exact, last - 2), recent));
+    CHECK(recent->wait_for(2).size() == 2);
+  }
 }
 
 TEST_CASE("objects entering a selector arrive as ADDED, leaving it as DELETED") {
