@@ -158,6 +158,7 @@ void apply_limits(const ServeOptions& o, http::ApiServer& api, net::ServerConfig
   config.admission = api.admission(static_cast<std::size_t>(std::max(0, o.max_requests_inflight)),
                                    static_cast<std::size_t>(std::max(0, o.max_mutating_requests_inflight)));
   config.idle_timeout = std::chrono::seconds(std::max(1, o.idle_timeout_seconds));
+  config.admit_body = [&api](const net::Request& head) { return api.admits_body(head); };
 }
 
 std::string default_data_dir() {

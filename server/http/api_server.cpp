@@ -227,6 +227,11 @@ auth::Attributes authorization_attributes(const auth::UserInfo& user, const net:
 
 }  // namespace
 
+bool ApiServer::admits_body(const net::Request& head) const {
+  if (!m_options.authenticator) return !cross_site_refusal(head).has_value();
+  return m_options.authenticator->authenticate(head).has_value();
+}
+
 bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestInfo& info,
                                     const std::map<std::string, std::string>& query, AuditedStream& stream,
                                     auth::UserInfo& who) {

@@ -47,6 +47,10 @@ class ApiServer {
   // gets 429 TooManyRequests with Retry-After: 1. Counted per listener.
   net::AdmissionConfig admission(std::size_t max_read_only, std::size_t max_mutating);
   net::RequestClass classify(const net::Request& request) const;
+  // Whether a request's body is worth reading (net::ServerConfig::admit_body): not when the
+  // request is refused anyway for its credentials (401), or on the insecure port as
+  // cross-site, so that nobody without credentials makes the server buffer a body.
+  bool admits_body(const net::Request& head) const;
 
  private:
   void handle_resource(const net::Request& request, const struct RequestInfo& info,

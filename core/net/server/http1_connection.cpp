@@ -191,7 +191,7 @@ class Http1Connection final : public Connection,
       }
       next = std::min(next, stall - stalled_for);
     }
-    if (reading_head()) {
+    if (reading_request()) {
       const auto head_left = m_head_deadline - now;
       if (head_left <= Clock::duration::zero()) {
         close_now();
@@ -202,10 +202,15 @@ class Http1Connection final : public Connection,
     arm_idle_timer(next);
   }
 
-  // A request head has started to arrive and is not complete yet.
-  bool reading_head() const { return !m_active && m_parser && !m_parser->is_header_done(); }
+  // A request has started to arrive and is not complete yet (its head, then its body).
+  bool reading_request() const { return !m_active && m_parser.has_value(); }
 
   // Called when the first bytes of a request arrive: its head must be complete in time.
+  void start_body_deadline() {
+    m_head_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(m_state.config.read_body_timeout);
+    if (m_timer.expiry() > m_head_deadline) arm_idle_timer(m_head_deadline - Clock::now());
+  }
+
   void start_head_deadline() {
     m_head_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(m_state.config.read_header_timeout);
     if (m_timer.expiry() > m_head_deadline) arm_idle_timer(m_head_deadline - Clock::now());
@@ -214,7 +219,7 @@ class Http1Connection final : public Connection,
   void read_next() {
     if (m_reading || m_closing || m_handed_off) return;
     // While a response is in flight only a small backlog is kept (no pipelining).
-    if (m_active && m_input.size() > m_state.config.max_header_bytes) return;
+    if (m_active && !m_discard_input && m_input.size() > m_state.config.max_header_bytes) return;
     if (m_active && m_input.size() == 0) m_input.shrink_to_fit();  // a long response: hold no buffer
     m_reading = true;
     // Reads land in their own buffer: m_input is parsed (and consumed) while a read is
@@ -235,6 +240,10 @@ class Http1Connection final : public Connection,
       close_now();
       return;
     }
+    if (m_discard_input) {  // an unwanted body: dropped as it comes
+      read_next();
+      return;
+    }
     const auto area = m_input.prepare(n);
     std::memcpy(area.data(), m_read_buffer.get(), n);
     m_input.commit(n);
@@ -251,6 +260,7 @@ class Http1Connection final : public Connection,
         m_parser->header_limit(static_cast<std::uint32_t>(m_state.config.max_header_bytes));
         m_parser->body_limit(m_state.config.max_body_bytes);
         m_continue_sent = false;
+        m_body_admitted = false;
         start_head_deadline();
       }
       if (!m_parser->is_header_done() && target_too_long()) {
@@ -280,6 +290,14 @@ class Http1Connection final : public Connection,
         // The body would otherwise be read as the next request (request smuggling).
         reject(501);
         return;
+      }
+      if (m_parser->is_header_done() && !m_parser->is_done() && !m_body_admitted) {
+        m_body_admitted = true;
+        if (m_state.config.admit_body && !m_state.config.admit_body(request_of(m_parser->get()))) {
+          on_request_without_body();
+          return;
+        }
+        start_body_deadline();
       }
       if (m_parser->is_done()) {
         on_request();
@@ -344,20 +362,36 @@ class Http1Connection final : public Connection,
     pump();
   }
 
-  void on_request() {
-    auto message = m_parser->release();
-    m_parser.reset();
+  // A request's head (its body, if any, left out) with the connection's peer.
+  Request request_of(const http::request<http::string_body>& message) const {
     Request request;
     request.method = std::string(view(message.method_string()));
     split_target(view(message.target()), request);
     for (const auto& field : message) {
       request.headers.push_back({util::to_lower(view(field.name_string())), std::string(view(field.value()))});
     }
-    request.body = std::move(message.body());
     request.protocol = Protocol::http1;
     request.tls = m_stream.peer().tls;
     request.peer = m_stream.peer().identity;
     request.remote_address = m_stream.peer().remote_address;
+    return request;
+  }
+
+  // admit_body said no: the request goes on without its body, the connection ends with its
+  // answer, and what the client still sends of the body is read and dropped meanwhile.
+  void on_request_without_body() {
+    Request request = request_of(m_parser->get());
+    m_parser.reset();
+    m_input.consume(m_input.size());
+    m_discard_input = true;
+    start_request(std::move(request), /*keep_alive=*/false);
+  }
+
+  void on_request() {
+    auto message = m_parser->release();
+    m_parser.reset();
+    Request request = request_of(message);
+    request.body = std::move(message.body());
 
     if (is_websocket_upgrade(request) && message.version() == 11) {
       m_handed_off = true;
@@ -367,10 +401,14 @@ class Http1Connection final : public Connection,
       start_websocket(m_state, std::move(m_stream), std::move(message), std::move(request));
       return;
     }
+    start_request(std::move(request), message.keep_alive());
+  }
+
+  void start_request(Request request, bool keep_alive) {
     m_active = true;
     m_head_sent = m_finish_requested = m_chunked = m_no_body = false;
     m_head_request = request.method == "HEAD";
-    if (!message.keep_alive()) m_close_after = true;
+    if (!keep_alive) m_close_after = true;
     ++m_request_id;
     m_outbox = std::make_shared<Outbox>();
     m_core = std::make_shared<StreamCore>(m_state.link, weak_from_this(), m_request_id, m_outbox);
@@ -557,6 +595,8 @@ class Http1Connection final : public Connection,
   bool m_head_request = false;
   bool m_finish_requested = false;
   bool m_continue_sent = false;
+  bool m_body_admitted = false;  // admit_body was asked about the request being read
+  bool m_discard_input = false;  // the rest of the input is an unwanted body: dropped
   bool m_close_after = false;
   bool m_reading = false;
   bool m_writing = false;

@@ -237,6 +237,15 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
         session.reject(*stream, 413);
         return 0;
       }
+      if (!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM) && session.m_state.config.admit_body) {
+        session.fill_peer(stream->request);
+        if (!session.m_state.config.admit_body(stream->request)) {
+          // Answered without its body, whose DATA frames are then dropped (the stream counts as
+          // dispatched).
+          session.dispatch(*stream);
+          return 0;
+        }
+      }
     }
     if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) session.dispatch(*stream);
     return 0;
@@ -317,12 +326,16 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     return ec == std::errc() && value > m_state.config.max_body_bytes;
   }
 
+  void fill_peer(Request& request) const {
+    request.protocol = Protocol::http2;
+    request.tls = m_stream.peer().tls;
+    request.peer = m_stream.peer().identity;
+    request.remote_address = m_stream.peer().remote_address;
+  }
+
   void dispatch(H2Stream& stream) {
     stream.dispatched = true;
-    stream.request.protocol = Protocol::http2;
-    stream.request.tls = m_stream.peer().tls;
-    stream.request.peer = m_stream.peer().identity;
-    stream.request.remote_address = m_stream.peer().remote_address;
+    fill_peer(stream.request);
     stream.core = std::make_shared<StreamCore>(m_state.link, weak_from_this(), stream.id, m_outbox);
     m_state.dispatch(std::move(stream.request), make_response_stream(stream.core, Protocol::http2));
   }

@@ -149,6 +149,15 @@ struct ServerConfig {
   // for being too slow, cannot hold the connection and its buffers. A slow reader that keeps
   // taking bytes is not cut.
   std::chrono::milliseconds write_stall_timeout{std::chrono::seconds(60)};
+  // HTTP/1.1: a request body must be complete this long after its head (a client trickling
+  // body bytes cannot hold the connection and its buffer).
+  std::chrono::milliseconds read_body_timeout{std::chrono::seconds(60)};
+  // Asked once a request's head is in, before its body is read: false sends the request on at
+  // once without its body, and the connection (HTTP/1.1) or stream (HTTP/2) ends with the
+  // answer. The handler then refuses it (401 for credentials that are missing or wrong), and a
+  // client the server will refuse cannot make it buffer a body. Runs on an I/O thread: it must
+  // be quick. Null: every body is read.
+  std::function<bool(const Request& head)> admit_body = {};
   std::uint32_t max_concurrent_streams = 1000;  // HTTP/2 SETTINGS
   AdmissionConfig admission;                    // in-flight limits (none by default)
 };

@@ -441,6 +441,51 @@ class CrossSiteTest(unittest.TestCase):
         self.assertEqual(out.stdout, "201", out.stderr)
 
 
+class UnauthenticatedBodyTest(unittest.TestCase):
+    """A request the server refuses for its credentials is answered (401) as soon as its head is
+    in: without credentials nobody makes the server read and hold a body."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        tokens = os.path.join(cls.tmp.name, "tokens.csv")
+        with open(tokens, "w") as f:
+            f.write('good-token,writer,writer,"system:masters"\n')
+        cls.server = KwServer(["--token-auth-file", tokens], secure_port=free_port()).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.cleanup()
+        cls.tmp.cleanup()
+
+    def ask(self, extra_headers):
+        """Sends a head promising 3 MB of body and 3 bytes of it; the status line, or 'waiting'."""
+        context = ssl.create_default_context(cafile=self.server.ca_file)
+        context.set_alpn_protocols(["http/1.1"])
+        with socket.create_connection(("127.0.0.1", self.server.secure_port), timeout=2) as raw:
+            with context.wrap_socket(raw, server_hostname="localhost") as s:
+                s.sendall(b"POST " + NS.encode() + b"/configmaps HTTP/1.1\r\nHost: localhost\r\n"
+                          b"Content-Type: application/json\r\nContent-Length: 3000000\r\n" + extra_headers +
+                          b"\r\n{\"a")
+                data = b""
+                try:
+                    while b"\r\n" not in data:
+                        chunk = s.recv(65536)
+                        if not chunk:
+                            break
+                        data += chunk
+                except socket.timeout:
+                    return "waiting"
+                return data.split(b"\r\n")[0].decode()
+
+    def test_no_or_wrong_credentials_get_401_before_the_body(self):
+        self.assertEqual(self.ask(b""), "HTTP/1.1 401 Unauthorized")
+        self.assertEqual(self.ask(b"Authorization: Bearer wrong\r\n"), "HTTP/1.1 401 Unauthorized")
+        self.assertEqual(self.ask(b"Expect: 100-continue\r\n"), "HTTP/1.1 401 Unauthorized")
+        # With good credentials the server waits for the body.
+        self.assertEqual(self.ask(b"Authorization: Bearer good-token\r\n"), "waiting")
+
+
 class NestingDepthTest(unittest.TestCase):
     """Bodies nested deeper than kube-apiserver's 10,000 levels are refused with 400 before they
     are parsed, on every way in (JSON and YAML bodies, each patch type, apply); an object

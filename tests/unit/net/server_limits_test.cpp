@@ -202,6 +202,65 @@ TEST_CASE("http1: a request head still incomplete after read_header_timeout clos
   CHECK(result.output == "trickle closed in-time\nquiet HTTP/1.1 200 OK / HTTP/1.1 200 OK\n");
 }
 
+TEST_CASE("http1: a request body still incomplete after read_body_timeout closes the connection") {
+  ServerConfig config;
+  config.read_body_timeout = std::chrono::milliseconds(800);
+  auto server = start_test_server(config);
+  // A body trickled one byte every 100 ms (the idle timeout never fires) is cut off about
+  // read_body_timeout after its head.
+  const std::string script =
+      "import socket,sys,time\n"
+      "s=socket.create_connection(('127.0.0.1',int(sys.argv[1])),timeout=10)\n"
+      "s.sendall(b'POST /hello HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 1000\\r\\n\\r\\n')\n"
+      "start=time.monotonic()\n"
+      "closed=False\n"
+      "for i in range(100):\n"
+      "  try:\n"
+      "    s.sendall(b'X')\n"
+      "  except OSError:\n"
+      "    closed=True\n"
+      "    break\n"
+      "  s.settimeout(0.1)\n"
+      "  try:\n"
+      "    if s.recv(100)==b'':\n"
+      "      closed=True\n"
+      "      break\n"
+      "  except socket.timeout:\n"
+      "    pass\n"
+      "  except OSError:\n"
+      "    closed=True\n"
+      "    break\n"
+      "elapsed=time.monotonic()-start\n"
+      "print('closed' if closed else 'open', 'late' if elapsed>4 else 'in-time' if elapsed>0.7 else 'early')\n";
+  const auto result = run_command("timeout 30 /usr/bin/python3 -c \"" + script + "\" " + std::to_string(server->port));
+  CHECK(result.output == "closed in-time\n");
+}
+
+TEST_CASE("http1: a request whose body admit_body refuses is answered at once without it") {
+  ServerConfig config;
+  config.admit_body = [](const Request& head) { return head.header("x-admit") != nullptr; };
+  auto server = start_test_server(config);
+  // Content-Length promises 3 MB that never come: refused, the request is answered at once
+  // (/whoami echoes the body it got: none) and the connection ends; admitted, it waits.
+  const std::string script =
+      "import socket,sys\n"
+      "def ask(extra):\n"
+      "  s=socket.create_connection(('127.0.0.1',int(sys.argv[1])),timeout=2)\n"
+      "  s.sendall(b'POST /whoami HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 3000000\\r\\n'+extra+b'\\r\\nabc')\n"
+      "  data=b''\n"
+      "  try:\n"
+      "    while True:\n"
+      "      chunk=s.recv(65536)\n"
+      "      if not chunk: return data.split(b'\\r\\n')[0].decode()+' closed'\n"
+      "      data+=chunk\n"
+      "  except socket.timeout:\n"
+      "    return 'waiting'\n"
+      "print(ask(b''))\n"
+      "print(ask(b'X-Admit: yes\\r\\n'))\n";
+  const auto result = run_command("timeout 30 /usr/bin/python3 -c \"" + script + "\" " + std::to_string(server->port));
+  CHECK(result.output == "HTTP/1.1 200 OK closed\nwaiting\n");
+}
+
 TEST_CASE("http1: a client that stops reading is disconnected after write_stall_timeout, a late reader is not") {
   // 64 MiB with Content-Length: far more than the socket buffers hold. The client sends the
   // request, reads nothing for 2 s, then reads what it can: with a short stall timeout the
