@@ -3,6 +3,7 @@
 
 #include <sys/resource.h>
 
+#include <iostream>
 #include <mutex>
 #include <thread>
 
@@ -40,8 +41,21 @@ class HttpServerImpl final : public HttpServer {
     m_listener = std::move(*listener);
     m_listener->start();
     const int threads = m_state->config.io_threads > 0 ? m_state->config.io_threads : 1;
-    for (int i = 0; i < threads; ++i) m_threads.emplace_back([this] { m_io.run(); });
+    for (int i = 0; i < threads; ++i) m_threads.emplace_back([this] { run_io(); });
     return {};
+  }
+
+  // An exception out of a connection's handler (memory exhausted under a ulimit, say) ends that
+  // connection, whose last owner was the handler, not the process: the loop goes on.
+  void run_io() {
+    for (;;) {
+      try {
+        m_io.run();
+        return;
+      } catch (const std::exception& error) {
+        std::cerr << "kw: a connection failed: " << error.what() << "\n";
+      }
+    }
   }
 
   std::uint16_t port() const override { return m_listener ? m_listener->port() : 0; }
