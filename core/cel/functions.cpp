@@ -33,6 +33,7 @@ const Functions& standard_functions() {
     add_quantity_functions(f);
     add_url_functions(f);
     add_ip_functions(f);
+    add_authz_functions(f);
     return f;
   }();
   return k_functions;

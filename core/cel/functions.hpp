@@ -60,6 +60,7 @@ void add_optional_functions(Functions& functions);
 void add_quantity_functions(Functions& functions);
 void add_url_functions(Functions& functions);
 void add_ip_functions(Functions& functions);
+void add_authz_functions(Functions& functions);
 
 // Shared by the libraries.
 Value no_such_overload();

@@ -233,8 +233,7 @@ class Parser {
     advance();
     if (m_token.kind != Token::Kind::ident) return mismatched("IDENTIFIER");
     std::string name(m_token.text);
-    std::uint32_t name_offset = m_token.offset;
-    if (k_reserved.contains(name)) return error(name_offset, "reserved identifier: " + name);
+    // (Reserved words may name fields and methods: `.namespace('x')` of the authorizer library.)
     advance();
     if (!optional && at("(")) {
       std::uint32_t open = m_token.offset;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/api/resource.hpp"
+#include "core/cel/authz.hpp"
 
 namespace kw::admission {
 
@@ -18,6 +19,38 @@ nlohmann::json requester(const AdmissionRequest& request) {
   // The server's own writes (kw's controllers): the loopback identity kube-apiserver uses.
   return {{"username", "system:apiserver"}, {"groups", {"system:masters"}}};
 }
+
+// The authorizer library's questions, put to the server's authorizer.
+class RequesterAuthz : public cel::AuthzHost {
+ public:
+  RequesterAuthz(const auth::Authorizer* authorizer, auth::UserInfo requester)
+      : m_authorizer(authorizer), m_requester(std::move(requester)) {}
+
+  cel::AuthzDecision check(const cel::AuthzCheck& check) const override {
+    if (m_authorizer == nullptr) return {.kind = cel::AuthzDecision::Kind::allow};
+    auth::UserInfo user = m_requester;
+    if (check.service_account) {
+      const auto& [ns, name] = *check.service_account;
+      user = auth::UserInfo{.name = "system:serviceaccount:" + ns + ":" + name,
+                            .groups = {"system:serviceaccounts", "system:serviceaccounts:" + ns},
+                            .uid = {},
+                            .extra = {}};
+    }
+    const auth::Attributes attributes =
+        check.resource_request
+            ? auth::resource_attributes(std::move(user), check.verb, check.namespace_, check.group, check.resource,
+                                        check.subresource, check.name, "")
+            : auth::non_resource_attributes(std::move(user), check.verb, check.path);
+    const auth::Decision decision = m_authorizer->authorize(attributes, /*explain_allow=*/true);
+    return {.kind = decision.allowed ? cel::AuthzDecision::Kind::allow : cel::AuthzDecision::Kind::no_opinion,
+            .reason = decision.reason,
+            .error = {}};
+  }
+
+ private:
+  const auth::Authorizer* m_authorizer;
+  auth::UserInfo m_requester;
+};
 
 nlohmann::json operation_options(const AdmissionRequest& request) {
   const std::string kind = request.operation == "CREATE"   ? "CreateOptions"
@@ -44,18 +77,30 @@ std::vector<MatchCondition> compile_match_conditions(const nlohmann::json& condi
   return out;
 }
 
-cel::MapActivation request_activation(const AdmissionRequest& request, const nlohmann::json& fields) {
+cel::MapActivation request_activation(const AdmissionRequest& request, const nlohmann::json& fields,
+                                      const auth::Authorizer* authorizer) {
   static const nlohmann::json k_none;
   cel::MapActivation activation;
   activation.bind_json("object", request.object.is_object() ? request.object : k_none);
   activation.bind_json("oldObject", request.old != nullptr ? *request.old : k_none);
   activation.bind_json("request", fields);
+  const cel::AuthzCheck request_resource{.resource_request = true,
+                                         .group = request.info.group,
+                                         .resource = request.info.plural,
+                                         .subresource = std::string(request.subresource),
+                                         .namespace_ = request.namespace_,
+                                         .name = fields.value("name", std::string())};
+  activation.bind("authorizer",
+                  cel::authorizer_value(std::make_shared<RequesterAuthz>(
+                                            authorizer, auth::user_info_from_json(requester(request))),
+                                        request_resource));
   return activation;
 }
 
-MatchResult evaluate_match_conditions(const std::vector<MatchCondition>& conditions, const AdmissionRequest& request) {
+MatchResult evaluate_match_conditions(const std::vector<MatchCondition>& conditions, const AdmissionRequest& request,
+                                      const auth::Authorizer* authorizer) {
   const nlohmann::json fields = request_fields(request);
-  return evaluate_match_conditions(conditions, request_activation(request, fields));
+  return evaluate_match_conditions(conditions, request_activation(request, fields, authorizer));
 }
 
 MatchResult evaluate_match_conditions(const std::vector<MatchCondition>& conditions,

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cel/cel.hpp"
+#include "server/auth/authorizer.hpp"
 #include "server/registry/admission.hpp"
 
 namespace kw::admission {
@@ -34,16 +35,19 @@ struct MatchResult {
 };
 
 // kube's matcher: any condition false skips; otherwise any error is the result's error.
+// `authorizer` answers the expressions' authorizer checks (see request_activation).
 MatchResult evaluate_match_conditions(const std::vector<MatchCondition>& conditions,
-                                      const registry::AdmissionRequest& request);
+                                      const registry::AdmissionRequest& request, const auth::Authorizer* authorizer);
 // The same over an activation the caller made (a policy's, with params and variables).
 MatchResult evaluate_match_conditions(const std::vector<MatchCondition>& conditions,
                                       const cel::Activation& activation);
 
 // What every admission expression sees of a request: `object`, `oldObject` (null where the
-// operation has none) and `request` (request_fields). It views `fields` and the request's
-// objects, which must outlive it.
-cel::MapActivation request_activation(const registry::AdmissionRequest& request, const nlohmann::json& fields);
+// operation has none), `request` (request_fields) and `authorizer` (cel/authz.hpp: the
+// server's authorizer asked about the requester; null: every check is allowed, as kube's
+// AlwaysAllow). It views `fields` and the request's objects, which must outlive it.
+cel::MapActivation request_activation(const registry::AdmissionRequest& request, const nlohmann::json& fields,
+                                      const auth::Authorizer* authorizer);
 
 // An admission request as admission.k8s.io/v1 AdmissionRequest fields, without uid, object and
 // oldObject: what webhooks are sent around the objects and what CEL sees as `request`.

@@ -83,9 +83,9 @@ void install_resource_quota(registry::Registry& registry, const PluginSelection&
 }
 
 // Both webhook plugins call the webhooks of one follower of the configurations.
-Webhooks* webhooks_of(registry::Registry& registry, Installed& installed) {
+Webhooks* webhooks_of(registry::Registry& registry, const PluginSelection& selection, Installed& installed) {
   if (!installed.webhooks) {
-    auto started = Webhooks::start(registry);
+    auto started = Webhooks::start(registry, selection.authorizer);
     if (!started) {
       installed.failure = started.error().message;
       return nullptr;
@@ -95,16 +95,19 @@ Webhooks* webhooks_of(registry::Registry& registry, Installed& installed) {
   return installed.webhooks.get();
 }
 
-void install_mutating_admission_webhook(registry::Registry& registry, const PluginSelection&, Installed& installed) {
-  if (auto* webhooks = webhooks_of(registry, installed)) registry.add_admission_mutation(webhooks->mutation());
+void install_mutating_admission_webhook(registry::Registry& registry, const PluginSelection& selection,
+                                        Installed& installed) {
+  if (auto* webhooks = webhooks_of(registry, selection, installed)) registry.add_admission_mutation(webhooks->mutation());
 }
 
-void install_validating_admission_webhook(registry::Registry& registry, const PluginSelection&, Installed& installed) {
-  if (auto* webhooks = webhooks_of(registry, installed)) registry.add_admission_check(webhooks->check());
+void install_validating_admission_webhook(registry::Registry& registry, const PluginSelection& selection,
+                                          Installed& installed) {
+  if (auto* webhooks = webhooks_of(registry, selection, installed)) registry.add_admission_check(webhooks->check());
 }
 
-void install_validating_admission_policy(registry::Registry& registry, const PluginSelection&, Installed& installed) {
-  auto started = Policies::start(registry);
+void install_validating_admission_policy(registry::Registry& registry, const PluginSelection& selection,
+                                         Installed& installed) {
+  auto started = Policies::start(registry, selection.authorizer);
   if (!started) {
     installed.failure = started.error().message;
     return;

@@ -20,8 +20,9 @@ struct PluginSelection {
   std::vector<std::string> enable = {};   // on in addition to kube's default set
   std::vector<std::string> disable = {};  // off, even when in the default set
   TolerationSeconds toleration_seconds = {};  // DefaultTolerationSeconds' settings
-  // What the certificate plugins ask whether a requester may approve or sign for a signer;
-  // outlives the registry's plugins. Null: those two plugins do not run.
+  // What the certificate plugins ask whether a requester may approve or sign for a signer, and
+  // what admission expressions' authorizer checks ask; outlives the registry's plugins. Null:
+  // the two certificate plugins do not run, and every authorizer check is allowed.
   const auth::Authorizer* authorizer = nullptr;
 };
 

@@ -320,9 +320,9 @@ ApiResult<json> namespace_object(registry::Registry& registry, const AdmissionRe
 
 // Runs one policy's expressions for one param (null: none), as kube's validator does.
 Outcome validate(const Policy& policy, const AdmissionRequest& request, const json& fields, const json& params,
-                 const json& namespace_object) {
+                 const json& namespace_object, const auth::Authorizer* authorizer) {
   Outcome outcome;
-  cel::MapActivation activation = request_activation(request, fields);
+  cel::MapActivation activation = request_activation(request, fields, authorizer);
   activation.bind_json("params", params);
   activation.bind_json("namespaceObject", namespace_object);
   std::uint64_t variables_cost = 0;
@@ -467,9 +467,10 @@ bool excluded(const AdmissionRequest& request) {
 }  // namespace
 
 struct Policies::State {
-  explicit State(registry::Registry& r) : registry(r) {}
+  State(registry::Registry& r, const auth::Authorizer* a) : registry(r), authorizer(a) {}
 
   registry::Registry& registry;
+  const auth::Authorizer* authorizer;
   std::mutex mutex;
   ObjectsByName policies;  // the stored policies and bindings by name
   ObjectsByName bindings;
@@ -497,7 +498,8 @@ struct Policies::State {
 
 namespace {
 
-ApiResult<void> run(registry::Registry& registry, const Hooks& hooks, const AdmissionRequest& request) {
+ApiResult<void> run(registry::Registry& registry, const auth::Authorizer* authorizer, const Hooks& hooks,
+                    const AdmissionRequest& request) {
   if (hooks.empty() || excluded(request)) return {};
   std::vector<Denial> denials;
   auto configuration_error = [&](const Hook& hook, const Binding* binding, const std::string& why) {
@@ -552,7 +554,7 @@ ApiResult<void> run(registry::Registry& registry, const Hooks& hooks, const Admi
         namespace_json = std::move(*ns);
       }
       for (const auto& param : *params) {
-        Outcome outcome = validate(policy, request, *fields, param, *namespace_json);
+        Outcome outcome = validate(policy, request, *fields, param, *namespace_json, authorizer);
         for (auto& failure : outcome.failures) {
           for (const auto& action : binding.actions) {
             if (action == "Deny") {
@@ -589,8 +591,8 @@ ApiResult<void> run(registry::Registry& registry, const Hooks& hooks, const Admi
 
 }  // namespace
 
-Result<std::unique_ptr<Policies>> Policies::start(registry::Registry& registry) {
-  auto state = std::make_shared<State>(registry);
+Result<std::unique_ptr<Policies>> Policies::start(registry::Registry& registry, const auth::Authorizer* authorizer) {
+  auto state = std::make_shared<State>(registry, authorizer);
   std::unique_ptr<Policies> policies(new Policies(state));
   for (const bool bindings : {false, true}) {
     const char* plural = bindings ? "validatingadmissionpolicybindings" : "validatingadmissionpolicies";
@@ -611,7 +613,7 @@ Policies::~Policies() = default;
 registry::AdmissionCheck Policies::check() const {
   return [state = m_state](const AdmissionRequest& request) {
     const auto hooks = state->snapshot();
-    return run(state->registry, *hooks, request);
+    return run(state->registry, state->authorizer, *hooks, request);
   };
 }
 

@@ -11,8 +11,9 @@
 // - With a paramKind, each binding's paramRef names the params (by name or label selector, in
 //   the paramRef's namespace or the request's); the validations run once per param object.
 //   None found: the binding is skipped (parameterNotFoundAction Allow) or refuses (Deny).
-// - Expressions see object, oldObject, request, params, namespaceObject and variables (each
-//   computed once, on first use), within kube's budget of 10,000,000 per evaluation.
+// - Expressions see object, oldObject, request, params, namespaceObject, variables (each
+//   computed once, on first use) and authorizer, within kube's budget of 10,000,000 per
+//   evaluation.
 // - A false validation is a failure with the validation's message (messageExpression first,
 //   then message, then "failed expression: EXPR") and reason (Invalid by default). The
 //   binding's validationActions decide what it does: Deny refuses the request
@@ -22,11 +23,12 @@
 //   failurePolicy's: Fail refuses, Ignore lets the request through.
 // - auditAnnotations add "POLICY/KEY" annotations to the audit event.
 //
-//   auto policies = admission::Policies::start(registry);
+//   auto policies = admission::Policies::start(registry, authorizer);
 //   registry.add_admission_check((*policies)->check());
 #include <memory>
 
 #include "core/util/error.hpp"
+#include "server/auth/authorizer.hpp"
 #include "server/registry/informer.hpp"
 #include "server/registry/registry.hpp"
 
@@ -35,8 +37,9 @@ namespace kw::admission {
 class Policies {
  public:
   // Follows policies and bindings from now on; the registry must be started. Destroy it before
-  // the registry goes.
-  static Result<std::unique_ptr<Policies>> start(registry::Registry& registry);
+  // the registry goes. `authorizer` (may be null: all allowed) answers the expressions'
+  // authorizer checks and must outlive this.
+  static Result<std::unique_ptr<Policies>> start(registry::Registry& registry, const auth::Authorizer* authorizer);
   ~Policies();
   Policies(const Policies&) = delete;
   Policies& operator=(const Policies&) = delete;

@@ -22,9 +22,10 @@ using registry::internal_error;
 using Hooks = std::vector<Webhook>;
 
 struct Webhooks::State {
-  explicit State(registry::Registry& r) : registry(r) {}
+  State(registry::Registry& r, const auth::Authorizer* a) : registry(r), authorizer(a) {}
 
   registry::Registry& registry;
+  const auth::Authorizer* authorizer;  // what matchConditions' authorizer checks ask
   std::mutex mutex;
   // The webhooks of the stored configurations ([1]: mutating), in kube's order: by
   // configuration name, then their place there.
@@ -210,13 +211,14 @@ Called call_webhook(registry::Registry& registry, const Webhook& hook, const Adm
 // Whether the webhook is to be called about the request (kube's ShouldCallHook, matchPolicy
 // Exact): rules, selectors, then matchConditions, whose errors fail the request (403) under
 // failurePolicy Fail and skip the webhook under Ignore.
-ApiResult<bool> selects(registry::Registry& registry, const Webhook& hook, const AdmissionRequest& request) {
+ApiResult<bool> selects(const Webhooks::State& state, const Webhook& hook, const AdmissionRequest& request) {
+  registry::Registry& registry = state.registry;
   if (!rules_match(hook, request)) return false;
   if (!hook.selector_error.empty()) return std::unexpected(internal_error(hook.selector_error));
   if (!object_selected(hook.object_selector, request)) return false;
   auto selected = namespace_selected(registry, hook.namespace_selector, request);
   if (!selected || !*selected || hook.match_conditions.empty()) return selected;
-  const MatchResult matched = evaluate_match_conditions(hook.match_conditions, request);
+  const MatchResult matched = evaluate_match_conditions(hook.match_conditions, request, state.authorizer);
   if (!matched.error.empty() && hook.fail_closed)
     return std::unexpected(registry::admission_forbidden(request, matched.error));
   return matched.matches;
@@ -232,7 +234,7 @@ ApiResult<void> run_mutating(Webhooks::State& state, const AdmissionRequest& req
     if (round == 1 && (!any_change || reinvoke.empty())) break;
     for (std::size_t i = 0; i < hooks->size(); ++i) {
       const auto& hook = (*hooks)[i];
-      auto selected = selects(state.registry, hook, request);
+      auto selected = selects(state, hook, request);
       if (!selected) return std::unexpected(selected.error());
       if (!*selected || (round == 1 && !reinvoke.contains(hook.uid))) continue;
       const Called called = call_webhook(state.registry, hook, request, request.operation == "DELETE" ? nullptr : &object);
@@ -260,7 +262,7 @@ ApiResult<void> run_validating(Webhooks::State& state, const AdmissionRequest& r
   const auto hooks = state.snapshot(false);
   std::vector<const Webhook*> relevant;
   for (const auto& hook : *hooks) {
-    auto selected = selects(state.registry, hook, request);
+    auto selected = selects(state, hook, request);
     if (!selected) return std::unexpected(selected.error());
     if (*selected) relevant.push_back(&hook);
   }
@@ -292,8 +294,8 @@ ApiResult<void> run_validating(Webhooks::State& state, const AdmissionRequest& r
 
 }  // namespace
 
-Result<std::unique_ptr<Webhooks>> Webhooks::start(registry::Registry& registry) {
-  auto state = std::make_shared<State>(registry);
+Result<std::unique_ptr<Webhooks>> Webhooks::start(registry::Registry& registry, const auth::Authorizer* authorizer) {
+  auto state = std::make_shared<State>(registry, authorizer);
   std::unique_ptr<Webhooks> webhooks(new Webhooks(state));
   for (const bool mutating : {true, false}) {
     const char* plural = mutating ? "mutatingwebhookconfigurations" : "validatingwebhookconfigurations";

@@ -18,13 +18,14 @@
 // - Warnings become the response's Warning headers; auditAnnotations are added to the audit
 //   event as WEBHOOK/KEY.
 //
-//   auto webhooks = admission::Webhooks::start(registry);
+//   auto webhooks = admission::Webhooks::start(registry, authorizer);
 //   registry.add_admission_mutation((*webhooks)->mutation());
 //   registry.add_admission_check((*webhooks)->check());
 #include <memory>
 #include <vector>
 
 #include "core/util/error.hpp"
+#include "server/auth/authorizer.hpp"
 #include "server/registry/informer.hpp"
 #include "server/registry/registry.hpp"
 
@@ -33,8 +34,9 @@ namespace kw::admission {
 class Webhooks {
  public:
   // Follows both configuration kinds from now on; the registry must be started. Stop it (destroy
-  // it) before the registry goes.
-  static Result<std::unique_ptr<Webhooks>> start(registry::Registry& registry);
+  // it) before the registry goes. `authorizer` (may be null: all allowed) answers the
+  // authorizer checks of matchConditions and must outlive this.
+  static Result<std::unique_ptr<Webhooks>> start(registry::Registry& registry, const auth::Authorizer* authorizer);
   ~Webhooks();
   Webhooks(const Webhooks&) = delete;
   Webhooks& operator=(const Webhooks&) = delete;

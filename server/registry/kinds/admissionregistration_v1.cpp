@@ -220,12 +220,10 @@ void validate_named_rule(Causes& causes, const json& rule, const std::string& pa
 
 // kw's CEL has no authorizer library: an expression that calls it is accepted unchecked and
 // fails when evaluated (the webhook's or policy's failurePolicy then applies).
-bool uses_authorizer(const std::string& expression) { return expression.find("authorizer.") != std::string::npos; }
 
-// An expression must compile in `env` ("compilation failed: ..."). Those that call the
-// authorizer library, which kw's CEL does not have, are taken unchecked.
+// An expression must compile in `env` ("compilation failed: ...").
 void check_compiles(Causes& causes, const std::string& field, const std::string& expression, const cel::Env& env) {
-  if (auto program = cel::compile(expression, env); !program && !uses_authorizer(expression))
+  if (auto program = cel::compile(expression, env); !program)
     invalid_value(causes, field, expression, "compilation failed: " + program.error().message);
 }
 

@@ -2,6 +2,9 @@
 // regex, quantity, URL, IP and CIDR, and format.
 #include <doctest/doctest.h>
 
+#include <set>
+
+#include "core/cel/authz.hpp"
 #include "unit/cel/support.hpp"
 
 using cel_test::is_true;
@@ -245,4 +248,64 @@ TEST_CASE("cidr") {
   CHECK(is_true("!isCIDR('192.168.0.0/33')"));
   CHECK(is_true("isCIDR('::/0')"));
   CHECK(run("type(cidr('::/0'))") == "net.CIDR");
+}
+
+namespace {
+
+// Answers every check by a table: "SUBJECT VERB GROUP/RESOURCE/SUBRESOURCE NAMESPACE/NAME" or
+// "SUBJECT VERB PATH", SUBJECT being "me" or the ServiceAccount's "ns:name".
+class TableAuthz : public kw::cel::AuthzHost {
+ public:
+  explicit TableAuthz(std::set<std::string> allowed) : m_allowed(std::move(allowed)) {}
+  kw::cel::AuthzDecision check(const kw::cel::AuthzCheck& c) const override {
+    std::string subject = c.service_account ? c.service_account->first + ":" + c.service_account->second : "me";
+    std::string key = subject + " " + c.verb + " ";
+    key += c.resource_request ? c.group + "/" + c.resource + "/" + c.subresource + " " + c.namespace_ + "/" + c.name
+                              : c.path;
+    asked.push_back(key);
+    if (key == "me get /broken") return {.kind = kw::cel::AuthzDecision::Kind::no_opinion, .reason = {}, .error = "down"};
+    const bool allow = m_allowed.contains(key);
+    return {.kind = allow ? kw::cel::AuthzDecision::Kind::allow : kw::cel::AuthzDecision::Kind::no_opinion,
+            .reason = allow ? "listed" : "not listed",
+            .error = {}};
+  }
+  mutable std::vector<std::string> asked;
+
+ private:
+  std::set<std::string> m_allowed;
+};
+
+}  // namespace
+
+TEST_CASE("the authorizer library") {
+  auto host = std::make_shared<TableAuthz>(std::set<std::string>{
+      "me create apps/deployments/ web/x", "me get /healthz", "ns:sa list /pods/ ns/", "me update /pods/status web/p"});
+  kw::cel::MapActivation activation;
+  activation.bind("authorizer", kw::cel::authorizer_value(host, {.resource_request = true,
+                                                                 .group = "",
+                                                                 .resource = "pods",
+                                                                 .subresource = "",
+                                                                 .namespace_ = "web",
+                                                                 .name = "p"}));
+  const kw::cel::Env env{.variables = {{.name = "authorizer"}}};
+  auto eval = [&](const std::string& source) {
+    auto program = kw::cel::compile(source, env);
+    REQUIRE_MESSAGE(program, program.error().message);
+    auto result = program->evaluate(activation);
+    return result ? result->value.debug_string() : "error: " + result.error().message;
+  };
+  CHECK(eval("authorizer.group('apps').resource('deployments').namespace('web').name('x').check('create').allowed()") ==
+        "true");
+  CHECK(eval("authorizer.group('apps').resource('deployments').namespace('web').check('create').allowed()") == "false");
+  CHECK(eval("authorizer.group('apps').resource('deployments').check('create').reason()") == "\"not listed\"");
+  CHECK(eval("authorizer.path('/healthz').check('get').allowed()") == "true");
+  CHECK(eval("authorizer.serviceAccount('ns', 'sa').group('').resource('pods').namespace('ns').check('list').allowed()") ==
+        "true");
+  CHECK(eval("authorizer.requestResource.subresource('status').check('update').allowed()") == "true");
+  CHECK(eval("authorizer.requestResource.check('update').allowed()") == "false");
+  CHECK(eval("authorizer.path('/broken').check('get').errored()") == "true");
+  CHECK(eval("authorizer.path('/broken').check('get').error()") == "\"down\"");
+  CHECK(eval("authorizer.path('/healthz').check('get').errored()") == "false");
+  CHECK(eval("authorizer.check('get')") == "error: no such overload");
+  CHECK(host->asked.front() == "me create apps/deployments/ web/x");
 }

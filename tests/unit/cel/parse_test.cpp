@@ -126,8 +126,8 @@ TEST_CASE("unterminated strings") {
 
 TEST_CASE("reserved words are not identifiers") {
   CHECK(compile_error("while").find("reserved identifier: while") != std::string::npos);
-  CHECK(compile_error("a.package", {.variables = {{.name = "a"}}})
-            .find("reserved identifier: package") != std::string::npos);
+  // Fields and methods may have reserved names, as cel-go parses them.
+  CHECK(kw::cel::compile("a.package", {.variables = {{.name = "a"}}}).has_value());
   CHECK(compile_error("in").find("Syntax error") != std::string::npos);
   CHECK(compile_error("namespace + 1").find("reserved identifier: namespace") !=
         std::string::npos);
