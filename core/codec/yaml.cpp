@@ -18,7 +18,16 @@ namespace kw::codec {
 namespace {
 
 constexpr int k_max_depth = 512;
-constexpr std::size_t k_max_nodes = 4'000'000;  // bounds alias expansion ("billion laughs")
+
+// Aliases repeat values, so a small document can expand without bound ("billion laughs").
+// Every copy the builder makes (of a value at each use of its alias, and of each anchored
+// value, kept for its aliases) is counted by its size: the text of its scalars plus
+// k_node_bytes for each node, about what a node of nlohmann::json takes. The count is checked
+// before the copy is made; past k_max_copied_bytes, four times the largest request body kube
+// accepts (3 MiB), the stream is refused in go-yaml v2's words.
+constexpr std::size_t k_node_bytes = 64;
+constexpr std::size_t k_max_copied_bytes = 12u << 20;
+constexpr std::string_view k_excessive_aliasing = "yaml: document contains excessive aliasing";
 
 std::string strip_underscores(std::string_view s) {
   std::string out;
@@ -135,6 +144,7 @@ Result<std::optional<nlohmann::json>> resolve_plain(std::string_view s) {
 // forever on a ',' at the top level of a document.
 class JsonBuilder final : public YAML::EventHandler {
  public:
+  // An anchored value, and its size as k_max_copied_bytes counts it.
   struct Anchored {
     nlohmann::json value;
     std::size_t weight;
@@ -144,22 +154,28 @@ class JsonBuilder final : public YAML::EventHandler {
     m_document_mark = mark;
     m_have_root = false;
     m_root = nullptr;
+    m_anchors.clear();  // yaml-cpp numbers anchors from 1 in each document
   }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { add(nlohmann::json(nullptr), true, anchor, 1); }
+  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override {
+    add(nlohmann::json(nullptr), true, anchor, k_node_bytes);
+  }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (m_error) return;
     auto it = m_anchors.find(anchor);
     if (it == m_anchors.end()) return set_error("unknown alias", mark);
+    if (!charge_copy(it->second.weight)) return;
     add(it->second.value, false, 0, it->second.weight);
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, const std::string& value) override {
     if (m_error) return;
     if (!is_valid_utf8(value)) return set_error("text is not valid UTF-8 (UTF-16/32 input is not supported)", mark);
-    if (tag == "!" || tag == "tag:yaml.org,2002:str") return add(nlohmann::json(value), false, anchor, 1);
+    const std::size_t weight = value.size() + k_node_bytes;
+    if (tag == "!" || tag == "tag:yaml.org,2002:str") return add(nlohmann::json(value), false, anchor, weight);
     auto resolved = resolve_plain(value);
     if (!resolved) return set_error(resolved.error().message, mark);
-    if (*resolved) return add(std::move(**resolved), false, anchor, 1);
-    add(nlohmann::json(value), false, anchor, 1);
+    if (*resolved) return add(std::move(**resolved), false, anchor, weight);
+    add(nlohmann::json(value), false, anchor, weight);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
     open(nlohmann::json::array(), anchor, mark);
@@ -179,7 +195,7 @@ class JsonBuilder final : public YAML::EventHandler {
   struct Frame {
     nlohmann::json value;
     YAML::anchor_t anchor;
-    std::size_t weight;
+    std::size_t weight;  // the size of the collection so far, as k_max_copied_bytes counts it
     std::optional<std::string> key;  // maps: the key waiting for its value
   };
 
@@ -196,7 +212,7 @@ class JsonBuilder final : public YAML::EventHandler {
       return set_error("mapping keys must be scalars to convert to JSON", mark);
     if (m_stack.size() >= static_cast<std::size_t>(k_max_depth))
       return set_error("nesting is deeper than " + std::to_string(k_max_depth) + " levels", mark);
-    m_stack.push_back(Frame{std::move(value), anchor, 1, std::nullopt});
+    m_stack.push_back(Frame{std::move(value), anchor, k_node_bytes, std::nullopt});
   }
 
   void close() {
@@ -212,13 +228,20 @@ class JsonBuilder final : public YAML::EventHandler {
     return key.dump();
   }
 
+  // Counts a copy of `weight` bytes; false, with the error set, when it would pass the bound.
+  bool charge_copy(std::size_t weight) {
+    m_copied_bytes += weight;
+    if (m_copied_bytes <= k_max_copied_bytes) return true;
+    if (!m_error) m_error = Error{std::string(k_excessive_aliasing)};
+    return false;
+  }
+
   void add(nlohmann::json value, bool is_null, YAML::anchor_t anchor, std::size_t weight) {
     if (m_error) return;
-    m_nodes += weight;
-    if (m_nodes > k_max_nodes)
-      return set_error("document expands to more than " + std::to_string(k_max_nodes) + " nodes (too many aliases?)",
-                       YAML::Mark::null_mark());
-    if (anchor != 0) m_anchors[anchor] = Anchored{value, weight};
+    if (anchor != 0) {
+      if (!charge_copy(weight)) return;
+      m_anchors[anchor] = Anchored{value, weight};
+    }
     if (m_stack.empty()) {
       m_root = std::move(value);
       m_have_root = true;
@@ -244,7 +267,7 @@ class JsonBuilder final : public YAML::EventHandler {
   YAML::Mark m_document_mark;
   nlohmann::json m_root;
   bool m_have_root = false;
-  std::size_t m_nodes = 0;
+  std::size_t m_copied_bytes = 0;  // copies made for anchors and aliases in the whole stream
 };
 
 }  // namespace

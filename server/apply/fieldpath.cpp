@@ -49,17 +49,6 @@ const Set& empty_set() {
   return k_empty;
 }
 
-bool child_before(const std::pair<PathElement, Set>& child, const PathElement& element) {
-  return child.first < element;
-}
-
-std::vector<PathElement> merge_members(const std::vector<PathElement>& a, const std::vector<PathElement>& b) {
-  std::vector<PathElement> out;
-  out.reserve(a.size() + b.size());
-  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-  return out;
-}
-
 }  // namespace
 
 PathElement PathElement::field_named(std::string name) {
@@ -210,16 +199,9 @@ std::string to_string(const Path& path) {
   return out;
 }
 
-void Set::insert_member(const PathElement& element) {
-  auto at = std::lower_bound(m_members.begin(), m_members.end(), element);
-  if (at == m_members.end() || !(*at == element)) m_members.insert(at, element);
-}
+void Set::insert_member(const PathElement& element) { m_members.insert(element); }
 
-Set& Set::descend(const PathElement& element) {
-  auto at = std::lower_bound(m_children.begin(), m_children.end(), element, child_before);
-  if (at == m_children.end() || !(at->first == element)) at = m_children.insert(at, {element, Set()});
-  return at->second;
-}
+Set& Set::descend(const PathElement& element) { return m_children.try_emplace(element).first->second; }
 
 void Set::insert(const Path& path) {
   if (path.empty()) return;
@@ -236,7 +218,7 @@ bool Set::has(const Path& path) const {
     if (&next == &empty_set()) return false;
     level = &next;
   }
-  return std::binary_search(level->m_members.begin(), level->m_members.end(), path.back());
+  return level->m_members.contains(path.back());
 }
 
 bool Set::empty() const {
@@ -250,48 +232,42 @@ std::size_t Set::size() const {
   return n;
 }
 
-bool Set::operator==(const Set& other) const {
-  if (m_members.size() != other.m_members.size() || m_children.size() != other.m_children.size()) return false;
-  for (std::size_t i = 0; i < m_members.size(); ++i)
-    if (!(m_members[i] == other.m_members[i])) return false;
-  for (std::size_t i = 0; i < m_children.size(); ++i)
-    if (!(m_children[i].first == other.m_children[i].first) || !(m_children[i].second == other.m_children[i].second))
-      return false;
-  return true;
-}
+bool Set::operator==(const Set& other) const { return m_members == other.m_members && m_children == other.m_children; }
 
 const Set& Set::with_prefix(const PathElement& element) const {
-  auto at = std::lower_bound(m_children.begin(), m_children.end(), element, child_before);
-  if (at == m_children.end() || !(at->first == element)) return empty_set();
-  return at->second;
+  auto at = m_children.find(element);
+  return at == m_children.end() ? empty_set() : at->second;
 }
 
+// The merges below walk both sides in element order and append to `out` in that order, so
+// every insertion is at the end (constant time with the hint).
 Set Set::union_with(const Set& other) const {
   Set out;
-  out.m_members = merge_members(m_members, other.m_members);
+  std::set_union(m_members.begin(), m_members.end(), other.m_members.begin(), other.m_members.end(),
+                 std::inserter(out.m_members, out.m_members.end()));
   auto i = m_children.begin();
   auto j = other.m_children.begin();
   while (i != m_children.end() && j != other.m_children.end()) {
     const int c = compare(i->first, j->first);
     if (c < 0) {
-      out.m_children.push_back(*i++);
+      out.m_children.insert(out.m_children.end(), *i++);
     } else if (c > 0) {
-      out.m_children.push_back(*j++);
+      out.m_children.insert(out.m_children.end(), *j++);
     } else {
-      out.m_children.emplace_back(i->first, i->second.union_with(j->second));
+      out.m_children.emplace_hint(out.m_children.end(), i->first, i->second.union_with(j->second));
       ++i;
       ++j;
     }
   }
-  out.m_children.insert(out.m_children.end(), i, m_children.end());
-  out.m_children.insert(out.m_children.end(), j, other.m_children.end());
+  out.m_children.insert(i, m_children.end());
+  out.m_children.insert(j, other.m_children.end());
   return out;
 }
 
 Set Set::intersection(const Set& other) const {
   Set out;
   std::set_intersection(m_members.begin(), m_members.end(), other.m_members.begin(), other.m_members.end(),
-                        std::back_inserter(out.m_members));
+                        std::inserter(out.m_members, out.m_members.end()));
   auto i = m_children.begin();
   auto j = other.m_children.begin();
   while (i != m_children.end() && j != other.m_children.end()) {
@@ -302,7 +278,7 @@ Set Set::intersection(const Set& other) const {
       ++j;
     } else {
       Set both = i->second.intersection(j->second);
-      if (!both.empty()) out.m_children.emplace_back(i->first, std::move(both));
+      if (!both.empty()) out.m_children.emplace_hint(out.m_children.end(), i->first, std::move(both));
       ++i;
       ++j;
     }
@@ -313,21 +289,19 @@ Set Set::intersection(const Set& other) const {
 Set Set::subtract(const Set& other, bool members_take_subtrees) const {
   Set out;
   std::set_difference(m_members.begin(), m_members.end(), other.m_members.begin(), other.m_members.end(),
-                      std::back_inserter(out.m_members));
+                      std::inserter(out.m_members, out.m_members.end()));
   // A member of `other` takes what is under it too (recursive difference only).
-  auto removed_whole = [&](const PathElement& e) {
-    return members_take_subtrees && std::binary_search(other.m_members.begin(), other.m_members.end(), e);
-  };
+  auto removed_whole = [&](const PathElement& e) { return members_take_subtrees && other.m_members.contains(e); };
   auto j = other.m_children.begin();
   for (const auto& [element, child] : m_children) {
     if (removed_whole(element)) continue;
     while (j != other.m_children.end() && j->first < element) ++j;
     if (j == other.m_children.end() || !(j->first == element)) {
-      out.m_children.emplace_back(element, child);
+      out.m_children.emplace_hint(out.m_children.end(), element, child);
       continue;
     }
     Set rest = child.subtract(j->second, members_take_subtrees);
-    if (!rest.empty()) out.m_children.emplace_back(element, std::move(rest));
+    if (!rest.empty()) out.m_children.emplace_hint(out.m_children.end(), element, std::move(rest));
   }
   return out;
 }
@@ -367,7 +341,7 @@ void Set::emit(nlohmann::json& out, bool include_self) const {
     if (slot.is_null()) slot = nlohmann::json::object();
   }
   for (const auto& [element, child] : m_children) {
-    const bool member = std::binary_search(m_members.begin(), m_members.end(), element);
+    const bool member = m_members.contains(element);
     nlohmann::json inner = nlohmann::json::object();
     child.emit(inner, member);
     out[element.serialize()] = std::move(inner);

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <expected>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,6 +52,8 @@ std::string to_string(const Path& path);
 
 // A set of paths, as a tree: the elements that are members at this level, and the subsets
 // under each element. An element can be both (a list item owned as a whole and field by field).
+// Both are kept in element order whatever order paths come in (a list's items are walked in
+// list order), each insertion in logarithmic time.
 class Set {
  public:
   Set() = default;
@@ -77,8 +81,8 @@ class Set {
   static std::expected<Set, std::string> from_json(const nlohmann::json& fields);
 
   // Direct access for the walkers that need a level at a time.
-  const std::vector<PathElement>& members() const { return m_members; }
-  const std::vector<std::pair<PathElement, Set>>& children() const { return m_children; }
+  const std::set<PathElement>& members() const { return m_members; }
+  const std::map<PathElement, Set>& children() const { return m_children; }
   void insert_member(const PathElement& element);
   Set& descend(const PathElement& element);
 
@@ -88,8 +92,8 @@ class Set {
   Set subtract(const Set& other, bool members_take_subtrees) const;
   void iterate_prefix(Path& prefix, const std::function<void(const Path&)>& visit) const;
 
-  std::vector<PathElement> m_members;                  // sorted
-  std::vector<std::pair<PathElement, Set>> m_children;  // sorted by element
+  std::set<PathElement> m_members;
+  std::map<PathElement, Set> m_children;
 };
 
 }  // namespace kw::apply

@@ -68,3 +68,47 @@ TEST_CASE("FieldsV1 that is not an object is refused, unknown element kinds are 
   CHECK(Set::from_json(json::parse(R"({"z:x": {}, "f:a": {}})"))->size() == 1);
   CHECK_FALSE(Set::from_json(json::parse(R"({"k:not json": {}})")).has_value());
 }
+
+TEST_CASE("a set of 40000 list items is the same whatever order its paths come in") {
+  constexpr int k_items = 40000;
+  const auto f = PathElement::field_named;
+  auto item_path = [&](int i) {
+    return Path{f("spec"), f("containers"), PathElement::with_key({{"name", "c" + std::to_string(i)}})};
+  };
+  Set in_list_order;
+  Set reversed;
+  for (int i = 0; i < k_items; ++i) {
+    Path path = item_path(i);
+    in_list_order.insert(path);
+    path.push_back(f("image"));
+    in_list_order.insert(path);
+  }
+  for (int i = k_items - 1; i >= 0; --i) {
+    Path path = item_path(i);
+    path.push_back(f("image"));
+    reversed.insert(path);
+    path.pop_back();
+    reversed.insert(path);
+    reversed.insert(path);  // again: still one member
+  }
+  CHECK(in_list_order == reversed);
+  CHECK(in_list_order.size() == 2 * k_items);
+  CHECK(in_list_order.has(item_path(12345)));
+  // Items are kept in element order: "c0" < "c1" < "c10" < ... < "c9999".
+  const auto paths = in_list_order.paths();
+  REQUIRE(paths.size() == 2 * k_items);
+  CHECK(paths.front().back() == PathElement::with_key({{"name", "c0"}}));
+  CHECK(paths[k_items - 1].back() == PathElement::with_key({{"name", "c9999"}}));
+  const json fields = in_list_order.to_json();
+  CHECK(fields["f:spec"]["f:containers"].size() == k_items);
+  CHECK(parse(fields.dump().c_str()) == in_list_order);
+}
+
+TEST_CASE("FieldsV1 keys read in text order come back in element order") {
+  // As text "k:{\"port\":10}" sorts before "k:{\"port\":9}"; as elements 9 comes first.
+  const Set set = parse(R"({"f:ports": {"k:{\"port\":10}": {".": {}}, "k:{\"port\":9}": {".": {}}}})");
+  const auto paths = set.paths();
+  REQUIRE(paths.size() == 2);
+  CHECK(paths[0].back() == PathElement::with_key({{"port", 9}}));
+  CHECK(paths[1].back() == PathElement::with_key({{"port", 10}}));
+}

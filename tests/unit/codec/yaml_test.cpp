@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <sys/resource.h>
 
 #include "core/codec/yaml.hpp"
 
@@ -119,7 +120,83 @@ TEST_CASE("yaml_to_json: errors are values with positions") {
               char(c - 1) + ",*" + char(c - 1) + ",*" + char(c - 1) + ",*" + char(c - 1) + ",*" + char(c - 1) + "]\n";
   auto boom = yaml_to_json(laughs);
   REQUIRE_FALSE(boom);
-  CHECK(boom.error().message.find("aliases") != std::string::npos);
+  CHECK(boom.error().message == "yaml: document contains excessive aliasing");
+}
+
+namespace {
+
+// The largest resident size this process has had, in KiB.
+long peak_rss_kib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+// "<name>: [*<alias>, *<alias>, ...]" with `uses` uses of the alias, the list anchored as
+// &<name> when `anchored`.
+std::string alias_list(std::string_view name, std::string_view alias, int uses, bool anchored = false) {
+  std::string out = std::string(name) + ": " + (anchored ? "&" + std::string(name) + " [" : "[");
+  for (int i = 0; i < uses; ++i) out += (i == 0 ? "*" : ", *") + std::string(alias);
+  return out + "]\n";
+}
+
+std::string anchored_string(std::string_view name, std::size_t size) {
+  return std::string(name) + ": &" + std::string(name) + " \"" + std::string(size, 'x') + "\"\n";
+}
+
+}  // namespace
+
+TEST_CASE("yaml_to_json: a 1 MiB string aliased 1000 times is refused before it is copied") {
+  const std::string yaml = anchored_string("a", 1 << 20) + alias_list("b", "a", 1000);
+  const long before = peak_rss_kib();
+  auto r = yaml_to_json(yaml);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "yaml: document contains excessive aliasing");
+  // Expanded, the document takes a GiB; the refusal comes after a few times its size.
+  CHECK(peak_rss_kib() - before < 64 * 1024);
+}
+
+TEST_CASE("yaml_to_json: nested aliases are refused by the bytes they would expand to") {
+  // Nine levels of nine: 9^9 copies of "lol".
+  std::string laughs = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    const std::string name(1, c);
+    laughs += alias_list(name, std::string(1, char(c - 1)), 9, true);
+  }
+  // Two levels over a large string: 100 x 100 copies of 1 MiB.
+  const std::string wide = anchored_string("a", 1 << 20) + alias_list("b", "a", 100, true) + alias_list("c", "b", 100);
+  // No alias at all, but each of 400 nested anchors keeps its own copy of 1 MiB.
+  std::string anchors = "x: ";
+  for (int i = 0; i < 400; ++i) anchors += "&a" + std::to_string(i) + " [";
+  anchors += "\"" + std::string(1 << 20, 'x') + "\"" + std::string(400, ']') + "\n";
+  for (const std::string& yaml : {laughs, wide, anchors}) {
+    CAPTURE(yaml.substr(0, 80));
+    const long before = peak_rss_kib();
+    auto r = yaml_to_json(yaml);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message == "yaml: document contains excessive aliasing");
+    CHECK(peak_rss_kib() - before < 64 * 1024);
+  }
+}
+
+TEST_CASE("yaml_to_json: documents with aliases within the bound decode") {
+  json decoded = one("defaults: &defaults {image: nginx, ports: [80, 443]}\n"
+                     "first: *defaults\n"
+                     "second: {spec: *defaults, name: &n web}\n"
+                     "names: [*n, *n]\n");
+  CHECK(decoded["first"] == json{{"image", "nginx"}, {"ports", {80, 443}}});
+  CHECK(decoded["second"]["spec"] == decoded["first"]);
+  CHECK(decoded["names"] == json{"web", "web"});
+  // Eight copies of 1 MiB (8 MiB expanded) are within the bound.
+  json large = one(anchored_string("a", 1 << 20) + alias_list("b", "a", 8));
+  REQUIRE(large["b"].size() == 8);
+  CHECK(large["b"][7].get_ref<const std::string&>().size() == std::size_t{1} << 20);
+  // Anchors belong to their document: each one resolves its own.
+  auto docs = yaml_to_json("a: &x 1\nb: *x\n---\nc: &y two\nd: *y\n");
+  REQUIRE(docs);
+  REQUIRE(docs->size() == 2);
+  CHECK((*docs)[0] == json{{"a", 1}, {"b", 1}});
+  CHECK((*docs)[1] == json{{"c", "two"}, {"d", "two"}});
 }
 
 TEST_CASE("json_to_yaml: kubectl-like block style") {
