@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/net/client/proxy.hpp"
+
 namespace kw::cli {
 
 void add_connection_flags(CLI::App& command, ConnectionFlags& flags, bool kubeconfig_user) {
@@ -36,12 +38,6 @@ void add_connection_flags(CLI::App& command, ConnectionFlags& flags, bool kubeco
 Result<std::unique_ptr<ApiClient>> ApiClient::create(const ConnectionFlags& flags) {
   auto config = kubeconfig::load(flags.overrides, kubeconfig::Environment::from_process());
   if (!config) return std::unexpected(config.error());
-  // kubectl tunnels through the cluster's proxy-url; kw's transport has no proxy support, so
-  // it says so rather than silently connecting directly.
-  if (!config->proxy_url.empty())
-    return fail("cluster proxy-url '" + config->proxy_url +
-                "' is set in the kubeconfig, but kw cannot connect through a proxy; remove proxy-url to connect "
-                "to the server directly");
   std::unique_ptr<ApiClient> api(new ApiClient());
   api->m_config = std::move(*config);
   const auto& c = api->m_config;
@@ -54,6 +50,7 @@ Result<std::unique_ptr<ApiClient>> ApiClient::create(const ConnectionFlags& flag
   cc.key_file = c.key_file;
   cc.key_data = c.key_data;
   cc.tls_server_name = c.tls_server_name;
+  cc.proxy_url = net::client::choose_proxy(c.server, c.proxy_url, net::client::ProxyEnvironment::from_process());
   cc.insecure_skip_tls_verify = c.insecure_skip_tls_verify;
   cc.transport = net::client::parse_transport(flags.transport).value_or(net::client::Transport::Auto);
   cc.request_timeout = std::chrono::seconds(flags.request_timeout_seconds);

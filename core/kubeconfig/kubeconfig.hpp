@@ -66,7 +66,7 @@ struct RestConfig {
   std::string key_data;
   std::string tls_server_name;
   bool insecure_skip_tls_verify = false;
-  std::string proxy_url;  // the cluster's proxy-url; kw cannot use one yet (see ApiClient::create)
+  std::string proxy_url;  // the cluster's proxy-url ("" when unset; see net/client/proxy.hpp)
   std::string token;
   std::string token_file;
   std::string username;

@@ -6,6 +6,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "core/net/client/detail.hpp"
+#include "core/net/client/proxy.hpp"
 #include "core/util/text.hpp"
 
 namespace kw::net::client {
@@ -98,6 +99,8 @@ Client::~Client() = default;
 Result<std::unique_ptr<Client>> Client::create(ClientConfig config) {
   auto url = parse_url(config.url);
   if (!url) return std::unexpected(url.error());
+  if (!config.proxy_url.empty())
+    if (auto proxy = parse_proxy(config.proxy_url); !proxy) return std::unexpected(proxy.error());
   std::unique_ptr<Client> client(new Client(std::move(config)));
   client->m_impl->url = *url;
   if (url->tls) {

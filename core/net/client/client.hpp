@@ -36,6 +36,8 @@ struct ClientConfig {
   std::string key_file;
   std::string key_data;
   std::string tls_server_name;  // SNI / verification name; the URL host when empty
+  // An http:// proxy to tunnel through with CONNECT (proxy.hpp); "" connects directly.
+  std::string proxy_url = {};
   bool insecure_skip_tls_verify = false;
   Transport transport = Transport::Auto;
   std::chrono::milliseconds connect_timeout{10'000};

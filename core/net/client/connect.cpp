@@ -1,5 +1,8 @@
 // Resolving, TCP connect with keepalive, and TLS with ALPN for the client transports.
 #include <boost/asio/connect.hpp>
+#include <boost/asio/read_until.hpp>
+#include <boost/asio/streambuf.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
@@ -15,6 +18,7 @@
 #include <optional>
 
 #include "core/net/client/detail.hpp"
+#include "core/net/client/proxy.hpp"
 
 namespace kw::net::client::detail {
 
@@ -122,6 +126,11 @@ class Connector : public std::enable_shared_from_this<Connector> {
 
   void start() {
     auto self = shared_from_this();
+    if (!m_config.proxy_url.empty()) {
+      auto proxy = parse_proxy(m_config.proxy_url);
+      if (!proxy) return finish(std::unexpected(proxy.error()));
+      m_proxy = std::move(*proxy);
+    }
     m_timer.expires_after(m_config.connect_timeout);
     m_timer.async_wait([self](ErrorCode ec) {
       if (ec) return;
@@ -134,23 +143,29 @@ class Connector : public std::enable_shared_from_this<Connector> {
       else self->m_socket.close(ignored);
     });
     // A numeric host (127.0.0.1, ::1) needs no resolver: asio's would start a thread for it.
+    const ParsedUrl& dial = dialed();
     if (auto endpoint = numeric_endpoint()) {
-      connect_to(tcp::resolver::results_type::create(*endpoint, m_target.url.host, m_target.url.port));
+      connect_to(tcp::resolver::results_type::create(*endpoint, dial.host, dial.port));
       return;
     }
-    m_resolver.async_resolve(m_target.url.host, m_target.url.port,
-                             [self](ErrorCode ec, tcp::resolver::results_type results) {
-                               if (ec) return self->finish_error("cannot resolve " + self->m_target.url.host, ec);
-                               self->connect_to(std::move(results));
-                             });
+    m_resolver.async_resolve(dial.host, dial.port, [self](ErrorCode ec, tcp::resolver::results_type results) {
+      if (ec) return self->finish_error("cannot resolve " + self->dialed_name(), ec);
+      self->connect_to(std::move(results));
+    });
   }
 
  private:
+  // Where the TCP connection goes: the proxy, when there is one, else the server.
+  const ParsedUrl& dialed() const { return m_proxy ? m_proxy->url : m_target.url; }
+  std::string dialed_name() const {
+    return m_proxy ? "proxy " + m_proxy->url.authority() : m_target.url.authority();
+  }
+
   std::optional<tcp::endpoint> numeric_endpoint() const {
     ErrorCode not_numeric;
-    const auto address = asio::ip::make_address(m_target.url.host, not_numeric);
+    const auto address = asio::ip::make_address(dialed().host, not_numeric);
     if (not_numeric) return std::nullopt;
-    const std::string& text = m_target.url.port;
+    const std::string& text = dialed().port;
     unsigned port = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
     if (ec != std::errc() || end != text.data() + text.size() || port > 65535) return std::nullopt;
@@ -160,16 +175,59 @@ class Connector : public std::enable_shared_from_this<Connector> {
   void connect_to(tcp::resolver::results_type results) {
     auto self = shared_from_this();
     asio::async_connect(m_socket, results, [self](ErrorCode ec, const tcp::endpoint&) {
-      if (ec) return self->finish_error("cannot connect to " + self->m_target.url.authority(), ec);
+      if (ec) return self->finish_error("cannot connect to " + self->dialed_name(), ec);
       set_keepalive(self->m_socket, self->m_config.keepalive);
-      if (!self->m_target.url.tls) {
-        self->m_timer.cancel();
-        auto stream = std::make_unique<ByteStream>(self->m_io.get_executor(),
-                                                   std::make_unique<TcpImpl>(std::move(self->m_socket)));
-        return self->finish(std::move(stream));
-      }
-      self->handshake();
+      if (self->m_proxy) return self->tunnel();
+      self->connected();
     });
+  }
+
+  // The TCP connection reaches the server (directly or through the tunnel): TLS, or done.
+  void connected() {
+    if (!m_target.url.tls) {
+      m_timer.cancel();
+      return finish(std::make_unique<ByteStream>(m_io.get_executor(), std::make_unique<TcpImpl>(std::move(m_socket))));
+    }
+    handshake();
+  }
+
+  // HTTP CONNECT through the proxy; a 2xx answer makes the connection a tunnel to the server.
+  void tunnel() {
+    auto self = shared_from_this();
+    const std::string authority = m_target.url.authority();
+    m_tunnel_request = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\nUser-Agent: " +
+                       m_config.user_agent + "\r\n";
+    if (!m_proxy->authorization.empty()) m_tunnel_request += "Proxy-Authorization: " + m_proxy->authorization + "\r\n";
+    m_tunnel_request += "\r\n";
+    asio::async_write(m_socket, asio::buffer(m_tunnel_request), [self](ErrorCode ec, std::size_t) {
+      if (ec) return self->finish_error("cannot talk to " + self->dialed_name(), ec);
+      asio::async_read_until(self->m_socket, self->m_tunnel_answer, "\r\n\r\n",
+                             [self](ErrorCode read_error, std::size_t head_size) {
+                               if (read_error)
+                                 return self->finish_error("no answer to CONNECT from " + self->dialed_name(),
+                                                           read_error);
+                               self->tunnel_answered(head_size);
+                             });
+    });
+  }
+
+  void tunnel_answered(std::size_t head_size) {
+    std::string head(asio::buffers_begin(m_tunnel_answer.data()),
+                     asio::buffers_begin(m_tunnel_answer.data()) + static_cast<std::ptrdiff_t>(head_size));
+    const std::string status_line = head.substr(0, head.find("\r\n"));
+    // "HTTP/1.1 200 Connection established": any 2xx opens the tunnel.
+    const auto space = status_line.find(' ');
+    const bool ok = status_line.starts_with("HTTP/1.") && space != std::string::npos &&
+                    status_line.compare(space + 1, 1, "2") == 0;
+    if (!ok) {
+      m_timer.cancel();
+      return finish(fail(dialed_name() + " refused to connect to " + m_target.url.authority() + ": " + status_line));
+    }
+    if (m_tunnel_answer.size() != head_size) {  // the server speaks only after the client
+      m_timer.cancel();
+      return finish(fail(dialed_name() + " sent bytes after its CONNECT answer"));
+    }
+    connected();
   }
 
   void handshake() {
@@ -237,6 +295,9 @@ class Connector : public std::enable_shared_from_this<Connector> {
   tcp::resolver m_resolver;
   tcp::socket m_socket;
   std::optional<ssl::stream<tcp::socket>> m_stream;
+  std::optional<ProxyAddress> m_proxy;  // the proxy to tunnel through, when set
+  std::string m_tunnel_request;
+  asio::streambuf m_tunnel_answer;
   asio::steady_timer m_timer;
   Done m_done;
   bool m_timed_out = false;

@@ -244,6 +244,70 @@ for line in open(sys.argv[1]):
     diff <(kinds_of "$work/second.jsonl") \
       <(printf 'ADDED ConfigMap c-2\nADDED Pod m-2\nDELETED Pod m-0\n')
     ;;
+  through_proxy)
+    # The kubeconfig's proxy-url: an HTTP CONNECT tunnel (here a small proxy that wants
+    # credentials), as kubectl uses it; HTTPS_PROXY from the environment is not used for a
+    # loopback server, as Go's transport decides.
+    create web-1
+    proxy_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    python3 - "$proxy_port" "$work/proxy.log" <<'PY' &
+import base64, socket, sys, threading
+port, log = int(sys.argv[1]), sys.argv[2]
+wanted = "Basic " + base64.b64encode(b"user:p@ss").decode()
+def pipe(a, b):
+    try:
+        while data := a.recv(65536):
+            b.sendall(data)
+    except OSError:
+        pass
+    for s in (a, b):
+        try: s.shutdown(socket.SHUT_RDWR)
+        except OSError: pass
+def serve(client):
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = client.recv(4096)
+        if not chunk: return
+        head += chunk
+    lines = head.decode().split("\r\n")
+    auth = [l.split(":", 1)[1].strip() for l in lines if l.lower().startswith("proxy-authorization:")]
+    with open(log, "a") as f: f.write(lines[0] + (" auth-ok" if auth == [wanted] else " no-auth") + "\n")
+    if auth != [wanted]:
+        client.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n"); client.close(); return
+    host, _, p = lines[0].split()[1].rpartition(":")
+    upstream = socket.create_connection((host, int(p)))
+    client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+    threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
+    pipe(client, upstream)
+listener = socket.create_server(("127.0.0.1", port))
+while True:
+    c, _ = listener.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+    watch_pid=$!
+    for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$proxy_port") 2>/dev/null && break; sleep 0.1; done
+    kubeconfig_with() {  # kubeconfig_with PROXY_URL > FILE
+      printf '%s\n' 'apiVersion: v1' 'kind: Config' \
+        "clusters: [{name: local, cluster: {server: \"$url\", proxy-url: \"$1\"}}]" 'users: [{name: me, user: {}}]' \
+        'contexts: [{name: here, context: {cluster: local, user: me, namespace: default}}]' 'current-context: here'
+    }
+    kubeconfig_with "http://user:p%40ss@127.0.0.1:$proxy_port" >"$work/kubeconfig"
+    timeout 20 "$KW" --kubeconfig "$work/kubeconfig" get pods -o name | contains -x pod/web-1
+    grep -q "^CONNECT ${url#http://} HTTP/1.1 auth-ok$" "$work/proxy.log"
+    # Wrong credentials: the proxy's refusal, said plainly.
+    kubeconfig_with "http://user:wrong@127.0.0.1:$proxy_port" >"$work/kubeconfig"
+    code=0; timeout 20 "$KW" --kubeconfig "$work/kubeconfig" get pods 2>"$work/err.txt" || code=$?
+    [[ $code -ne 0 ]] && grep -q "407 Proxy Authentication Required" "$work/err.txt" \
+      || { echo "wrong proxy credentials: exit $code"; cat "$work/err.txt"; exit 1; }
+    # A proxy kw cannot use is refused, not bypassed.
+    kubeconfig_with "socks5://127.0.0.1:$proxy_port" >"$work/kubeconfig"
+    if timeout 20 "$KW" --kubeconfig "$work/kubeconfig" get pods 2>"$work/err.txt"; then exit 1; fi
+    grep -q "http:// proxies" "$work/err.txt"
+    # From the environment, a loopback server is reached directly.
+    lines=$(wc -l <"$work/proxy.log")
+    HTTP_PROXY="http://127.0.0.1:$proxy_port" timeout 20 "$KW" get pods --server "$url" -o name | contains -x pod/web-1
+    [[ $(wc -l <"$work/proxy.log") -eq $lines ]]
+    ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac
 echo "client_$scenario: ok"
