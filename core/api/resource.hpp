@@ -14,6 +14,8 @@
 
 namespace kw::api {
 
+class JsonPath;
+
 struct ColumnDefinition {  // meta.k8s.io/v1 TableColumnDefinition
   std::string name;
   std::string type;    // "string", "integer", "number", "boolean", "date"
@@ -21,6 +23,11 @@ struct ColumnDefinition {  // meta.k8s.io/v1 TableColumnDefinition
   std::string description;
   int priority = 0;    // 0 = always shown, 1 = only with -o wide
   std::string json_path;  // for CRD additionalPrinterColumns; empty for built-ins
+  // json_path parsed once (with_parsed_path), shared by every row; null: parsed per cell.
+  std::shared_ptr<const JsonPath> parsed_path = nullptr;
+
+  // This column with json_path parsed ahead (a path that does not parse stays unparsed).
+  ColumnDefinition with_parsed_path() &&;
 };
 
 // Where the scale subresource (autoscaling/v1 Scale) reads and writes: simple dotted JSON

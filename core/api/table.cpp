@@ -100,10 +100,22 @@ json table_cells(const ResourceInfo& info, const json& object, TimePoint now) {
   return cells;
 }
 
+ColumnDefinition ColumnDefinition::with_parsed_path() && {
+  if (!json_path.empty())
+    if (auto path = JsonPath::parse("{" + json_path + "}")) parsed_path = std::make_shared<const JsonPath>(std::move(*path));
+  return std::move(*this);
+}
+
 json printer_column_cell(const ColumnDefinition& column, const json& object, TimePoint now) {
   // kube-apiserver rejects a CRD whose column does not parse; a stored one reads as empty.
-  auto path = JsonPath::parse("{" + column.json_path + "}");
-  if (!path) return nullptr;
+  std::optional<JsonPath> parsed;
+  const JsonPath* path = column.parsed_path.get();
+  if (path == nullptr) {
+    auto parsed_now = JsonPath::parse("{" + column.json_path + "}");
+    if (!parsed_now) return nullptr;
+    parsed = std::move(*parsed_now);
+    path = &*parsed;
+  }
   auto groups = path->find(object, true);
   if (!groups || groups->empty() || groups->front().empty()) return nullptr;
   const json& value = groups->front().front();

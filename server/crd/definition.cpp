@@ -147,12 +147,15 @@ std::vector<api::ColumnDefinition> columns_of(const json& version) {
   out.push_back({"Name", "string", "name", k_name_description, 0, ""});
   auto columns = version.find("additionalPrinterColumns");
   if (columns == version.end() || !columns->is_array() || columns->empty()) {
-    out.push_back({"Age", "date", "", k_age_description, 0, ".metadata.creationTimestamp"});
+    out.push_back(
+        api::ColumnDefinition{"Age", "date", "", k_age_description, 0, ".metadata.creationTimestamp"}.with_parsed_path());
     return out;
   }
   for (const auto& column : *columns)
-    out.push_back({text_at(column, "name"), text_at(column, "type"), text_at(column, "format"),
-                   text_at(column, "description"), column.value("priority", 0), text_at(column, "jsonPath")});
+    out.push_back(api::ColumnDefinition{text_at(column, "name"), text_at(column, "type"), text_at(column, "format"),
+                                        text_at(column, "description"), column.value("priority", 0),
+                                        text_at(column, "jsonPath")}
+                      .with_parsed_path());
   return out;
 }
 

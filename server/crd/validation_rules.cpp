@@ -36,24 +36,65 @@ std::string default_message(const json& rule) {
   return message.empty() ? "failed rule: " + std::string(util::trim(text_of(rule, "rule"))) : message;
 }
 
-// A rule's fieldPath (".a.b", ".a['x.y']") as kube appends it to the error's field: "a.b", "a.x.y".
-std::string normalized_field_path(const std::string& path) {
+// A single-quoted JSONPath string's text ('a\'b'): the escapes Go's strconv knows, nullopt for
+// another one.
+std::optional<std::string> unquote_single(std::string_view text) {
   std::string out;
-  for (std::size_t i = 0; i < path.size();) {
-    std::string segment;
-    if (path[i] == '.') {
-      const std::size_t end = std::min(path.find_first_of(".[", i + 1), path.size());
-      segment = path.substr(i + 1, end - i - 1);
-      i = end;
-    } else if (path.compare(i, 2, "['") == 0) {
-      const std::size_t end = path.find("']", i + 2);
-      if (end == std::string::npos) return {};
-      segment = path.substr(i + 2, end - i - 2);
-      i = end + 2;
-    } else {
-      return {};
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      out += text[i];
+      continue;
     }
-    out += (out.empty() ? "" : ".") + segment;
+    if (++i == text.size()) return std::nullopt;
+    static constexpr std::string_view k_from = "abfnrtv'\\", k_to = "\a\b\f\n\r\t\v'\\";
+    const auto at = k_from.find(text[i]);
+    if (at == std::string_view::npos) return std::nullopt;
+    out += k_to[at];
+  }
+  return out;
+}
+
+// A rule's fieldPath read against its schema, as kube's ValidFieldPath reads it: ".name" and
+// "['name']" steps into properties (rendered ".name") or into additionalProperties (a map key,
+// rendered "[name]"); nothing else (list items included) is a valid field. The rendered path
+// has no leading '.', ready to append to the rule's own field; nullopt when the path is not
+// valid for the schema.
+std::optional<std::string> schema_field_path(std::string_view path, const json* schema) {
+  std::string out;
+  auto step = [&](const std::string& name) {
+    if (schema == nullptr || !schema->is_object()) return false;
+    if (auto props = schema->find("properties"); props != schema->end() && props->is_object()) {
+      auto found = props->find(name);
+      if (found == props->end()) return false;
+      out += (out.empty() ? "" : ".") + name;
+      schema = &*found;
+      return true;
+    }
+    if (auto extra = schema->find("additionalProperties"); extra != schema->end() && extra->is_object()) {
+      out += "[" + name + "]";
+      schema = &*extra;
+      return true;
+    }
+    return false;
+  };
+  std::size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '.') {
+      const std::size_t end = std::min(path.find_first_of(".[]", i + 1), path.size());
+      if (end == i + 1 || !step(std::string(path.substr(i + 1, end - i - 1)))) return std::nullopt;
+      i = end;
+    } else if (path[i] == '[') {
+      // A quoted name runs to the next quote that no backslash escapes.
+      if (i + 1 >= path.size() || path[i + 1] != '\'') return std::nullopt;
+      std::size_t close = i + 2;
+      while (close < path.size() && !(path[close] == '\'' && path[close - 1] != '\\')) ++close;
+      if (close + 1 >= path.size() || path[close + 1] != ']') return std::nullopt;
+      auto name = unquote_single(path.substr(i + 2, close - i - 2));
+      if (!name || !step(*name)) return std::nullopt;
+      i = close + 2;
+    } else {
+      return std::nullopt;
+    }
   }
   return out;
 }
@@ -76,7 +117,7 @@ struct CompiledRule {
   std::string error = {};                     // why the rule did not compile
   std::string message_expression_error = {};  // why its messageExpression did not
   bool uses_old_self = false;
-  std::string field_path = {};  // normalized fieldPath; "" when none
+  std::string field_path = {};  // fieldPath as schema_field_path renders it; "" when none
 };
 
 cel::Env env_for(const json& schema, bool resource_root, bool with_old_self) {
@@ -103,7 +144,7 @@ CompiledRule compile_rule(const json& rule, const json& schema, bool resource_ro
     if (compiled) out.message_expression = std::move(*compiled);
     else out.message_expression_error = "messageExpression compilation failed: " + compiled.error().message;
   }
-  out.field_path = normalized_field_path(std::string(util::trim(text_of(rule, "fieldPath"))));
+  out.field_path = schema_field_path(util::trim(text_of(rule, "fieldPath")), &schema).value_or("");
   return out;
 }
 
@@ -259,7 +300,9 @@ class Walker {
       invalid(path, node.type, "cel expression must evaluate to a bool evaluating rule: " + rule_name(compiled.rule));
       return;
     }
-    const std::string at = compiled.field_path.empty() ? path : child(path, compiled.field_path);
+    const std::string at = compiled.field_path.empty()            ? path
+                           : compiled.field_path.front() == '[' ? path + compiled.field_path
+                                                                : child(path, compiled.field_path);
     failed(at, node.type, failure_message(compiled, activation), text_of(compiled.rule, "reason"));
   }
 
@@ -307,7 +350,7 @@ bool valid_reason(const std::string& reason) {
 }
 
 // The checks kube makes of one x-kubernetes-validations entry before compiling it.
-bool check_rule_fields(const json& rule, const std::string& at, json& causes) {
+bool check_rule_fields(const json& rule, const json& schema, const std::string& at, json& causes) {
   const std::string source = text_of(rule, "rule"), message = text_of(rule, "message");
   const std::size_t before = causes.size();
   if (std::string(util::trim(source)).empty()) {
@@ -325,6 +368,17 @@ bool check_rule_fields(const json& rule, const std::string& at, json& causes) {
   if (const std::string expression = text_of(rule, "messageExpression"); !expression.empty() && std::string(util::trim(expression)).empty())
     add_cause(causes, "FieldValueRequired", at + ".messageExpression",
               "Required value: messageExpression must be non-empty if specified");
+  if (const std::string field_path = text_of(rule, "fieldPath"); !field_path.empty()) {
+    if (util::trim(field_path).empty())
+      add_cause(causes, "FieldValueInvalid", at + ".fieldPath",
+                "Invalid value: " + util::go_quote(field_path) + ": fieldPath must be non-empty if specified");
+    if (field_path.find_first_of("\r\n") != std::string::npos)
+      add_cause(causes, "FieldValueInvalid", at + ".fieldPath",
+                "Invalid value: " + util::go_quote(field_path) + ": fieldPath must not contain line breaks");
+    if (!schema_field_path(field_path, &schema))
+      add_cause(causes, "FieldValueInvalid", at + ".fieldPath",
+                "Invalid value: " + util::go_quote(field_path) + ": fieldPath must be a valid path");
+  }
   if (const std::string reason = text_of(rule, "reason"); rule.contains("reason") && !valid_reason(reason))
     add_cause(causes, "FieldValueNotSupported", at + ".reason",
               "Unsupported value: " + util::go_quote(reason) +
@@ -356,7 +410,7 @@ std::size_t check_rules_into(const json& schema, const std::string& path, bool r
   if (rules == schema.end() || !rules->is_array()) return problems;
   const auto at = [&](std::size_t i) { return path + ".x-kubernetes-validations[" + std::to_string(i) + "]"; };
   for (std::size_t i = 0; i < rules->size(); ++i)
-    if (!check_rule_fields((*rules)[i], at(i), field_causes)) ++problems;
+    if (!check_rule_fields((*rules)[i], schema, at(i), field_causes)) ++problems;
   if (problems > 0) return problems;
   for (std::size_t i = 0; i < rules->size(); ++i) {
     const json& rule = (*rules)[i];

@@ -121,8 +121,14 @@ TEST_CASE("CRD printer columns from the corpus render as kube-apiserver renders 
   // 2024-05-01T12:00:00Z
   const auto now = std::chrono::system_clock::time_point(std::chrono::sys_days(std::chrono::year(2024) / 5 / 1)) +
                    std::chrono::hours(12);
+  // Each cell is made twice: with the path parsed per cell, and parsed once ahead (as a CRD's
+  // columns are): the two must agree.
   auto cell = [&](std::string type, std::string path, const json& object) {
-    return printer_column_cell(ColumnDefinition{"C", std::move(type), "", "", 0, std::move(path)}, object, now);
+    ColumnDefinition column{"C", std::move(type), "", "", 0, std::move(path)};
+    const json per_cell = printer_column_cell(column, object, now);
+    const json parsed_ahead = printer_column_cell(ColumnDefinition(column).with_parsed_path(), object, now);
+    CHECK(per_cell == parsed_ahead);
+    return per_cell;
   };
   // cert-manager's Certificate (cert-manager.io_certificates.yaml).
   const json certificate = json::parse(R"({

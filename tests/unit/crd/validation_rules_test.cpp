@@ -156,4 +156,38 @@ TEST_CASE("validation rules: a definition's rule problems") {
                           {"field", "root.properties[a].x-kubernetes-validations[0].rule"}});
 }
 
+TEST_CASE("validation rules: fieldPath is read against the schema, as kube reads it") {
+  const json schema = {
+      {"type", "object"},
+      {"x-kubernetes-validations",
+       rules({{{"rule", "self.spec.n <= 3"}, {"fieldPath", ".spec.n"}},
+              {{"rule", "!('bad' in self.spec.labels)"}, {"fieldPath", ".spec.labels['bad']"}},
+              {{"rule", "self.spec.n != 5"}, {"fieldPath", "['spec']['odd.name']"}}})},
+      {"properties",
+       {{"spec",
+         {{"type", "object"},
+          {"properties",
+           {{"n", {{"type", "integer"}}},
+            {"odd.name", {{"type", "string"}}},
+            {"labels", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}}}}}}}}};
+  CHECK(run(schema, {{"spec", {{"n", 5}, {"labels", {{"bad", "x"}}}}}}) ==
+        // (The value is named by the type of the schema holding the rule, as in kube.)
+        Causes{{"spec.n", R"(Invalid value: "object": failed rule: self.spec.n <= 3)"},
+               {"spec.labels[bad]", R"(Invalid value: "object": failed rule: !('bad' in self.spec.labels))"},
+               {"spec.odd.name", R"(Invalid value: "object": failed rule: self.spec.n != 5)"}});
+
+  json causes = json::array();
+  json invalid = schema;
+  auto& list = invalid["x-kubernetes-validations"];
+  list[0]["fieldPath"] = ".spec.nosuch";
+  list[1]["fieldPath"] = "spec.n";
+  list[2]["fieldPath"] = ".spec.labels[0]";
+  check_rules(invalid, "root", causes);
+  REQUIRE(causes.size() == 3);
+  CHECK(causes[0]["field"] == "root.x-kubernetes-validations[0].fieldPath");
+  CHECK(causes[0]["message"] == R"(Invalid value: ".spec.nosuch": fieldPath must be a valid path)");
+  CHECK(causes[1]["message"] == R"(Invalid value: "spec.n": fieldPath must be a valid path)");
+  CHECK(causes[2]["message"] == R"(Invalid value: ".spec.labels[0]": fieldPath must be a valid path)");
+}
+
 }  // namespace kw::crd::test
