@@ -3,6 +3,7 @@
 #include "core/cel/operators.hpp"
 
 #include <limits>
+#include <type_traits>
 
 #include "core/cel/functions.hpp"
 #include "core/cel/time.hpp"
@@ -14,46 +15,32 @@ namespace {
 using Kind = Value::Kind;
 constexpr std::int64_t k_min_int = std::numeric_limits<std::int64_t>::min();
 
-Value int_op(Op op, std::int64_t a, std::int64_t b) {
-  std::int64_t out = 0;
+// int and uint arithmetic: overflow, division and modulus by zero are errors, and so is the one
+// signed quotient that does not fit (min / -1).
+template <class Int>
+Value integer_op(Op op, Int a, Int b) {
+  constexpr bool is_signed = std::is_signed_v<Int>;
+  const char* overflow = is_signed ? "integer overflow" : "unsigned integer overflow";
+  Int out = 0;
   switch (op) {
     case Op::add:
-      if (__builtin_add_overflow(a, b, &out)) return Value::error("integer overflow");
+      if (__builtin_add_overflow(a, b, &out)) return Value::error(overflow);
       return Value(out);
     case Op::subtract:
-      if (__builtin_sub_overflow(a, b, &out)) return Value::error("integer overflow");
+      if (__builtin_sub_overflow(a, b, &out)) return Value::error(overflow);
       return Value(out);
     case Op::multiply:
-      if (__builtin_mul_overflow(a, b, &out)) return Value::error("integer overflow");
+      if (__builtin_mul_overflow(a, b, &out)) return Value::error(overflow);
       return Value(out);
     case Op::divide:
       if (b == 0) return Value::error("division by zero");
-      if (a == k_min_int && b == -1) return Value::error("integer overflow");
+      if constexpr (is_signed)
+        if (a == std::numeric_limits<Int>::min() && b == -1) return Value::error(overflow);
       return Value(a / b);
     default:
       if (b == 0) return Value::error("modulus by zero");
-      if (a == k_min_int && b == -1) return Value::error("integer overflow");
-      return Value(a % b);
-  }
-}
-
-Value uint_op(Op op, std::uint64_t a, std::uint64_t b) {
-  std::uint64_t out = 0;
-  switch (op) {
-    case Op::add:
-      if (__builtin_add_overflow(a, b, &out)) return Value::error("unsigned integer overflow");
-      return Value(out);
-    case Op::subtract:
-      if (__builtin_sub_overflow(a, b, &out)) return Value::error("unsigned integer overflow");
-      return Value(out);
-    case Op::multiply:
-      if (__builtin_mul_overflow(a, b, &out)) return Value::error("unsigned integer overflow");
-      return Value(out);
-    case Op::divide:
-      if (b == 0) return Value::error("division by zero");
-      return Value(a / b);
-    default:
-      if (b == 0) return Value::error("modulus by zero");
+      if constexpr (is_signed)
+        if (a == std::numeric_limits<Int>::min() && b == -1) return Value::error(overflow);
       return Value(a % b);
   }
 }
@@ -130,8 +117,8 @@ Value arithmetic(Op op, const Value& a, const Value& b) {
   Kind kb = b.kind();
   if (ka != kb) return time_op(op, a, b);
   switch (ka) {
-    case Kind::integer: return int_op(op, a.as_int(), b.as_int());
-    case Kind::uinteger: return uint_op(op, a.as_uint(), b.as_uint());
+    case Kind::integer: return integer_op(op, a.as_int(), b.as_int());
+    case Kind::uinteger: return integer_op(op, a.as_uint(), b.as_uint());
     case Kind::floating: return double_op(op, a.as_double(), b.as_double());
     case Kind::string:
       return op == Op::add ? Value(a.as_string() + b.as_string()) : no_such_overload();
