@@ -35,6 +35,28 @@ CommandResult raw_exchange(std::uint16_t port, const std::string& request) {
   return run_command("timeout 20 /usr/bin/python3 -c \"" + script + "\" " + std::to_string(port));
 }
 
+// Python lines that send one byte every 100 ms on socket `s` (so no idle timeout fires) until
+// the server closes the connection, setting `closed` and `elapsed` (seconds since `start`).
+const std::string k_trickle =
+    "closed=False\n"
+    "for i in range(100):\n"
+    "  try:\n"
+    "    s.sendall(b'X')\n"
+    "  except OSError:\n"
+    "    closed=True\n"
+    "    break\n"
+    "  s.settimeout(0.1)\n"
+    "  try:\n"
+    "    if s.recv(100)==b'':\n"
+    "      closed=True\n"
+    "      break\n"
+    "  except socket.timeout:\n"
+    "    pass\n"
+    "  except OSError:\n"
+    "    closed=True\n"
+    "    break\n"
+    "elapsed=time.monotonic()-start\n";
+
 }  // namespace
 
 TEST_CASE("inflight limiter: slots per class, given back on destruction") {
@@ -164,25 +186,8 @@ TEST_CASE("http1: a request head still incomplete after read_header_timeout clos
       "port=int(sys.argv[1])\n"
       "s=socket.create_connection(('127.0.0.1',port),timeout=10)\n"
       "start=time.monotonic()\n"
-      "s.sendall(b'GET /hello HTTP/1.1\\r\\nHost: x\\r\\n')\n"
-      "closed=False\n"
-      "for i in range(100):\n"
-      "  try:\n"
-      "    s.sendall(b'X')\n"
-      "  except OSError:\n"
-      "    closed=True\n"
-      "    break\n"
-      "  s.settimeout(0.1)\n"
-      "  try:\n"
-      "    if s.recv(100)==b'':\n"
-      "      closed=True\n"
-      "      break\n"
-      "  except socket.timeout:\n"
-      "    pass\n"
-      "  except OSError:\n"
-      "    closed=True\n"
-      "    break\n"
-      "elapsed=time.monotonic()-start\n"
+      "s.sendall(b'GET /hello HTTP/1.1\\r\\nHost: x\\r\\n')\n" +
+      k_trickle +
       "print('trickle', 'closed' if closed else 'open', 'late' if elapsed>4 else 'in-time' if elapsed>0.7 else 'early')\n"
       "k=socket.create_connection(('127.0.0.1',port),timeout=10)\n"
       "k.sendall(b'GET /hello HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n')\n"
@@ -212,25 +217,8 @@ TEST_CASE("http1: a request body still incomplete after read_body_timeout closes
       "import socket,sys,time\n"
       "s=socket.create_connection(('127.0.0.1',int(sys.argv[1])),timeout=10)\n"
       "s.sendall(b'POST /hello HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 1000\\r\\n\\r\\n')\n"
-      "start=time.monotonic()\n"
-      "closed=False\n"
-      "for i in range(100):\n"
-      "  try:\n"
-      "    s.sendall(b'X')\n"
-      "  except OSError:\n"
-      "    closed=True\n"
-      "    break\n"
-      "  s.settimeout(0.1)\n"
-      "  try:\n"
-      "    if s.recv(100)==b'':\n"
-      "      closed=True\n"
-      "      break\n"
-      "  except socket.timeout:\n"
-      "    pass\n"
-      "  except OSError:\n"
-      "    closed=True\n"
-      "    break\n"
-      "elapsed=time.monotonic()-start\n"
+      "start=time.monotonic()\n" +
+      k_trickle +
       "print('closed' if closed else 'open', 'late' if elapsed>4 else 'in-time' if elapsed>0.7 else 'early')\n";
   const auto result = run_command("timeout 30 /usr/bin/python3 -c \"" + script + "\" " + std::to_string(server->port));
   CHECK(result.output == "closed in-time\n");
