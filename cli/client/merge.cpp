@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include "core/codec/patch_schema.hpp"
+#include "core/codec/strategic_merge.hpp"
 #include "core/codec/text.hpp"
 
 namespace kw::cli {
@@ -165,7 +166,7 @@ json three_way_patch(const json& original, const json& modified, const json& cur
   return merge_patches(deletions, delta, DiffOptions{false, false, strategy}, schema);
 }
 
-json apply_strategic_patch(json target, const json& patch) {
+codec::PatchResult<json> apply_strategic_patch(json target, const json& patch) {
   const codec::SchemaNode schema = codec::SchemaNode::of_object(target);
   return codec::strategic_merge(std::move(target), patch, schema);
 }

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/codec/strategic_merge.hpp"
 #include "core/util/error.hpp"
 
 namespace kw::cli {
@@ -35,8 +36,8 @@ nlohmann::json last_applied_of(const nlohmann::json& live);
 nlohmann::json three_way_patch(const nlohmann::json& original, const nlohmann::json& modified,
                                const nlohmann::json& current, PatchStrategy strategy);
 
-// Applies a strategic merge patch (null deletes, $patch: delete / replace, lists merged by
-// key) to an object; used to preview the result of a patch.
-nlohmann::json apply_strategic_patch(nlohmann::json target, const nlohmann::json& patch);
+// Applies a strategic merge patch to an object as kube-apiserver would (core/codec/
+// strategic_merge.hpp); used to preview the result of a patch.
+codec::PatchResult<nlohmann::json> apply_strategic_patch(nlohmann::json target, const nlohmann::json& patch);
 
 }  // namespace kw::cli

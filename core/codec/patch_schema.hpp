@@ -17,8 +17,8 @@ namespace kw::codec {
 
 struct PatchMeta {
   std::string_view merge_key;  // "" for a set of scalars (finalizers)
-  std::string_view strategy;   // "merge" or "merge,retainKeys"; "replace" for an object
-                               // replaced whole (a PodDisruptionBudget's selector)
+  std::string_view strategy;   // "merge" or "merge,retainKeys"; for an object "replace" (replaced
+                               // whole: a PodDisruptionBudget's selector) or "retainKeys"
 };
 
 // How strategic merge patch merges the list field `full_field_name`; nullopt when the list
@@ -47,10 +47,5 @@ class SchemaNode {
   const google::protobuf::Descriptor* m_message = nullptr;
   bool m_map_values = false;  // m_message is the value type of a map: any key leads to it
 };
-
-// Applies a strategic merge patch under `schema`: null deletes a field, {"$patch":
-// "replace"} replaces an object, lists with a merge key are merged item by item ($patch:
-// delete removes one), other lists and scalars are replaced.
-nlohmann::json strategic_merge(nlohmann::json target, const nlohmann::json& patch, const SchemaNode& schema);
 
 }  // namespace kw::codec

@@ -30,7 +30,8 @@ enum class GoZero { pointer, omit, keep };
 
 struct FieldNotes {
   std::string merge_key;       // kw.api.merge_key: "" when the list has none
-  std::string patch_strategy;  // kw.api.patch_strategy: "", "merge" or "merge,retainKeys"
+  std::string patch_strategy;  // kw.api.patch_strategy: "", "merge", "merge,retainKeys",
+                               // "retainKeys" or "replace"
   bool required = false;       // kw.api.required
   std::string list_type;       // kw.api.list_type: "", "atomic", "set" or "map"
   std::vector<std::string> list_map_keys;  // kw.api.list_map_keys, in order

@@ -128,7 +128,16 @@ class SchemaBuilder {
       if (notes && !notes->map_type.empty()) schema["x-kubernetes-map-type"] = notes->map_type;
       return schema;
     }
-    if (!field.is_repeated()) return value_schema(field);
+    if (!field.is_repeated()) {
+      json schema = value_schema(field);
+      if (notes == nullptr || notes->patch_strategy.empty()) return schema;
+      // As kube publishes a strategy on an object field: beside the reference (OpenAPI v2),
+      // or beside an allOf that holds it (v3).
+      if (m_dialect == Dialect::openapi_v3 && schema.contains("$ref"))
+        schema = {{"allOf", json::array({std::move(schema)})}};
+      schema["x-kubernetes-patch-strategy"] = notes->patch_strategy;
+      return schema;
+    }
     json schema = {{"type", "array"}, {"items", value_schema(field)}};
     if (notes == nullptr) return schema;
     if (!notes->patch_strategy.empty()) {

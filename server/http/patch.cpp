@@ -1,7 +1,7 @@
 #include "server/http/patch.hpp"
 
 #include "core/codec/json_limits.hpp"
-#include "core/codec/patch_schema.hpp"
+#include "core/codec/strategic_merge.hpp"
 
 namespace kw::http {
 
@@ -12,8 +12,9 @@ namespace {
 constexpr std::size_t k_max_json_patch_operations = 10000;
 constexpr std::size_t k_max_json_patch_copy_bytes = 3 * 1024 * 1024;
 
-// kube answers every failed JSON patch in these words (its generic 422).
-registry::ApiError json_patch_refused() {
+// kube answers every failed JSON patch, and a strategic merge patch with a list of lists, in
+// these words (its generic 422).
+registry::ApiError patch_refused() {
   return registry::ApiError{.code = 422,
                             .reason = "Invalid",
                             .message = "the server rejected our request due to an error in our request",
@@ -45,15 +46,36 @@ registry::ApiResult<nlohmann::json> apply_json_patch(const nlohmann::json& curre
   for (const auto& operation : patch) {
     if (operation.is_object() && operation.value("op", nlohmann::json()) == "copy") {
       copied += copied_bytes(out, operation);
-      if (copied > k_max_json_patch_copy_bytes) return std::unexpected(json_patch_refused());
+      if (copied > k_max_json_patch_copy_bytes) return std::unexpected(patch_refused());
     }
     try {
       out.patch_inplace(nlohmann::json::array({operation}));
     } catch (const nlohmann::json::exception&) {
-      return std::unexpected(json_patch_refused());
+      return std::unexpected(patch_refused());
     }
   }
   return out;
+}
+
+// A strategic merge patch kube cannot apply, answered as kube-apiserver answers it: malformed
+// directives with 400, a list of lists with its generic 422, anything else with a 500 that
+// carries kube's message and no reason.
+registry::ApiError strategic_merge_refused(const codec::PatchError& error) {
+  switch (error.kind) {
+    case codec::PatchErrorKind::bad_request:
+      return registry::bad_request(error.message);
+    case codec::PatchErrorKind::unprocessable:
+      return patch_refused();
+    case codec::PatchErrorKind::internal:
+      break;
+  }
+  return registry::ApiError{500, "", error.message, {}};
+}
+
+registry::ApiResult<nlohmann::json> apply_strategic_merge(const nlohmann::json& current, const nlohmann::json& patch) {
+  auto merged = codec::strategic_merge(current, patch, codec::SchemaNode::of_object(current));
+  if (!merged) return std::unexpected(strategic_merge_refused(merged.error()));
+  return std::move(*merged);
 }
 
 }  // namespace
@@ -83,7 +105,7 @@ registry::ApiResult<nlohmann::json> apply_patch(const nlohmann::json& current, c
       return apply_json_patch(current, patch);
     case PatchType::strategic:
       if (!patch.is_object()) return std::unexpected(registry::bad_request("a strategic merge patch must be an object"));
-      return codec::strategic_merge(current, patch, codec::SchemaNode::of_object(current));
+      return apply_strategic_merge(current, patch);
     case PatchType::apply:
       break;  // the registry applies these (Registry::apply)
   }

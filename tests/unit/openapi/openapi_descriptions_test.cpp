@@ -208,8 +208,9 @@ TEST_CASE("the kw.api options of the .proto files: merge keys, patch strategies,
       if (notes == nullptr || notes->patch_strategy.empty()) continue;
       ++merged;
       const std::string& name = field->full_name();
-      CHECK_MESSAGE((field->is_repeated() || (notes->patch_strategy == "replace" && field->message_type() != nullptr)),
-                    name << " merges but is not a list (only an object may be replaced whole)");
+      const bool object_strategy = notes->patch_strategy == "replace" || notes->patch_strategy == "retainKeys";
+      CHECK_MESSAGE((field->is_repeated() || (object_strategy && field->message_type() != nullptr)),
+                    name << " merges but is not a list (an object may only be replaced whole or retain keys)");
       if (!notes->merge_key.empty()) {
         REQUIRE_MESSAGE(field->message_type() != nullptr, name);
         CHECK_MESSAGE(kw::codec::json_field(*field->message_type(), notes->merge_key) != nullptr,

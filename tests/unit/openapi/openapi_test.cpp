@@ -115,6 +115,22 @@ TEST_CASE("kinds carry x-kubernetes-group-version-kind, apiVersion and kind") {
   CHECK_FALSE(schema(apps_v3(), "io.k8s.api.core.v1.PodTemplateSpec")["properties"].contains("kind"));
 }
 
+TEST_CASE("object fields carry the strategy strategic merge patch gives them, as kube publishes it") {
+  // OpenAPI v3: the reference inside an allOf, the strategy beside it.
+  const json& strategy = schema(apps_v3(), "io.k8s.api.apps.v1.DeploymentSpec")["properties"]["strategy"];
+  CHECK(ref_of(strategy) == "#/components/schemas/io.k8s.api.apps.v1.DeploymentStrategy");
+  CHECK(strategy["x-kubernetes-patch-strategy"] == "retainKeys");
+  CHECK(strategy.contains("description"));
+  // OpenAPI v2: beside the reference.
+  const json& v2_strategy = schema(v2(), "io.k8s.api.apps.v1.DeploymentSpec")["properties"]["strategy"];
+  CHECK(v2_strategy["$ref"] == "#/definitions/io.k8s.api.apps.v1.DeploymentStrategy");
+  CHECK(v2_strategy["x-kubernetes-patch-strategy"] == "retainKeys");
+  CHECK(schema(v2(), "io.k8s.api.policy.v1.PodDisruptionBudgetSpec")["properties"]["selector"]
+            ["x-kubernetes-patch-strategy"] == "replace");
+  CHECK_FALSE(schema(v2(), "io.k8s.api.apps.v1.DeploymentSpec")["properties"]["template"].contains(
+      "x-kubernetes-patch-strategy"));
+}
+
 TEST_CASE("lists strategic merge patch merges carry merge key and strategy") {
   const json& spec = schema(core_v3(), "io.k8s.api.core.v1.PodSpec")["properties"];
   CHECK(spec["containers"]["type"] == "array");
