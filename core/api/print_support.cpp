@@ -28,30 +28,6 @@ bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
 
 }  // namespace
 
-// ---- small JSON accessors -----------------------------------------------------------------
-
-const json& at(const json& j, std::initializer_list<std::string_view> path) {
-  const json* cur = &j;
-  for (std::string_view key : path) {
-    if (!cur->is_object()) return null_json();
-    auto it = cur->find(key);
-    if (it == cur->end()) return null_json();
-    cur = &*it;
-  }
-  return *cur;
-}
-
-std::string str(const json& j) { return j.is_string() ? j.get<std::string>() : std::string(); }
-std::int64_t num(const json& j) {
-  if (j.is_number_integer() || j.is_number_unsigned()) return j.get<std::int64_t>();
-  if (j.is_number_float()) return static_cast<std::int64_t>(j.get<double>());
-  return 0;
-}
-const json& arr(const json& j) {
-  static const json k_empty = json::array();
-  return j.is_array() ? j : k_empty;
-}
-
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -155,8 +131,6 @@ std::pair<std::string, std::string> container_cells(const json& containers) {
   }
   return {join(names, ","), join(images, ",")};
 }
-
-std::int64_t size_of(const json& j) { return j.is_object() || j.is_array() ? static_cast<std::int64_t>(j.size()) : 0; }
 
 std::string name_of(const json& o) { return str(at(o, {"metadata", "name"})); }
 std::string age_of(const json& o, TimePoint now) { return since(time_of(at(o, {"metadata", "creationTimestamp"})), now); }

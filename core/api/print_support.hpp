@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/api/json_access.hpp"
 #include "core/api/resource.hpp"
 
 namespace kw::api::print {
@@ -21,12 +22,12 @@ using nlohmann::json;
 using TimePoint = std::chrono::system_clock::time_point;
 using Cells = std::vector<json>;
 
-// The value at `path` (object keys), or a null when a step is missing.
-const json& at(const json& j, std::initializer_list<std::string_view> path);
-std::string str(const json& j);   // "" unless a string
-std::int64_t num(const json& j);  // 0 unless a number (floats truncated)
-const json& arr(const json& j);   // an empty array unless an array
-std::int64_t size_of(const json& j);  // members of an object or array, else 0
+// The tolerant accessors (core/api/json_access.hpp) the printers read objects with.
+using api::arr;
+using api::at;
+using api::num;
+using api::size_of;
+using api::str;
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
 // RFC 3339 timestamps ("2024-01-02T03:04:05Z", fractions and offsets allowed).

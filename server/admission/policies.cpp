@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "core/api/json_access.hpp"
 #include "core/api/print_support.hpp"
 #include "core/api/selector.hpp"
 #include "core/cel/cel.hpp"
@@ -27,18 +28,6 @@ constexpr std::size_t k_max_message = 5 * 1024;        // MaxEvaluatedMessageExp
 constexpr std::size_t k_max_annotation_value = 10 * 1024;
 constexpr const char* k_out_of_budget =
     "validation failed due to running out of cost budget, no further validation rules will be run";
-
-const json& field_of(const json& object, const char* key) {
-  static const json k_null;
-  if (!object.is_object()) return k_null;
-  auto it = object.find(key);
-  return it == object.end() ? k_null : *it;
-}
-
-std::string text_of(const json& object, const char* key) {
-  const auto& value = field_of(object, key);
-  return value.is_string() ? value.get<std::string>() : std::string();
-}
 
 // One CEL expression of a policy, compiled when the policy is read.
 struct Expression {
@@ -125,7 +114,7 @@ std::vector<NamedRule> read_named_rules(const json& rules) {
   for (const auto& rule : rules) {
     if (!rule.is_object()) continue;
     NamedRule named{.rule = read_rule(rule), .names = {}};
-    for (const auto& name : field_of(rule, "resourceNames"))
+    for (const auto& name : api::at(rule, {"resourceNames"}))
       if (name.is_string()) named.names.push_back(name.get<std::string>());
     out.push_back(std::move(named));
   }
@@ -134,11 +123,11 @@ std::vector<NamedRule> read_named_rules(const json& rules) {
 
 MatchResources read_match_resources(const json& match) {
   MatchResources out;
-  out.include = read_named_rules(field_of(match, "resourceRules"));
-  out.exclude = read_named_rules(field_of(match, "excludeResourceRules"));
+  out.include = read_named_rules(api::at(match, {"resourceRules"}));
+  out.exclude = read_named_rules(api::at(match, {"excludeResourceRules"}));
   for (auto [key, selector] : {std::pair{"namespaceSelector", &out.namespace_selector},
                                std::pair{"objectSelector", &out.object_selector}}) {
-    const auto& value = field_of(match, key);
+    const auto& value = api::at(match, {key});
     if (!value.is_object()) continue;
     if (auto parsed = api::LabelSelector::from_label_selector_json(value)) *selector = std::move(*parsed);
     else out.selector_error = std::string(key) + ": " + parsed.error().message;
@@ -147,55 +136,55 @@ MatchResources read_match_resources(const json& match) {
 }
 
 Policy read_policy(const json& object) {
-  const auto& spec = field_of(object, "spec");
-  Policy policy{.name = text_of(field_of(object, "metadata"), "name")};
-  if (const auto& kind = field_of(spec, "paramKind"); kind.is_object()) {
-    policy.param_api_version = text_of(kind, "apiVersion");
-    policy.param_kind = text_of(kind, "kind");
+  const auto& spec = api::at(object, {"spec"});
+  Policy policy{.name = api::str(api::at(object, {"metadata", "name"}))};
+  if (const auto& kind = api::at(spec, {"paramKind"}); kind.is_object()) {
+    policy.param_api_version = api::text(kind, "apiVersion");
+    policy.param_kind = api::text(kind, "kind");
   }
-  policy.constraints = read_match_resources(field_of(spec, "matchConstraints"));
-  policy.fail_closed = text_of(spec, "failurePolicy") != "Ignore";
+  policy.constraints = read_match_resources(api::at(spec, {"matchConstraints"}));
+  policy.fail_closed = api::text(spec, "failurePolicy") != "Ignore";
   const bool params = policy.param_api_version.has_value();
   const cel::Env env = kinds::policy_env(params, true);
-  policy.match_conditions = compile_match_conditions(field_of(spec, "matchConditions"), env);
-  for (const auto& variable : field_of(spec, "variables"))
+  policy.match_conditions = compile_match_conditions(api::at(spec, {"matchConditions"}), env);
+  for (const auto& variable : api::at(spec, {"variables"}))
     policy.variables.push_back(
-        {.name = text_of(variable, "name"), .value = Expression::compile(text_of(variable, "expression"), env)});
+        {.name = api::text(variable, "name"), .value = Expression::compile(api::text(variable, "expression"), env)});
   const cel::Env message_env = kinds::policy_env(params, false);
-  for (const auto& validation : field_of(spec, "validations")) {
-    Validation compiled{.check = Expression::compile(text_of(validation, "expression"), env),
-                        .message = text_of(validation, "message"),
+  for (const auto& validation : api::at(spec, {"validations"})) {
+    Validation compiled{.check = Expression::compile(api::text(validation, "expression"), env),
+                        .message = api::text(validation, "message"),
                         .message_expression = std::nullopt,
-                        .reason = text_of(validation, "reason")};
-    if (auto source = text_of(validation, "messageExpression"); !util::trim(source).empty())
+                        .reason = api::text(validation, "reason")};
+    if (auto source = api::text(validation, "messageExpression"); !util::trim(source).empty())
       compiled.message_expression = Expression::compile(std::move(source), message_env);
     policy.validations.push_back(std::move(compiled));
   }
-  for (const auto& annotation : field_of(spec, "auditAnnotations"))
+  for (const auto& annotation : api::at(spec, {"auditAnnotations"}))
     policy.audit_annotations.push_back(
-        {.key = text_of(annotation, "key"),
-         .value = Expression::compile(std::string(util::trim(text_of(annotation, "valueExpression"))), env)});
+        {.key = api::text(annotation, "key"),
+         .value = Expression::compile(std::string(util::trim(api::text(annotation, "valueExpression"))), env)});
   return policy;
 }
 
 Binding read_binding(const json& object) {
-  const auto& spec = field_of(object, "spec");
-  Binding binding{.name = text_of(field_of(object, "metadata"), "name")};
-  if (const auto& ref = field_of(spec, "paramRef"); ref.is_object()) {
-    ParamRef param{.name = text_of(ref, "name"),
-                   .namespace_ = text_of(ref, "namespace"),
+  const auto& spec = api::at(object, {"spec"});
+  Binding binding{.name = api::str(api::at(object, {"metadata", "name"}))};
+  if (const auto& ref = api::at(spec, {"paramRef"}); ref.is_object()) {
+    ParamRef param{.name = api::text(ref, "name"),
+                   .namespace_ = api::text(ref, "namespace"),
                    .selector = std::nullopt,
                    .selector_error = {},
-                   .deny_when_missing = text_of(ref, "parameterNotFoundAction") == "Deny"};
-    if (const auto& selector = field_of(ref, "selector"); selector.is_object()) {
+                   .deny_when_missing = api::text(ref, "parameterNotFoundAction") == "Deny"};
+    if (const auto& selector = api::at(ref, {"selector"}); selector.is_object()) {
       if (auto parsed = api::LabelSelector::from_label_selector_json(selector)) param.selector = std::move(*parsed);
       else param.selector_error = parsed.error().message;
     }
     binding.param_ref = std::move(param);
   }
-  if (const auto& match = field_of(spec, "matchResources"); match.is_object())
+  if (const auto& match = api::at(spec, {"matchResources"}); match.is_object())
     binding.match = read_match_resources(match);
-  for (const auto& action : field_of(spec, "validationActions"))
+  for (const auto& action : api::at(spec, {"validationActions"}))
     if (action.is_string()) binding.actions.push_back(action.get<std::string>());
   return binding;
 }
@@ -205,7 +194,7 @@ bool named_rules_match(const std::vector<NamedRule>& rules, const AdmissionReque
     if (!rule_matches(named.rule, request)) return false;
     if (named.names.empty()) return true;
     std::string name = request.name;
-    if (name.empty() && request.object.is_object()) name = text_of(field_of(request.object, "metadata"), "name");
+    if (name.empty() && request.object.is_object()) name = api::str(api::at(request.object, {"metadata", "name"}));
     return std::ranges::find(named.names, name) != named.names.end();
   });
 }
@@ -306,7 +295,7 @@ ApiResult<json> namespace_object(registry::Registry& registry, const AdmissionRe
   if (!found) return std::unexpected(found.error());
   if (!*found) return std::unexpected(registry::not_found("", "namespaces", request.namespace_));
   json out = json::object();
-  const auto& meta = field_of(**found, "metadata");
+  const auto& meta = api::at(**found, {"metadata"});
   json kept = json::object();
   for (const char* key : {"name", "generateName", "namespace", "uid", "resourceVersion", "generation",
                           "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
@@ -385,12 +374,6 @@ Outcome validate(const Policy& policy, const AdmissionRequest& request, const js
     if (policy.fail_closed) outcome.annotation_errors.push_back(std::move(error));
   }
   return outcome;
-}
-
-// GroupVersionKind.String(): "GROUP/VERSION, Kind=KIND".
-std::string gvk_text(const std::string& api_version, const std::string& kind) {
-  const api::GroupVersion gv = api::split_api_version(api_version);
-  return gv.group + "/" + gv.version + ", Kind=" + kind;
 }
 
 // kube's CollectParams: the param objects a binding's paramRef selects; {null} when the policy
@@ -480,7 +463,7 @@ struct Policies::State {
   void rebuild() {  // under `mutex`
     std::map<std::string, std::vector<Binding>> bound;
     for (const auto& [name, binding] : bindings)
-      bound[text_of(field_of(binding, "spec"), "policyName")].push_back(read_binding(binding));
+      bound[api::str(api::at(binding, {"spec", "policyName"}))].push_back(read_binding(binding));
     auto all = std::make_shared<Hooks>();
     for (auto& [policy_name, policy_bindings] : bound) {
       auto policy = policies.find(policy_name);
@@ -526,7 +509,7 @@ ApiResult<void> run(registry::Registry& registry, const auth::Authorizer* author
       if (param_info == nullptr) {
         configuration_error(hook, nullptr,
                             "failed to find resource referenced by paramKind: '" +
-                                gvk_text(*policy.param_api_version, policy.param_kind) + "'");
+                                api::go_group_version_kind(*policy.param_api_version, policy.param_kind) + "'");
         continue;
       }
     }

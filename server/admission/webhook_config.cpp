@@ -2,24 +2,12 @@
 
 #include <algorithm>
 
+#include "core/api/json_access.hpp"
 #include "server/admission/lookup.hpp"
 #include "server/registry/kinds/cel_envs.hpp"
 
 namespace kw::admission {
 namespace {
-
-std::vector<std::string> strings(const nlohmann::json& object, const char* key) {
-  std::vector<std::string> out;
-  if (auto it = object.find(key); it != object.end() && it->is_array())
-    for (const auto& item : *it)
-      if (item.is_string()) out.push_back(item.get<std::string>());
-  return out;
-}
-
-std::string text(const nlohmann::json& object, const char* key, std::string fallback = {}) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
 
 bool exact_or_wildcard(const std::vector<std::string>& items, std::string_view wanted) {
   return std::ranges::any_of(items, [&](const std::string& item) { return item == "*" || item == wanted; });
@@ -53,24 +41,24 @@ bool rule_matches(const WebhookRule& rule, const registry::AdmissionRequest& req
 }
 
 WebhookRule read_rule(const nlohmann::json& rule) {
-  return {.operations = strings(rule, "operations"),
-          .groups = strings(rule, "apiGroups"),
-          .versions = strings(rule, "apiVersions"),
-          .resources = strings(rule, "resources"),
-          .scope = text(rule, "scope", "*")};
+  return {.operations = api::strings(rule, "operations"),
+          .groups = api::strings(rule, "apiGroups"),
+          .versions = api::strings(rule, "apiVersions"),
+          .resources = api::strings(rule, "resources"),
+          .scope = api::text(rule, "scope", "*")};
 }
 
 std::vector<Webhook> read_webhooks(const nlohmann::json& configuration, bool mutating) {
   std::vector<Webhook> out;
   const auto meta = configuration.value("metadata", nlohmann::json::object());
-  const std::string configuration_name = text(meta, "name");
+  const std::string configuration_name = api::text(meta, "name");
   const auto webhooks = configuration.value("webhooks", nlohmann::json::array());
   for (std::size_t i = 0; i < webhooks.size(); ++i) {
     const auto& item = webhooks[i];
     if (!item.is_object()) continue;
     Webhook hook;
     hook.configuration = configuration_name;
-    hook.name = text(item, "name");
+    hook.name = api::text(item, "name");
     hook.uid = configuration_name + "/" + hook.name + "/" + std::to_string(i);
     hook.mutating = mutating;
     hook.client = registry::WebhookClient::from_json(item.value("clientConfig", nlohmann::json::object()));
@@ -78,7 +66,7 @@ std::vector<Webhook> read_webhooks(const nlohmann::json& configuration, bool mut
       if (!rule.is_object()) continue;
       hook.rules.push_back(read_rule(rule));
     }
-    hook.fail_closed = text(item, "failurePolicy", "Fail") != "Ignore";
+    hook.fail_closed = api::text(item, "failurePolicy", "Fail") != "Ignore";
     for (auto [key, selector] : {std::pair{"namespaceSelector", &hook.namespace_selector},
                                  std::pair{"objectSelector", &hook.object_selector}}) {
       auto it = item.find(key);
@@ -87,11 +75,11 @@ std::vector<Webhook> read_webhooks(const nlohmann::json& configuration, bool mut
       if (parsed) *selector = std::move(*parsed);
       else hook.selector_error = std::string(key) + ": " + parsed.error().message;
     }
-    hook.side_effects = text(item, "sideEffects");
+    hook.side_effects = api::text(item, "sideEffects");
     if (auto seconds = item.find("timeoutSeconds"); seconds != item.end() && seconds->is_number_integer())
       hook.timeout = std::chrono::seconds(std::clamp<std::int64_t>(seconds->get<std::int64_t>(), 1, 30));
-    hook.review_versions = strings(item, "admissionReviewVersions");
-    hook.reinvoke_if_needed = mutating && text(item, "reinvocationPolicy") == "IfNeeded";
+    hook.review_versions = api::strings(item, "admissionReviewVersions");
+    hook.reinvoke_if_needed = mutating && api::text(item, "reinvocationPolicy") == "IfNeeded";
     hook.match_conditions = compile_match_conditions(item.value("matchConditions", nlohmann::json::array()),
                                                      kinds::webhook_match_env());
     out.push_back(std::move(hook));

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/descriptor.h>
 
+#include "core/api/json_access.hpp"
 #include "core/codec/protobuf.hpp"
 #include "core/codec/protobuf_mapping.hpp"
 #include "core/proto/registry.hpp"
@@ -19,17 +20,12 @@ bool flag(const nlohmann::json& node, const char* name) {
   return found != node.end() && found->is_boolean() && found->get<bool>();
 }
 
-std::string text(const nlohmann::json& node, const char* name) {
-  const auto found = node.find(name);
-  return found != node.end() && found->is_string() ? found->get<std::string>() : std::string();
-}
-
 // The kind of value an openAPIV3Schema node describes: "object", "array", a scalar type, or
 // "" for any value (no type, or x-kubernetes-preserve-unknown-fields without structure).
 std::string schema_form(const nlohmann::json& node) {
   if (!node.is_object()) return {};
   if (flag(node, "x-kubernetes-int-or-string")) return "scalar";
-  std::string type = text(node, "type");
+  std::string type = api::text(node, "type");
   if (type.empty()) {
     if (node.contains("properties") || node.contains("additionalProperties")) return "object";
     if (node.contains("items")) return "array";
@@ -136,7 +132,7 @@ Type Type::of_schema(const nlohmann::json& node, bool preserve_unknown) {
   }
   if (form == "scalar") {
     t.m_source = Source::scalar;
-    const std::string type = text(node, "type");
+    const std::string type = api::text(node, "type");
     if (flag(node, "x-kubernetes-int-or-string")) t.m_scalar = Scalar::untyped;
     else if (type == "string") t.m_scalar = Scalar::string;
     else if (type == "integer" || type == "number") t.m_scalar = Scalar::numeric;
@@ -200,7 +196,7 @@ Type::ListShape Type::list_shape() const {
       if (!notes->merge_key.empty()) shape.keys = {notes->merge_key};
     }
   } else if (m_source == Source::json_schema) {
-    const std::string type = text(*m_schema, "x-kubernetes-list-type");
+    const std::string type = api::text(*m_schema, "x-kubernetes-list-type");
     if (type == "set" || type == "map") {
       shape.atomic = false;
       if (type == "map")
@@ -259,7 +255,7 @@ bool Type::map_atomic() const {
       return notes != nullptr && notes->map_type == "atomic";
     }
     case Source::json_schema:
-      return text(*m_schema, "x-kubernetes-map-type") == "atomic";
+      return api::text(*m_schema, "x-kubernetes-map-type") == "atomic";
     default:
       return false;
   }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/api/json_access.hpp"
 #include "core/cel/cel.hpp"
 #include "core/util/text.hpp"
 
@@ -21,19 +22,14 @@ constexpr const char* k_cost_exceeded = "operation cancelled: actual cost limit 
 constexpr const char* k_out_of_budget =
     "validation failed due to running out of cost budget, no further validation rules will be run";
 
-std::string text_of(const json& rule, const char* key) {
-  const auto found = rule.find(key);
-  return found != rule.end() && found->is_string() ? found->get<std::string>() : std::string();
-}
-
 // kube's ruleErrorString and ruleMessageOrDefault.
 std::string rule_name(const json& rule) {
-  const std::string message = std::string(util::trim(text_of(rule, "message")));
-  return message.empty() ? std::string(util::trim(text_of(rule, "rule"))) : message;
+  const std::string message = std::string(util::trim(api::text(rule, "message")));
+  return message.empty() ? std::string(util::trim(api::text(rule, "rule"))) : message;
 }
 std::string default_message(const json& rule) {
-  const std::string message = std::string(util::trim(text_of(rule, "message")));
-  return message.empty() ? "failed rule: " + std::string(util::trim(text_of(rule, "rule"))) : message;
+  const std::string message = std::string(util::trim(api::text(rule, "message")));
+  return message.empty() ? "failed rule: " + std::string(util::trim(api::text(rule, "rule"))) : message;
 }
 
 // A single-quoted JSONPath string's text ('a\'b'): the escapes Go's strconv knows, nullopt for
@@ -130,7 +126,7 @@ cel::Env env_for(const json& schema, bool resource_root, bool with_old_self) {
 // A rule that compiles without oldSelf declared does not use it.
 CompiledRule compile_rule(const json& rule, const json& schema, bool resource_root) {
   CompiledRule out{.rule = rule};
-  const std::string source = text_of(rule, "rule");
+  const std::string source = api::text(rule, "rule");
   if (std::string(util::trim(source)).empty()) return out;
   auto program = cel::compile(source, env_for(schema, resource_root, false));
   if (!program) {
@@ -139,12 +135,12 @@ CompiledRule compile_rule(const json& rule, const json& schema, bool resource_ro
   }
   if (program) out.program = std::move(*program);
   else out.error = "compilation failed: " + program.error().message;
-  if (const std::string expression = text_of(rule, "messageExpression"); !std::string(util::trim(expression)).empty()) {
+  if (const std::string expression = api::text(rule, "messageExpression"); !std::string(util::trim(expression)).empty()) {
     auto compiled = cel::compile(expression, env_for(schema, resource_root, true));
     if (compiled) out.message_expression = std::move(*compiled);
     else out.message_expression_error = "messageExpression compilation failed: " + compiled.error().message;
   }
-  out.field_path = schema_field_path(util::trim(text_of(rule, "fieldPath")), &schema).value_or("");
+  out.field_path = schema_field_path(util::trim(api::text(rule, "fieldPath")), &schema).value_or("");
   return out;
 }
 
@@ -168,7 +164,7 @@ using Node = ValidationRules::Node;
 std::unique_ptr<Node> build(const json& schema, bool resource_root) {
   if (!schema.is_object()) return nullptr;
   auto node = std::make_unique<Node>();
-  node->type = text_of(schema, "type");
+  node->type = api::text(schema, "type");
   bool any = false;
   if (auto rules = schema.find("x-kubernetes-validations"); rules != schema.end() && rules->is_array())
     for (const auto& rule : *rules) {
@@ -186,7 +182,7 @@ std::unique_ptr<Node> build(const json& schema, bool resource_root) {
   if (auto items = schema.find("items"); items != schema.end())
     if ((node->items = build(*items, items->is_object() && items->value("x-kubernetes-embedded-resource", false))))
       any = true;
-  node->list_type = text_of(schema, "x-kubernetes-list-type");
+  node->list_type = api::text(schema, "x-kubernetes-list-type");
   if (auto keys = schema.find("x-kubernetes-list-map-keys"); keys != schema.end() && keys->is_array())
     for (const auto& key : *keys)
       if (key.is_string()) node->map_keys.push_back(key.get<std::string>());
@@ -303,7 +299,7 @@ class Walker {
     const std::string at = compiled.field_path.empty()            ? path
                            : compiled.field_path.front() == '[' ? path + compiled.field_path
                                                                 : child(path, compiled.field_path);
-    failed(at, node.type, failure_message(compiled, activation), text_of(compiled.rule, "reason"));
+    failed(at, node.type, failure_message(compiled, activation), api::text(compiled.rule, "reason"));
   }
 
   // The messageExpression's text when it gives a usable one, the rule's message otherwise.
@@ -332,11 +328,11 @@ std::string go_rule_text(const json& rule) {
     if (found == rule.end() || found->is_null()) return "(" + std::string(type) + ")(nil)";
     return std::string("(") + type + ")(" + (found->is_string() ? util::go_quote(found->get<std::string>()) : found->dump()) + ")";
   };
-  return "apiextensions.ValidationRule{Rule:" + util::go_quote(text_of(rule, "rule")) +
-         ", Message:" + util::go_quote(text_of(rule, "message")) +
-         ", MessageExpression:" + util::go_quote(text_of(rule, "messageExpression")) +
+  return "apiextensions.ValidationRule{Rule:" + util::go_quote(api::text(rule, "rule")) +
+         ", Message:" + util::go_quote(api::text(rule, "message")) +
+         ", MessageExpression:" + util::go_quote(api::text(rule, "messageExpression")) +
          ", Reason:" + pointer("reason", "*apiextensions.FieldValueErrorReason") +
-         ", FieldPath:" + util::go_quote(text_of(rule, "fieldPath")) +
+         ", FieldPath:" + util::go_quote(api::text(rule, "fieldPath")) +
          ", OptionalOldSelf:" + pointer("optionalOldSelf", "*bool") + "}";
 }
 
@@ -351,7 +347,7 @@ bool valid_reason(const std::string& reason) {
 
 // The checks kube makes of one x-kubernetes-validations entry before compiling it.
 bool check_rule_fields(const json& rule, const json& schema, const std::string& at, json& causes) {
-  const std::string source = text_of(rule, "rule"), message = text_of(rule, "message");
+  const std::string source = api::text(rule, "rule"), message = api::text(rule, "message");
   const std::size_t before = causes.size();
   if (std::string(util::trim(source)).empty()) {
     add_cause(causes, "FieldValueRequired", at + ".rule", "Required value: rule is not specified");
@@ -365,10 +361,10 @@ bool check_rule_fields(const json& rule, const json& schema, const std::string& 
     add_cause(causes, "FieldValueRequired", at + ".message",
               "Required value: message must be specified if rule contains line breaks");
   }
-  if (const std::string expression = text_of(rule, "messageExpression"); !expression.empty() && std::string(util::trim(expression)).empty())
+  if (const std::string expression = api::text(rule, "messageExpression"); !expression.empty() && std::string(util::trim(expression)).empty())
     add_cause(causes, "FieldValueRequired", at + ".messageExpression",
               "Required value: messageExpression must be non-empty if specified");
-  if (const std::string field_path = text_of(rule, "fieldPath"); !field_path.empty()) {
+  if (const std::string field_path = api::text(rule, "fieldPath"); !field_path.empty()) {
     if (util::trim(field_path).empty())
       add_cause(causes, "FieldValueInvalid", at + ".fieldPath",
                 "Invalid value: " + util::go_quote(field_path) + ": fieldPath must be non-empty if specified");
@@ -379,7 +375,7 @@ bool check_rule_fields(const json& rule, const json& schema, const std::string& 
       add_cause(causes, "FieldValueInvalid", at + ".fieldPath",
                 "Invalid value: " + util::go_quote(field_path) + ": fieldPath must be a valid path");
   }
-  if (const std::string reason = text_of(rule, "reason"); rule.contains("reason") && !valid_reason(reason))
+  if (const std::string reason = api::text(rule, "reason"); rule.contains("reason") && !valid_reason(reason))
     add_cause(causes, "FieldValueNotSupported", at + ".reason",
               "Unsupported value: " + util::go_quote(reason) +
                   ": supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", "

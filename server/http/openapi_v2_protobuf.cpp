@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/api/json_access.hpp"
 #include "server/http/openapi_build.hpp"
 
 namespace kw::http::openapi {
@@ -47,18 +48,6 @@ class Writer {
   std::string m_out;
 };
 
-std::string text_of(const json& object, const char* key) {
-  const auto found = object.find(key);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : "";
-}
-
-// The member `key` of `object`, or an empty JSON value (iterating it yields nothing).
-const json& member(const json& object, const char* key) {
-  static const json k_absent;
-  const auto found = object.find(key);
-  return found == object.end() ? k_absent : *found;
-}
-
 // NamedAny{name, Any{yaml}} for every "x-..." key of `object`.
 void vendor_extensions(const json& object, int field, Writer& out) {
   for (const auto& [key, value] : object.items()) {
@@ -74,10 +63,10 @@ void vendor_extensions(const json& object, int field, Writer& out) {
 
 Writer schema(const json& s) {
   Writer out;
-  out.text(1, text_of(s, "$ref"));
-  out.text(2, text_of(s, "format"));
-  out.text(4, text_of(s, "description"));
-  for (const auto& name : member(s, "required")) out.text(19, name.get<std::string>());
+  out.text(1, api::text(s, "$ref"));
+  out.text(2, api::text(s, "format"));
+  out.text(4, api::text(s, "description"));
+  for (const auto& name : api::at(s, {"required"})) out.text(19, name.get<std::string>());
   if (const auto extra = s.find("additionalProperties"); extra != s.end()) {
     Writer item;
     if (extra->is_boolean())
@@ -86,7 +75,7 @@ Writer schema(const json& s) {
       item.message(1, schema(*extra));
     out.message(21, item);
   }
-  if (const auto type = text_of(s, "type"); !type.empty()) {
+  if (const auto type = api::text(s, "type"); !type.empty()) {
     Writer item;
     item.text(1, type);
     out.message(22, item);
@@ -112,24 +101,24 @@ Writer schema(const json& s) {
 
 // ParametersItem{Parameter{body | NonBodyParameter{query | path}}}.
 Writer parameter(const json& p) {
-  const std::string in = text_of(p, "in");
+  const std::string in = api::text(p, "in");
   Writer param;
   if (in == "body") {
     Writer body;
-    body.text(1, text_of(p, "description"));
-    body.text(2, text_of(p, "name"));
+    body.text(1, api::text(p, "description"));
+    body.text(2, api::text(p, "name"));
     body.text(3, in);
     body.flag(4, p.value("required", false));
-    body.message(5, schema(member(p, "schema")));
+    body.message(5, schema(api::at(p, {"schema"})));
     param.message(1, body);
   } else {
     const bool path = in == "path";
     Writer sub;
     sub.flag(1, p.value("required", false));
     sub.text(2, in);
-    sub.text(3, text_of(p, "description"));
-    sub.text(4, text_of(p, "name"));
-    sub.text(path ? 5 : 6, text_of(p, "type"));
+    sub.text(3, api::text(p, "description"));
+    sub.text(4, api::text(p, "name"));
+    sub.text(path ? 5 : 6, api::text(p, "type"));
     sub.flag(path ? 19 : 20, p.value("uniqueItems", false));
     Writer non_body;
     non_body.message(path ? 4 : 3, sub);
@@ -142,16 +131,16 @@ Writer parameter(const json& p) {
 
 Writer operation(const json& op) {
   Writer out;
-  for (const auto& tag : member(op, "tags")) out.text(1, tag.get<std::string>());
-  out.text(3, text_of(op, "description"));
-  out.text(5, text_of(op, "operationId"));
-  for (const auto& type : member(op, "produces")) out.text(6, type.get<std::string>());
-  for (const auto& type : member(op, "consumes")) out.text(7, type.get<std::string>());
-  for (const auto& p : member(op, "parameters")) out.message(8, parameter(p));
+  for (const auto& tag : api::at(op, {"tags"})) out.text(1, tag.get<std::string>());
+  out.text(3, api::text(op, "description"));
+  out.text(5, api::text(op, "operationId"));
+  for (const auto& type : api::at(op, {"produces"})) out.text(6, type.get<std::string>());
+  for (const auto& type : api::at(op, {"consumes"})) out.text(7, type.get<std::string>());
+  for (const auto& p : api::at(op, {"parameters"})) out.message(8, parameter(p));
   Writer responses;
-  for (const auto& [code, response] : member(op, "responses").items()) {
+  for (const auto& [code, response] : api::at(op, {"responses"}).items()) {
     Writer body;
-    body.text(1, text_of(response, "description"));
+    body.text(1, api::text(response, "description"));
     if (const auto s = response.find("schema"); s != response.end()) {
       Writer item;
       item.message(1, schema(*s));
@@ -165,7 +154,7 @@ Writer operation(const json& op) {
     responses.message(1, named);
   }
   out.message(9, responses);
-  for (const auto& scheme : member(op, "schemes")) out.text(10, scheme.get<std::string>());
+  for (const auto& scheme : api::at(op, {"schemes"})) out.text(10, scheme.get<std::string>());
   vendor_extensions(op, 13, out);
   return out;
 }
@@ -177,7 +166,7 @@ Writer path_item(const json& item) {
   for (const auto& [method, field] : k_methods) {
     if (const auto op = item.find(method); op != item.end()) out.message(field, operation(*op));
   }
-  for (const auto& p : member(item, "parameters")) out.message(9, parameter(p));
+  for (const auto& p : api::at(item, {"parameters"})) out.message(9, parameter(p));
   return out;
 }
 
@@ -185,10 +174,10 @@ Writer security_definitions(const json& definitions) {
   Writer out;
   for (const auto& [name, definition] : definitions.items()) {
     Writer api_key;
-    api_key.text(1, text_of(definition, "type"));
-    api_key.text(2, text_of(definition, "name"));
-    api_key.text(3, text_of(definition, "in"));
-    api_key.text(4, text_of(definition, "description"));
+    api_key.text(1, api::text(definition, "type"));
+    api_key.text(2, api::text(definition, "name"));
+    api_key.text(3, api::text(definition, "in"));
+    api_key.text(4, api::text(definition, "description"));
     Writer item;
     item.message(2, api_key);
     Writer named;
@@ -203,10 +192,10 @@ Writer security_definitions(const json& definitions) {
 
 std::string swagger_v2_protobuf(const json& document) {
   Writer out;
-  out.text(1, text_of(document, "swagger"));
+  out.text(1, api::text(document, "swagger"));
   Writer info;
-  info.text(1, text_of(document["info"], "title"));
-  info.text(2, text_of(document["info"], "version"));
+  info.text(1, api::text(document["info"], "title"));
+  info.text(2, api::text(document["info"], "version"));
   out.message(2, info);
   Writer paths;
   for (const auto& [path, item] : document["paths"].items()) {
@@ -224,7 +213,7 @@ std::string swagger_v2_protobuf(const json& document) {
     definitions.message(1, named);
   }
   out.message(9, definitions);
-  for (const auto& requirement : member(document, "security")) {
+  for (const auto& requirement : api::at(document, {"security"})) {
     Writer entry;
     for (const auto& [name, scopes] : requirement.items()) {
       Writer values;
@@ -236,7 +225,7 @@ std::string swagger_v2_protobuf(const json& document) {
     }
     out.message(12, entry);
   }
-  out.message(13, security_definitions(member(document, "securityDefinitions")));
+  out.message(13, security_definitions(api::at(document, {"securityDefinitions"})));
   return out.bytes();
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/api/json_access.hpp"
 #include "server/registry/kinds/service_fields.hpp"
 
 namespace kw::registry {
@@ -20,7 +21,6 @@ std::optional<std::int64_t> parse_number(std::string_view text) {
   return value;
 }
 
-std::string text_of(const json& value) { return value.is_string() ? value.get<std::string>() : std::string(); }
 
 // The cluster IPs a stored Service holds ("None" holds none).
 std::vector<std::string> ips_of(const json& object) {
@@ -30,7 +30,7 @@ std::vector<std::string> ips_of(const json& object) {
   if (ips.is_array())
     for (const auto& ip : ips)
       if (ip.is_string() && ip != "None" && !ip.get<std::string>().empty()) out.push_back(ip.get<std::string>());
-  const auto single = text_of(service::spec_field(object, "clusterIP"));
+  const auto single = api::str(service::spec_field(object, "clusterIP"));
   if (out.empty() && !single.empty() && single != "None") out.push_back(single);
   return out;
 }
@@ -233,7 +233,7 @@ ApiResult<ServiceAllocator::Reservation> ServiceAllocator::allocate(json& object
     auto families = spec.value("ipFamilies", json::array());
     if (!families.is_array() || families.empty()) {
       families = json::array();
-      const auto ip = kinds::parse_ip(text_of(spec.value("clusterIP", json())));
+      const auto ip = kinds::parse_ip(api::str(spec.value("clusterIP", json())));
       families.push_back(ip ? (kinds::is_v4(*ip) ? "IPv4" : "IPv6") : ip_family());
       if (selectorless_headless && spec["ipFamilyPolicy"] != "SingleStack") families.push_back(other_family);
     }
@@ -244,7 +244,7 @@ ApiResult<ServiceAllocator::Reservation> ServiceAllocator::allocate(json& object
                                                "not configured on this cluster"));
     spec["ipFamilies"] = families;
 
-    const auto requested = text_of(spec.value("clusterIP", json()));
+    const auto requested = api::str(spec.value("clusterIP", json()));
     if (requested.empty() && dry_run) {
       // A dry run shows the range's network address, as Kubernetes' dry-run allocator does.
       spec["clusterIP"] = kinds::ip_string(m_range.ip);
