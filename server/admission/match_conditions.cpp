@@ -4,6 +4,7 @@
 
 #include "core/api/resource.hpp"
 #include "core/cel/authz.hpp"
+#include "server/auth/service_account.hpp"
 
 namespace kw::admission {
 
@@ -31,8 +32,8 @@ class RequesterAuthz : public cel::AuthzHost {
     auth::UserInfo user = m_requester;
     if (check.service_account) {
       const auto& [ns, name] = *check.service_account;
-      user = auth::UserInfo{.name = "system:serviceaccount:" + ns + ":" + name,
-                            .groups = {"system:serviceaccounts", "system:serviceaccounts:" + ns},
+      user = auth::UserInfo{.name = auth::service_account_user(ns, name),
+                            .groups = auth::service_account_groups(ns),
                             .uid = {},
                             .extra = {}};
     }

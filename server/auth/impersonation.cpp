@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/util/text.hpp"
+#include "server/auth/service_account.hpp"
 #include "server/auth/status.hpp"
 
 namespace kw::auth {
@@ -30,18 +31,6 @@ std::string describe(const std::vector<Wanted>& wanted) {
            (authentication ? "authentication.k8s.io/v1" : "") + "  " + w.field + "}";
   }
   return out + "]";
-}
-
-// "system:serviceaccount:NS:NAME" as its namespace and name.
-std::optional<std::pair<std::string, std::string>> service_account_of(const std::string& user) {
-  constexpr std::string_view prefix = "system:serviceaccount:";
-  if (!user.starts_with(prefix)) return std::nullopt;
-  const std::string rest = user.substr(prefix.size());
-  const auto colon = rest.find(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size() ||
-      rest.find(':', colon + 1) != std::string::npos)
-    return std::nullopt;
-  return std::make_pair(rest.substr(0, colon), rest.substr(colon + 1));
 }
 
 nlohmann::json internal_error(const std::string& message) {
@@ -88,8 +77,8 @@ std::expected<std::optional<UserInfo>, nlohmann::json> impersonate(const UserInf
     std::string group, resource, subresource;
     if (w.kind == "ServiceAccount") {
       resource = "serviceaccounts";
-      acting.name = "system:serviceaccount:" + w.namespace_ + ":" + w.name;
-      if (!has_groups) acting.groups = {"system:serviceaccounts", "system:serviceaccounts:" + w.namespace_};
+      acting.name = service_account_user(w.namespace_, w.name);
+      if (!has_groups) acting.groups = service_account_groups(w.namespace_);
     } else if (w.kind == "User") {
       resource = "users";
       acting.name = w.name;

@@ -8,6 +8,7 @@
 
 #include "core/api/print_support.hpp"
 #include "core/util/text.hpp"
+#include "server/auth/service_account.hpp"
 
 namespace kw::auth {
 
@@ -36,7 +37,7 @@ std::optional<std::pair<bool, std::string>> index_entry(const std::string& ns, c
   if (subject.kind == "ServiceAccount") {
     const std::string& sa_ns = subject.namespace_.empty() ? ns : subject.namespace_;
     if (sa_ns.empty()) return std::nullopt;
-    return std::make_pair(false, "system:serviceaccount:" + sa_ns + ":" + subject.name);
+    return std::make_pair(false, service_account_user(sa_ns, subject.name));
   }
   return std::nullopt;
 }
@@ -46,7 +47,7 @@ bool applies_to(const Subject& subject, const UserInfo& user, const std::string&
   if (subject.kind == "Group") return user.in_group(subject.name);
   if (subject.kind == "ServiceAccount") {
     const std::string& sa_ns = subject.namespace_.empty() ? binding_ns : subject.namespace_;
-    return !sa_ns.empty() && user.name == "system:serviceaccount:" + sa_ns + ":" + subject.name;
+    return !sa_ns.empty() && user.name == service_account_user(sa_ns, subject.name);
   }
   return false;
 }

@@ -62,6 +62,17 @@ std::vector<std::string> service_account_groups(const std::string& ns) {
   return {"system:serviceaccounts", "system:serviceaccounts:" + ns};
 }
 
+std::optional<std::pair<std::string, std::string>> service_account_of(std::string_view user) {
+  constexpr std::string_view prefix = "system:serviceaccount:";
+  if (!user.starts_with(prefix)) return std::nullopt;
+  const std::string_view rest = user.substr(prefix.size());
+  const auto colon = rest.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == rest.size() ||
+      rest.find(':', colon + 1) != std::string_view::npos)
+    return std::nullopt;
+  return std::make_pair(std::string(rest.substr(0, colon)), std::string(rest.substr(colon + 1)));
+}
+
 Result<std::shared_ptr<ServiceAccountTokens>> ServiceAccountTokens::load(const ServiceAccountConfig& config) {
   if (config.issuers.empty()) return fail("service account tokens need an issuer (--service-account-issuer)");
   std::shared_ptr<ServiceAccountTokens> tokens(new ServiceAccountTokens());

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -91,5 +92,8 @@ class ServiceAccountTokens {
 // The user name of a ServiceAccount, and its groups.
 std::string service_account_user(const std::string& ns, const std::string& name);
 std::vector<std::string> service_account_groups(const std::string& ns);
+// The namespace and name of a ServiceAccount's user name ("system:serviceaccount:NS:NAME");
+// none for any other user.
+std::optional<std::pair<std::string, std::string>> service_account_of(std::string_view user);
 
 }  // namespace kw::auth
