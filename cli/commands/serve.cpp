@@ -23,6 +23,7 @@
 
 #include "cli/commands/commands.hpp"
 #include "core/util/go_time.hpp"
+#include "core/util/host.hpp"
 #include "core/net/server/http_server.hpp"
 #include "server/auth/authenticator.hpp"
 #include "server/auth/authorizer.hpp"
@@ -138,7 +139,7 @@ Result<void> check_controllers(const std::vector<std::string>& list) {
 // address, else the first IPv4 address of an interface that is up and not loopback; "" when
 // there is none (the `kubernetes` Service then has no endpoints).
 std::string default_advertise_address(const std::string& bind_address) {
-  if (bind_address != "0.0.0.0" && bind_address != "::" && !bind_address.starts_with("127.") && bind_address != "::1")
+  if (bind_address != "0.0.0.0" && bind_address != "::" && !util::is_loopback_host(bind_address))
     return bind_address;
   ifaddrs* list = nullptr;
   if (::getifaddrs(&list) != 0) return "";

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "core/codec/media_type.hpp"
+#include "core/util/host.hpp"
 #include "core/util/text.hpp"
 
 namespace kw::http {
@@ -18,18 +19,6 @@ std::string_view host_name(std::string_view host) {
   return host.substr(0, host.find(':'));
 }
 
-bool loopback(std::string_view name) {
-  if (util::iequals(name, "localhost") || name == "::1") return true;
-  // 127.0.0.0/8 written as a dotted quad.
-  if (!name.starts_with("127.")) return false;
-  int dots = 0;
-  for (char c : name) {
-    if (c == '.') ++dots;
-    else if (c < '0' || c > '9') return false;
-  }
-  return dots == 3;
-}
-
 registry::ApiError refused(int code, const char* reason, const std::string& why) {
   return {code, reason, why + " (the insecure port serves only local clients that are not web browsers)", {}};
 }
@@ -38,7 +27,7 @@ registry::ApiError refused(int code, const char* reason, const std::string& why)
 
 std::optional<registry::ApiError> cross_site_refusal(const net::Request& request) {
   const std::string* host = request.header("host");
-  if (host != nullptr && !loopback(host_name(*host)))
+  if (host != nullptr && !util::is_loopback_host(host_name(*host)))
     return refused(403, "Forbidden", "Host " + util::go_quote(*host) + " is not a loopback name");
   if (const std::string* origin = request.header("origin");
       origin != nullptr && (host == nullptr || *origin != "http://" + *host))

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/util/base64.hpp"
+#include "core/util/host.hpp"
 #include "core/util/text.hpp"
 
 namespace kw::net::client {
@@ -17,13 +18,6 @@ std::string first_set(const char* upper, const char* lower) {
   for (const char* name : {upper, lower})
     if (const char* value = std::getenv(name); value != nullptr && *value != '\0') return value;
   return {};
-}
-
-bool loopback(std::string_view host) {
-  if (util::iequals(host, "localhost")) return true;
-  boost::system::error_code ec;
-  const auto address = boost::asio::ip::make_address(std::string(host), ec);
-  return !ec && address.is_loopback();
 }
 
 // Whether `address` is in the CIDR `entry` ("10.0.0.0/8", "fd00::/8").
@@ -113,7 +107,7 @@ std::string choose_proxy(std::string_view server_url, const std::string& configu
   auto url = parse_url(server_url);
   if (!url) return {};
   const std::string& proxy = url->tls ? env.https_proxy : env.http_proxy;
-  if (proxy.empty() || loopback(url->host) || no_proxy_matches(env.no_proxy, url->host, url->port)) return {};
+  if (proxy.empty() || util::is_loopback_host(url->host) || no_proxy_matches(env.no_proxy, url->host, url->port)) return {};
   return proxy;
 }
 

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "core/net/client/proxy.hpp"
+#include "core/util/host.hpp"
 
 using kw::net::client::choose_proxy;
 using kw::net::client::no_proxy_matches;
@@ -60,4 +61,21 @@ TEST_CASE("proxy URLs: http with credentials, a bare host, other schemes refused
     REQUIRE_FALSE(proxy);
     CHECK(proxy.error().message.find("http:// proxies") != std::string::npos);
   }
+}
+
+TEST_CASE("loopback host names: localhost, 127.0.0.0/8 and ::1 only") {
+  using kw::util::is_loopback_host;
+  CHECK(is_loopback_host("localhost"));
+  CHECK(is_loopback_host("LocalHost"));
+  CHECK(is_loopback_host("127.0.0.1"));
+  CHECK(is_loopback_host("127.255.3.4"));
+  CHECK(is_loopback_host("::1"));
+  CHECK(is_loopback_host("::ffff:127.0.0.1"));
+  CHECK_FALSE(is_loopback_host("127.0.0.1.evil.example"));
+  CHECK_FALSE(is_loopback_host("127.1"));
+  CHECK_FALSE(is_loopback_host("128.0.0.1"));
+  CHECK_FALSE(is_loopback_host("::2"));
+  CHECK_FALSE(is_loopback_host("[::1]"));
+  CHECK_FALSE(is_loopback_host("localhost.example"));
+  CHECK_FALSE(is_loopback_host(""));
 }
