@@ -122,6 +122,10 @@ class AuditedStream final : public net::ResponseStream {
     if (m_record) m_record->complete();
     m_inner->finish();
   }
+  void abort() override {
+    if (m_record) m_record->complete();
+    m_inner->abort();
+  }
   std::size_t queued_bytes() const override { return m_inner->queued_bytes(); }
   bool closed() const override { return m_inner->closed(); }
   void on_close(std::function<void()> callback) override { m_inner->on_close(std::move(callback)); }

@@ -47,6 +47,10 @@ class RecordingStream final : public net::ResponseStream {
     if (!m_began) fail("finish() before begin()");
     m_finished = true;
   }
+  void abort() override {
+    std::lock_guard lock(m_mutex);
+    m_finished = true;
+  }
   std::size_t queued_bytes() const override { return 0; }
   bool closed() const override {
     std::lock_guard lock(m_mutex);

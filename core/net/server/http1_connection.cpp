@@ -157,6 +157,11 @@ class Http1Connection final : public Connection,
     pump();
   }
 
+  // HTTP/1.1 cannot end a response early but by closing the connection.
+  void sink_abort(std::int64_t id) override {
+    if (current(id)) close_now();
+  }
+
   Strand sink_strand() override { return m_stream.get_executor(); }
 
  private:

@@ -39,6 +39,7 @@ struct H2Stream {
   bool responded = false;   // response HEADERS submitted
   bool finish_requested = false;
   bool eof_sent = false;
+  bool aborted = false;     // reset by the handler (RST_STREAM CANCEL): nothing more is sent
   std::shared_ptr<StreamCore> core;
   // Body bytes not yet handed to nghttp2: queue[queue_head..], the first from front_offset.
   // A vector, not a deque: an idle watch stream then costs no buffer at all.
@@ -136,6 +137,21 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     if (!stream->responded) submit_response(*stream, ResponseHead{});
     stream->finish_requested = true;
     nghttp2_session_resume_data(m_session, stream->id);
+    flush_output();
+  }
+
+  void sink_abort(std::int64_t id) override {
+    H2Stream* stream = find(id);
+    if (stream == nullptr || stream->eof_sent || stream->aborted) return;
+    stream->aborted = true;
+    std::size_t dropped = 0;
+    for (std::size_t i = stream->queue_head; i < stream->queue.size(); ++i) dropped += stream->queue[i]->size();
+    dropped -= stream->front_offset;
+    stream->queue.clear();
+    stream->queue_head = 0;
+    stream->front_offset = 0;
+    if (stream->core) stream->core->sent(dropped);
+    nghttp2_submit_rst_stream(m_session, NGHTTP2_FLAG_NONE, stream->id, NGHTTP2_CANCEL);
     flush_output();
   }
 
@@ -271,6 +287,7 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
   static ssize_t read_body(nghttp2_session*, std::int32_t, std::uint8_t*, std::size_t length,
                            std::uint32_t* data_flags, nghttp2_data_source* source, void*) {
     auto* stream = static_cast<H2Stream*>(source->ptr);
+    if (stream->aborted) return NGHTTP2_ERR_DEFERRED;  // its RST_STREAM is on its way
     // Counts past `length` by one buffer at most: enough to know whether this frame empties the queue.
     std::size_t available = 0;
     std::size_t next = stream->queue_head;

@@ -79,6 +79,10 @@ class ResponseStream {
   virtual void flush() = 0;
   // Ends the response cleanly: terminating chunk, END_STREAM, or a WebSocket close frame.
   virtual void finish() = 0;
+  // Ends the response at once, dropping the bytes still queued for it: the HTTP/1.1
+  // connection is closed, the HTTP/2 stream reset (CANCEL), the WebSocket connection closed.
+  // For a response that fell too far behind to be worth finishing (a lagging watch).
+  virtual void abort() = 0;
   // Bytes queued and not yet handed to the socket/HTTP/2 session: the backpressure signal.
   virtual std::size_t queued_bytes() const = 0;
   virtual bool closed() const = 0;

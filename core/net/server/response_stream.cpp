@@ -103,6 +103,7 @@ void Outbox::drain(StreamSink& sink) {
       case Kind::write: sink.sink_write(item.id, std::move(item.bytes)); break;
       case Kind::flush: sink.sink_flush(item.id); break;
       case Kind::finish: sink.sink_finish(item.id); break;
+      case Kind::abort: sink.sink_abort(item.id); break;
     }
   }
   sink.sink_drained();
@@ -149,6 +150,8 @@ void StreamCore::enqueue_flush() {
 }
 
 void StreamCore::enqueue_finish() { add_to_outbox({m_id, Outbox::Kind::finish, nullptr, nullptr}); }
+
+void StreamCore::enqueue_abort() { add_to_outbox({m_id, Outbox::Kind::abort, nullptr, nullptr}); }
 
 void StreamCore::mark_finished_by_handler() {
   std::lock_guard lock(m_callback_mutex);
@@ -209,6 +212,12 @@ class ResponseStreamImpl final : public ResponseStream {
     if (!m_begun.load()) begin(ResponseHead{});
     m_core->mark_finished_by_handler();
     m_core->enqueue_finish();
+  }
+
+  void abort() override {
+    if (m_finished.exchange(true)) return;
+    m_core->mark_finished_by_handler();
+    m_core->enqueue_abort();
   }
 
   std::size_t queued_bytes() const override { return m_core->queued(); }

@@ -23,6 +23,8 @@ class StreamSink {
   virtual void sink_write(std::int64_t id, std::shared_ptr<const std::string> bytes) = 0;
   virtual void sink_flush(std::int64_t id) = 0;
   virtual void sink_finish(std::int64_t id) = 0;
+  // Drops what is queued for the response and ends it at once (ResponseStream::abort).
+  virtual void sink_abort(std::int64_t id) = 0;
   // Direct writing (see Outbox::start_direct) left a backlog or failed: the connection takes
   // the writing back. Only connections that start direct writing get it.
   virtual void sink_takeover(std::int64_t) {}
@@ -47,7 +49,7 @@ class StreamSink {
 // of the bytes never changes.
 class Outbox {
  public:
-  enum class Kind : std::uint8_t { begin, write, flush, finish };
+  enum class Kind : std::uint8_t { begin, write, flush, finish, abort };
   struct Item {
     std::int64_t id;
     Kind kind;
@@ -119,6 +121,7 @@ class StreamCore {
   bool enqueue_write(std::shared_ptr<const std::string> bytes);
   void enqueue_flush();
   void enqueue_finish();
+  void enqueue_abort();
   void add_queued(std::size_t n) { m_queued += n; }
   std::size_t queued() const { return m_queued.load(); }
   bool closed() const { return m_closed.load(); }

@@ -106,6 +106,8 @@ class WebSocketSession final : public Connection,
     pump();
   }
 
+  void sink_abort(std::int64_t) override { close_now(); }
+
   Strand sink_strand() override { return m_ws.get_executor(); }
 
  private:

@@ -86,6 +86,7 @@ class RecordingSink final : public detail::StreamSink {
   void sink_write(std::int64_t, std::shared_ptr<const std::string> b) override { calls.push_back("write " + *b); }
   void sink_flush(std::int64_t) override { calls.push_back("flush"); }
   void sink_finish(std::int64_t) override { calls.push_back("finish"); }
+  void sink_abort(std::int64_t) override { calls.push_back("abort"); }
   void sink_takeover(std::int64_t) override { calls.push_back("takeover"); }
   detail::Strand sink_strand() override { throw std::logic_error("not posted to"); }
 };

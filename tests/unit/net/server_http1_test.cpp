@@ -42,6 +42,14 @@ TEST_CASE("http1: chunked stream reaches the client one event at a time") {
   CHECK(server->app->gate_timeouts.load() == 0);
 }
 
+TEST_CASE("http1: an aborted chunked response ends with the connection, never with the last chunk") {
+  auto server = start_test_server();
+  const auto result = run_command("timeout 20 curl -sS -o /dev/null 'http://" + server->base() + "/abort?n=5&size=100' 2>&1");
+  // curl: (18) transfer closed with outstanding read data remaining
+  CHECK(result.exit_code != 0);
+  CHECK(result.output.find("(18)") != std::string::npos);
+}
+
 TEST_CASE("http1: keep-alive reuses the connection") {
   auto server = start_test_server();
   httplib::Client client("127.0.0.1", server->port);

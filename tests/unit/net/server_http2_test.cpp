@@ -55,6 +55,15 @@ TEST_CASE("h2c: a streamed response is seen event by event") {
   CHECK(server->app->gate_timeouts.load() == 0);
 }
 
+TEST_CASE("h2c: an aborted response is reset with CANCEL and its connection goes on") {
+  auto server = start_test_server();
+  const std::string base = "http://" + server->base();
+  const auto result = run_command("timeout 20 nghttp -v '" + base + "/abort?n=200&size=1000' " + base + "/hello");
+  CHECK(result.output.find("recv RST_STREAM frame") != std::string::npos);
+  CHECK(result.output.find("error_code=CANCEL(0x08)") != std::string::npos);
+  CHECK(result.output.find("hello world") != std::string::npos);
+}
+
 TEST_CASE("h2c: request body over the limit gets 413") {
   ServerConfig config;
   config.max_body_bytes = 1000;

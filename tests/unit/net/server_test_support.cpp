@@ -207,6 +207,14 @@ void TestApp::handle(Request request, std::shared_ptr<ResponseStream> stream) {
     const int n = int_param(request, "n", 3);
     for (int i = 0; i < n; ++i) stream->write("message " + std::to_string(i));
     stream->finish();
+  } else if (path == "/abort") {
+    // n events of `size` bytes, then the response is dropped at once with what is queued.
+    stream->begin(ResponseHead{.status = 200, .headers = {{"content-type", "text/plain"}}, .binary_messages = false});
+    const int n = int_param(request, "n", 3);
+    const int size = int_param(request, "size", 100);
+    for (int i = 0; i < n; ++i) stream->write(flood_event(i, size));
+    stream->flush();
+    stream->abort();
   } else if (path == "/drop") {
     // The stream goes out of scope unanswered: the transport answers 500.
   } else if (path == "/half") {

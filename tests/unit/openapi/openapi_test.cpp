@@ -26,6 +26,7 @@ class RecordingStream : public kw::net::ResponseStream {
   }
   void flush() override {}
   void finish() override { m_finished = true; }
+  void abort() override { m_finished = true; }
   std::size_t queued_bytes() const override { return 0; }
   bool closed() const override { return false; }
   void on_close(std::function<void()>) override {}
