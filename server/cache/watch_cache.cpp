@@ -444,6 +444,10 @@ void WatchCache::tick() {
       it = erase_watcher_locked(it);
       continue;
     }
+    if (lagging(w)) {
+      it = terminate_locked(it);
+      continue;
+    }
     if (w.request.allow_bookmarks && at >= w.next_bookmark && w.pending.empty()) {
       if (!bookmark) bookmark = bookmark_locked(false);
       if (w.sink->try_send(bookmark)) w.sink->flush();

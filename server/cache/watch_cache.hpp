@@ -46,6 +46,10 @@ struct CacheOptions {
   // before it is closed. Dispatch itself never waits for a watcher.
   std::chrono::milliseconds slow_budget{100};
   std::size_t max_held_events = 1000;  // a watcher holding back more is closed at once
+  // A watcher whose sink has held an event longer than this (WatchSink::lag: taken, not yet
+  // out) has fallen too far behind and is aborted, whatever its queue's size: under overload
+  // the others keep up, and it resumes from its last event.
+  std::chrono::milliseconds max_lag{5000};
   std::chrono::milliseconds consistent_read_timeout{3000};
   std::chrono::seconds bookmark_interval{60};
   // A dispatch round reaching at least parallel_dispatch_min watchers is split by watcher
@@ -108,6 +112,11 @@ class WatchCache {
   bool deliver_locked(Watcher& watcher, EventPtr event);
   // Retries the held-back events of blocked watchers; closes those past the budget.
   void service_blocked_locked();
+  // Whether the watcher's sink holds an event older than max_lag.
+  bool lagging(Watcher& watcher) const;
+  // Aborts a watcher that fell behind (counted in terminated_watchers) and forgets it.
+  std::map<WatcherId, std::unique_ptr<Watcher>>::iterator terminate_locked(
+      std::map<WatcherId, std::unique_ptr<Watcher>>::iterator it);
   EventPtr event_for_locked(Entry& entry, const Watcher& watcher);
   // Makes every variant of `entry` up front, so event_for_locked() only reads it (shards).
   void prepare_variants_locked(Entry& entry);

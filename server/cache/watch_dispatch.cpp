@@ -109,7 +109,7 @@ void WatchCache::dispatch_locked(const std::vector<Entry*>& entries) {
 bool WatchCache::deliver_locked(Watcher& watcher, EventPtr event) {
   bool newly_blocked = false;
   if (watcher.pending.empty()) {
-    if (watcher.sink->try_send(event)) return false;
+    if (!lagging(watcher) && watcher.sink->try_send(event)) return false;
     watcher.blocked_since = now();
     newly_blocked = true;
   }
@@ -123,7 +123,8 @@ void WatchCache::service_blocked_locked() {
   for (auto it = m_blocked.begin(); it != m_blocked.end();) {
     Watcher& w = **it;
     const std::size_t head = w.pending_head;
-    while (w.pending_head < w.pending.size() && w.sink->try_send(w.pending[w.pending_head])) ++w.pending_head;
+    const bool lags = lagging(w);  // nothing more is queued behind an old backlog
+    while (!lags && w.pending_head < w.pending.size() && w.sink->try_send(w.pending[w.pending_head])) ++w.pending_head;
     if (w.pending_head != head) w.sink->flush();  // what the sink took goes out now
     if (w.pending_head == w.pending.size()) {
       std::vector<EventPtr>().swap(w.pending);
@@ -132,19 +133,26 @@ void WatchCache::service_blocked_locked() {
       continue;
     }
     if (w.sink->closed() || at - w.blocked_since >= m_options.slow_budget ||
-        w.pending.size() - w.pending_head > m_options.max_held_events)
+        w.pending.size() - w.pending_head > m_options.max_held_events || lags)
       expired.push_back(w.id);
     ++it;
   }
   for (WatcherId id : expired) {
     auto found = m_watchers.find(id);
-    if (found == m_watchers.end()) continue;
-    if (!found->second->sink->closed()) {
-      found->second->sink->close("watcher too slow: its client did not keep up");
-      ++m_metrics.terminated_watchers;
-    }
-    erase_watcher_locked(found);
+    if (found != m_watchers.end()) terminate_locked(found);
   }
+}
+
+bool WatchCache::lagging(Watcher& watcher) const { return watcher.sink->lag() > m_options.max_lag; }
+
+std::map<WatcherId, std::unique_ptr<WatchCache::Watcher>>::iterator WatchCache::terminate_locked(
+    std::map<WatcherId, std::unique_ptr<Watcher>>::iterator it) {
+  WatchSink& sink = *it->second->sink;
+  if (!sink.closed()) {
+    sink.abort("watcher too slow: its client did not keep up");
+    ++m_metrics.terminated_watchers;
+  }
+  return erase_watcher_locked(it);
 }
 
 std::vector<WatchCache::Watcher*> WatchCache::candidates_locked(const Entry& entry) {

@@ -95,6 +95,13 @@ class WatchSink {
   virtual void flush() = 0;
   // Ends the stream cleanly. `reason` is logged / counted; empty for a normal end.
   virtual void close(const std::string& reason) = 0;
+  // Ends the stream at once, dropping the events it still holds: a watcher too far behind.
+  // Its client resumes from the last event it got, as from any ended watch.
+  virtual void abort(const std::string& reason) = 0;
+  // How long the oldest event taken by try_send() and not yet handed to the peer's connection
+  // has waited; zero when there is none. The initial state and replayed history (send())
+  // never count: a watcher lags only once they are out.
+  virtual std::chrono::steady_clock::duration lag() = 0;
   virtual bool closed() const = 0;
 };
 

@@ -70,12 +70,45 @@ std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& e
 bool WatchStream::try_send(const cache::EventPtr& event) {
   if (closed()) return true;  // dropped; the cache reaps closed sinks
   if (!writable()) return false;
-  m_stream->write(frame(*event));
+  write(frame(*event), true);
   return true;
 }
 
 void WatchStream::send(const cache::EventPtr& event) {
-  if (!closed()) m_stream->write(frame(*event));
+  if (!closed()) write(frame(*event), false);
+}
+
+void WatchStream::write(std::shared_ptr<const std::string> bytes, bool live) {
+  m_written += bytes->size();
+  m_stream->write(std::move(bytes));
+  if (!live) {
+    m_initial_end = m_written;
+    m_live_from = {};
+    return;
+  }
+  constexpr auto k_mark_span = std::chrono::milliseconds(10);
+  const auto now = std::chrono::steady_clock::now();
+  if (m_marks_head < m_marks.size() && now - m_marks.back().at < k_mark_span) m_marks.back().end = m_written;
+  else m_marks.push_back({m_written, now});
+}
+
+std::chrono::steady_clock::duration WatchStream::lag() {
+  const std::size_t queued = m_stream->queued_bytes();
+  const std::uint64_t passed = m_written > queued ? m_written - queued : 0;
+  while (m_marks_head < m_marks.size() && m_marks[m_marks_head].end <= passed) ++m_marks_head;
+  if (m_marks_head == m_marks.size()) {
+    m_marks.clear();
+    if (m_marks.capacity() > 64) m_marks.shrink_to_fit();
+    m_marks_head = 0;
+  } else if (m_marks_head >= 64 && m_marks_head * 2 >= m_marks.size()) {
+    m_marks.erase(m_marks.begin(), m_marks.begin() + static_cast<std::ptrdiff_t>(m_marks_head));
+    m_marks_head = 0;
+  }
+  if (passed < m_initial_end || m_marks_head == m_marks.size()) return {};
+  const auto now = std::chrono::steady_clock::now();
+  // Live events queued behind the initial ones wait from when those were out, not before.
+  if (m_initial_end > 0 && m_live_from == std::chrono::steady_clock::time_point{}) m_live_from = now;
+  return now - std::max(m_marks[m_marks_head].at, m_live_from);
 }
 
 bool WatchStream::writable() const { return m_stream->queued_bytes() <= m_max_queued; }
@@ -88,6 +121,12 @@ void WatchStream::close(const std::string& reason) {
   (void)reason;
   if (m_closed.exchange(true)) return;
   m_stream->finish();
+}
+
+void WatchStream::abort(const std::string& reason) {
+  (void)reason;
+  if (m_closed.exchange(true)) return;
+  m_stream->abort();
 }
 
 bool WatchStream::closed() const { return m_closed.load() || m_stream->closed(); }

@@ -3,8 +3,10 @@
 // ResponseStream (HTTP/1.1 chunks, HTTP/2 DATA, WebSocket messages). Each event is encoded
 // once per format through the event's memo; only a Table watch's first event is its own.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "core/api/resource.hpp"
 #include "core/net/server/http_server.hpp"
@@ -25,6 +27,8 @@ class WatchStream : public cache::WatchSink {
   bool writable() const override;
   void flush() override;
   void close(const std::string& reason) override;
+  void abort(const std::string& reason) override;
+  std::chrono::steady_clock::duration lag() override;
   bool closed() const override;
 
   // The bytes of an event for this stream's format (framing included).
@@ -33,6 +37,22 @@ class WatchStream : public cache::WatchSink {
   std::string error_frame(const nlohmann::json& status) const;
 
  private:
+  // Hands `bytes` to the transport and notes when (live: an event of the watch's stream).
+  void write(std::shared_ptr<const std::string> bytes, bool live);
+
+  // The bytes handed to the transport so far, and when: marks of the live events, a mark per
+  // 10 ms at most (the oldest event in it gives its time). m_written - queued_bytes() is what
+  // the transport passed on, so the first mark past it is the oldest event still waiting.
+  struct Mark {
+    std::uint64_t end;  // m_written after the mark's last event
+    std::chrono::steady_clock::time_point at;
+  };
+  std::uint64_t m_written = 0;
+  std::uint64_t m_initial_end = 0;  // m_written after the last send() (initial state, replay)
+  std::chrono::steady_clock::time_point m_live_from{};  // when the initial bytes were seen out
+  std::vector<Mark> m_marks;  // from m_marks_head
+  std::size_t m_marks_head = 0;
+
   std::shared_ptr<net::ResponseStream> m_stream;
   // Kept small: thousands of idle watches each hold one.
   std::unique_ptr<const api::ResourceInfo> m_table_info;  // Table watches only (columns, rows)

@@ -36,6 +36,9 @@ struct Informer::Feed {
       std::lock_guard lock(m_feed->mutex);
       close_locked();
     }
+    void abort(const std::string& reason) override { close(reason); }
+    // Events are taken in the dispatching thread itself: nothing ever waits.
+    std::chrono::steady_clock::duration lag() override { return {}; }
     bool closed() const override {
       std::lock_guard lock(m_feed->mutex);
       return m_closed || m_feed->stopped;

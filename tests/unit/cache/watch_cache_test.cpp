@@ -42,6 +42,11 @@ class RecordingSink : public cache::WatchSink {
     m_closed = true;
     m_reason = reason;
   }
+  void abort(const std::string& reason) override {
+    close(reason);
+    m_aborted = true;
+  }
+  std::chrono::steady_clock::duration lag() override { return m_lag.load(); }
   bool closed() const override {
     std::lock_guard lock(m_mutex);
     return m_closed;
@@ -64,6 +69,8 @@ class RecordingSink : public cache::WatchSink {
     return events();
   }
   std::atomic<bool> m_full{false};
+  std::atomic<bool> m_aborted{false};
+  std::atomic<std::chrono::steady_clock::duration> m_lag{};  // what lag() reports
 
  private:
   mutable std::mutex m_mutex;
@@ -341,6 +348,43 @@ TEST_CASE("a watcher that stays full past the budget is closed while the others 
   CHECK(slow->reason().find("too slow") != std::string::npos);
   CHECK(f.cache->metrics().terminated_watchers == 1);
   CHECK(f.cache->metrics().watchers == 1);
+}
+
+TEST_CASE("a watcher whose oldest undelivered event is older than max_lag is aborted, however small its queue") {
+  Fixture f;
+  auto laggard = std::make_shared<RecordingSink>();
+  auto fast = std::make_shared<RecordingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::current_state), laggard));
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::current_state), fast));
+  laggard->m_lag = 4900ms;  // still within max_lag (5 s): kept
+  f.put("a", "web");
+  CHECK(fast->wait_for(1).size() == 1);
+  CHECK(laggard->wait_for(1).size() == 1);
+  f.cache->tick();
+  CHECK_FALSE(laggard->closed());
+  laggard->m_lag = 5100ms;  // found by the tick even when no event comes
+  f.cache->tick();
+  CHECK(laggard->closed());
+  CHECK(laggard->m_aborted.load());
+  CHECK(laggard->reason().find("too slow") != std::string::npos);
+  CHECK(f.cache->metrics().terminated_watchers == 1);
+  CHECK(f.cache->metrics().watchers == 1);
+  f.put("b", "web");
+  CHECK(fast->wait_for(2).size() == 2);
+  CHECK(laggard->events().size() == 1);
+}
+
+TEST_CASE("a lagging watcher is refused the next event and aborted at once") {
+  Fixture f;
+  auto laggard = std::make_shared<RecordingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::current_state), laggard));
+  laggard->m_lag = 6s;
+  f.wait_revision(f.put("a", "web"));
+  CHECK(laggard->events().empty());  // held back, not sent behind an old backlog
+  for (int i = 0; i < 500 && !laggard->closed(); ++i) std::this_thread::sleep_for(10ms);
+  CHECK(laggard->closed());
+  CHECK(laggard->m_aborted.load());
+  CHECK(f.cache->metrics().terminated_watchers == 1);
 }
 
 TEST_CASE("a watcher full for less than the budget gets every held-back event, in order") {
