@@ -36,6 +36,9 @@ struct H2Stream {
   bool target_too_long = false;
   bool body_too_large = false;
   bool dispatched = false;  // the handler (or an error response) owns the answer
+  bool headers_done = false;
+  // Until dispatched: the request's headers, then its body, must be complete by then.
+  std::chrono::steady_clock::time_point deadline{};
   bool responded = false;   // response HEADERS submitted
   bool finish_requested = false;
   bool eof_sent = false;
@@ -189,6 +192,7 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
     auto stream = std::make_unique<H2Stream>();
     stream->id = frame->hd.stream_id;
+    stream->deadline = Clock::now() + self(user_data).m_state.config.read_header_timeout;
     self(user_data).m_streams[stream->id] = std::move(stream);
     return 0;
   }
@@ -241,6 +245,8 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
     H2Stream* stream = session.find(frame->hd.stream_id);
     if (stream == nullptr || stream->dispatched) return 0;
     if (frame->hd.type == NGHTTP2_HEADERS) {
+      stream->headers_done = true;
+      stream->deadline = Clock::now() + session.m_state.config.read_body_timeout;
       if (stream->target_too_long) {
         session.reject(*stream, 414);
         return 0;
@@ -464,7 +470,9 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
   void arm_timer() {
     const auto period = std::min<Clock::duration>(
         {k_ping_interval, m_state.config.idle_timeout,
-         std::chrono::duration_cast<Clock::duration>(m_state.config.write_stall_timeout) / 2});
+         std::chrono::duration_cast<Clock::duration>(m_state.config.write_stall_timeout) / 2,
+         std::chrono::duration_cast<Clock::duration>(m_state.config.read_header_timeout) / 2,
+         std::chrono::duration_cast<Clock::duration>(m_state.config.read_body_timeout) / 2});
     m_timer.expires_after(period);
     m_timer.async_wait([self = shared_from_this()](ErrorCode ec) {
       if (!ec) self->on_timer();
@@ -479,6 +487,7 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
       close_now();  // the peer has stopped reading
       return;
     }
+    if (!expire_incomplete_requests(now)) return;
     if (m_streams.empty() && now - m_last_activity >= m_state.config.idle_timeout) {
       begin_shutdown();
     } else if (now - m_last_read >= k_ping_interval) {
@@ -486,6 +495,27 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
       flush_output();
     }
     arm_timer();
+  }
+
+  // Requests still arriving past their deadline (read_header_timeout from their first frame,
+  // then read_body_timeout from their headers): a trickled body is answered 408 and no longer
+  // buffered; a header block left incomplete holds the whole connection (nothing else may
+  // come between its frames), so the connection is closed. False when it was.
+  bool expire_incomplete_requests(Clock::time_point now) {
+    std::vector<H2Stream*> late;
+    for (auto& [id, stream] : m_streams) {
+      if (stream->dispatched || now < stream->deadline) continue;
+      if (!stream->headers_done) {
+        close_now();
+        return false;
+      }
+      late.push_back(stream.get());
+    }
+    for (H2Stream* stream : late) {
+      stream->request.body = {};
+      reject(*stream, 408);
+    }
+    return true;
   }
 
   void close_now() {

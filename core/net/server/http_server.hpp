@@ -153,8 +153,9 @@ struct ServerConfig {
   // for being too slow, cannot hold the connection and its buffers. A slow reader that keeps
   // taking bytes is not cut.
   std::chrono::milliseconds write_stall_timeout{std::chrono::seconds(60)};
-  // HTTP/1.1: a request body must be complete this long after its head (a client trickling
-  // body bytes cannot hold the connection and its buffer).
+  // A request body must be complete this long after its head (a client trickling body bytes
+  // cannot hold the connection and its buffer): HTTP/1.1 closes the connection, HTTP/2 answers
+  // that stream 408. An HTTP/2 header block must be complete within read_header_timeout.
   std::chrono::milliseconds read_body_timeout{std::chrono::seconds(60)};
   // Asked once a request's head is in, before its body is read: false sends the request on at
   // once without its body, and the connection (HTTP/1.1) or stream (HTTP/2) ends with the

@@ -40,6 +40,7 @@ std::string_view reason_phrase(int status) {
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
     case 409: return "Conflict";
     case 410: return "Gone";
     case 413: return "Payload Too Large";

@@ -2,6 +2,8 @@
 // block (431) limits on HTTP/1.1 and HTTP/2, and the HTTP/1.1 read-header timeout.
 #include <doctest/doctest.h>
 
+#include <fstream>
+
 #include "core/net/server/inflight.hpp"
 #include "server_test_support.hpp"
 
@@ -297,6 +299,59 @@ TEST_CASE("h2c: a long :path gets 414, a long header list 431, and the server go
   const auto settings = run_command("timeout 20 nghttp -v " + base + "/hello");
   CHECK(settings.output.find("SETTINGS_MAX_HEADER_LIST_SIZE(0x06):4096") != std::string::npos);
   CHECK(http_code("--http2-prior-knowledge", base + "/hello") == "200");
+}
+
+// An HTTP/2 client on a raw socket: a POST whose body is trickled one byte of DATA every 100 ms
+// on stream 1; prints what ends the stream (a DATA frame carrying the answer, RST_STREAM, the
+// connection) and when. Header fields are HPACK literals without indexing or Huffman.
+constexpr const char* k_h2_trickle = R"(import socket, struct, sys, time
+def frame(kind, flags, stream, payload):
+    return struct.pack('>I', len(payload))[1:] + bytes([kind, flags]) + struct.pack('>I', stream) + payload
+def literal(name, value):
+    return b'\x00' + bytes([len(name)]) + name + bytes([len(value)]) + value
+s = socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=10)
+block = (literal(b':method', b'POST') + literal(b':scheme', b'http') + literal(b':path', b'/echo') +
+         literal(b':authority', b'x') + literal(b'content-length', b'1000'))
+s.sendall(b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n' + frame(4, 0, 0, b'') + frame(1, 4, 1, block))
+start, data, outcome = time.monotonic(), b'', 'open'
+s.settimeout(0.1)
+while outcome == 'open' and time.monotonic() - start < 8:
+    try:
+        s.sendall(frame(0, 0, 1, b'X'))
+    except OSError:
+        outcome = 'closed'
+        break
+    try:
+        chunk = s.recv(65536)
+        if not chunk:
+            outcome = 'closed'
+        data += chunk
+    except socket.timeout:
+        pass
+    while len(data) >= 9 and len(data) >= 9 + int.from_bytes(data[:3], 'big'):
+        length, kind, stream = int.from_bytes(data[:3], 'big'), data[3], int.from_bytes(data[5:9], 'big') & 0x7fffffff
+        payload, data = data[9:9 + length], data[9 + length:]
+        if stream == 1 and kind == 0:
+            outcome = payload.decode().strip()
+        elif stream == 1 and kind == 3:
+            outcome = 'reset'
+elapsed = time.monotonic() - start
+print(outcome, 'late' if elapsed > 4 else 'in-time' if elapsed > 0.7 else 'early')
+)";
+
+TEST_CASE("h2c: a request body still incomplete after read_body_timeout is answered 408") {
+  ServerConfig config;
+  config.read_body_timeout = std::chrono::milliseconds(800);
+  auto server = start_test_server(config);
+  TempDir dir;
+  {
+    std::ofstream script(dir.file("trickle.py"));
+    script << k_h2_trickle;
+  }
+  const auto result = run_command("timeout 30 /usr/bin/python3 " + dir.file("trickle.py") + " " + std::to_string(server->port));
+  CHECK(result.output == "408 Request Timeout in-time\n");
+  // Only that request ended: the server goes on serving.
+  CHECK(http_code("--http2-prior-knowledge", "http://" + server->base() + "/hello") == "200");
 }
 
 }  // namespace kw::net::test
