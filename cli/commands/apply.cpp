@@ -164,11 +164,12 @@ int run_manifests(ManifestOptions& options, bool apply) {
   auto api = ApiClient::create(options.connection);
   if (!api) return report_usage(api.error().message);
   Resolver resolver(**api);
-  int code = k_exit_ok;
+  // As kubectl does, the objects that fail are reported after all the others were written.
+  std::vector<VerbError> failures;
   for (const auto& manifest : *manifests) {
     auto target = target_of(resolver, (*api)->config(), manifest);
     if (!target) {
-      code = report(target.error());
+      failures.push_back(target.error());
       continue;
     }
     if (!apply && options.save_config) target->object = with_last_applied(target->object);
@@ -177,12 +178,14 @@ int run_manifests(ManifestOptions& options, bool apply) {
                                                               options.force_conflicts)
                                       : apply_one(**api, resolver, *target, options.write, manager);
     if (!done) {
-      code = report(in_file(done.error(), apply ? "applying" : "creating", manifest.source));
+      failures.push_back(in_file(done.error(), apply ? "applying" : "creating", manifest.source));
       continue;
     }
     options.write.print(done->object, done->kind_name, done->line);
   }
   std::cout.flush();
+  int code = k_exit_ok;
+  for (const auto& failure : failures) code = report(failure);
   return code;
 }
 

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/print/printers.hpp"
+#include "core/api/json_access.hpp"
 #include "core/codec/yaml.hpp"
 #include "core/util/text.hpp"
 
@@ -22,10 +23,35 @@ std::vector<std::string> split_list(std::string_view text, char separator) {
   return out;
 }
 
+namespace {
+
+// kubectl's words for a 422 Invalid Status (cmdutil's checkErr): the object and its causes
+// ("FIELD: MESSAGE"), one on the line or each on its own "* " line.
+std::string invalid_text(const nlohmann::json& status) {
+  const auto& details = api::at(status, {"details"});
+  const std::string message = api::str(api::at(status, {"message"}));
+  if (!details.is_object()) return "The request is invalid" + (message.empty() ? "" : ": " + message);
+  const std::string kind = api::str(api::at(details, {"kind"})), name = api::str(api::at(details, {"name"}));
+  std::string text = !kind.empty() || !name.empty() ? "The " + kind + " " + util::go_quote(name) + " is invalid"
+                     : message.empty()              ? "The request is invalid"
+                                                    : "The request is invalid: " + message;
+  std::vector<std::string> causes;
+  for (const auto& cause : api::arr(api::at(details, {"causes"})))
+    causes.push_back(api::str(api::at(cause, {"field"})) + ": " + api::str(api::at(cause, {"message"})));
+  if (causes.size() == 1) return text + ": " + causes.front();
+  if (causes.empty()) return text;
+  text += ": ";
+  for (const auto& cause : causes) text += "\n* " + cause;
+  return text;
+}
+
+}  // namespace
+
 std::string server_error_text(const net::client::Response& response) {
   auto body = nlohmann::json::parse(response.body, nullptr, false);
   std::string reason;
   if (body.is_object() && body.value("kind", "") == "Status") reason = body.value("reason", "");
+  if (reason == "Invalid") return invalid_text(body);
   if (reason.empty()) {
     switch (response.head.status) {
       case 400: reason = "BadRequest"; break;
