@@ -1064,6 +1064,7 @@ KindSpec pod_row() {
           .strategy = {.defaults = default_pod,
                        .prepare_create = prepare_pod,
                        .validate = validate_pod,
+                       .validate_update = validate_pod_update,
                        .prepare_subresource = prepare_pod_subresource,
                        .validate_subresource = validate_pod_subresource,
                        .grace_period = pod_grace_period}};

@@ -65,6 +65,9 @@ void validate_pod_spec(Causes& causes, const nlohmann::json& spec, const std::st
 // ValidatePodTemplateSpec: the template's labels (reported at <path>.labels, as Kubernetes
 // does), annotations and pod spec; no ephemeral containers.
 void validate_pod_template(Causes& causes, const nlohmann::json& pod_template, const std::string& path);
+// ValidatePodUpdate's spec rules (pod_update.cpp): a pod's spec changes only in its images,
+// a shorter activeDeadlineSeconds, added tolerations and removed scheduling gates.
+void validate_pod_update(const nlohmann::json& pod, const nlohmann::json& old, Causes& causes);
 // ValidateTolerations, for the tolerations at `path`.
 void validate_tolerations(Causes& causes, const nlohmann::json& tolerations, const std::string& path);
 // Go's %#v of a core.Toleration, as its field errors print it.

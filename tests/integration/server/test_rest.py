@@ -134,13 +134,22 @@ class RestTest(ServerTestCase):
                                         {"Content-Type": "application/json-patch+json"})
         self.assertEqual(status, 200)
         self.assertEqual(body["spec"]["containers"][0]["image"], "nginx:2")
-        status, body = self.server.json(
-            "PATCH", NS + "/pods/patched",
-            {"spec": {"containers": [{"name": "sidecar", "image": "envoy"}]}},
-            {"Content-Type": "application/strategic-merge-patch+json"})
+        # A pod's containers are fixed once it exists (ValidatePodUpdate)...
+        sidecar = {"spec": {"containers": [{"name": "sidecar", "image": "envoy"}]}}
+        status, body = self.server.json("PATCH", NS + "/pods/patched", sidecar,
+                                        {"Content-Type": "application/strategic-merge-patch+json"})
+        self.assertEqual(status, 422)
+        self.assertEqual(body["details"]["causes"][0]["message"],
+                         "Forbidden: pod updates may not add or remove containers")
+        # ...a pod template's are not.
+        template = {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "patched"},
+                    "template": {"spec": pod("unused")["spec"]}}
+        self.server.json("POST", NS + "/podtemplates", template)
+        status, body = self.server.json("PATCH", NS + "/podtemplates/patched", {"template": sidecar},
+                                        {"Content-Type": "application/strategic-merge-patch+json"})
         self.assertEqual(status, 200)
         # As kube-apiserver merges it: a new item not placed after an existing one goes first.
-        self.assertEqual([c["name"] for c in body["spec"]["containers"]], ["sidecar", "c"])
+        self.assertEqual([c["name"] for c in body["template"]["spec"]["containers"]], ["sidecar", "c"])
         status, _ = self.server.json("PATCH", NS + "/pods/patched", {"x": 1}, {"Content-Type": "text/plain"})
         self.assertEqual(status, 415)
 

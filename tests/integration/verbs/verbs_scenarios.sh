@@ -64,8 +64,6 @@ spec:
   containers:
   - name: main
     image: nginx:1
-  - name: helper
-    image: busybox
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -82,11 +80,14 @@ spec:
       containers:
       - name: c
         image: nginx
+      - name: helper
+        image: busybox
 YAML
   cat >"$work/m/v1/cm.json" <<'JSON'
 {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"mode": "fast"}}
 JSON
-  # v2: the tier label and the helper container dropped, an image changed, replicas scaled.
+  # v2: the pod's tier label dropped and its image changed (all a pod may change), the
+  # Deployment's helper container dropped and its replicas scaled.
   sed -e '/tier: front/d' -e 's/nginx:1/nginx:2/' -e '/name: helper/,+1d' -e 's/replicas: 1/replicas: 3/' \
     "$work/m/v1/app.yaml" >"$work/m/v2/app.yaml"
   cp "$work/m/v1/cm.json" "$work/m/v2/cm.json"
@@ -137,7 +138,7 @@ label pod web owner=ops
 apply -f $work/m/v2
 apply -f $work/m/v2
 get pod web -o jsonpath={.metadata.labels}
-get pod web -o jsonpath={.spec.containers[*].name}
+get deployment dep -o jsonpath={.spec.template.spec.containers[*].name}
 get pod web -o jsonpath={.spec.containers[*].image}
 get deployment dep -o jsonpath={.spec.replicas}
 delete -f $work/m/v2"
@@ -164,7 +165,7 @@ delete -f $work/m/v2"
 apply --server-side -f $work/m/v1
 apply --server-side -f $work/m/v2
 get pod web -o jsonpath={.metadata.labels}
-get pod web -o jsonpath={.spec.containers[*].name}
+get deployment dep -o jsonpath={.spec.template.spec.containers[*].name}
 get deployment dep -o jsonpath={.spec.replicas}
 apply --server-side --dry-run=client -f $work/m/v2
 apply --force-conflicts -f $work/m/v2"
@@ -202,7 +203,7 @@ annotate pod/web note-
 patch pod web -p {\"metadata\":{\"labels\":{\"p\":\"1\"}}}
 patch pod web --type merge -p {\"metadata\":{\"labels\":{\"m\":\"1\"}}}
 patch pod web --type json -p [{\"op\":\"replace\",\"path\":\"/spec/containers/0/image\",\"value\":\"nginx:3\"}]
-patch pod web --type strategic -p {\"spec\":{\"containers\":[{\"name\":\"helper\",\"image\":\"busybox:2\"}]}}
+patch pod web --type strategic -p {\"spec\":{\"containers\":[{\"name\":\"main\",\"image\":\"nginx:4\"}]}}
 patch pod missing -p {}
 get pod web -o jsonpath={.metadata.labels}
 get pod web -o jsonpath={.spec.containers[*].image}"
@@ -213,7 +214,7 @@ get pod web -o jsonpath={.spec.containers[*].image}"
     diff -u "$work/kubectl.out" "$work/kw.out"
     grep -qx 'pod/web not labeled' "$work/kw.out"
     grep -q "'x' already has a value (1), and --overwrite is false" "$work/kw.out"
-    grep -qx 'nginx:3 busybox:2' "$work/kw.out"
+    grep -qx 'nginx:4' "$work/kw.out"
     ;;
 
   dry_run_vs_kubectl)
