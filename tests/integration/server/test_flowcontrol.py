@@ -125,8 +125,39 @@ class PriorityAndFairnessTest(unittest.TestCase):
         self.assertEqual(headers["x-kubernetes-pf-flowschema-uid"], self.uid("flowschemas", "global-default"))
         self.assertEqual(headers["x-kubernetes-pf-prioritylevel-uid"],
                          self.uid("prioritylevelconfigurations", "global-default"))
-        status, headers, _ = self.as_user("node-token", "GET", "/api/v1/nodes")
+        status, headers, _ = self.as_user("node-token", "GET", "/api/v1/nodes")  # nodes: node-high
+        self.assertEqual(headers["x-kubernetes-pf-flowschema-uid"], self.uid("flowschemas", "system-node-high"))
+        status, headers, _ = self.as_user("node-token", "GET", "/api/v1/pods")
         self.assertEqual(headers["x-kubernetes-pf-flowschema-uid"], self.uid("flowschemas", "system-nodes"))
+        self.assertEqual(headers["x-kubernetes-pf-prioritylevel-uid"], self.uid("prioritylevelconfigurations", "system"))
+
+    def dangling(self, name):
+        _, schema = self.server.json("GET", f"{FC}/flowschemas/{name}")
+        conditions = [c for c in schema.get("status", {}).get("conditions", []) if c["type"] == "Dangling"]
+        return (conditions[0]["status"], conditions[0]["reason"]) if conditions else None
+
+    def test_a_flow_schema_without_its_priority_level_is_dangling(self):
+        schema = {"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema",
+                  "metadata": {"name": "orphan"},
+                  "spec": {"priorityLevelConfiguration": {"name": "not-yet"}, "matchingPrecedence": 50,
+                           "rules": [{"subjects": [{"kind": "User", "user": {"name": "flooder"}}],
+                                      "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}]}]}}
+        self.assertEqual(self.server.json("POST", FC + "/flowschemas", schema)[0], 201)
+        self.assertTrue(wait_for(lambda: self.dangling("orphan") == ("True", "NotFound")), self.dangling("orphan"))
+        # Left out of matching: the flooder's non-resource requests stay in global-default.
+        _, headers, _ = self.as_user("flood-token", "GET", "/version")
+        self.assertEqual(headers["x-kubernetes-pf-flowschema-uid"], self.uid("flowschemas", "global-default"))
+        level = {"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration",
+                 "metadata": {"name": "not-yet"},
+                 "spec": {"type": "Limited", "limited": {"nominalConcurrencyShares": 5,
+                                                         "limitResponse": {"type": "Reject"}}}}
+        self.assertEqual(self.server.json("POST", FC + "/prioritylevelconfigurations", level)[0], 201)
+        self.assertTrue(wait_for(lambda: self.dangling("orphan") == ("False", "Found")), self.dangling("orphan"))
+        self.assertEqual(self.dangling("global-default"), ("False", "Found"))
+        _, headers, _ = self.as_user("flood-token", "GET", "/version")
+        self.assertEqual(headers["x-kubernetes-pf-flowschema-uid"], self.uid("flowschemas", "orphan"))
+        self.assertEqual(self.server.json("DELETE", FC + "/flowschemas/orphan")[0], 200)
+        self.assertEqual(self.server.json("DELETE", FC + "/prioritylevelconfigurations/not-yet")[0], 200)
 
     def test_a_list_flood_is_refused_while_leases_and_bindings_are_served(self):
         # The flood's level, made small: one queue of two (the objects are followed live).
