@@ -329,7 +329,7 @@ TEST_CASE("flow control: a flood of one user's LISTs is queued, then refused, wh
                            "priority_level=\"global-default\"} 1") != std::string::npos);
 }
 
-TEST_CASE("flow control: a FlowSchema naming a missing level is left out; waits past the limit are refused") {
+TEST_CASE("flow control: a FlowSchema naming a missing level is left out, and waits past the limit are refused") {
   FlowControl control({.server_concurrency_limit = 1, .request_wait_limit = std::chrono::milliseconds(1)});
   auto schemas = bootstrap_of("FlowSchema");
   schemas.push_back({{"metadata", {{"name", "dangling"}, {"uid", "uid-dangling"}}},
