@@ -47,13 +47,16 @@ class ClassifiedStream final : public net::ResponseStream {
 
 struct Level {
   PriorityLevel config;
-  std::unique_ptr<QueueSet> queues;  // null for an exempt level
+  // Null for an exempt level. Shared with the seats it handed out, which give back to the set
+  // they came from even after the level was removed or replaced.
+  std::shared_ptr<QueueSet> queues;
 };
 
 struct Parked {
   std::shared_ptr<net::ResponseStream> stream;
   net::StartRequest start;
   Refuse refuse;
+  std::shared_ptr<QueueSet> queues;  // where it waits
   std::string level;
   std::string schema;
 };
@@ -194,24 +197,24 @@ struct FlowControl::State : std::enable_shared_from_this<FlowControl::State> {
     }
   }
 
-  net::Seat seat_for(const std::string& level, const std::string& schema) {
-    return net::Seat(nullptr, [state = shared_from_this(), level, schema](void*) { state->release(level, schema); });
+  net::Seat seat_for(std::shared_ptr<QueueSet> queues, const std::string& level, const std::string& schema) {
+    return net::Seat(nullptr, [state = shared_from_this(), queues = std::move(queues), level, schema](void*) {
+      state->release(*queues, level, schema);
+    });
   }
 
   void run(Outcomes outcomes) {
     for (auto& p : outcomes.refuse) p.refuse(*p.stream);
-    for (auto& p : outcomes.start) p.start(std::move(p.stream), seat_for(p.level, p.schema));
+    for (auto& p : outcomes.start) p.start(std::move(p.stream), seat_for(std::move(p.queues), p.level, p.schema));
   }
 
-  void release(const std::string& level, const std::string& schema) {
+  void release(QueueSet& queues, const std::string& level, const std::string& schema) {
     Outcomes outcomes;
     {
       std::lock_guard lock(mutex);
       --counts[{level, schema}].executing;
-      auto found = levels.find(level);
-      if (found == levels.end() || !found->second.queues) return;
-      found->second.queues->finish();
-      collect_locked(found->second.queues->dispatch(), outcomes.start, true);
+      queues.finish();
+      collect_locked(queues.dispatch(), outcomes.start, true);
     }
     run(std::move(outcomes));
   }
@@ -220,67 +223,77 @@ struct FlowControl::State : std::enable_shared_from_this<FlowControl::State> {
     Outcomes outcomes;
     {
       std::lock_guard lock(mutex);
-      std::map<std::string, PriorityLevel> configs;
-      for (const auto& object : pl_objects) {
-        auto level = parse_priority_level(object);
-        configs.emplace(level.name, std::move(level));
-      }
-      for (const auto& object : mandatory_of("PriorityLevelConfiguration")) {
-        auto level = parse_priority_level(object);
-        configs.emplace(level.name, std::move(level));  // only when missing
-      }
-      std::int64_t share_sum = 0;
-      for (const auto& [name, config] : configs)
-        if (!config.exempt) share_sum += config.nominal_concurrency_shares;
-      std::map<std::string, Level> next;
-      for (auto& [name, config] : configs) {
-        Level level{config, nullptr};
-        if (!config.exempt) {
-          const QueueSetConfig queuing{
-              .concurrency_limit = nominal_concurrency(options.server_concurrency_limit,
-                                                       config.nominal_concurrency_shares, share_sum),
-              .queues = config.queuing ? config.queues : 0,
-              .hand_size = config.hand_size,
-              .queue_length_limit = config.queue_length_limit};
-          if (auto old = levels.find(name); old != levels.end() && old->second.queues) {
-            level.queues = std::move(old->second.queues);
-            collect_locked(level.queues->reconfigure(queuing), outcomes.refuse, false);
-          } else {
-            level.queues = std::make_unique<QueueSet>(queuing);
-          }
-        }
-        next.emplace(name, std::move(level));
-      }
-      // A level that went away refuses the requests waiting in it.
-      for (auto& [name, level] : levels)
-        if (!next.contains(name) && level.queues)
-          collect_locked(level.queues->expire(Clock::time_point::max()), outcomes.refuse, false);
-      levels = std::move(next);
-      for (auto& [name, level] : levels)
-        if (level.queues) collect_locked(level.queues->dispatch(), outcomes.start, true);
-
-      std::vector<FlowSchema> sorted;
-      bool have_exempt = false, have_catch_all = false;
-      for (const auto& object : fs_objects) {
-        auto schema = parse_flow_schema(object);
-        const bool dangling = !levels.contains(schema.priority_level);
-        if (status_changed)
-          if (auto condition = dangling_condition_update(object, schema.priority_level, dangling))
-            status_changed(schema.name, std::move(*condition));
-        if (dangling) continue;
-        have_exempt = have_exempt || schema.name == "exempt";
-        have_catch_all = have_catch_all || schema.name == "catch-all";
-        sorted.push_back(std::move(schema));
-      }
-      sort_for_matching(sorted);
-      for (const auto& object : mandatory_of("FlowSchema")) {
-        auto schema = parse_flow_schema(object);
-        if (schema.name == "exempt" && !have_exempt) sorted.insert(sorted.begin(), std::move(schema));
-        else if (schema.name == "catch-all" && !have_catch_all) sorted.push_back(std::move(schema));
-      }
-      schemas = std::move(sorted);
+      apply_levels_locked(pl_objects, outcomes);
+      apply_schemas_locked(fs_objects);
     }
     run(std::move(outcomes));
+  }
+
+  // The levels, the mandatory ones supplied; a limited level's seats are its share of the
+  // server's concurrency limit. Requests waiting in a level that went away are refused.
+  void apply_levels_locked(const std::vector<json>& pl_objects, Outcomes& outcomes) {
+    std::map<std::string, PriorityLevel> configs;
+    for (const auto& object : pl_objects) {
+      auto level = parse_priority_level(object);
+      configs.emplace(level.name, std::move(level));
+    }
+    for (const auto& object : mandatory_of("PriorityLevelConfiguration")) {
+      auto level = parse_priority_level(object);
+      configs.emplace(level.name, std::move(level));  // only when missing
+    }
+    std::int64_t share_sum = 0;
+    for (const auto& [name, config] : configs)
+      if (!config.exempt) share_sum += config.nominal_concurrency_shares;
+    std::map<std::string, Level> next;
+    for (auto& [name, config] : configs) {
+      Level level{config, nullptr};
+      if (!config.exempt) {
+        const QueueSetConfig queuing{
+            .concurrency_limit =
+                nominal_concurrency(options.server_concurrency_limit, config.nominal_concurrency_shares, share_sum),
+            .queues = config.queuing ? config.queues : 0,
+            .hand_size = config.hand_size,
+            .queue_length_limit = config.queue_length_limit};
+        if (auto old = levels.find(name); old != levels.end() && old->second.queues) {
+          level.queues = std::move(old->second.queues);
+          collect_locked(level.queues->reconfigure(queuing), outcomes.refuse, false);
+        } else {
+          level.queues = std::make_shared<QueueSet>(queuing);
+        }
+      }
+      next.emplace(name, std::move(level));
+    }
+    for (auto& [name, level] : levels)
+      if (!next.contains(name) && level.queues)
+        collect_locked(level.queues->expire(Clock::time_point::max()), outcomes.refuse, false);
+    levels = std::move(next);
+    for (auto& [name, level] : levels)  // more seats may start waiting requests
+      if (level.queues) collect_locked(level.queues->dispatch(), outcomes.start, true);
+  }
+
+  // The schemas in matching order, the mandatory ones supplied; those naming a missing level
+  // are left out (and marked Dangling).
+  void apply_schemas_locked(const std::vector<json>& fs_objects) {
+    std::vector<FlowSchema> sorted;
+    bool have_exempt = false, have_catch_all = false;
+    for (const auto& object : fs_objects) {
+      auto schema = parse_flow_schema(object);
+      const bool dangling = !levels.contains(schema.priority_level);
+      if (status_changed)
+        if (auto condition = dangling_condition_update(object, schema.priority_level, dangling))
+          status_changed(schema.name, std::move(*condition));
+      if (dangling) continue;
+      have_exempt = have_exempt || schema.name == "exempt";
+      have_catch_all = have_catch_all || schema.name == "catch-all";
+      sorted.push_back(std::move(schema));
+    }
+    sort_for_matching(sorted);
+    for (const auto& object : mandatory_of("FlowSchema")) {
+      auto schema = parse_flow_schema(object);
+      if (schema.name == "exempt" && !have_exempt) sorted.insert(sorted.begin(), std::move(schema));
+      else if (schema.name == "catch-all" && !have_catch_all) sorted.push_back(std::move(schema));
+    }
+    schemas = std::move(sorted);
   }
 
   void timer_loop() {
@@ -408,13 +421,13 @@ void FlowControl::admit(const RequestDigest& digest, std::shared_ptr<net::Respon
   switch (level.queues->arrive(ticket, hash, Clock::now())) {
     case QueueSet::Outcome::execute: {
       ++count.executing;
-      auto seat = state.seat_for(level.config.name, schema->name);
+      auto seat = state.seat_for(level.queues, level.config.name, schema->name);
       lock.unlock();
       return start(std::move(classified), std::move(seat));
     }
     case QueueSet::Outcome::queued: {
       ++count.waiting;
-      state.parked.emplace(ticket, Parked{std::move(classified), std::move(start), std::move(refuse),
+      state.parked.emplace(ticket, Parked{std::move(classified), std::move(start), std::move(refuse), level.queues,
                                           level.config.name, schema->name});
       Outcomes outcomes;
       state.collect_locked(level.queues->dispatch(), outcomes.start, true);

@@ -348,3 +348,30 @@ TEST_CASE("flow control: a FlowSchema naming a missing level is left out, and wa
   for (int i = 0; i < 500 && !second.refused; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   CHECK(second.refused);
 }
+
+TEST_CASE("flow control: a seat taken before its level was replaced is given back to the old level") {
+  FlowControl control({.server_concurrency_limit = 10, .request_wait_limit = std::chrono::seconds(60)});
+  const auto schemas = bootstrap_of("FlowSchema");
+  const auto levels = bootstrap_of("PriorityLevelConfiguration");
+  control.apply(schemas, levels);
+  const auto request = resource("u", {"system:authenticated"}, "list", "", "configmaps", "default");
+  Outcome before;
+  admit(control, request, before);
+  REQUIRE(before.started);
+  auto without = levels;
+  std::erase_if(without, [](const json& level) { return level["metadata"]["name"] == "global-default"; });
+  control.apply(schemas, without);
+  CHECK_FALSE(control.level_stats("global-default"));
+  Outcome meanwhile;  // global-default's schema is dangling: catch-all takes the request
+  admit(control, request, meanwhile);
+  CHECK(meanwhile.stream->header("x-kubernetes-pf-flowschema-uid") == "uid-catch-all");
+  control.apply(schemas, levels);
+  Outcome after;
+  admit(control, request, after);
+  CHECK(after.started);
+  CHECK(control.level_stats("global-default")->executing == 1);
+  before.seat.reset();
+  CHECK(control.level_stats("global-default")->executing == 1);
+  after.seat.reset();
+  CHECK(control.level_stats("global-default")->executing == 0);
+}
