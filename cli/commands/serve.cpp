@@ -629,7 +629,9 @@ int run_serve(const ServeOptions& o) {
   std::unique_ptr<flowcontrol::FlowControl> flow_control;
   if (o.enable_priority_and_fairness) {
     const int limit = std::max(1, std::max(0, o.max_requests_inflight) + std::max(0, o.max_mutating_requests_inflight));
-    auto started = flowcontrol::FlowControl::start(registry, {.server_concurrency_limit = limit, .request_wait_limit = std::chrono::seconds(15)});
+    // Requests wait up to a quarter of kube's 60 s request timeout in their queues.
+    auto started = flowcontrol::FlowControl::start(
+        registry, {.server_concurrency_limit = limit, .request_wait_limit = std::chrono::seconds(15)});
     if (!started) {
       std::cerr << "kw serve: " << started.error().message << "\n";
       return 1;

@@ -147,6 +147,11 @@ registry::ApiError too_many_requests() {
                             {{"retryAfterSeconds", 1}}};
 }
 
+// Who a request on the loopback insecure port is: trusted, as kube-apiserver's was.
+auth::UserInfo unsecured_user() {
+  return {.name = "system:unsecured", .groups = {auth::k_group_masters, auth::k_group_authenticated}, .uid = {}, .extra = {}};
+}
+
 }  // namespace
 
 net::RequestClass ApiServer::classify(const net::Request& request) const {
@@ -196,8 +201,9 @@ std::optional<flowcontrol::RequestDigest> ApiServer::flow_digest(const net::Requ
     digest.user = std::move(user->name);
     digest.groups = std::move(user->groups);
   } else {
-    digest.user = "system:unsecured";
-    digest.groups = {auth::k_group_masters, auth::k_group_authenticated};
+    auto user = unsecured_user();
+    digest.user = std::move(user.name);
+    digest.groups = std::move(user.groups);
   }
   const RequestInfo info = parse_request_info(request.method, request.path, parse_query(request.query));
   if (long_running(info) && info.verb != "watch") return std::nullopt;
@@ -305,7 +311,7 @@ bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestIn
       send_error(stream, *refusal);
       return true;
     }
-    who = auth::UserInfo{.name = "system:unsecured", .groups = {auth::k_group_masters, auth::k_group_authenticated}, .uid = {}, .extra = {}};
+    who = unsecured_user();
     if (auditor) stream.attach(auditor->begin(facts(), authorization_attributes(who, request, info, query)));
     return false;
   }

@@ -98,9 +98,6 @@ using Handler = std::function<void(Request, std::shared_ptr<ResponseStream>)>;
 // that an administrator can still act on an overloaded server.
 enum class RequestClass { long_running, exempt, read_only, mutating };
 
-// Admission happens on the network thread when a request is complete, before it is queued
-// for a worker: a request whose class is at its limit is answered at once (429) and never
-// waits behind the busy workers. A request counts from that moment until its handler returns.
 // What a request holds while its handler runs under an admission gate: given back (destroyed)
 // when the handler returns.
 using Seat = std::shared_ptr<void>;
@@ -108,6 +105,9 @@ using Seat = std::shared_ptr<void>;
 // its handler returns. May be called from any thread, once; never blocks.
 using StartRequest = std::move_only_function<void(std::shared_ptr<ResponseStream> stream, Seat seat)>;
 
+// Admission happens on the network thread when a request is complete, before it is queued
+// for a worker: a request whose class is at its limit is answered at once (429) and never
+// waits behind the busy workers. A request counts from that moment until its handler returns.
 struct AdmissionConfig {
   std::size_t max_read_only_inflight = 0;  // 0 = no limit
   std::size_t max_mutating_inflight = 0;   // 0 = no limit
