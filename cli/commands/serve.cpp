@@ -41,6 +41,7 @@
 #include "server/aggregator/aggregator.hpp"
 #include "server/control/node_graph_feed.hpp"
 #include "server/control/rbac_controller.hpp"
+#include "server/flowcontrol/flow_control.hpp"
 #include "server/http/api_server.hpp"
 #include "server/registry/registry.hpp"
 #include "server/storage/compactor.hpp"
@@ -86,6 +87,7 @@ struct ServeOptions {
   int watch_dispatch_threads = 1;
   int max_requests_inflight = 400;
   int max_mutating_requests_inflight = 200;
+  bool enable_priority_and_fairness = true;
   int idle_timeout_seconds = 90;
   std::string service_cluster_ip_range = registry::ServiceRanges{}.cluster_ip_range;
   std::string service_node_port_range = "30000-32767";
@@ -623,14 +625,30 @@ int run_serve(const ServeOptions& o) {
     std::cerr << "kw serve: " << aggregator.error().message << "\n";
     return 1;
   }
+  // API priority and fairness, shared by the listeners: the server's concurrency limit is the
+  // sum of the two in-flight limits (kube's), the FlowSchemas and levels are followed live.
+  std::unique_ptr<flowcontrol::FlowControl> flow_control;
+  if (o.enable_priority_and_fairness) {
+    const int limit = std::max(1, std::max(0, o.max_requests_inflight) + std::max(0, o.max_mutating_requests_inflight));
+    // Requests wait up to a quarter of kube's 60 s request timeout in their queues.
+    auto started = flowcontrol::FlowControl::start(
+        registry, {.server_concurrency_limit = limit, .request_wait_limit = std::chrono::seconds(15)});
+    if (!started) {
+      std::cerr << "kw serve: " << started.error().message << "\n";
+      return 1;
+    }
+    flow_control = std::move(*started);
+  }
   http::ApiServer secure_api(registry, {.authenticator = &*authenticator,
                                         .authorizer = &*authorizer,
                                         .service_accounts = service_accounts->get(),
                                         .auditor = auditor->get(),
-                                        .aggregator = aggregator->get()});
+                                        .aggregator = aggregator->get(),
+                                        .flow_control = flow_control.get()});
   http::ApiServer local_api(registry, {.service_accounts = service_accounts->get(),
                                        .auditor = auditor->get(),
-                                       .aggregator = aggregator->get()});
+                                       .aggregator = aggregator->get(),
+                                       .flow_control = flow_control.get()});
   auto handler_for = [](http::ApiServer& api) {
     return [&api](net::Request request, std::shared_ptr<net::ResponseStream> stream) {
       api.handle(std::move(request), std::move(stream));
@@ -763,11 +781,18 @@ void add_serve_command(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(1, 64));
   serve->add_option("--max-requests-inflight", options->max_requests_inflight,
                     "read-only requests (get, list) queued or running at once, per listener; over it: 429 "
-                    "(watches are exempt; 0 = no limit)")
+                    "(watches are exempt; 0 = no limit). With priority and fairness, part of the server's "
+                    "concurrency limit instead")
       ->capture_default_str();
   serve->add_option("--max-mutating-requests-inflight", options->max_mutating_requests_inflight,
                     "mutating requests (create, update, patch, delete) queued or running at once, per listener; "
-                    "over it: 429 (0 = no limit)")
+                    "over it: 429 (0 = no limit). With priority and fairness, part of the server's concurrency "
+                    "limit instead")
+      ->capture_default_str();
+  serve->add_option("--enable-priority-and-fairness", options->enable_priority_and_fairness,
+                    "admit requests by API priority and fairness (FlowSchemas, PriorityLevelConfigurations) "
+                    "within a concurrency limit of --max-requests-inflight + --max-mutating-requests-inflight, "
+                    "instead of the two in-flight limits")
       ->capture_default_str();
   serve->add_option("--idle-timeout-seconds", options->idle_timeout_seconds,
                     "close keep-alive connections idle this long (HTTP/2: GOAWAY first)")

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/api/selector.hpp"
+#include "core/util/text.hpp"
 #include "core/util/uuid.hpp"
 #include "server/auth/impersonation.hpp"
 #include "server/auth/status.hpp"
@@ -141,6 +142,22 @@ class AuditedStream final : public net::ResponseStream {
 ApiServer::ApiServer(registry::Registry& registry, ApiServerOptions options)
     : m_registry(registry), m_options(options) {}
 
+namespace {
+
+// kube's answer to a request refused for load (the max-in-flight and the priority and
+// fairness filters alike), with Retry-After: 1.
+registry::ApiError too_many_requests() {
+  return registry::ApiError{429, "TooManyRequests", "Too many requests, please try again later.",
+                            {{"retryAfterSeconds", 1}}};
+}
+
+// Who a request on the loopback insecure port is: trusted, as kube-apiserver's was.
+auth::UserInfo unsecured_user() {
+  return {.name = "system:unsecured", .groups = {auth::k_group_masters, auth::k_group_authenticated}, .uid = {}, .extra = {}};
+}
+
+}  // namespace
+
 net::RequestClass ApiServer::classify(const net::Request& request) const {
   if (m_options.authenticator) {
     const auto user = m_options.authenticator->authenticate(request);
@@ -163,10 +180,50 @@ net::AdmissionConfig ApiServer::admission(std::size_t max_read_only, std::size_t
   config.classify = [this](const net::Request& request) { return classify(request); };
   config.refuse = [this](const net::Request&, net::RequestClass kind, net::ResponseStream& stream) {
     ++(kind == net::RequestClass::mutating ? m_dropped_mutating : m_dropped_read_only);
-    send_error(stream, registry::ApiError{429, "TooManyRequests", "Too many requests, please try again later.",
-                                          {{"retryAfterSeconds", 1}}});
+    send_error(stream, too_many_requests());
   };
+  if (auto* flow_control = m_options.flow_control) {
+    config.gate = [this, flow_control](const net::Request& request, std::shared_ptr<net::ResponseStream> stream,
+                                       net::StartRequest start) {
+      auto digest = flow_digest(request);
+      if (!digest) return start(std::move(stream), nullptr);
+      const bool mutating = digest->verb != "get" && digest->verb != "list" && digest->verb != "watch";
+      flow_control->admit(*digest, std::move(stream), std::move(start), [this, mutating](net::ResponseStream& refused) {
+        ++(mutating ? m_dropped_mutating : m_dropped_read_only);
+        send_error(refused, too_many_requests());
+      });
+    };
+  }
   return config;
+}
+
+std::optional<flowcontrol::RequestDigest> ApiServer::flow_digest(const net::Request& request) const {
+  flowcontrol::RequestDigest digest;
+  if (m_options.authenticator) {
+    auto user = m_options.authenticator->authenticate(request);
+    if (!user) return std::nullopt;
+    digest.user = std::move(user->name);
+    digest.groups = std::move(user->groups);
+  } else {
+    auto user = unsecured_user();
+    digest.user = std::move(user.name);
+    digest.groups = std::move(user.groups);
+  }
+  const RequestInfo info = parse_request_info(request.method, request.path, parse_query(request.query));
+  if (long_running(info) && info.verb != "watch") return std::nullopt;
+  digest.is_resource_request = info.is_resource_request;
+  if (!info.is_resource_request) {
+    digest.verb = util::to_lower(request.method);
+    digest.path = request.path;
+    return digest;
+  }
+  digest.verb = info.verb;
+  digest.api_group = info.group;
+  digest.resource = info.resource;
+  digest.subresource = info.subresource;
+  // kube's RequestInfo: a namespace is in itself (/api/v1/namespaces/team is in "team").
+  digest.namespace_ = info.api_prefix == "api" && info.resource == "namespaces" ? info.name : info.namespace_;
+  return digest;
 }
 
 void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream> transport) {
@@ -258,7 +315,7 @@ bool ApiServer::refuse_unauthorized(const net::Request& request, const RequestIn
       send_error(stream, *refusal);
       return true;
     }
-    who = auth::UserInfo{.name = "system:unsecured", .groups = {auth::k_group_masters, auth::k_group_authenticated}, .uid = {}, .extra = {}};
+    who = unsecured_user();
     if (auditor) stream.attach(auditor->begin(facts(), authorization_attributes(who, request, info, query)));
     return false;
   }
@@ -369,6 +426,7 @@ void ApiServer::handle_metrics(net::ResponseStream& stream) {
       << "# TYPE apiserver_dropped_requests_total counter\n"
       << "apiserver_dropped_requests_total{request_kind=\"readOnly\"} " << m_dropped_read_only.load() << "\n"
       << "apiserver_dropped_requests_total{request_kind=\"mutating\"} " << m_dropped_mutating.load() << "\n";
+  if (const auto* flow_control = m_options.flow_control) flow_control->write_metrics(out);
   if (const auto* auditor = m_options.auditor) {
     out << "# HELP apiserver_audit_event_total Audit events handed to the audit log.\n"
         << "# TYPE apiserver_audit_event_total counter\n"

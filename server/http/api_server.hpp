@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/net/server/http_server.hpp"
@@ -14,6 +15,7 @@
 #include "server/auth/authenticator.hpp"
 #include "server/auth/authorizer.hpp"
 #include "server/auth/service_account.hpp"
+#include "server/flowcontrol/flow_control.hpp"
 #include "server/registry/registry.hpp"
 
 namespace kw::http {
@@ -32,6 +34,9 @@ struct ApiServerOptions {
   // The APIServices served by other API servers: their requests are proxied there, their groups
   // listed in discovery (null: none).
   const aggregator::Aggregator* aggregator = nullptr;
+  // API priority and fairness: when given, it admits requests instead of the in-flight limits
+  // (kube-apiserver's --enable-priority-and-fairness). Shared by every listener.
+  flowcontrol::FlowControl* flow_control = nullptr;
   std::size_t max_watch_queue_bytes = 8 * 1024 * 1024;  // a watcher queuing more is slow
   std::chrono::seconds min_request_timeout{1800};       // watches end after 1-2x this
 };
@@ -45,8 +50,15 @@ class ApiServer {
   // requests are exempt, and so is every request of a system:masters user (as kube-apiserver
   // does); get/list and non-resource GETs are read-only, the rest mutating. A refused request
   // gets 429 TooManyRequests with Retry-After: 1. Counted per listener.
+  // With a flow control (ApiServerOptions), the limits are not used: every request but the
+  // long-running ones other than watches (which hold a seat until their handler returns, as a
+  // watch's initialization does in kube) is classified and admitted by priority and fairness,
+  // with the same 429 answer.
   net::AdmissionConfig admission(std::size_t max_read_only, std::size_t max_mutating);
   net::RequestClass classify(const net::Request& request) const;
+  // What priority and fairness classifies a request by; nullopt for a request it does not
+  // limit (long-running but for watches; unauthenticated ones, answered 401 unlimited).
+  std::optional<flowcontrol::RequestDigest> flow_digest(const net::Request& request) const;
   // Whether a request's body is worth reading (net::ServerConfig::admit_body): not when the
   // request is refused anyway for its credentials (401), or on the insecure port as
   // cross-site, so that nobody without credentials makes the server buffer a body.

@@ -102,6 +102,13 @@ using Handler = std::function<void(Request, std::shared_ptr<ResponseStream>)>;
 // that an administrator can still act on an overloaded server.
 enum class RequestClass { long_running, exempt, read_only, mutating };
 
+// What a request holds while its handler runs under an admission gate: given back (destroyed)
+// when the handler returns.
+using Seat = std::shared_ptr<void>;
+// Runs an admitted request on a worker thread, answering on `stream` and holding `seat` until
+// its handler returns. May be called from any thread, once; never blocks.
+using StartRequest = std::move_only_function<void(std::shared_ptr<ResponseStream> stream, Seat seat)>;
+
 // Admission happens on the network thread when a request is complete, before it is queued
 // for a worker: a request whose class is at its limit is answered at once (429) and never
 // waits behind the busy workers. A request counts from that moment until its handler returns.
@@ -115,6 +122,11 @@ struct AdmissionConfig {
   // Answers a refused request (429 with Retry-After). Runs on a network thread: must not
   // block. Unset: a plain-text 429 with "retry-after: 1".
   std::function<void(const Request&, RequestClass, ResponseStream&)> refuse;
+  // When set, replaces the in-flight limits above (kube-apiserver's priority and fairness filter
+  // instead of its max-in-flight one): called on a network thread with each complete request,
+  // it must not block. It either calls `start` (at once, or later from another thread when a
+  // seat frees) or answers the stream itself (429) and drops `start`.
+  std::function<void(const Request&, std::shared_ptr<ResponseStream>, StartRequest)> gate;
 };
 
 struct TlsConfig {

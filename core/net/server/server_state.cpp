@@ -126,6 +126,15 @@ void refuse_plain(ResponseStream& stream) {
 
 void ServerState::dispatch(Request request, std::shared_ptr<ResponseStream> stream) {
   const auto& admission = config.admission;
+  if (admission.gate) {
+    // The gate sees the request before it moves into the start: the start owns it from here.
+    auto shared = std::make_shared<Request>(std::move(request));
+    admission.gate(*shared, std::move(stream),
+                   [this, shared](std::shared_ptr<ResponseStream> admitted, Seat seat) mutable {
+                     submit(std::move(*shared), std::move(admitted), std::move(seat));
+                   });
+    return;
+  }
   const RequestClass kind = admission.classify ? admission.classify(request) : default_request_class(request);
   auto slot = inflight.try_acquire(kind);
   if (!slot) {
@@ -134,12 +143,23 @@ void ServerState::dispatch(Request request, std::shared_ptr<ResponseStream> stre
     return;
   }
   workers.submit([this, slot = std::move(*slot), request = std::move(request), stream = std::move(stream)]() mutable {
-    try {
-      handler(std::move(request), std::move(stream));
-    } catch (const std::exception&) {
-      // The dropped stream answers 500; a handler must not take the worker down.
-    }
+    run_handler(std::move(request), std::move(stream));
   });
+}
+
+void ServerState::submit(Request request, std::shared_ptr<ResponseStream> stream, Seat seat) {
+  workers.submit([this, seat = std::move(seat), request = std::move(request), stream = std::move(stream)]() mutable {
+    run_handler(std::move(request), std::move(stream));
+    seat.reset();  // given back once the handler returned, before the next task of this worker
+  });
+}
+
+void ServerState::run_handler(Request request, std::shared_ptr<ResponseStream> stream) {
+  try {
+    handler(std::move(request), std::move(stream));
+  } catch (const std::exception&) {
+    // The dropped stream answers 500; a handler must not take the worker down.
+  }
 }
 
 }  // namespace kw::net::detail

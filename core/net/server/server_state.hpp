@@ -124,7 +124,11 @@ struct ServerState {
 
   // Hands a complete request to a worker thread, or answers 429 at once (on the calling
   // network thread) when its class is at its in-flight limit.
+  // With an admission gate, the gate decides when the request starts (StartRequest).
   void dispatch(Request request, std::shared_ptr<ResponseStream> stream);
+  // Queues an admitted request for a worker; the seat is held until its handler returns.
+  void submit(Request request, std::shared_ptr<ResponseStream> stream, Seat seat);
+  void run_handler(Request request, std::shared_ptr<ResponseStream> stream);
 
   ServerConfig config;
   Handler handler;

@@ -12,4 +12,9 @@ namespace kw::kinds {
 
 const std::vector<nlohmann::json>& flowcontrol_mandatory_objects();
 
+// The suggested configuration (system, node-high, leader-election, workload-high, workload-low
+// and global-default levels and the FlowSchemas that use them, each annotated
+// apf.kubernetes.io/autoupdate-spec: "true"), created at start-up when missing; not held fixed.
+const std::vector<nlohmann::json>& flowcontrol_suggested_objects();
+
 }  // namespace kw::kinds

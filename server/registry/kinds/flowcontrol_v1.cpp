@@ -543,9 +543,12 @@ std::vector<json> mandatory_of_kind(std::string_view kind) {
   std::vector<json> out;
   for (const auto& o : flowcontrol_mandatory_objects())
     if (o["kind"] == kind) out.push_back(o);
+  for (const auto& o : flowcontrol_suggested_objects())
+    if (o["kind"] == kind) out.push_back(o);
   return out;
 }
 
+// The objects created at start-up when missing: the mandatory ones, then the suggested ones.
 std::vector<json> mandatory_flow_schemas() { return mandatory_of_kind("FlowSchema"); }
 std::vector<json> mandatory_priority_levels() { return mandatory_of_kind("PriorityLevelConfiguration"); }
 

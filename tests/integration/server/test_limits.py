@@ -1,5 +1,5 @@
-"""kw serve's request limits, driven with curl and raw sockets: in-flight requests (429 with
-Retry-After, watches and system:masters exempt), header block (431), request target (414), body (413) on
+"""kw serve's request limits, driven with curl and raw sockets: in-flight requests without priority
+and fairness (429 with Retry-After, watches and system:masters exempt), header block (431), request target (414), body (413) on
 HTTP/1.1 and h2c, and the idle timeout of keep-alive connections."""
 import http.client
 import json
@@ -170,9 +170,14 @@ def wait_for(predicate, seconds=20):
     return False
 
 
+# kube-apiserver's max-in-flight filter, which priority and fairness replaces when enabled (the
+# default; test_flowcontrol.py).
+NO_APF = "--enable-priority-and-fairness=false"
+
+
 class InflightLimitTest(unittest.TestCase):
     def test_readonly_limit_answers_429_and_watches_still_open(self):
-        with KwServer(["--max-requests-inflight=1", "--worker-threads=2"]) as server:
+        with KwServer([NO_APF, "--max-requests-inflight=1", "--worker-threads=2"]) as server:
             for i in range(40):  # LISTs of 40 x 20 KiB make each request take a while
                 status, _, _ = server.request("POST", NS + "/configmaps", configmap(f"big-{i}", 20000))
                 self.assertEqual(status, 201)
@@ -209,7 +214,7 @@ class InflightLimitTest(unittest.TestCase):
             self.assertGreater(int(line[0].split()[-1]), 0)
 
     def test_mutating_limit_is_separate(self):
-        with KwServer(["--max-mutating-requests-inflight=1", "--worker-threads=4"]) as server:
+        with KwServer([NO_APF, "--max-mutating-requests-inflight=1", "--worker-threads=4"]) as server:
             def body(index, n):
                 return {"apiVersion": "v1", "kind": "ConfigMap",
                         "metadata": {"generateName": f"w{index}-"}, "data": {"d": "x" * 50000}}
@@ -231,7 +236,7 @@ class InflightLimitTest(unittest.TestCase):
             tokens = os.path.join(config_dir, "tokens.csv")
             with open(tokens, "w") as f:
                 f.write('load-token,loader,1001\nroot-token,root,1002,"system:masters"\n')
-            with KwServer(["--max-requests-inflight=1", "--worker-threads=2", "--token-auth-file", tokens],
+            with KwServer([NO_APF, "--max-requests-inflight=1", "--worker-threads=2", "--token-auth-file", tokens],
                           secure_port=free_port()) as server:
                 for i in range(40):
                     status, _, _ = server.request("POST", NS + "/configmaps", configmap(f"big-{i}", 20000))

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <thread>
 
 #include "core/net/server/inflight.hpp"
 #include "server_test_support.hpp"
@@ -157,6 +158,49 @@ TEST_CASE("admission: the refuse callback writes the answer") {
   CHECK(refused.load() == 1);
   server->app->gate.release();
   CHECK(busy.wait() == 0);
+}
+
+TEST_CASE("admission gate: a parked request starts later from another thread and holds its seat") {
+  struct Parked {
+    std::shared_ptr<ResponseStream> stream;
+    StartRequest start;
+  };
+  std::mutex parked_mutex;
+  std::vector<Parked> parked;
+  std::atomic<int> seats_given_back{0};
+  ServerConfig config;
+  config.admission.gate = [&](const Request& request, std::shared_ptr<ResponseStream> stream, StartRequest start) {
+    if (request.path != "/hello") return start(std::move(stream), nullptr);
+    std::lock_guard lock(parked_mutex);
+    parked.push_back({std::move(stream), std::move(start)});
+  };
+  auto server = start_test_server(config);
+  const std::string base = "http://" + server->base();
+  LineReader waiting("timeout 20 curl -sS -w '\\n' " + base + "/hello");
+  auto parked_count = [&] {
+    std::lock_guard lock(parked_mutex);
+    return parked.size();
+  };
+  for (int i = 0; i < 2000 && parked_count() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE(parked_count() == 1);
+  // The network threads go on while it waits.
+  CHECK(http_code("--data-binary hello", base + "/echo") == "200");
+  CHECK(http_code("--http2-prior-knowledge --data-binary hello", base + "/echo") == "200");
+  Parked next;
+  {
+    std::lock_guard lock(parked_mutex);
+    next = std::move(parked.front());
+    parked.clear();
+  }
+  std::thread([&next, &seats_given_back] {
+    next.start(std::move(next.stream), Seat(nullptr, [&seats_given_back](void*) { ++seats_given_back; }));
+  }).join();
+  std::string line;
+  REQUIRE(waiting.next(line));
+  CHECK(line.starts_with("hello"));
+  CHECK(waiting.wait() == 0);
+  for (int i = 0; i < 2000 && seats_given_back.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK(seats_given_back.load() == 1);  // once its handler returned
 }
 
 TEST_CASE("http1: a request target over max_url_bytes gets 414, a long header block 431, both close") {
