@@ -205,8 +205,12 @@ void H2Connection::read() {
   m_impl->stream->async_read_some(asio::buffer(m_impl->buffer), [self](ErrorCode ec, std::size_t n) {
     if (!self->m_alive) return;
     if (ec) return self->fail_all();
+    // Callbacks may submit requests; what they queue is sent after mem_recv returns (nghttp2
+    // must not be asked to send from inside its own callbacks).
+    self->m_receiving = true;
     const auto rv = nghttp2_session_mem_recv(self->m_impl->session,
                                              reinterpret_cast<const std::uint8_t*>(self->m_impl->buffer.data()), n);
+    self->m_receiving = false;
     if (rv < 0 || !self->m_alive) return self->fail_all();
     self->send();
     self->read();
@@ -214,7 +218,7 @@ void H2Connection::read() {
 }
 
 void H2Connection::send() {
-  if (m_writing || !m_alive) return;
+  if (m_writing || m_receiving || !m_alive) return;
   std::string& out = m_impl->out;
   out.clear();
   for (;;) {

@@ -80,6 +80,7 @@ class H2Connection : public std::enable_shared_from_this<H2Connection> {
   std::int32_t m_last_stream = 0;
   bool m_alive = true;
   bool m_writing = false;
+  bool m_receiving = false;  // inside nghttp2_session_mem_recv
 };
 
 // A request whose whole body is wanted: done(status, body); status 0 on a connection failure.
