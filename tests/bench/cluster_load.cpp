@@ -9,13 +9,16 @@
 // registered, a Lease renewed (merge PATCH of renewTime) and the Node's status read and
 // patched every heartbeat period, spread evenly over it; a watch on the node's pods
 // (fieldSelector=spec.nodeName) and one on its Node (metadata.name); a pod bound to the node
-// is patched to Running (conditions, podIP, containerStatuses) after --kubelet-delay-ms.
+// is patched to Running (conditions, podIP, containerStatuses) after --kubelet-delay-ms, and
+// one being deleted is deleted for good (gracePeriodSeconds=0) after the same delay.
 // C controllers, one connection each: paged LISTs of pods, nodes and leases, then watches
 // from the lists' resourceVersions; the first schedules pods (POST pods/NAME/binding,
 // round-robin over nodes), the others create pods at --churn per second up to P per node
-// and then replace them (DELETE the oldest + create) at the same rate; each relists pods and
-// nodes once during the window. --duration seconds are measured after set-up (nodes
-// registered, every watch open); the ramp of pod creation is part of the measured load.
+// and then replace them (a graceful DELETE of the oldest + a create) at the same rate; each
+// relists pods and nodes once during the window. --duration seconds are measured after set-up
+// (nodes registered, every watch open); the ramp of pod creation is part of the measured load.
+// One process, one thread: the simulated clients are event-driven state on one io_context, and
+// each keeps its own connection, so the server sees as many h2 connections as a real cluster.
 //
 // Output: one JSON document on stdout (the keys nodes, pods, duration_s, requests_per_s,
 // mutating_p99_ms, get_p99_ms, list_p99_ms, watch_lag_p99_ms, pod_startup_p99_ms,

@@ -36,6 +36,7 @@ struct Pod {
   bool created = false;          // the create was answered
   bool bound = false;            // a binding was sent
   bool kubelet_started = false;  // its kubelet saw it
+  bool kubelet_stopping = false;  // its kubelet saw it being deleted
   bool running_seen = false;     // the scheduler saw it Running
 };
 
@@ -310,31 +311,45 @@ struct Cluster::State {
     });
   }
 
+  // The kubelet: a pod bound to the node starts after the simulated delay (a status PATCH to
+  // Running); a pod being deleted is stopped after the same delay and deleted for good.
   void kubelet_pod_event(NodeSim& node, const WatchEvent& event) {
     lag(event, WatchKind::pods_node);
-    if ((event.type != "ADDED" && event.type != "MODIFIED") || event.object.deleting) return;
+    if (event.type != "ADDED" && event.type != "MODIFIED") return;
     const auto it = pods.find(event.object.name);
-    if (it == pods.end() || it->second.kubelet_started) return;
-    it->second.kubelet_started = true;
+    if (it == pods.end()) return;
+    Pod& pod = it->second;
+    const bool stop = event.object.deleting;
+    if (stop ? pod.kubelet_stopping : pod.kubelet_started) return;
+    (stop ? pod.kubelet_stopping : pod.kubelet_started) = true;
     const auto seen = Clock::now();
     auto timer = std::make_shared<asio::steady_timer>(
         io, std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(o.kubelet_delay_ms)));
-    timer->async_wait([this, timer, &node, name = event.object.name, seen](const boost::system::error_code&) {
-      const auto pod = pods.find(name);
-      if (phase == Phase::done || pod == pods.end() || !node.connection->alive()) return;
-      pod->second.kubelet_wait_ms = ms_between(seen, Clock::now());
+    timer->async_wait([this, timer, &node, name = event.object.name, seen, stop](const boost::system::error_code&) {
+      const auto found = pods.find(name);
+      if (phase == Phase::done || found == pods.end() || !node.connection->alive()) return;
+      if (stop) {
+        call(*node.connection, "DELETE pods (kubelet)", "DELETE", pod_path(name) + "?gracePeriodSeconds=0", {}, {},
+             nullptr);
+        return;
+      }
+      found->second.kubelet_wait_ms = ms_between(seen, Clock::now());
       call(*node.connection, "PATCH pods/status", "PATCH", pod_path(name) + "/status",
-           "application/strategic-merge-patch+json", pod_running_patch(name, pod->second.index), nullptr);
+           "application/strategic-merge-patch+json", pod_running_patch(name, found->second.index), nullptr);
     });
   }
 
   void controller_event(ControllerSim& c, std::size_t collection, const WatchEvent& event) {
     lag(event, k_collections[collection].kind);
-    if (c.index != 0 || collection != 0 || event.type == "DELETED" || event.type == "BOOKMARK" || event.type == "ERROR")
-      return;
-    // The scheduler: bind what is unscheduled, and see pods reach Running.
+    if (c.index != 0 || collection != 0 || event.type == "BOOKMARK" || event.type == "ERROR") return;
+    // The scheduler: bind what is unscheduled, see pods reach Running and go.
     const auto it = pods.find(event.object.name);
     if (it == pods.end()) return;
+    if (event.type == "DELETED") {
+      pods.erase(it);
+      stats.count("pods gone");
+      return;
+    }
     Pod& pod = it->second;
     if (event.object.phase == "Running" && !pod.running_seen) {
       pod.running_seen = true;
@@ -454,11 +469,11 @@ struct Cluster::State {
   void delete_oldest() {
     const std::string name = live.front();
     live.pop_front();
-    call(*writer().connection, "DELETE pods", "DELETE", pod_path(name) + "?gracePeriodSeconds=0", {}, {},
-         [this, name](int status, const std::string&) {
-           pods.erase(name);
-           if (ok(status)) stats.count("pods deleted");
-         });
+    // Graceful, as a ReplicaSet controller deletes: the kubelet finishes the deletion, and the
+    // pod is forgotten once the scheduler's watch sees it gone.
+    call(*writer().connection, "DELETE pods", "DELETE", pod_path(name), {}, {}, [this](int status, const std::string&) {
+      if (ok(status)) stats.count("pods deleted");
+    });
   }
 
   // Each controller relists pods and nodes once, at its own point of the window.
