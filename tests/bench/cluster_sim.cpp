@@ -90,6 +90,8 @@ struct Cluster::State {
   std::unordered_map<std::string, Pod> pods;
   std::deque<std::string> live;  // created pods, oldest first
   long next_pod = 0;
+  // "load-<run>-": pod names of this run, apart from an earlier run's against the same server.
+  std::string pod_prefix = "load-" + std::to_string(::getpid()) + "-";
   double tokens = 0;
   int creates_in_flight = 0;
   long next_writer = 0;
@@ -448,7 +450,7 @@ struct Cluster::State {
 
   void create_pod() {
     const long index = next_pod++;
-    const std::string name = "load-" + std::to_string(index);
+    const std::string name = pod_prefix + std::to_string(index);
     Pod& pod = pods[name];
     pod.index = index;
     pod.create_sent = Clock::now();
