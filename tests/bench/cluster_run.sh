@@ -56,7 +56,8 @@ for run in $(seq "$runs"); do
   pids+=("$serve_pid")
   ready=0
   for _ in $(seq 300); do
-    if [[ -s $data/admin.kubeconfig ]] && curl -kfsS -m 1 "https://127.0.0.1:$port/readyz" >/dev/null 2>&1; then
+    if [[ -s $data/admin.kubeconfig ]] && curl -fsS -m 1 --cacert "$data/pki/ca.crt" --cert "$data/pki/admin.crt" \
+      --key "$data/pki/admin.key" "https://127.0.0.1:$port/readyz" >/dev/null 2>&1; then
       ready=1
       break
     fi
