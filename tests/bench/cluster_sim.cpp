@@ -377,6 +377,7 @@ struct Cluster::State {
   void on_tick() {
     const auto now = Clock::now();
     const double dt = std::chrono::duration<double>(now - last_tick).count();
+    stats.loop_delay(std::max(0.0, ms_between(last_tick + k_tick, now)));
     last_tick = now;
     if (phase == Phase::setup && now - setup_start > std::chrono::duration<double>(o.setup_timeout_s))
       return fail("set-up did not finish in " + std::to_string(static_cast<int>(o.setup_timeout_s)) + " s (" +

@@ -137,6 +137,7 @@ json Stats::report(double seconds) {
       {"requests", requests},
       {"watch_lag", lags},
       {"pod_startup", startup},
+      {"generator_loop_delay", m_loop_delay.summary()},
       {"counters", m_counters},
   };
   return out;
@@ -155,6 +156,7 @@ std::string format_table(const json& report) {
   for (const auto& [key, s] : report["requests"].items()) row(key, s);
   for (const auto& [key, s] : report["watch_lag"].items()) row("watch lag " + key, s);
   row("pod start-up (kubelet delay excluded)", report["pod_startup"]);
+  row("generator loop delay", report["generator_loop_delay"]);
   for (const auto& [key, value] : report.items()) {
     if (value.is_object() || value.is_array()) continue;
     out += "  " + key + ": " + value.dump() + "\n";

@@ -56,6 +56,10 @@ class Stats {
   void pod_started(double ms) {
     if (m_recording) m_startup.add(ms);
   }
+  // How late the generator's own timer fired: its loop's delay (a busy generator skews the rest).
+  void loop_delay(double ms) {
+    if (m_recording) m_loop_delay.add(ms);
+  }
   void count(const std::string& what, long n = 1) { m_counters[what] += n; }
   long counter(const std::string& what) const;
   long requests() const { return m_requests; }
@@ -77,6 +81,7 @@ class Stats {
   Samples m_mutating, m_get, m_list;
   Samples m_lag[static_cast<int>(WatchKind::count)];
   Samples m_startup;
+  Samples m_loop_delay;
   std::map<int, long> m_errors;
   std::map<std::string, long> m_counters;
   std::unordered_map<std::uint64_t, Clock::time_point> m_writes;
