@@ -3,6 +3,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <unistd.h>
 
+#include <cstdio>
 #include <deque>
 #include <unordered_map>
 #include <vector>
@@ -56,10 +57,13 @@ struct NodeSim {
   Clock::time_point next_status;
 };
 
+constexpr std::size_t k_controller_watches = 3;  // pods, nodes, leases
+
 struct ControllerSim {
   int index = 0;
   std::shared_ptr<H2Connection> connection;
   std::vector<std::unique_ptr<WatchStream>> watches;  // pods, nodes, leases
+  bool headed[k_controller_watches] = {};  // which watches have had their first 200
   int watching = 0;
   bool relisted = false;
 };
@@ -74,6 +78,7 @@ constexpr Collection k_collections[] = {
     {"nodes", "/api/v1/nodes", WatchKind::nodes_controller},
     {"leases", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", WatchKind::leases_controller},
 };
+static_assert(std::size(k_collections) == k_controller_watches);
 
 }  // namespace
 
@@ -104,7 +109,7 @@ struct Cluster::State {
   int controllers_connected = 0;
   int controllers_watching = 0;
   enum class Phase { setup, measured, done } phase = Phase::setup;
-  Clock::time_point setup_start, measure_start, measure_end, last_tick, last_resolve;
+  Clock::time_point setup_start, measure_start, measure_end, last_tick, last_resolve, last_progress;
   std::string fatal;
   ProcessUsage server_start, self_start, server_end, self_end;
 
@@ -137,7 +142,7 @@ struct Cluster::State {
   // ---- set-up ----
 
   void start() {
-    setup_start = last_tick = last_resolve = Clock::now();
+    setup_start = last_tick = last_resolve = last_progress = Clock::now();
     nodes.resize(static_cast<std::size_t>(o.nodes));
     controllers.resize(static_cast<std::size_t>(o.controllers));
     for (int i = 0; i < o.nodes; ++i) {
@@ -247,8 +252,10 @@ struct Cluster::State {
             collection.path, scheduler,
             WatchStream::Callbacks{
                 [this, &c, i](const WatchEvent& event) { controller_event(c, i, event); },
-                [this, &c](int status) {
+                [this, &c, i](int status) {
                   if (status != 200) return stats.count("watch refused");
+                  if (c.headed[i]) return;  // a restarted watch
+                  c.headed[i] = true;
                   if (++c.watching == static_cast<int>(std::size(k_collections))) controller_watching();
                 },
                 [this, &c, i](int status) { watch_ended(c.connection, *c.watches[i], status); }}));
@@ -384,6 +391,11 @@ struct Cluster::State {
                   std::to_string(nodes_ready) + " nodes ready, " + std::to_string(controllers_watching) +
                   " controllers watching)");
     heartbeats(now);
+    if (phase == Phase::setup && now - last_progress >= 10s) {
+      last_progress = now;
+      std::fprintf(stderr, "cluster_load: setting up: %d of %d nodes ready (%d failed), %d controllers watching\n",
+                   nodes_ready, o.nodes, nodes_failed, controllers_watching);
+    }
     if (now - last_resolve >= 1s) {
       stats.resolve_pending(now, k_lag_horizon);
       last_resolve = now;
