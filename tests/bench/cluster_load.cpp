@@ -22,9 +22,13 @@
 //
 // Output: one JSON document on stdout (the keys nodes, pods, duration_s, requests_per_s,
 // mutating_p99_ms, get_p99_ms, list_p99_ms, watch_lag_p99_ms, pod_startup_p99_ms,
-// server_cpu_cores, server_rss_mib, errors, and details), a table on stderr. Watch lag is the
-// time from a write's response to the event carrying its resourceVersion reaching a watch;
-// pod start-up is create sent -> Running seen by the scheduler, minus the kubelet's delay.
+// server_cpu_cores, server_rss_mib, errors: the count of failed requests, by HTTP code in
+// errors_by_code, 0 standing for a connection failure; and details), a table on stderr.
+// Latencies are per "VERB resource" (LIST is one page). Watch lag is the time from a write's
+// response to the event carrying its resourceVersion reaching a watch (0 when the event
+// overtakes the response); pod start-up is create sent -> Running seen by the scheduler, minus
+// the kubelet's delay. Server CPU and peak RSS (--pid) and the generator's own CPU cover the
+// measured window; generator_loop_delay says how late its timer ran (a busy generator).
 // Exit status 0 when the run completed (errors are reported, not fatal), 1 otherwise.
 #include <sys/resource.h>
 #include <unistd.h>

@@ -51,13 +51,17 @@ json node_images(int index) {
       "quay.io/jetstack/cert-manager", "ghcr.io/fluxcd/source-controller", "docker.io/grafana/grafana",
       "registry.example.com/shop/web", "registry.example.com/infra/envoy", "docker.io/library/busybox",
   };
+  // Every image by tag, every third also by digest, as a kubelet lists what it pulled.
   json out = json::array();
   for (int i = 0; i < 30; ++i) {
     const std::string repo = k_images[i % 15];
-    const std::string tag = "v1." + std::to_string(20 + i / 15) + "." + std::to_string((index + i) % 9);
-    const std::string digest = repo + "@sha256:" + std::string(16, static_cast<char>('a' + i % 6)) +
-                               std::to_string(100000000 + index * 31 + i) + std::string(40, '0');
-    out.push_back({{"names", {digest, repo + ":" + tag}}, {"sizeBytes", 10'000'000 + i * 1'234'567}});
+    json names = json::array({repo + ":v1." + std::to_string(20 + i / 15) + "." + std::to_string((index + i) % 9)});
+    if (i % 3 == 0) {
+      std::string digest = std::to_string(1000003L * (index + 1) + i);
+      digest.resize(64, static_cast<char>('a' + i % 6));
+      names.insert(names.begin(), repo + "@sha256:" + digest);
+    }
+    out.push_back({{"names", std::move(names)}, {"sizeBytes", 10'000'000 + i * 1'234'567}});
   }
   return out;
 }
