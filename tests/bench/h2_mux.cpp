@@ -188,16 +188,9 @@ bool H2Connection::submit(H2Request request, H2Handler handler) {
   const std::int32_t id = nghttp2_submit_request(m_impl->session, nullptr, headers.data(), headers.size(),
                                                  r.body.empty() ? nullptr : &provider, nullptr);
   if (id < 0) return false;
-  m_last_stream = id;
   m_impl->streams.emplace(id, std::move(state));
   send();
   return true;
-}
-
-void H2Connection::cancel(std::int32_t stream_id) {
-  if (!m_alive || !m_impl->streams.contains(stream_id)) return;
-  nghttp2_submit_rst_stream(m_impl->session, NGHTTP2_FLAG_NONE, stream_id, NGHTTP2_CANCEL);
-  send();
 }
 
 void H2Connection::read() {

@@ -60,10 +60,6 @@ class H2Connection : public std::enable_shared_from_this<H2Connection> {
 
   // Starts a request; false when the connection is gone (on_close is then not called).
   bool submit(H2Request request, H2Handler handler);
-  // Resets one stream (a watch the caller no longer wants); its on_close follows.
-  void cancel(std::int32_t stream_id);
-  // The id of the last stream submit() started.
-  std::int32_t last_stream_id() const { return m_last_stream; }
   bool alive() const { return m_alive; }
   // Ends every stream (their on_close runs) and closes the socket.
   void close();
@@ -77,7 +73,6 @@ class H2Connection : public std::enable_shared_from_this<H2Connection> {
   void fail_all();
 
   std::unique_ptr<Impl> m_impl;
-  std::int32_t m_last_stream = 0;
   bool m_alive = true;
   bool m_writing = false;
   bool m_receiving = false;  // inside nghttp2_session_mem_recv
