@@ -3,15 +3,19 @@
 # times with its baselines in the same invocation, and prints a summary of medians and
 # ratios, also written to build-bench/bench-results.md.
 #
-#   scripts/bench.sh [-k K] [--quick] [--only codec,storage,fanout,client,api]
+#   scripts/bench.sh [-k K] [--quick] [--only codec,storage,fanout,client,api,cluster]
 #     -k K      runs per benchmark (default 3); the summary reports the median
 #     --quick   smaller counts (for a smoke run): fewer ops, events and watchers
-#     --only    a comma-separated subset of codec, storage, fanout, client, api
+#     --only    a comma-separated subset of codec, storage, fanout, client, api, cluster
+#               (cluster runs only when named: a simulated cluster of 5,000 kubelets, 10
+#               controllers and 100 pods/s of churn against kw serve, one run of about 3 min)
 # Every step is bounded by `timeout`; every process started here is stopped on exit.
 # KW_BIN=/path/to/kw uses that binary for the fan-out, client and API runs instead of building
 # build-bench's kw. API matrix override: KW_API_STORES="embedded etcd".
 # Fan-out matrix overrides: KW_FANOUT_STORES="embedded etcd", KW_FANOUT_TRANSPORTS="h2c h1",
 # KW_FANOUT_WATCHERS="1000 10000", KW_FANOUT_RATES="10 100", KW_FANOUT_SECONDS=10.
+# Cluster load (tests/bench/cluster_run.sh): KW_CLUSTER_NODES=5000, KW_CLUSTER_PODS_PER_NODE=30,
+# KW_CLUSTER_CHURN=100, KW_CLUSTER_CONTROLLERS=10, KW_CLUSTER_SECONDS=60.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -23,7 +27,7 @@ while (($#)); do
     -k|--runs) runs=${2:?-k needs a count}; shift 2 ;;
     --quick) quick=1; shift ;;
     --only) only=${2:?--only needs a list}; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -60,9 +64,10 @@ export CCACHE_DIR=${CCACHE_DIR:-$root/.cache/ccache}
 # 1. Build. GCC 12 at -O3 reports a false -Wrestrict on string concatenation (GCC bug 105329),
 #    which -Werror would turn into a failure in code that is correct; that one warning is off.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKW_BENCH=ON -DCMAKE_CXX_FLAGS=-Wno-restrict >/dev/null
-cmake --build "$build" -j "$jobs" --target codec_bench storage_bench watch_fanout_bench rbac_bench connect_floor
+cmake --build "$build" -j "$jobs" --target codec_bench storage_bench watch_fanout_bench rbac_bench connect_floor \
+  cluster_load
 kw_bin=${KW_BIN:-$build/cli/kw}
-if [[ -z ${KW_BIN:-} ]] && { wants fanout || wants client || wants api; }; then
+if [[ -z ${KW_BIN:-} ]] && { wants fanout || wants client || wants api || wants cluster; }; then
   cmake --build "$build" -j "$jobs" --target kw
 fi
 rm -rf "$out"
@@ -157,7 +162,15 @@ if wants api; then
   KW_API_QUICK=$quick timeout 3600 bash tests/bench/api_bench.sh "$kw_bin" "$out" "$runs"
 fi
 
-# 7. Summary.
+# 7. A simulated cluster (tests/bench/cluster_run.sh): N kubelets and C controllers from one
+#    process over HTTP/2 + TLS with protobuf, pod churn, against a fresh kw serve on the embedded
+#    store; one run per -k (each is minutes long).
+if wants cluster; then
+  KW_CLUSTER_QUICK=$quick timeout 3600 bash tests/bench/cluster_run.sh "$kw_bin" "$build/tests/bench/cluster_load" \
+    "$out" "$runs"
+fi
+
+# 8. Summary.
 "$python" tests/bench/summarize.py "$out" >"$build/bench-results.md"
 cat "$build/bench-results.md"
 echo "bench.sh: results in $build/bench-results.md (raw output in $out)"

@@ -254,6 +254,39 @@ def api_section(out, lines):
         lines.append("")
 
 
+CLUSTER_FIGURES = [
+    ("requests_per_s", "requests/s"), ("mutating_p99_ms", "mutating p99 ms"), ("get_p99_ms", "GET p99 ms"),
+    ("list_p99_ms", "LIST page p99 ms"), ("watch_lag_p50_ms", "watch lag p50 ms"),
+    ("watch_lag_p99_ms", "watch lag p99 ms"), ("pod_startup_p50_ms", "pod start-up p50 ms"),
+    ("pod_startup_p99_ms", "pod start-up p99 ms"), ("server_cpu_cores", "server CPU cores"),
+    ("server_rss_mib", "server peak RSS MiB"), ("generator_cpu_cores", "generator CPU cores"),
+    ("errors", "errors"), ("setup_s", "set-up s"),
+]
+
+
+def cluster_section(out, lines):
+    """tests/bench/cluster_run.sh: one cluster_load JSON report per run."""
+    reports = []
+    for path in sorted(glob.glob(os.path.join(out, "cluster.*.json"))):
+        with open(path) as f:
+            try:
+                reports.append(json.load(f))
+            except json.JSONDecodeError:
+                continue
+    if not reports:
+        return
+    first = reports[0]
+    lines += ["## Simulated cluster (cluster_load)", "",
+              f"{first.get('nodes')} nodes, {first.get('pods_target')} pods at steady state, "
+              f"{first.get('churn_per_s')} pods/s of churn, {first.get('controllers')} controllers, "
+              f"{first.get('duration_s')} s measured; medians over {len(reports)} run(s).", "",
+              "| figure | median |", "|---|---:|"]
+    for key, label in CLUSTER_FIGURES:
+        values = [r[key] for r in reports if isinstance(r.get(key), (int, float))]
+        lines.append(f"| {label} | {fmt(statistics.median(values) if values else None)} |")
+    lines.append("")
+
+
 def main():
     out = sys.argv[1]
     lines = ["# kw benchmark results", ""]
@@ -266,6 +299,7 @@ def main():
     fanout_section(out, lines)
     client_section(out, lines)
     api_section(out, lines)
+    cluster_section(out, lines)
     print("\n".join(lines))
 
 
