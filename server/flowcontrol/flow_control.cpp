@@ -34,6 +34,7 @@ class ClassifiedStream final : public net::ResponseStream {
   bool write(std::shared_ptr<const std::string> bytes) override { return m_inner->write(std::move(bytes)); }
   void flush() override { m_inner->flush(); }
   void finish() override { m_inner->finish(); }
+  void abort() override { m_inner->abort(); }
   std::size_t queued_bytes() const override { return m_inner->queued_bytes(); }
   bool closed() const override { return m_inner->closed(); }
   void on_close(std::function<void()> callback) override { m_inner->on_close(std::move(callback)); }

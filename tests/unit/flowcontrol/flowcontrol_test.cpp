@@ -9,6 +9,7 @@
 #include "server/flowcontrol/fair_queuing.hpp"
 #include "server/flowcontrol/flow_control.hpp"
 #include "server/registry/kinds/flowcontrol_bootstrap.hpp"
+#include "support/recording_stream.hpp"
 
 using nlohmann::json;
 using namespace kw::flowcontrol;
@@ -236,25 +237,7 @@ TEST_CASE("a queue set runs up to its seats, queues fairly, refuses full queues 
 
 namespace {
 
-class RecordingStream final : public kw::net::ResponseStream {
- public:
-  void begin(kw::net::ResponseHead head) override { this->head = std::move(head); }
-  using kw::net::ResponseStream::write;
-  bool write(std::shared_ptr<const std::string>) override { return true; }
-  void flush() override {}
-  void finish() override {}
-  std::size_t queued_bytes() const override { return 0; }
-  bool closed() const override { return false; }
-  void on_close(std::function<void()>) override {}
-  kw::net::Protocol protocol() const override { return kw::net::Protocol::http1; }
-
-  std::string header(const std::string& name) const {
-    for (const auto& h : head.headers)
-      if (h.name == name) return h.value;
-    return {};
-  }
-  kw::net::ResponseHead head;
-};
+using kw::testing::RecordingStream;
 
 struct Outcome {
   std::shared_ptr<RecordingStream> stream = std::make_shared<RecordingStream>();
@@ -295,13 +278,13 @@ TEST_CASE("flow control: a flood of one user's LISTs is queued, then refused, wh
   std::vector<Outcome> outcomes(5);
   for (auto& outcome : outcomes) admit(control, flood, outcome);
   CHECK(outcomes[0].started);
-  CHECK(outcomes[0].stream->head.status == 200);
+  CHECK(outcomes[0].stream->status() == 200);
   CHECK(outcomes[0].stream->header("x-kubernetes-pf-flowschema-uid") == "uid-global-default");
   CHECK(outcomes[0].stream->header("x-kubernetes-pf-prioritylevel-uid") == "uid-global-default");
   for (int i : {1, 2}) CHECK((!outcomes[i].started && !outcomes[i].refused));  // waiting in the flow's queue
   for (int i : {3, 4}) {
     CHECK(outcomes[i].refused);
-    CHECK(outcomes[i].stream->head.status == 429);
+    CHECK(outcomes[i].stream->status() == 429);
     CHECK(outcomes[i].stream->header("x-kubernetes-pf-prioritylevel-uid") == "uid-global-default");
   }
   // The flood's level is full; a node's lease renewal has its own.

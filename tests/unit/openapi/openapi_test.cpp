@@ -10,43 +10,14 @@
 #include "server/http/openapi.hpp"
 #include "openapi_test_support.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
+#include "support/recording_stream.hpp"
 
 namespace {
 
 using nlohmann::json;
 using namespace kw::http::openapi::test;
 
-// Collects what a handler writes.
-class RecordingStream : public kw::net::ResponseStream {
- public:
-  void begin(kw::net::ResponseHead head) override { m_head = std::move(head); }
-  bool write(std::shared_ptr<const std::string> bytes) override {
-    m_body += *bytes;
-    return true;
-  }
-  void flush() override {}
-  void finish() override { m_finished = true; }
-  void abort() override { m_finished = true; }
-  std::size_t queued_bytes() const override { return 0; }
-  bool closed() const override { return false; }
-  void on_close(std::function<void()>) override {}
-  kw::net::Protocol protocol() const override { return kw::net::Protocol::http1; }
-
-  int status() const { return m_head.status; }
-  std::string header(std::string_view name) const {
-    for (const auto& h : m_head.headers) {
-      if (h.name == name) return h.value;
-    }
-    return "";
-  }
-  const std::string& body() const { return m_body; }
-  bool finished() const { return m_finished; }
-
- private:
-  kw::net::ResponseHead m_head;
-  std::string m_body;
-  bool m_finished = false;
-};
+using kw::testing::RecordingStream;
 
 kw::net::Request get(std::string path, std::string query = "", kw::net::Headers headers = {}) {
   kw::net::Request request;

@@ -1,0 +1,48 @@
+#pragma once
+// A ResponseStream that keeps what a handler sends (head, body, how it ended) for unit tests
+// that call handlers directly, without a transport.
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/net/server/http_server.hpp"
+
+namespace kw::testing {
+
+class RecordingStream : public net::ResponseStream {
+ public:
+  void begin(net::ResponseHead head) override { m_head = std::move(head); }
+  using net::ResponseStream::write;
+  bool write(std::shared_ptr<const std::string> bytes) override {
+    m_body += *bytes;
+    return true;
+  }
+  void flush() override {}
+  void finish() override { m_finished = true; }
+  void abort() override { m_aborted = true; }
+  std::size_t queued_bytes() const override { return 0; }
+  bool closed() const override { return false; }
+  void on_close(std::function<void()>) override {}
+  net::Protocol protocol() const override { return net::Protocol::http1; }
+
+  const net::ResponseHead& head() const { return m_head; }
+  int status() const { return m_head.status; }
+  // The value of the first header named `name` (as the handler wrote it), or "".
+  std::string header(std::string_view name) const {
+    for (const auto& h : m_head.headers)
+      if (h.name == name) return h.value;
+    return "";
+  }
+  const std::string& body() const { return m_body; }
+  bool finished() const { return m_finished; }
+  bool aborted() const { return m_aborted; }
+
+ private:
+  net::ResponseHead m_head;
+  std::string m_body;
+  bool m_finished = false;
+  bool m_aborted = false;
+};
+
+}  // namespace kw::testing
