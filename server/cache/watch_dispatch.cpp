@@ -109,7 +109,7 @@ void WatchCache::dispatch_locked(const std::vector<Entry*>& entries) {
 bool WatchCache::deliver_locked(Watcher& watcher, EventPtr event) {
   bool newly_blocked = false;
   if (watcher.pending.empty()) {
-    if (!lagging(watcher) && watcher.sink->try_send(event)) return false;
+    if (watcher.sink->try_send(event)) return false;
     watcher.blocked_since = now();
     newly_blocked = true;
   }

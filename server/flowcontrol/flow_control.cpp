@@ -19,32 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-// A response that carries the request's classification (kube's setResponseHeaders: the UIDs,
-// not the names an administrator chose).
-class ClassifiedStream final : public net::ResponseStream {
- public:
-  ClassifiedStream(std::shared_ptr<net::ResponseStream> inner, std::string schema_uid, std::string level_uid)
-      : m_inner(std::move(inner)), m_schema_uid(std::move(schema_uid)), m_level_uid(std::move(level_uid)) {}
-  void begin(net::ResponseHead head) override {
-    head.headers.push_back({"x-kubernetes-pf-flowschema-uid", m_schema_uid});
-    head.headers.push_back({"x-kubernetes-pf-prioritylevel-uid", m_level_uid});
-    m_inner->begin(std::move(head));
-  }
-  using net::ResponseStream::write;
-  bool write(std::shared_ptr<const std::string> bytes) override { return m_inner->write(std::move(bytes)); }
-  void flush() override { m_inner->flush(); }
-  void finish() override { m_inner->finish(); }
-  void abort() override { m_inner->abort(); }
-  std::size_t queued_bytes() const override { return m_inner->queued_bytes(); }
-  bool closed() const override { return m_inner->closed(); }
-  void on_close(std::function<void()> callback) override { m_inner->on_close(std::move(callback)); }
-  net::Protocol protocol() const override { return m_inner->protocol(); }
-
- private:
-  std::shared_ptr<net::ResponseStream> m_inner;
-  std::string m_schema_uid;
-  std::string m_level_uid;
-};
 
 struct Level {
   PriorityLevel config;
@@ -410,7 +384,11 @@ void FlowControl::admit(const RequestDigest& digest, std::shared_ptr<net::Respon
     schema = &*catch_all;
   }
   auto& level = state.levels.at(schema->priority_level);
-  auto classified = std::make_shared<ClassifiedStream>(std::move(stream), schema->uid, level.config.uid);
+  // The request's classification, as kube's setResponseHeaders gives it (the UIDs, not the
+  // names an administrator chose).
+  stream->add_header({"x-kubernetes-pf-flowschema-uid", schema->uid});
+  stream->add_header({"x-kubernetes-pf-prioritylevel-uid", level.config.uid});
+  auto classified = std::move(stream);
   if (!level.queues) {  // exempt
     lock.unlock();
     return start(std::move(classified), nullptr);

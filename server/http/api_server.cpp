@@ -98,6 +98,7 @@ class AuditedStream final : public net::ResponseStream {
   void attach(std::shared_ptr<audit::RequestAudit> record) { m_record = std::move(record); }
   audit::RequestAudit* record() const { return m_record.get(); }
 
+  void add_header(net::Header header) override { m_inner->add_header(std::move(header)); }
   void begin(net::ResponseHead head) override {
     head.headers.push_back({"audit-id", m_audit_id});
     if (m_record) {

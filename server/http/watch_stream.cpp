@@ -68,8 +68,9 @@ std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& e
 }
 
 bool WatchStream::try_send(const cache::EventPtr& event) {
-  if (closed()) return true;  // dropped; the cache reaps closed sinks
-  if (!writable()) return false;
+  if (m_closed.load()) return true;  // dropped; the cache reaps closed sinks
+  // A closed transport takes nothing and reports nothing queued: the event is dropped there.
+  if (!writable()) return m_stream->closed();
   write(frame(*event), true);
   return true;
 }
@@ -86,10 +87,16 @@ void WatchStream::write(std::shared_ptr<const std::string> bytes, bool live) {
     m_live_from = {};
     return;
   }
-  constexpr auto k_mark_span = std::chrono::milliseconds(10);
+  // The newest mark is kept here, the older ones in m_marks: a write within 100 ms of the
+  // newest mark (most writes) touches this object only.
+  constexpr auto k_mark_span = std::chrono::milliseconds(100);
   const auto now = std::chrono::steady_clock::now();
-  if (m_marks_head < m_marks.size() && now - m_marks.back().at < k_mark_span) m_marks.back().end = m_written;
-  else m_marks.push_back({m_written, now});
+  if (m_open.end > 0 && now - m_open.at < k_mark_span) {
+    m_open.end = m_written;
+    return;
+  }
+  if (m_open.end > 0) m_marks.push_back(m_open);
+  m_open = {m_written, now};
 }
 
 std::chrono::steady_clock::duration WatchStream::lag() {
@@ -104,11 +111,13 @@ std::chrono::steady_clock::duration WatchStream::lag() {
     m_marks.erase(m_marks.begin(), m_marks.begin() + static_cast<std::ptrdiff_t>(m_marks_head));
     m_marks_head = 0;
   }
-  if (passed < m_initial_end || m_marks_head == m_marks.size()) return {};
+  if (m_marks.empty() && m_open.end <= passed) m_open = {};
+  if (passed < m_initial_end || m_open.end == 0) return {};
+  const auto oldest = m_marks.empty() ? m_open.at : m_marks[m_marks_head].at;
   const auto now = std::chrono::steady_clock::now();
   // Live events queued behind the initial ones wait from when those were out, not before.
   if (m_initial_end > 0 && m_live_from == std::chrono::steady_clock::time_point{}) m_live_from = now;
-  return now - std::max(m_marks[m_marks_head].at, m_live_from);
+  return now - std::max(oldest, m_live_from);
 }
 
 bool WatchStream::writable() const { return m_stream->queued_bytes() <= m_max_queued; }

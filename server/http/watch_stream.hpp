@@ -40,8 +40,8 @@ class WatchStream : public cache::WatchSink {
   // Hands `bytes` to the transport and notes when (live: an event of the watch's stream).
   void write(std::shared_ptr<const std::string> bytes, bool live);
 
-  // The bytes handed to the transport so far, and when: marks of the live events, a mark per
-  // 10 ms at most (the oldest event in it gives its time). m_written - queued_bytes() is what
+  // The bytes handed to the transport so far, and when: marks of the live events, one per
+  // 100 ms at most (the oldest event in a mark gives its time). m_written - queued_bytes() is what
   // the transport passed on, so the first mark past it is the oldest event still waiting.
   struct Mark {
     std::uint64_t end;  // m_written after the mark's last event
@@ -50,7 +50,8 @@ class WatchStream : public cache::WatchSink {
   std::uint64_t m_written = 0;
   std::uint64_t m_initial_end = 0;  // m_written after the last send() (initial state, replay)
   std::chrono::steady_clock::time_point m_live_from{};  // when the initial bytes were seen out
-  std::vector<Mark> m_marks;  // from m_marks_head
+  Mark m_open{0, {}};         // the newest mark (end 0: none)
+  std::vector<Mark> m_marks;  // the older ones, from m_marks_head
   std::size_t m_marks_head = 0;
 
   std::shared_ptr<net::ResponseStream> m_stream;

@@ -29,6 +29,10 @@ class RecordingStream final : public net::ResponseStream {
  public:
   explicit RecordingStream(net::Protocol protocol) : m_protocol(protocol) {}
 
+  void add_header(net::Header) override {
+    std::lock_guard lock(m_mutex);
+    if (m_began) fail("add_header() after begin()");
+  }
   void begin(net::ResponseHead head) override {
     std::lock_guard lock(m_mutex);
     if (m_began) fail("begin() called twice");

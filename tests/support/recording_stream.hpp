@@ -12,7 +12,11 @@ namespace kw::testing {
 
 class RecordingStream : public net::ResponseStream {
  public:
-  void begin(net::ResponseHead head) override { m_head = std::move(head); }
+  void add_header(net::Header header) override { m_added.push_back(std::move(header)); }
+  void begin(net::ResponseHead head) override {
+    m_head = std::move(head);
+    for (auto& header : m_added) m_head.headers.push_back(std::move(header));
+  }
   using net::ResponseStream::write;
   bool write(std::shared_ptr<const std::string> bytes) override {
     m_body += *bytes;
@@ -40,6 +44,7 @@ class RecordingStream : public net::ResponseStream {
 
  private:
   net::ResponseHead m_head;
+  net::Headers m_added;
   std::string m_body;
   bool m_finished = false;
   bool m_aborted = false;

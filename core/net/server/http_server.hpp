@@ -67,6 +67,10 @@ struct ResponseHead {
 class ResponseStream {
  public:
   virtual ~ResponseStream() = default;
+  // A header the response will carry, whatever head begin() is given: for a layer in front of
+  // the handler (priority and fairness) to add its own without wrapping the stream. Before
+  // begin() only.
+  virtual void add_header(Header header) = 0;
   virtual void begin(ResponseHead head) = 0;
   // Queues bytes: an HTTP/1.1 chunk (or body part), HTTP/2 DATA, or one WebSocket message.
   // The shared buffer lets one encoded event go to many streams without copies. Bytes may

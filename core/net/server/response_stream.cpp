@@ -190,8 +190,12 @@ class ResponseStreamImpl final : public ResponseStream {
     finish();
   }
 
+  void add_header(Header header) override { m_added.push_back(std::move(header)); }
+
   void begin(ResponseHead head) override {
     if (m_begun.exchange(true)) return;
+    for (auto& header : m_added) head.headers.push_back(std::move(header));
+    Headers().swap(m_added);
     m_core->enqueue_begin(std::move(head));
   }
 
@@ -230,6 +234,7 @@ class ResponseStreamImpl final : public ResponseStream {
   Protocol m_protocol;
   std::atomic<bool> m_begun{false};
   std::atomic<bool> m_finished{false};
+  Headers m_added;  // add_header()'s, until begin()
 };
 
 }  // namespace
