@@ -1,5 +1,6 @@
 """Test harness: starts a real `kw serve` on free 127.0.0.1 ports with a temp data dir and
 stops it after (also on failure). Every wait is bounded."""
+import http.client
 import http.server
 import json
 import os
@@ -360,6 +361,65 @@ def pod(name, labels=None, node=None, image="nginx"):
     if node:
         spec["nodeName"] = node
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels or {}}, "spec": spec}
+
+
+# --- load ------------------------------------------------------------------------------------
+class Load:
+    """Threads sending requests in a loop on keep-alive connections, counting the statuses."""
+
+    def __init__(self, port, paths, threads=12, method="GET", body=None, connect=None, headers=None):
+        self.port, self.paths, self.method, self.body = port, paths, method, body
+        self.connect = connect or (lambda: http.client.HTTPConnection("127.0.0.1", self.port, timeout=20))
+        self.headers = {"Content-Type": "application/json", **(headers or {})}
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.statuses = {}
+        self.refused = None  # (headers with lower-case names, body) of one 429
+        self.threads = [threading.Thread(target=self.run, args=(i,)) for i in range(threads)]
+
+    def __enter__(self):
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        for t in self.threads:
+            t.join(30)
+
+    def run(self, index):
+        conn = self.connect()
+        n = 0
+        while not self.stop.is_set():
+            path = self.paths[(index + n) % len(self.paths)]
+            n += 1
+            try:
+                body = None if self.body is None else json.dumps(self.body(index, n)).encode()
+                conn.request(self.method, path, body=body, headers=self.headers)
+                response = conn.getresponse()
+                payload = response.read()
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                conn = self.connect()
+                continue
+            with self.lock:
+                self.statuses[response.status] = self.statuses.get(response.status, 0) + 1
+                if response.status == 429 and self.refused is None:
+                    self.refused = ({k.lower(): v for k, v in response.getheaders()}, payload)
+        conn.close()
+
+    def count(self, status):
+        with self.lock:
+            return self.statuses.get(status, 0)
+
+
+def wait_for(predicate, seconds=30):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
 
 
 # --- protobuf wire reading (no generated code) ----------------------------------------------

@@ -7,10 +7,9 @@ import json
 import os
 import ssl
 import tempfile
-import threading
 import unittest
 
-from kwtest import KwServer, free_port
+from kwtest import KwServer, Load, free_port, wait_for
 
 FC = "/apis/flowcontrol.apiserver.k8s.io/v1"
 NS = "/api/v1/namespaces/default"
@@ -18,59 +17,6 @@ LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"
 TOKENS = ('flood-token,flooder,2001\n'
           'node-token,system:node:n1,2002,"system:nodes"\n'
           'scheduler-token,system:kube-scheduler,2003\n')
-
-
-class Flood:
-    """Threads LISTing as one user over their own keep-alive connections, counting statuses."""
-
-    def __init__(self, connect, path, token, threads=16):
-        self.connect, self.path, self.token = connect, path, token
-        self.stop = threading.Event()
-        self.lock = threading.Lock()
-        self.statuses = {}
-        self.refused = None  # (headers, body) of one 429
-        self.threads = [threading.Thread(target=self.run) for _ in range(threads)]
-
-    def __enter__(self):
-        for t in self.threads:
-            t.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        for t in self.threads:
-            t.join(60)
-
-    def run(self):
-        conn = self.connect()
-        while not self.stop.is_set():
-            try:
-                conn.request("GET", self.path, headers={"Authorization": f"Bearer {self.token}"})
-                response = conn.getresponse()
-                payload = response.read()
-            except (OSError, http.client.HTTPException):
-                conn.close()
-                conn = self.connect()
-                continue
-            with self.lock:
-                self.statuses[response.status] = self.statuses.get(response.status, 0) + 1
-                if response.status == 429 and self.refused is None:
-                    self.refused = ({k.lower(): v for k, v in response.getheaders()}, payload)
-        conn.close()
-
-    def count(self, status):
-        with self.lock:
-            return self.statuses.get(status, 0)
-
-
-def wait_for(predicate, seconds=60):
-    import time
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 class PriorityAndFairnessTest(unittest.TestCase):
@@ -178,7 +124,8 @@ class PriorityAndFairnessTest(unittest.TestCase):
                "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
         self.assertEqual(self.server.json("POST", NS + "/pods", pod)[0], 201)
 
-        with Flood(self.connect, NS + "/configmaps", "flood-token") as flood:
+        with Load(None, [NS + "/configmaps"], threads=16, connect=self.connect,
+                  headers={"Authorization": "Bearer flood-token"}) as flood:
             self.assertTrue(wait_for(lambda: flood.count(429) > 0), f"no 429 under the flood: {flood.statuses}")
             headers, body = flood.refused
             self.assertEqual(headers.get("retry-after"), "1")
