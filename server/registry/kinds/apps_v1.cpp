@@ -1,4 +1,7 @@
 // The apps/v1 kinds: rows, printers and strategies.
+#include <charconv>
+#include <cstdint>
+
 #include "core/api/print_support.hpp"
 #include "core/util/text.hpp"
 #include "server/registry/kinds/checks.hpp"
@@ -139,6 +142,46 @@ void validate_workload(const json& object, Causes& causes) {
   validate_selector_and_template(causes, at(object, {"spec"}), "spec");
 }
 
+// getIntOrPercentValue: N of "N%", an integer as it is, anything else 0.
+std::int64_t int_or_percent_value(const json& value) {
+  if (!value.is_string()) return api::print::num(value);
+  const std::string text = value.get<std::string>();
+  std::int64_t out = 0;
+  const char* last = text.data() + text.size() - (text.ends_with('%') ? 1 : 0);
+  const auto [end, error] = std::from_chars(text.data(), last, out);
+  return error == std::errc() && end == last ? out : 0;
+}
+
+// ValidateDeploymentStrategy and ValidateRollingUpdateDeployment.
+void validate_deployment_strategy(const json& strategy, Causes& causes) {
+  const std::string path = "spec.strategy.rollingUpdate";
+  const json& rolling = at(strategy, {"rollingUpdate"});
+  const std::string type = str(at(strategy, {"type"}));
+  if (type == "Recreate") {
+    if (!rolling.is_null()) forbidden(causes, path, "may not be specified when strategy `type` is 'Recreate'");
+    return;
+  }
+  if (type != "RollingUpdate") return;  // the enum's check reports any other type
+  if (!rolling.is_object()) {
+    required(causes, path, "this should be defaulted and never be nil");
+    return;
+  }
+  const json& max_unavailable = at(rolling, {"maxUnavailable"});
+  const json& max_surge = at(rolling, {"maxSurge"});
+  validate_int_or_percent(causes, max_unavailable, path + ".maxUnavailable", false);
+  validate_int_or_percent(causes, max_surge, path + ".maxSurge", false);
+  if (int_or_percent_value(max_unavailable) == 0 && int_or_percent_value(max_surge) == 0)
+    invalid_rendered(causes, path + ".maxUnavailable", go_int_or_string(max_unavailable),
+                     "may not be 0 when `maxSurge` is 0");
+  if (max_unavailable.is_string() && int_or_percent_value(max_unavailable) > 100 && max_unavailable.get<std::string>().ends_with('%'))
+    invalid_rendered(causes, path + ".maxUnavailable", go_int_or_string(max_unavailable), "must not be greater than 100%");
+}
+
+void validate_deployment(const json& deployment, Causes& causes) {
+  validate_workload(deployment, causes);
+  validate_deployment_strategy(at(deployment, {"spec", "strategy"}), causes);
+}
+
 KindSpec controller_revision_row() {
   return {.info = {.group = "apps", .version = "v1", .kind = "ControllerRevision", .plural = "controllerrevisions",
                    .columns = {name_col(), col("Controller", "string", "Controller of the object"),
@@ -167,7 +210,7 @@ KindSpec deployment_row() {
                    .printer = print_deployment},
           .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = {"labels"},  // the status strategy keeps spec and labels
-          .strategy = {.defaults = default_deployment, .validate = validate_workload}};
+          .strategy = {.defaults = default_deployment, .validate = validate_deployment}};
 }
 
 KindSpec replica_set_row() {

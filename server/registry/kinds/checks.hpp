@@ -186,6 +186,12 @@ void container_resource_name(Causes& causes, const std::string& field, const std
 std::string quantity_text(const nlohmann::json& value);
 // ValidateNonnegativeQuantity.
 void nonnegative_quantity(Causes& causes, const std::string& field, const nlohmann::json& value);
+
+// Go's %#v of an IntOrString, as its field errors print it.
+std::string go_int_or_string(const nlohmann::json& value);
+// ValidatePositiveIntOrPercent (a non-negative integer or "N%"), and with at_most_100
+// IsNotMoreThan100Percent. Absent values pass.
+void validate_int_or_percent(Causes& causes, const nlohmann::json& value, const std::string& path, bool at_most_100);
 // ValidatePositiveQuantityValue.
 void positive_quantity(Causes& causes, const std::string& field, const nlohmann::json& value);
 // validateBasicResource: the value rounded up to an integer (Value()) must not be negative.

@@ -1,8 +1,10 @@
 // core/v1 resource names (pkg/apis/core/helper) and the checks of their quantities (core
 // validation), shared by the rows that carry resource lists (checks.hpp).
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 
+#include "core/api/json_access.hpp"
 #include "core/api/quantity.hpp"
 #include "server/registry/kinds/checks.hpp"
 
@@ -90,6 +92,31 @@ void resource_quantity(Causes& causes, const std::string& field, const std::stri
   if (auto q = api::parse_quantity(value);
       q && is_integer_resource(name) && std::fmod(std::ceil(q->scaled(3)), 1000.0L) != 0)
     invalid_value(causes, field, quantity_text(value), "must be an integer");
+}
+
+std::string go_int_or_string(const json& value) {
+  if (value.is_string()) return "intstr.IntOrString{Type:1, IntVal:0, StrVal:" + value.dump() + "}";
+  return "intstr.IntOrString{Type:0, IntVal:" + std::to_string(api::num(value)) + ", StrVal:\"\"}";
+}
+
+void validate_int_or_percent(Causes& causes, const json& value, const std::string& path, bool at_most_100) {
+  if (value.is_number()) {
+    non_negative(causes, path, value);
+    return;
+  }
+  if (!value.is_string()) return;
+  const std::string text = value.get<std::string>();
+  const auto invalid = [&](const std::string& why) { invalid_rendered(causes, path, go_int_or_string(value), why); };
+  const bool digits = text.size() > 1 && text.back() == '%' && text.find_first_not_of("0123456789") == text.size() - 1;
+  if (!digits) {
+    invalid(
+        "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', "
+        "regex used for validation is '[0-9]+%')");
+    return;
+  }
+  long long percent = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size() - 1, percent);
+  if (at_most_100 && error == std::errc() && percent > 100) invalid("must not be greater than 100%");
 }
 
 }  // namespace kw::kinds

@@ -35,33 +35,6 @@ void prepare_pdb(json& pdb) {
   object_member(pdb, "metadata")["generation"] = 1;
 }
 
-// Go's %#v of an IntOrString, as its field errors print it.
-std::string go_int_or_string(const json& value) {
-  if (value.is_string()) return "intstr.IntOrString{Type:1, IntVal:0, StrVal:" + value.dump() + "}";
-  return "intstr.IntOrString{Type:0, IntVal:" + std::to_string(num(value)) + ", StrVal:\"\"}";
-}
-
-// ValidatePositiveIntOrPercent and IsNotMoreThan100Percent (apps validation).
-void validate_int_or_percent(Causes& causes, const json& value, const std::string& path) {
-  if (value.is_number()) {
-    non_negative(causes, path, value);
-    return;
-  }
-  if (!value.is_string()) return;
-  const std::string text = value.get<std::string>();
-  const auto invalid = [&](const std::string& why) { invalid_rendered(causes, path, go_int_or_string(value), why); };
-  const bool digits = text.size() > 1 && text.back() == '%' && text.find_first_not_of("0123456789") == text.size() - 1;
-  if (!digits) {
-    invalid(
-        "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', "
-        "regex used for validation is '[0-9]+%')");
-    return;
-  }
-  long long percent = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size() - 1, percent);
-  if (error == std::errc() && percent > 100) invalid("must not be greater than 100%");
-}
-
 // ValidatePodDisruptionBudgetStatusUpdate (v1): what the disruption controller may write.
 // Kubernetes checks it on status writes; kw's registry runs it with the rest on every write.
 void validate_pdb_status(Causes& causes, const json& status) {
@@ -76,8 +49,8 @@ void validate_pdb(const json& pdb, Causes& causes) {
   const json& max_unavailable = at(spec, {"maxUnavailable"});
   if (!min_available.is_null() && !max_unavailable.is_null())
     invalid_value(causes, "spec", spec, "minAvailable and maxUnavailable cannot be both set");
-  validate_int_or_percent(causes, min_available, "spec.minAvailable");
-  validate_int_or_percent(causes, max_unavailable, "spec.maxUnavailable");
+  validate_int_or_percent(causes, min_available, "spec.minAvailable", true);
+  validate_int_or_percent(causes, max_unavailable, "spec.maxUnavailable", true);
   validate_label_selector(causes, at(spec, {"selector"}), "spec.selector");
   const json& policy = at(spec, {"unhealthyPodEvictionPolicy"});
   if (policy.is_string() && policy != "IfHealthyBudget" && policy != "AlwaysAllow")
