@@ -82,19 +82,6 @@ std::optional<std::string> builtin_message_for(std::string_view api_version, std
   return std::nullopt;
 }
 
-std::string encode_envelope(std::string_view api_version, std::string_view kind, std::string_view raw) {
-  runtime::Unknown unknown;
-  unknown.mutable_typemeta()->set_apiversion(std::string(api_version));
-  unknown.mutable_typemeta()->set_kind(std::string(kind));
-  unknown.set_raw(std::string(raw));
-  // Go always writes these two, empty: "1a 00 22 00".
-  unknown.set_contentencoding("");
-  unknown.set_contenttype("");
-  std::string out(k_protobuf_magic);
-  unknown.AppendToString(&out);
-  return out;
-}
-
 kw::Result<Envelope> decode_envelope(std::string_view bytes) {
   if (!bytes.starts_with(k_protobuf_magic)) {
     return kw::fail("not a Kubernetes protobuf object: missing the \"k8s\\0\" prefix");
@@ -140,13 +127,6 @@ kw::Result<nlohmann::json> decode_object_protobuf(std::string_view bytes, const 
   (*object)["apiVersion"] = envelope->api_version;
   (*object)["kind"] = envelope->kind;
   return object;
-}
-
-std::string encode_watch_event_protobuf(std::string_view type, std::string_view enveloped_object) {
-  metav1::WatchEvent event;
-  event.set_type(std::string(type));
-  event.mutable_object()->set_raw(std::string(enveloped_object));
-  return event.SerializeAsString();
 }
 
 kw::Result<WatchEventBytes> decode_watch_event_protobuf(std::string_view bytes) {

@@ -39,12 +39,18 @@ std::string watch_event_yaml(std::string_view type, const nlohmann::json& object
   return frame_yaml(doc, false);
 }
 
+std::string watch_event_protobuf_encoded(std::string_view type, std::string_view enveloped_object,
+                                         bool message_framed) {
+  std::string event = encode_watch_event_protobuf(type, enveloped_object);
+  return message_framed ? event : frame_length_prefixed(event);
+}
+
 std::string watch_event_protobuf(std::string_view type, const nlohmann::json& object, bool message_framed) {
   auto frame = [message_framed](std::string event) {
     return message_framed ? event : frame_length_prefixed(event);
   };
   auto enveloped = encode_object_protobuf(object, builtin_message_for);
-  if (enveloped) return frame(encode_watch_event_protobuf(type, *enveloped));
+  if (enveloped) return watch_event_protobuf_encoded(type, *enveloped, message_framed);
   const nlohmann::json status = {{"kind", "Status"},
                                  {"apiVersion", "v1"},
                                  {"metadata", nlohmann::json::object()},

@@ -21,5 +21,8 @@ std::string watch_event_yaml(std::string_view type, const nlohmann::json& object
 // transport delimits messages itself (WebSocket). An object with no protobuf form becomes an
 // ERROR event carrying a 500 Status that says why.
 std::string watch_event_protobuf(std::string_view type, const nlohmann::json& object, bool message_framed);
+// The same around an object already enveloped ("k8s\0" + runtime.Unknown).
+std::string watch_event_protobuf_encoded(std::string_view type, std::string_view enveloped_object,
+                                         bool message_framed);
 
 }  // namespace kw::codec

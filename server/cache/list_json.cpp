@@ -1,5 +1,9 @@
 #include "server/cache/list_json.hpp"
 
+#include <deque>
+
+#include "core/codec/protobuf.hpp"
+
 namespace kw::cache {
 
 std::string list_json(std::string_view kind, std::string_view api_version, const nlohmann::json& metadata,
@@ -22,6 +26,24 @@ std::string list_json(std::string_view kind, std::string_view api_version, const
   out += metadata.dump();
   out += '}';
   return out;
+}
+
+kw::Result<std::string> list_protobuf(std::string_view kind, std::string_view api_version,
+                                      const codec::ListMetaFields& metadata, const std::vector<ObjectPtr>& items,
+                                      std::string_view message) {
+  std::deque<std::string> encoded;  // the items that had no stored message (stable addresses)
+  std::vector<std::string_view> raws;
+  raws.reserve(items.size());
+  for (const auto& item : items) {
+    if (!item->protobuf.empty()) {
+      raws.push_back(item->protobuf);
+      continue;
+    }
+    auto bytes = codec::json_to_protobuf(item->object, message);
+    if (!bytes) return std::unexpected(bytes.error());
+    raws.push_back(encoded.emplace_back(std::move(*bytes)));
+  }
+  return codec::encode_list_protobuf(api_version, kind, metadata, raws);
 }
 
 }  // namespace kw::cache

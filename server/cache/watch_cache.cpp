@@ -2,6 +2,8 @@
 
 #include "server/cache/watch_cache_parts.hpp"
 
+#include "core/codec/protobuf_wire.hpp"
+
 #include <algorithm>
 #include <iostream>
 
@@ -25,6 +27,10 @@ ObjectPtr with_revision(const ObjectPtr& object, Revision revision) {
   auto copy = std::make_shared<StoredObject>(*object);
   copy->revision = revision;
   copy->object["metadata"]["resourceVersion"] = std::to_string(revision);
+  if (!copy->protobuf.empty()) {
+    auto moved = codec::with_resource_version(copy->protobuf, std::to_string(revision));
+    copy->protobuf = moved ? std::move(*moved) : std::string();
+  }
   return copy;
 }
 
@@ -263,9 +269,11 @@ void WatchCache::index_locked(const ObjectPtr& object, bool add) {
 }
 
 void WatchCache::add_watcher_locked(WatcherId id, std::unique_ptr<Watcher> watcher) {
-  const auto& value = watcher->request.filter.index_value;
-  if (value && !m_options.index_field.empty()) {
-    m_indexed_watchers[*value].insert(watcher.get());
+  const WatchFilter& filter = watcher->request.filter;
+  if (filter.index_value && !m_options.index_field.empty()) {
+    m_indexed_watchers[*filter.index_value].insert(watcher.get());
+  } else if (!filter.name.empty()) {
+    m_named_watchers[filter.name].insert(watcher.get());
   } else {
     m_unindexed_watchers.insert(watcher.get());
     m_unindexed_list_stale = true;
@@ -277,14 +285,19 @@ std::map<WatcherId, std::unique_ptr<WatchCache::Watcher>>::iterator WatchCache::
     std::map<WatcherId, std::unique_ptr<Watcher>>::iterator it) {
   Watcher* watcher = it->second.get();
   m_blocked.erase(watcher);
+  auto forget = [watcher](auto& buckets, const std::string& value) {
+    auto bucket = buckets.find(value);
+    if (bucket == buckets.end()) return;
+    bucket->second.erase(watcher);
+    if (bucket->second.empty()) buckets.erase(bucket);
+  };
+  const WatchFilter& filter = watcher->request.filter;
   if (m_unindexed_watchers.erase(watcher)) {
     m_unindexed_list_stale = true;
+  } else if (filter.index_value && !m_options.index_field.empty()) {
+    forget(m_indexed_watchers, *filter.index_value);
   } else {
-    auto bucket = m_indexed_watchers.find(watcher->request.filter.index_value.value_or(""));
-    if (bucket != m_indexed_watchers.end()) {
-      bucket->second.erase(watcher);
-      if (bucket->second.empty()) m_indexed_watchers.erase(bucket);
-    }
+    forget(m_named_watchers, filter.name);
   }
   return m_watchers.erase(it);
 }
@@ -308,6 +321,7 @@ void WatchCache::close_all_locked(const std::string& reason) {
   m_unindexed_list.clear();
   m_unindexed_list_stale = false;
   m_indexed_watchers.clear();
+  m_named_watchers.clear();
 }
 
 EventPtr WatchCache::bookmark_locked(bool initial_events_end) const {

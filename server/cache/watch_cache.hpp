@@ -16,6 +16,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "server/cache/fanout_pool.hpp"
@@ -126,8 +127,8 @@ class WatchCache {
   void add_watcher_locked(WatcherId id, std::unique_ptr<Watcher> watcher);
   std::map<WatcherId, std::unique_ptr<Watcher>>::iterator erase_watcher_locked(
       std::map<WatcherId, std::unique_ptr<Watcher>>::iterator it);
-  // The watchers an entry can concern: the unindexed ones and those whose index value the
-  // object had before or has after.
+  // The watchers an entry can concern: the unindexed ones, those watching the object by name
+  // and those whose index value the object had before or has after.
   std::vector<Watcher*> candidates_locked(const Entry& entry);
   void close_all_locked(const std::string& reason);
   template <class Fn>  // Fn(const ObjectPtr&)
@@ -151,12 +152,14 @@ class WatchCache {
   std::deque<std::unique_ptr<Entry>> m_window;
   std::map<WatcherId, std::unique_ptr<Watcher>> m_watchers;
   std::map<std::string, std::set<std::string>> m_index;  // index value -> keys in m_store
-  std::set<Watcher*> m_unindexed_watchers;
+  std::set<Watcher*> m_unindexed_watchers;  // neither by index value nor by name
   // m_unindexed_watchers as a flat array for dispatch rounds (walking a set of thousands of
   // nodes costs a cache miss each); rebuilt on the first round after the set changes.
   std::vector<Watcher*> m_unindexed_list;
   bool m_unindexed_list_stale = false;
   std::map<std::string, std::set<Watcher*>> m_indexed_watchers;  // by filter.index_value
+  // Watchers of one object by name (filter.name set, no index value): a kubelet's own Node.
+  std::unordered_map<std::string, std::set<Watcher*>> m_named_watchers;
   WatcherId m_next_id = 1;
   CacheMetrics m_metrics;
   std::set<Watcher*> m_blocked;  // watchers holding back events

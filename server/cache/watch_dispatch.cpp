@@ -66,6 +66,7 @@ void WatchCache::dispatch_locked(const std::vector<Entry*>& entries) {
     candidates.push_back(candidates_locked(*entry));
     reach += candidates.back().size();
   }
+  m_metrics.dispatch_candidates += reach;
   if (reach == 0) return;
   int shards = 1;
   if (m_options.dispatch_threads > 1 && reach >= m_options.parallel_dispatch_min) {
@@ -161,6 +162,9 @@ std::vector<WatchCache::Watcher*> WatchCache::candidates_locked(const Entry& ent
     m_unindexed_list_stale = false;
   }
   std::vector<Watcher*> out(m_unindexed_list);
+  if (!m_named_watchers.empty())  // an object keeps its name: one bucket
+    if (auto named = m_named_watchers.find(entry.object->name); named != m_named_watchers.end())
+      out.insert(out.end(), named->second.begin(), named->second.end());
   if (m_indexed_watchers.empty()) return out;
   auto add = [&](const std::string& value) {
     auto bucket = m_indexed_watchers.find(value);

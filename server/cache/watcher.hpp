@@ -46,6 +46,10 @@ struct StoredObject {
   nlohmann::json object;                        // metadata.resourceVersion already set
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> fields;    // the selectable fields of the kind
+  // The object's protobuf message (no envelope), metadata.resourceVersion set, when it was
+  // taken straight from the stored bytes: protobuf lists and watch events join these instead
+  // of encoding `object`. Empty when the stored form differs from the served one.
+  std::string protobuf;
   JsonMemo json_memo;
 
   // `object` as compact JSON, encoded once and shared by every LIST and watch that sends it.
@@ -124,6 +128,9 @@ struct CacheMetrics {
   std::uint64_t watchers = 0;            // open watchers
   std::uint64_t terminated_watchers = 0; // closed for being too slow
   std::uint64_t relists = 0;
+  // Watcher-event pairs dispatch looked at: indexed and named watchers keep it near the
+  // number of events actually sent, however many watchers there are.
+  std::uint64_t dispatch_candidates = 0;
 };
 
 enum class StartMode { current_state, exact };  // RV unset/"0": ADDED for current state first

@@ -445,6 +445,10 @@ void ApiServer::handle_metrics(net::ResponseStream& stream) {
   for (const auto& [prefix, m] : metrics) out << "kw_watch_cache_watchers{prefix=\"" << prefix << "\"} " << m.watchers << "\n";
   out << "# HELP kw_watch_cache_events_total Events processed per cache.\n# TYPE kw_watch_cache_events_total counter\n";
   for (const auto& [prefix, m] : metrics) out << "kw_watch_cache_events_total{prefix=\"" << prefix << "\"} " << m.events << "\n";
+  out << "# HELP kw_watch_cache_dispatch_candidates_total Watcher-event pairs dispatch considered per cache.\n"
+      << "# TYPE kw_watch_cache_dispatch_candidates_total counter\n";
+  for (const auto& [prefix, m] : metrics)
+    out << "kw_watch_cache_dispatch_candidates_total{prefix=\"" << prefix << "\"} " << m.dispatch_candidates << "\n";
   std::string body = out.str();
   stream.begin({200,
                 {{"cache-control", k_no_cache},

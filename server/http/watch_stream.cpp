@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/api/json_access.hpp"
+#include "core/codec/protobuf.hpp"
 #include "core/codec/watch_event.hpp"
 
 namespace kw::http {
@@ -46,8 +48,13 @@ std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& e
     case Format::yaml:
       return event.encoded("yaml", [&] { return codec::watch_event_yaml(type, object); });
     case Format::protobuf:
-      return event.encoded(m_message_framed ? "protobuf-message" : "protobuf",
-                           [&] { return codec::watch_event_protobuf(type, object, m_message_framed); });
+      return event.encoded(m_message_framed ? "protobuf-message" : "protobuf", [&] {
+        const std::string& stored = event.object()->protobuf;  // the stored bytes, as served
+        if (stored.empty()) return codec::watch_event_protobuf(type, object, m_message_framed);
+        return codec::watch_event_protobuf_encoded(
+            type, codec::encode_envelope(api::text(object, "apiVersion"), api::text(object, "kind"), stored),
+            m_message_framed);
+      });
     case Format::table: {
       auto make = [&](bool with_columns) {
         nlohmann::json rows = nlohmann::json::array();

@@ -326,6 +326,7 @@ ApiResult<cache::ObjectPtr> Registry::stored_object(const api::ResourceInfo& inf
   object->labels = api::labels_of(*parsed);
   object->fields = selectable_fields(spec_of(info), info, *parsed);
   object->object = std::move(*parsed);
+  object->protobuf = served_protobuf(info, kv.value, kv.mod_revision);
   return object;
 }
 
@@ -491,9 +492,12 @@ ApiResult<cache::WatchFilter> Registry::make_filter(const api::ResourceInfo& inf
   cache::WatchFilter filter;
   filter.namespace_ = info.namespaced ? ns : "";
   const std::string index_field = spec ? spec->index_field : "";
-  for (const auto& requirement : fields->requirements())
-    if (!index_field.empty() && requirement.field == index_field && requirement.op == api::FieldOperator::equals)
-      filter.index_value = requirement.value;
+  for (const auto& requirement : fields->requirements()) {
+    if (requirement.op != api::FieldOperator::equals) continue;
+    if (!index_field.empty() && requirement.field == index_field) filter.index_value = requirement.value;
+    // One object's watchers (a kubelet's own Node) are found by name, not by visiting all.
+    if (requirement.field == "metadata.name") filter.name = requirement.value;
+  }
   if (!labels->empty() || !fields->empty())
     filter.matches = [labels = *labels, fields = *fields](const cache::StoredObject& o) {
       return labels.matches(o.labels) && fields.matches(o.fields);
@@ -504,7 +508,7 @@ ApiResult<cache::WatchFilter> Registry::make_filter(const api::ResourceInfo& inf
 ApiResult<void> Registry::watch(const api::ResourceInfo& info, const WatchRequest& request, const SinkFactory& open) {
   auto filter = make_filter(info, request.namespace_, request.label_selector, request.field_selector);
   if (!filter) return std::unexpected(filter.error());
-  filter->name = request.name;
+  if (!request.name.empty()) filter->name = request.name;  // a selector naming another matches nothing
   const auto& rv = request.resource_version;
   const auto& initial_events = request.send_initial_events;
   if (initial_events && request.resource_version_match != "NotOlderThan")

@@ -2,6 +2,7 @@
 
 #include "core/codec/protobuf.hpp"
 #include "core/codec/protobuf_mapping.hpp"
+#include "core/codec/protobuf_wire.hpp"
 #include "core/proto/registry.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
@@ -69,6 +70,14 @@ void fill_go_shape(const api::ResourceInfo& info, nlohmann::json& object) {
   if (info.custom || info.proto_message.empty()) return;
   drop_nulls(object);
   if (const auto* message = proto::find_message(info.proto_message)) codec::fill_go_values(object, *message);
+}
+
+std::string served_protobuf(const api::ResourceInfo& info, std::string_view value, std::int64_t revision) {
+  if (!stored_as_protobuf(info) || !value.starts_with(codec::k_protobuf_magic)) return {};
+  auto envelope = codec::decode_envelope(value);
+  if (!envelope || envelope->kind != info.kind || envelope->api_version != info.api_version()) return {};
+  auto served = codec::with_resource_version(envelope->raw, std::to_string(revision));
+  return served ? std::move(*served) : std::string();
 }
 
 kw::Result<nlohmann::json> decode_stored(const api::ResourceInfo& info, std::string_view value) {

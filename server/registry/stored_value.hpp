@@ -5,6 +5,7 @@
 // accepts both forms, so data written as JSON stays readable.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,11 @@ kw::Result<std::string> encode_stored(const api::ResourceInfo& info, const nlohm
 
 // The object stored as `value`: enveloped protobuf or JSON, always a JSON object.
 kw::Result<nlohmann::json> decode_stored(const api::ResourceInfo& info, std::string_view value);
+
+// The message of a stored built-in object as served at `revision` (metadata.resourceVersion
+// set), taken from the stored bytes without decoding them; empty when the stored form is not
+// the served one (JSON, another version of the kind) or cannot be read.
+std::string served_protobuf(const api::ResourceInfo& info, std::string_view value, std::int64_t revision);
 
 // A built-in object as Kubernetes' Go types write it: no null fields (Go leaves out unset
 // pointers, lists and maps), and the struct-valued fields it lacks filled in ({}, or null for a

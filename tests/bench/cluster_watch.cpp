@@ -5,9 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/codec/protobuf.hpp"
+#include "core/codec/protobuf_wire.hpp"
 
 namespace kw::bench::cluster {
 
+using codec::WireField;
+using codec::WireReader;
 using nlohmann::json;
 
 namespace {
@@ -20,65 +23,6 @@ constexpr std::uint32_t k_status_phase = 1;                                     
 constexpr std::uint32_t k_list_items = 2;                                            // any List
 constexpr std::uint32_t k_list_meta_resource_version = 2, k_list_meta_continue = 3;  // ListMeta
 constexpr std::uint32_t k_status_code = 6;                                           // meta/v1 Status
-
-// One field of a protobuf message on the wire: varints and length-delimited bytes are kept,
-// fixed-size values skipped. Walking the wire is enough for these few fields, and far cheaper
-// than decoding whole objects to JSON (managedFields included) for every event.
-struct WireField {
-  std::uint32_t number = 0;
-  std::uint64_t varint = 0;
-  std::string_view bytes;
-};
-
-class WireReader {
- public:
-  explicit WireReader(std::string_view bytes) : m_in(bytes) {}
-  // The next field; false at the end or on malformed input (then bad() is true).
-  bool next(WireField& field) {
-    if (m_in.empty() || m_bad) return false;
-    std::uint64_t tag = 0;
-    if (!varint(tag)) return fail();
-    field.number = static_cast<std::uint32_t>(tag >> 3);
-    field.bytes = {};
-    switch (tag & 7) {
-      case 0: return varint(field.varint) || fail();
-      case 1: return skip(8);
-      case 2: {
-        std::uint64_t length = 0;
-        if (!varint(length) || length > m_in.size()) return fail();
-        field.bytes = m_in.substr(0, length);
-        m_in.remove_prefix(length);
-        return true;
-      }
-      case 5: return skip(4);
-      default: return fail();
-    }
-  }
-  bool bad() const { return m_bad; }
-
- private:
-  bool varint(std::uint64_t& out) {
-    out = 0;
-    for (int shift = 0; shift < 64 && !m_in.empty(); shift += 7) {
-      const auto byte = static_cast<unsigned char>(m_in.front());
-      m_in.remove_prefix(1);
-      out |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) return true;
-    }
-    return false;
-  }
-  bool skip(std::size_t n) {
-    if (m_in.size() < n) return fail();
-    m_in.remove_prefix(n);
-    return true;
-  }
-  bool fail() {
-    m_bad = true;
-    return false;
-  }
-  std::string_view m_in;
-  bool m_bad = false;
-};
 
 std::uint64_t to_u64(std::string_view text) {
   std::uint64_t out = 0;

@@ -529,6 +529,39 @@ TEST_CASE("an indexed field narrows lists and dispatch to the matching objects a
   CHECK(after->items[0]->name == "c");
 }
 
+TEST_CASE("a watcher of one object by name is offered only that object's events") {
+  Fixture f(100);
+  f.put("a", "x");
+  f.put("b", "x");
+  f.wait_revision(2);
+  auto offered = std::make_shared<std::atomic<int>>(0);
+  auto request = f.request(cache::StartMode::exact, 2);
+  request.filter.name = "a";
+  request.filter.matches = [offered](const cache::StoredObject&) {
+    ++*offered;
+    return true;
+  };
+  auto on_a = std::make_shared<RecordingSink>();
+  auto all = std::make_shared<RecordingSink>();
+  const auto id = f.cache->watch(request, on_a);
+  REQUIRE(id);
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::exact, 2), all));
+  for (int i = 0; i < 5; ++i) f.put("b", "y" + std::to_string(i));
+  f.put("a", "y");
+  CHECK(all->wait_for(6).size() == 6);
+  auto got = on_a->wait_for(1);
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].type == "MODIFIED");
+  CHECK(got[0].name == "a");
+  CHECK(offered->load() == 2);  // the new and the previous state of "a"
+  // Dispatch looked at the named watcher for its own object only: 6 events for `all`, 1 for it.
+  CHECK(f.cache->metrics().dispatch_candidates == 7);
+  f.cache->stop_watch(*id);
+  f.put("a", "z");
+  CHECK(all->wait_for(7).size() == 7);
+  CHECK(on_a->events().size() == 1);
+}
+
 TEST_CASE("a consistent watch's initial state holds a write acknowledged just before it") {
   Fixture f;
   for (int i = 0; i < 50; ++i) {
