@@ -21,6 +21,11 @@ kw::Result<std::string> encode_stored(const api::ResourceInfo& info, const nlohm
 // The object stored as `value`: enveloped protobuf or JSON, always a JSON object.
 kw::Result<nlohmann::json> decode_stored(const api::ResourceInfo& info, std::string_view value);
 
+// A built-in object of `from` as the other row `to` stored under the same key: reshaped into
+// the version both are stored as, then out of it (the rows' StoredAs converters), with `to`'s
+// apiVersion and kind.
+void convert_builtin(const api::ResourceInfo& from, const api::ResourceInfo& to, nlohmann::json& object);
+
 // A built-in object as Kubernetes' Go types write it: no null fields (Go leaves out unset
 // pointers, lists and maps), and the struct-valued fields it lacks filled in ({}, or null for a
 // time: codec::fill_go_values). Custom objects are left as they are.
