@@ -397,6 +397,21 @@ class AdmissionPolicyTest(unittest.TestCase):
             "message": "ValidatingAdmissionPolicy 'equivalent' with binding 'equivalent' denied request: "
                        f"object {GADGETS}/v1, kind v1, resource v1, requestKind v2, requestResource v2"}])
 
+    def test_match_policy_equivalent_applies_to_excluded_rules_too(self):
+        self.serve_gadgets()
+        self.namespace("equivalent-exclude")
+        self.policy("equivalent-exclude", {
+            "matchConstraints": {"resourceRules": [gadgets_rule("*")],
+                                 "excludeResourceRules": [{**gadgets_rule("v1"), "resourceNames": ["spared"]}],
+                                 "namespaceSelector": {"matchLabels": {"policy-test": "equivalent-exclude"}}},
+            "validations": [{"expression": "false", "message": "no gadgets here"}]})
+        self.bind("equivalent-exclude", "equivalent-exclude")
+        status, body = self.until_gadget_refused("equivalent-exclude", "v2")
+        self.assertEqual(status, 422, body)
+        self.assertTrue(body["message"].endswith("denied request: no gadgets here"), body)
+        status, body = self.gadget("equivalent-exclude", "spared", "v2")
+        self.assertEqual(status, 201, body)
+
     def test_match_policy_exact_applies_only_to_the_version_named(self):
         self.gadget_policy("exact", "Exact")
         status, body = self.until_gadget_refused("exact", "v1")

@@ -507,8 +507,12 @@ class WebhookTest(unittest.TestCase):
 
     # --- matchPolicy ---------------------------------------------------------------------------
     def test_match_policy_equivalent_by_default_sends_the_object_at_the_version_the_rules_name(self):
+        # Its matchConditions see the object at v1 as well.
         self.install(False, "equivalent", [{"name": "equivalent.kw.test", "clientConfig": self.url_client("/v1-only"),
-                                            "rules": [gadgets_rule("v1")]}])
+                                            "rules": [gadgets_rule("v1")],
+                                            "matchConditions": [{"name": "at-v1", "expression":
+                                                                 f"object.apiVersion == '{GADGETS}/v1' && "
+                                                                 "request.requestKind.version == 'v2'"}]}])
         code, stored, _ = self.call("GET", f"{ADMISSION}/validatingwebhookconfigurations/equivalent")
         self.assertEqual(stored["webhooks"][0]["matchPolicy"], "Equivalent")
         code, answer, _ = self.gadget("equivalent", "through-v2")
