@@ -62,6 +62,23 @@ nlohmann::json operation_options(const AdmissionRequest& request) {
   return options;
 }
 
+nlohmann::json resource_fields(const api::ResourceInfo& info) {
+  return {{"group", info.group}, {"version", info.version}, {"resource", info.plural}};
+}
+
+// The kind of a request on `info`: the resource's, or a subresource's own kind (Scale, Binding),
+// which its object carries.
+nlohmann::json kind_fields(const AdmissionRequest& request, const api::ResourceInfo& info) {
+  api::GroupVersion kind_of{info.group, info.version};
+  std::string kind = info.kind;
+  if (request.object.is_object() && !request.subresource.empty() &&
+      request.object.value("kind", info.kind) != info.kind) {
+    kind_of = api::split_api_version(request.object.value("apiVersion", info.api_version()));
+    kind = request.object.value("kind", info.kind);
+  }
+  return {{"group", kind_of.group}, {"version", kind_of.version}, {"kind", kind}};
+}
+
 }  // namespace
 
 std::vector<MatchCondition> compile_match_conditions(const nlohmann::json& conditions, const cel::Env& env) {
@@ -135,19 +152,13 @@ MatchResult evaluate_match_conditions(const std::vector<MatchCondition>& conditi
 }
 
 nlohmann::json request_fields(const AdmissionRequest& request) {
-  const auto& info = request.info;
-  api::GroupVersion kind_of{info.group, info.version};
-  std::string kind = info.kind;
-  if (request.object.is_object() && !request.subresource.empty()) {  // a subresource's own kind (Scale, Binding)
-    kind_of = api::split_api_version(request.object.value("apiVersion", info.api_version()));
-    kind = request.object.value("kind", info.kind);
-  }
-  const nlohmann::json gvk = {{"group", kind_of.group}, {"version", kind_of.version}, {"kind", kind}};
-  const nlohmann::json gvr = {{"group", info.group}, {"version", info.version}, {"resource", info.plural}};
+  const api::ResourceInfo& requested = request.requested != nullptr ? *request.requested : request.info;
+  const nlohmann::json gvk = kind_fields(request, request.info);
+  const nlohmann::json gvr = resource_fields(request.info);
   nlohmann::json body = {{"kind", gvk},
                          {"resource", gvr},
-                         {"requestKind", gvk},
-                         {"requestResource", gvr},
+                         {"requestKind", &requested == &request.info ? gvk : kind_fields(request, requested)},
+                         {"requestResource", resource_fields(requested)},
                          {"operation", request.operation},
                          {"userInfo", requester(request)},
                          {"dryRun", request.dry_run},

@@ -1,6 +1,7 @@
 #include "server/admission/policies.hpp"
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 
 #include "core/api/json_access.hpp"
@@ -8,6 +9,7 @@
 #include "core/api/selector.hpp"
 #include "core/cel/cel.hpp"
 #include "core/util/text.hpp"
+#include "server/admission/equivalents.hpp"
 #include "server/admission/lookup.hpp"
 #include "server/admission/match_conditions.hpp"
 #include "server/admission/webhook_config.hpp"
@@ -52,6 +54,7 @@ struct NamedRule {
 struct MatchResources {
   std::vector<NamedRule> include;
   std::vector<NamedRule> exclude;
+  MatchPolicy policy = MatchPolicy::exact;  // matchPolicy: how both rule lists match
   api::LabelSelector namespace_selector;
   api::LabelSelector object_selector;
   std::string selector_error = {};  // a selector kw cannot parse: a configuration error
@@ -125,6 +128,7 @@ MatchResources read_match_resources(const json& match) {
   MatchResources out;
   out.include = read_named_rules(api::at(match, {"resourceRules"}));
   out.exclude = read_named_rules(api::at(match, {"excludeResourceRules"}));
+  out.policy = read_match_policy(match);
   for (auto [key, selector] : {std::pair{"namespaceSelector", &out.namespace_selector},
                                std::pair{"objectSelector", &out.object_selector}}) {
     const auto& value = api::at(match, {key});
@@ -189,31 +193,41 @@ Binding read_binding(const json& object) {
   return binding;
 }
 
-bool named_rules_match(const std::vector<NamedRule>& rules, const AdmissionRequest& request) {
-  return std::ranges::any_of(rules, [&](const NamedRule& named) {
-    if (!rule_matches(named.rule, request)) return false;
+// The resource named rules match the request as (matched_resource, resourceNames checked), or null.
+const api::ResourceInfo* named_rules_match(const std::vector<NamedRule>& rules, MatchPolicy policy,
+                                           const AdmissionRequest& request, EquivalentResources& equivalents) {
+  auto covers = [&](std::size_t i, const AdmissionRequest& as) {
+    const NamedRule& named = rules[i];
+    if (!rule_matches(named.rule, as)) return false;
     if (named.names.empty()) return true;
     std::string name = request.name;
     if (name.empty() && request.object.is_object()) name = api::str(api::at(request.object, {"metadata", "name"}));
     return std::ranges::find(named.names, name) != named.names.end();
-  });
+  };
+  return matched_resource(rules.size(), covers, request, policy, equivalents);
 }
 
 // kube's Matcher.Matches: selectors, then excluded rules, then the rules (none: every
-// resource). A selector error counts only for a request the rules select.
-ApiResult<bool> matches(registry::Registry& registry, const MatchResources& match, const AdmissionRequest& request) {
+// resource), each under the matchPolicy. A selector error counts only for a request the rules
+// select. The resource the request is matched as, or null.
+ApiResult<const api::ResourceInfo*> matches(registry::Registry& registry, const MatchResources& match,
+                                            const AdmissionRequest& request, EquivalentResources& equivalents) {
+  auto excluded = [&] { return named_rules_match(match.exclude, match.policy, request, equivalents) != nullptr; };
+  auto included = [&] {
+    return match.include.empty() ? &request.info : named_rules_match(match.include, match.policy, request, equivalents);
+  };
   if (!match.selector_error.empty()) {
-    if (named_rules_match(match.exclude, request)) return false;
-    if (!match.include.empty() && !named_rules_match(match.include, request)) return false;
+    if (excluded() || included() == nullptr) return nullptr;
     return std::unexpected(registry::internal_error(match.selector_error));
   }
   auto in_namespace = namespace_selected(registry, match.namespace_selector, request);
-  if (in_namespace && !*in_namespace) return false;
-  if (!object_selected(match.object_selector, request)) return false;
-  if (named_rules_match(match.exclude, request)) return false;
-  if (!match.include.empty() && !named_rules_match(match.include, request)) return false;
+  if (in_namespace && !*in_namespace) return nullptr;
+  if (!object_selected(match.object_selector, request)) return nullptr;
+  if (excluded()) return nullptr;
+  const api::ResourceInfo* as = included();
+  if (as == nullptr) return nullptr;
   if (!in_namespace) return std::unexpected(in_namespace.error());
-  return true;
+  return as;
 }
 
 // A failed validation (or, under failurePolicy Fail, one that could not be evaluated).
@@ -492,17 +506,23 @@ ApiResult<void> run(registry::Registry& registry, const auth::Authorizer* author
                        .message = (binding != nullptr ? "failed to configure binding: " : "failed to configure policy: ") + why,
                        .reason = {}});
   };
-  std::optional<json> fields;
   std::optional<json> namespace_json;
   const auto table = registry.resources();
+  EquivalentResources equivalents(registry, request);
+  std::map<const api::ResourceInfo*, std::unique_ptr<SeenAs>> converted;  // once per equivalent resource
   for (const auto& hook : hooks) {
     const Policy& policy = hook.policy;
-    auto matched = matches(registry, policy.constraints, request);
+    auto matched = matches(registry, policy.constraints, request, equivalents);
     if (!matched) {
       configuration_error(hook, nullptr, matched.error().message);
       continue;
     }
-    if (!*matched) continue;
+    if (*matched == nullptr) continue;
+    // The expressions see the request as the resource the constraints matched.
+    auto seen_or_error = as_matched(registry, request, **matched, converted[*matched]);
+    if (!seen_or_error) return std::unexpected(seen_or_error.error());
+    const AdmissionRequest* seen = *seen_or_error;
+    std::optional<json> fields;
     const api::ResourceInfo* param_info = nullptr;
     if (policy.param_api_version) {
       param_info = table->find_kind(*policy.param_api_version, policy.param_kind);
@@ -517,12 +537,12 @@ ApiResult<void> run(registry::Registry& registry, const auth::Authorizer* author
     std::vector<std::pair<std::string, std::vector<std::string>>> annotations;
     for (const auto& binding : hook.bindings) {
       if (binding.match) {
-        auto binding_matched = matches(registry, *binding.match, request);
+        auto binding_matched = matches(registry, *binding.match, request, equivalents);
         if (!binding_matched) {
           configuration_error(hook, &binding, binding_matched.error().message);
           continue;
         }
-        if (!*binding_matched) continue;
+        if (*binding_matched == nullptr) continue;
       }
       auto params = collect_params(registry, param_info, binding, request);
       if (!params) {
@@ -530,14 +550,14 @@ ApiResult<void> run(registry::Registry& registry, const auth::Authorizer* author
         continue;
       }
       if (params->empty()) continue;
-      if (!fields) fields = request_fields(request);
+      if (!fields) fields = request_fields(*seen);
       if (!namespace_json) {
         auto ns = namespace_object(registry, request);
         if (!ns) return std::unexpected(ns.error());
         namespace_json = std::move(*ns);
       }
       for (const auto& param : *params) {
-        Outcome outcome = validate(policy, request, *fields, param, *namespace_json, authorizer);
+        Outcome outcome = validate(policy, *seen, *fields, param, *namespace_json, authorizer);
         for (auto& failure : outcome.failures) {
           for (const auto& action : binding.actions) {
             if (action == "Deny") {

@@ -8,6 +8,9 @@
 //   request (namespaceSelector, objectSelector, resourceRules with resourceNames,
 //   excludeResourceRules) and a binding's matchResources narrow it no further; then its
 //   matchConditions must all be true.
+// - Each matchPolicy Equivalent (the API's default) lets rules naming another version of the
+//   request's resource match it (equivalents.hpp); the expressions then see the request as the
+//   version matchConstraints matched, its objects converted there.
 // - With a paramKind, each binding's paramRef names the params (by name or label selector, in
 //   the paramRef's namespace or the request's); the validations run once per param object.
 //   None found: the binding is skipped (parameterNotFoundAction Allow) or refuses (Deny).

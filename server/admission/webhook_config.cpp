@@ -66,6 +66,7 @@ std::vector<Webhook> read_webhooks(const nlohmann::json& configuration, bool mut
       if (!rule.is_object()) continue;
       hook.rules.push_back(read_rule(rule));
     }
+    hook.match_policy = read_match_policy(item);
     hook.fail_closed = api::text(item, "failurePolicy", "Fail") != "Ignore";
     for (auto [key, selector] : {std::pair{"namespaceSelector", &hook.namespace_selector},
                                  std::pair{"objectSelector", &hook.object_selector}}) {
@@ -94,9 +95,13 @@ bool is_admission_configuration(const registry::AdmissionRequest& request) {
   return request.info.group == "admissionregistration.k8s.io" && std::ranges::find(k_kinds, request.info.kind) != std::end(k_kinds);
 }
 
-bool rules_match(const Webhook& hook, const registry::AdmissionRequest& request) {
-  if (is_admission_configuration(request)) return false;
-  return std::ranges::any_of(hook.rules, [&](const WebhookRule& rule) { return rule_matches(rule, request); });
+const api::ResourceInfo* rules_match(const Webhook& hook, const registry::AdmissionRequest& request,
+                                     EquivalentResources& equivalents) {
+  if (is_admission_configuration(request)) return nullptr;
+  return matched_resource(
+      hook.rules.size(),
+      [&](std::size_t i, const registry::AdmissionRequest& as) { return rule_matches(hook.rules[i], as); }, request,
+      hook.match_policy, equivalents);
 }
 
 bool object_selected(const api::LabelSelector& selector, const registry::AdmissionRequest& request) {

@@ -4,7 +4,7 @@
 // rules matcher, namespaceSelector and objectSelector).
 //
 //   auto hooks = admission::read_webhooks(configuration, /*mutating=*/true);
-//   for (const auto& hook : hooks) if (admission::rules_match(hook, request)) ...
+//   for (const auto& hook : hooks) if (auto* as = admission::rules_match(hook, request, equivalents)) ...
 #include <chrono>
 #include <optional>
 #include <string>
@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/api/selector.hpp"
+#include "server/admission/equivalents.hpp"
 #include "server/admission/match_conditions.hpp"
 #include "server/registry/admission.hpp"
 #include "server/registry/registry.hpp"
@@ -35,6 +36,7 @@ struct Webhook {
   bool mutating = false;
   registry::WebhookClient client;  // clientConfig
   std::vector<WebhookRule> rules;
+  MatchPolicy match_policy = MatchPolicy::exact;  // matchPolicy (the API defaults it to Equivalent)
   bool fail_closed = true;           // failurePolicy Fail (the default) or Ignore
   api::LabelSelector namespace_selector;
   api::LabelSelector object_selector;
@@ -61,8 +63,10 @@ bool rule_matches(const WebhookRule& rule, const registry::AdmissionRequest& req
 // policies and their bindings), which no webhook is called for.
 bool is_admission_configuration(const registry::AdmissionRequest& request);
 
-// Whether one of the webhook's rules covers the request; never for an admission configuration.
-bool rules_match(const Webhook& hook, const registry::AdmissionRequest& request);
+// The resource the webhook's rules match the request as (matched_resource under its
+// matchPolicy): its own, an equivalent one, or null; never an admission configuration.
+const api::ResourceInfo* rules_match(const Webhook& hook, const registry::AdmissionRequest& request,
+                                     EquivalentResources& equivalents);
 
 // Whether the request's object (or the old one) has the labels an objectSelector asks for.
 bool object_selected(const api::LabelSelector& selector, const registry::AdmissionRequest& request);

@@ -9,6 +9,7 @@
 #include "core/util/base64.hpp"
 #include "core/util/text.hpp"
 #include "core/util/uuid.hpp"
+#include "server/admission/equivalents.hpp"
 #include "server/admission/lookup.hpp"
 #include "server/admission/match_conditions.hpp"
 #include "server/admission/webhook_config.hpp"
@@ -208,17 +209,25 @@ Called call_webhook(registry::Registry& registry, const Webhook& hook, const Adm
   return called;
 }
 
-// Whether the webhook is to be called about the request (kube's ShouldCallHook, matchPolicy
-// Exact): rules, selectors, then matchConditions, whose errors fail the request (403) under
-// failurePolicy Fail and skip the webhook under Ignore.
-ApiResult<bool> selects(const Webhooks::State& state, const Webhook& hook, const AdmissionRequest& request) {
-  registry::Registry& registry = state.registry;
-  if (!rules_match(hook, request)) return false;
+// Whether the webhook is called about the request, and as which resource (kube's
+// ShouldCallHook): its rules under its matchPolicy, then its selectors; null when it is not.
+ApiResult<const api::ResourceInfo*> invoked_as(const Webhooks::State& state, const Webhook& hook,
+                                               const AdmissionRequest& request, EquivalentResources& equivalents) {
+  const api::ResourceInfo* as = rules_match(hook, request, equivalents);
+  if (as == nullptr) return nullptr;
   if (!hook.selector_error.empty()) return std::unexpected(internal_error(hook.selector_error));
-  if (!object_selected(hook.object_selector, request)) return false;
-  auto selected = namespace_selected(registry, hook.namespace_selector, request);
-  if (!selected || !*selected || hook.match_conditions.empty()) return selected;
-  const MatchResult matched = evaluate_match_conditions(hook.match_conditions, request, state.authorizer);
+  if (!object_selected(hook.object_selector, request)) return nullptr;
+  auto selected = namespace_selected(state.registry, hook.namespace_selector, request);
+  if (!selected) return std::unexpected(selected.error());
+  return *selected ? as : nullptr;
+}
+
+// Whether the webhook's matchConditions hold for the request as the webhook sees it (`seen`);
+// their errors fail the request (403) under failurePolicy Fail and skip the webhook under Ignore.
+ApiResult<bool> conditions_hold(const Webhooks::State& state, const Webhook& hook, const AdmissionRequest& request,
+                                const AdmissionRequest& seen) {
+  if (hook.match_conditions.empty()) return true;
+  const MatchResult matched = evaluate_match_conditions(hook.match_conditions, seen, state.authorizer);
   if (!matched.error.empty() && hook.fail_closed)
     return std::unexpected(registry::admission_forbidden(request, matched.error));
   return matched.matches;
@@ -227,6 +236,7 @@ ApiResult<bool> selects(const Webhooks::State& state, const Webhook& hook, const
 ApiResult<void> run_mutating(Webhooks::State& state, const AdmissionRequest& request, nlohmann::json& object) {
   const auto hooks = state.snapshot(true);
   if (hooks->empty()) return {};
+  EquivalentResources equivalents(state.registry, request);
   std::set<std::string> invoked_reinvocable;  // IfNeeded webhooks called since the last change
   std::set<std::string> reinvoke;             // those to call again in round 1
   bool any_change = false;
@@ -234,10 +244,23 @@ ApiResult<void> run_mutating(Webhooks::State& state, const AdmissionRequest& req
     if (round == 1 && (!any_change || reinvoke.empty())) break;
     for (std::size_t i = 0; i < hooks->size(); ++i) {
       const auto& hook = (*hooks)[i];
-      auto selected = selects(state, hook, request);
-      if (!selected) return std::unexpected(selected.error());
-      if (!*selected || (round == 1 && !reinvoke.contains(hook.uid))) continue;
-      const Called called = call_webhook(state.registry, hook, request, request.operation == "DELETE" ? nullptr : &object);
+      auto as = invoked_as(state, hook, request, equivalents);
+      if (!as) return std::unexpected(as.error());
+      if (*as == nullptr) continue;
+      // An equivalent resource's webhook sees the object as it is now, at that version.
+      std::unique_ptr<SeenAs> converted;
+      auto seen = as_matched(state.registry, request, **as, converted);
+      if (!seen) return std::unexpected(seen.error());
+      auto holds = conditions_hold(state, hook, request, **seen);
+      if (!holds) return std::unexpected(holds.error());
+      if (!*holds || (round == 1 && !reinvoke.contains(hook.uid))) continue;
+      nlohmann::json* target = request.operation == "DELETE" ? nullptr : converted ? &converted->object() : &object;
+      const Called called = call_webhook(state.registry, hook, **seen, target);
+      if (called.changed && converted) {  // the patched object, back at the request's version
+        auto back = state.registry.convert_equivalent(**as, request.info, converted->object());
+        if (!back) return std::unexpected(back.error());
+        object = std::move(*back);
+      }
       annotate(request, annotation_key(k_mutation_annotation, false, round, i),
                nlohmann::json{{"configuration", hook.configuration}, {"webhook", hook.name}, {"mutated", called.changed}}
                    .dump());
@@ -260,25 +283,32 @@ ApiResult<void> run_mutating(Webhooks::State& state, const AdmissionRequest& req
 
 ApiResult<void> run_validating(Webhooks::State& state, const AdmissionRequest& request) {
   const auto hooks = state.snapshot(false);
-  std::vector<const Webhook*> relevant;
+  EquivalentResources equivalents(state.registry, request);
+  std::map<const api::ResourceInfo*, std::unique_ptr<SeenAs>> converted;     // once per equivalent resource
+  std::vector<std::pair<const Webhook*, const AdmissionRequest*>> relevant;  // each with the request it sees
   for (const auto& hook : *hooks) {
-    auto selected = selects(state, hook, request);
-    if (!selected) return std::unexpected(selected.error());
-    if (*selected) relevant.push_back(&hook);
+    auto as = invoked_as(state, hook, request, equivalents);
+    if (!as) return std::unexpected(as.error());
+    if (*as == nullptr) continue;
+    auto seen = as_matched(state.registry, request, **as, converted[*as]);
+    if (!seen) return std::unexpected(seen.error());
+    auto holds = conditions_hold(state, hook, request, **seen);
+    if (!holds) return std::unexpected(holds.error());
+    if (*holds) relevant.emplace_back(&hook, *seen);
   }
   if (relevant.empty()) return {};
   // Side by side: the first on this thread, the others on their own.
   std::vector<std::future<Called>> others;
   for (std::size_t i = 1; i < relevant.size(); ++i)
-    others.push_back(std::async(std::launch::async, [&state, hook = relevant[i], &request] {
-      return call_webhook(state.registry, *hook, request, nullptr);
+    others.push_back(std::async(std::launch::async, [&state, called = relevant[i]] {
+      return call_webhook(state.registry, *called.first, *called.second, nullptr);
     }));
   std::vector<Called> outcomes;
-  outcomes.push_back(call_webhook(state.registry, *relevant[0], request, nullptr));
+  outcomes.push_back(call_webhook(state.registry, *relevant[0].first, *relevant[0].second, nullptr));
   for (auto& other : others) outcomes.push_back(other.get());
   std::optional<ApiError> first;
   for (std::size_t i = 0; i < relevant.size(); ++i) {
-    const auto& hook = *relevant[i];
+    const auto& hook = *relevant[i].first;
     auto& called = outcomes[i];
     std::optional<ApiError> error = std::move(called.refusal);
     if (!error && !called.call_failure.empty()) {

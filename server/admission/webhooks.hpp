@@ -5,6 +5,9 @@
 // when that is all a webhook accepts) for every request their rules, namespaceSelector and
 // objectSelector select.
 //
+// - matchPolicy Equivalent (the API's default): a webhook whose rules name another version of
+//   the request's resource (equivalents.hpp) is called with the objects converted to it; a
+//   mutating webhook's patch applies there and the result is converted back.
 // - Mutating webhooks run one after another, in the order of their configurations' names and
 //   their place there; each gets the object as the ones before left it, and a JSONPatch answer
 //   changes it (decoded again with the kind's defaults). When a webhook changed the object,

@@ -37,6 +37,10 @@ struct AdmissionRequest {
   std::vector<std::string>* warnings = nullptr;
   // Adds an annotation to the request's audit event; may be null (or empty: no audit).
   const std::function<void(const std::string& key, const std::string& value)>* annotate = nullptr;
+  // The resource the client wrote when `info` is an equivalent one that a webhook or policy
+  // matched instead (matchPolicy Equivalent; object and old are then converted to `info`'s
+  // version); null: `info` itself.
+  const api::ResourceInfo* requested = nullptr;
 };
 
 using AdmissionCheck = std::function<ApiResult<void>(const AdmissionRequest&)>;

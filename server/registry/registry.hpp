@@ -209,6 +209,19 @@ class Registry {
 
   std::string key_prefix(const api::ResourceInfo& info, const std::string& ns) const;
 
+  // Equivalent resources (equivalent_resources.cpp), as kube's EquivalentResourceRegistry has
+  // them: the resources of `table` kept under the same key prefix as `info` (every served
+  // version of a custom resource; the built-in versions stored as one, as autoscaling/v1 and v2
+  // HorizontalPodAutoscalers), `info` among them, in the table's order. With a subresource,
+  // only those that serve it.
+  std::vector<const api::ResourceInfo*> equivalent_resources(const api::ResourceTable& table,
+                                                             const api::ResourceInfo& info,
+                                                             std::string_view subresource) const;
+  // An object of `from` as the equivalent resource `to`: a custom object through its CRD's
+  // conversion (convert_custom), a built-in one through the version both rows are stored as.
+  ApiResult<nlohmann::json> convert_equivalent(const api::ResourceInfo& from, const api::ResourceInfo& to,
+                                               nlohmann::json object);
+
  private:
   std::string key(const api::ResourceInfo& info, const std::string& ns, const std::string& name) const;
   // The stored object at `kv` as the cache keeps it (read_stored's errors); `decode` is the

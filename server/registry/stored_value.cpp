@@ -80,6 +80,16 @@ std::string served_protobuf(const api::ResourceInfo& info, std::string_view valu
   return served ? std::move(*served) : std::string();
 }
 
+void convert_builtin(const api::ResourceInfo& from, const api::ResourceInfo& to, nlohmann::json& object) {
+  if (const kinds::StoredAs* stored_as = stored_as_of(from); stored_as != nullptr && stored_as->to_stored)
+    stored_as->to_stored(object);
+  if (const kinds::StoredAs* stored_as = stored_as_of(to); stored_as != nullptr && stored_as->from_stored)
+    stored_as->from_stored(object);
+  object["apiVersion"] = to.api_version();
+  object["kind"] = to.kind;
+  fill_go_shape(to, object);
+}
+
 kw::Result<nlohmann::json> decode_stored(const api::ResourceInfo& info, std::string_view value) {
   if (value.starts_with(codec::k_protobuf_magic)) {
     auto envelope = codec::decode_envelope(value);

@@ -27,6 +27,11 @@ kw::Result<nlohmann::json> decode_stored(const api::ResourceInfo& info, std::str
 // the served one (JSON, another version of the kind) or cannot be read.
 std::string served_protobuf(const api::ResourceInfo& info, std::string_view value, std::int64_t revision);
 
+// A built-in object of `from` as the other row `to` stored under the same key: reshaped into
+// the version both are stored as, then out of it (the rows' StoredAs converters), with `to`'s
+// apiVersion and kind.
+void convert_builtin(const api::ResourceInfo& from, const api::ResourceInfo& to, nlohmann::json& object);
+
 // A built-in object as Kubernetes' Go types write it: no null fields (Go leaves out unset
 // pointers, lists and maps), and the struct-valued fields it lacks filled in ({}, or null for a
 // time: codec::fill_go_values). Custom objects are left as they are.

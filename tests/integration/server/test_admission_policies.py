@@ -25,6 +25,14 @@ rules:
 """
 
 
+# A custom resource served at v1 (stored) and v2, conversion None: only apiVersion differs.
+GADGETS = "policyequiv.kw.test"
+
+
+def gadgets_rule(*versions):
+    return {"apiGroups": [GADGETS], "apiVersions": list(versions), "operations": ["CREATE"], "resources": ["gadgets"]}
+
+
 def configmaps_rule(operations=("CREATE", "UPDATE"), **extra):
     return {"apiGroups": [""], "apiVersions": ["v1"], "operations": list(operations),
             "resources": ["configmaps"], **extra}
@@ -82,6 +90,53 @@ class AdmissionPolicyTest(unittest.TestCase):
             if status >= 400 or time.monotonic() > deadline:
                 return status, body, headers
             time.sleep(0.05)
+
+    def serve_gadgets(self):
+        """The gadgets CRD, created by the first test that needs it."""
+        if self.server.json("GET", f"/apis/{GADGETS}/v2/gadgets")[0] == 200:
+            return
+        open_schema = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+        status, body = self.server.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+            "metadata": {"name": "gadgets." + GADGETS},
+            "spec": {"group": GADGETS, "scope": "Namespaced",
+                     "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": open_schema},
+                                  {"name": "v2", "served": True, "storage": False, "schema": open_schema}]}})
+        self.assertEqual(status, 201, body)
+        deadline = time.monotonic() + 10
+        while self.server.json("GET", f"/apis/{GADGETS}/v2/gadgets")[0] != 200:
+            self.assertLess(time.monotonic(), deadline, "gadgets are not served")
+            time.sleep(0.1)
+
+    def gadget(self, namespace, name, version):
+        return self.server.json("POST", f"/apis/{GADGETS}/{version}/namespaces/{namespace}/gadgets", {
+            "apiVersion": f"{GADGETS}/{version}", "kind": "Gadget", "metadata": {"name": name}})
+
+    def until_gadget_refused(self, namespace, version, timeout=5):
+        deadline = time.monotonic() + timeout
+        n = 0
+        while True:
+            n += 1
+            status, body = self.gadget(namespace, f"probe-{version}-{n}", version)
+            if status >= 400 or time.monotonic() > deadline:
+                return status, body
+            time.sleep(0.05)
+
+    def gadget_policy(self, name, match_policy=None):
+        """A policy on v1 gadgets in namespace NAME whose one validation fails, saying what it saw."""
+        self.serve_gadgets()
+        self.namespace(name)
+        constraints = {"resourceRules": [gadgets_rule("v1")],
+                       "namespaceSelector": {"matchLabels": {"policy-test": name}}}
+        if match_policy:
+            constraints["matchPolicy"] = match_policy
+        body = self.policy(name, {"matchConstraints": constraints, "validations": [{
+            "expression": "false",
+            "messageExpression": "'object ' + object.apiVersion + ', kind ' + request.kind.version + "
+                                 "', resource ' + request.resource.version + ', requestKind ' + "
+                                 "request.requestKind.version + ', requestResource ' + request.requestResource.version"}]})
+        self.bind(name, name)
+        return body
 
     def audit_annotations(self, name, timeout=5):
         deadline = time.monotonic() + timeout
@@ -332,6 +387,40 @@ class AdmissionPolicyTest(unittest.TestCase):
         self.assertEqual(status, 422, body)
         self.assertTrue(body["message"].endswith("denied request: kept"), body)
         self.assertEqual(self.server.json("DELETE", "/api/v1/namespaces/deletes/configmaps/gone")[0], 200)
+
+    def test_match_policy_equivalent_applies_to_an_equivalent_version_seen_as_the_one_named(self):
+        stored = self.gadget_policy("equivalent")
+        self.assertEqual(stored["spec"]["matchConstraints"]["matchPolicy"], "Equivalent")
+        status, body = self.until_gadget_refused("equivalent", "v2")
+        self.assertEqual(status, 422, body)
+        self.assertEqual(body["details"]["causes"], [{
+            "message": "ValidatingAdmissionPolicy 'equivalent' with binding 'equivalent' denied request: "
+                       f"object {GADGETS}/v1, kind v1, resource v1, requestKind v2, requestResource v2"}])
+
+    def test_match_policy_equivalent_applies_to_excluded_rules_too(self):
+        self.serve_gadgets()
+        self.namespace("equivalent-exclude")
+        self.policy("equivalent-exclude", {
+            "matchConstraints": {"resourceRules": [gadgets_rule("*")],
+                                 "excludeResourceRules": [{**gadgets_rule("v1"), "resourceNames": ["spared"]}],
+                                 "namespaceSelector": {"matchLabels": {"policy-test": "equivalent-exclude"}}},
+            "validations": [{"expression": "false", "message": "no gadgets here"}]})
+        self.bind("equivalent-exclude", "equivalent-exclude")
+        status, body = self.until_gadget_refused("equivalent-exclude", "v2")
+        self.assertEqual(status, 422, body)
+        self.assertTrue(body["message"].endswith("denied request: no gadgets here"), body)
+        status, body = self.gadget("equivalent-exclude", "spared", "v2")
+        self.assertEqual(status, 201, body)
+
+    def test_match_policy_exact_applies_only_to_the_version_named(self):
+        self.gadget_policy("exact", "Exact")
+        status, body = self.until_gadget_refused("exact", "v1")
+        self.assertEqual(status, 422, body)
+        self.assertTrue(body["message"].endswith(
+            f"denied request: object {GADGETS}/v1, kind v1, resource v1, requestKind v1, requestResource v1"), body)
+        status, body = self.gadget("exact", "through-v2", "v2")
+        self.assertEqual(status, 201, body)
+
 
 
 class PolicyAuthorizerTest(unittest.TestCase):

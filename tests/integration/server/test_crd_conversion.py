@@ -11,14 +11,10 @@ import time
 import unittest
 
 from kwtest import KwServer, free_port, https_server, make_tls_files, send_json, stop_https_server
+from webhook_peer import colour_converted, colour_definition, colour_schema, conversion_answer
 
 GROUP = "convert.kw.test"
 CRD = "widgets." + GROUP
-
-
-def schema(field):
-    return {"openAPIV3Schema": {"type": "object", "properties": {
-        "spec": {"type": "object", "properties": {field: {"type": "string"}}}}}}
 
 
 class Converter:
@@ -39,23 +35,15 @@ class Converter:
                 desired = request["desiredAPIVersion"]
                 objects = []
                 for obj in request["objects"]:
-                    obj = json.loads(json.dumps(obj))
-                    spec = obj.setdefault("spec", {})
-                    if desired.endswith("/v2") and "color" in spec:
-                        spec["colour"] = spec.pop("color")
-                    if desired.endswith("/v1") and "colour" in spec:
-                        spec["color"] = spec.pop("colour")
-                    obj["apiVersion"] = desired
+                    obj = colour_converted(obj, desired)
                     obj["metadata"].setdefault("labels", {})["converted-to"] = desired.split("/")[1]
                     if converter.mode == "rename":
                         obj["metadata"]["name"] = "other"
                     objects.append(obj)
-                result = {"status": "Success"}
+                result = None
                 if converter.mode == "fail":
                     result = {"status": "Failure", "message": "cannot convert today"}
-                send_json(self, 200, {"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
-                                      "response": {"uid": request["uid"], "convertedObjects": objects,
-                                                   "result": result}})
+                send_json(self, 200, conversion_answer(review, objects, result))
 
             def log_message(self, *args):
                 pass
@@ -77,15 +65,7 @@ class CrdConversionTest(unittest.TestCase):
         cls.server.start()
         with open(cls.tls["ca"], "rb") as f:
             bundle = base64.b64encode(f.read()).decode()
-        crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-               "metadata": {"name": CRD},
-               "spec": {"group": GROUP, "scope": "Namespaced",
-                        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-                        "versions": [{"name": "v1", "served": True, "storage": True, "schema": schema("color")},
-                                     {"name": "v2", "served": True, "storage": False, "schema": schema("colour")}],
-                        "conversion": {"strategy": "Webhook", "webhook": {
-                            "conversionReviewVersions": ["v1"],
-                            "clientConfig": {"url": f"https://127.0.0.1:{cls.port}/convert", "caBundle": bundle}}}}}
+        crd = colour_definition(GROUP, "widget", f"https://127.0.0.1:{cls.port}/convert", bundle)
         status, body = cls.server.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
         assert status == 201, body
         deadline = time.monotonic() + 10
@@ -167,7 +147,7 @@ class CrdConversionTest(unittest.TestCase):
         crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
                "metadata": {"name": "gadgets." + GROUP},
                "spec": {"group": GROUP, "scope": "Cluster", "names": {"plural": "gadgets", "kind": "Gadget"},
-                        "versions": [{"name": "v1", "served": True, "storage": True, "schema": schema("color")}]}}
+                        "versions": [{"name": "v1", "served": True, "storage": True, "schema": colour_schema("color")}]}}
         status, body = self.server.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
         self.assertEqual(status, 201, body)
         self.assertEqual(body["spec"]["conversion"], {"strategy": "None"})

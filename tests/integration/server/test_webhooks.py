@@ -22,10 +22,17 @@ import urllib.error
 import urllib.request
 
 from kwtest import KwServer, free_port, make_tls_files, write_tokens
-from webhook_peer import WebhookPeer
+from webhook_peer import WebhookPeer, colour_definition
 
 PEER_APISERVER = os.environ.get("KW_TEST_APISERVER")
 ADMISSION = "/apis/admissionregistration.k8s.io/v1"
+# A custom resource served at v1 (stored; spec.color) and v2 (spec.colour), converted by the peer.
+GADGETS = "equiv.kw.test"
+
+
+def gadgets_rule(*versions):
+    return {"operations": ["CREATE", "UPDATE"], "apiGroups": [GADGETS], "apiVersions": list(versions),
+            "resources": ["gadgets"]}
 AUDIT_POLICY = """apiVersion: audit.k8s.io/v1
 kind: Policy
 rules:
@@ -87,6 +94,13 @@ class WebhookTest(unittest.TestCase):
                 "metadata": {"name": "webhook-1", "labels": {"kubernetes.io/service-name": "webhook"}},
                 "addressType": "FQDN", "endpoints": [{"addresses": ["127.0.0.1"], "conditions": {"ready": True}}],
                 "ports": [{"name": "https", "port": cls.peer_port, "protocol": "TCP"}]})
+
+        cls.setup_object("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", colour_definition(
+            GADGETS, "gadget", f"https://127.0.0.1:{cls.peer_port}/convert", cls.ca_bundle))
+        deadline = time.monotonic() + 10
+        while cls.call("GET", f"/apis/{GADGETS}/v2/namespaces/hooks/gadgets")[0] != 200:
+            assert time.monotonic() < deadline, "gadgets are not served"
+            time.sleep(0.1)
 
     @classmethod
     def setup_object(cls, path, body):
@@ -151,6 +165,12 @@ class WebhookTest(unittest.TestCase):
     def configmap(self, test, name, namespace="hooks", dry_run=False, data=None):
         body = {"metadata": {"name": name, "labels": {"hook-test": test}}, "data": data or {"k": "v"}}
         return self.call("POST", f"/api/v1/namespaces/{namespace}/configmaps" + ("?dryRun=All" if dry_run else ""), body)
+
+    def gadget(self, test, name, version="v2", colour="red"):
+        field = "colour" if version == "v2" else "color"
+        return self.call("POST", f"/apis/{GADGETS}/{version}/namespaces/hooks/gadgets", {
+            "apiVersion": f"{GADGETS}/{version}", "kind": "Gadget",
+            "metadata": {"name": name, "labels": {"hook-test": test}}, "spec": {field: colour}})
 
     def assert_status(self, answer, code, message, reason=None, prefix=False):
         self.assertEqual(answer["kind"], "Status", answer)
@@ -483,6 +503,99 @@ class WebhookTest(unittest.TestCase):
         self.assertEqual(code, 403)
         [review] = self.peer.sent("/deny")
         self.assertEqual(review["apiVersion"], "admission.k8s.io/v1beta1")
+
+
+    # --- matchPolicy ---------------------------------------------------------------------------
+    def test_match_policy_equivalent_by_default_sends_the_object_at_the_version_the_rules_name(self):
+        # Its matchConditions see the object at v1 as well.
+        self.install(False, "equivalent", [{"name": "equivalent.kw.test", "clientConfig": self.url_client("/v1-only"),
+                                            "rules": [gadgets_rule("v1")],
+                                            "matchConditions": [{"name": "at-v1", "expression":
+                                                                 f"object.apiVersion == '{GADGETS}/v1' && "
+                                                                 "request.requestKind.version == 'v2'"}]}])
+        code, stored, _ = self.call("GET", f"{ADMISSION}/validatingwebhookconfigurations/equivalent")
+        self.assertEqual(stored["webhooks"][0]["matchPolicy"], "Equivalent")
+        code, answer, _ = self.gadget("equivalent", "through-v2")
+        self.assertEqual(code, 201, answer)
+        self.assertEqual((answer["apiVersion"], answer["spec"]), (f"{GADGETS}/v2", {"colour": "red"}))
+        [review] = self.peer.sent("/v1-only")
+        request = review["request"]
+        self.assertEqual(request["kind"], {"group": GADGETS, "version": "v1", "kind": "Gadget"})
+        self.assertEqual(request["resource"], {"group": GADGETS, "version": "v1", "resource": "gadgets"})
+        self.assertEqual(request["requestKind"], {"group": GADGETS, "version": "v2", "kind": "Gadget"})
+        self.assertEqual(request["requestResource"], {"group": GADGETS, "version": "v2", "resource": "gadgets"})
+        self.assertEqual(request["object"]["apiVersion"], f"{GADGETS}/v1")
+        self.assertEqual(request["object"]["spec"], {"color": "red"})
+        self.assertIsNone(request["oldObject"])
+        # An update sends the old object at v1 too.
+        answer["spec"] = {"colour": "green"}
+        code, answer, _ = self.call("PUT", f"/apis/{GADGETS}/v2/namespaces/hooks/gadgets/through-v2", answer)
+        self.assertEqual(code, 200, answer)
+        update = self.peer.sent("/v1-only")[-1]["request"]
+        self.assertEqual((update["operation"], update["object"]["spec"], update["oldObject"]["spec"]),
+                         ("UPDATE", {"color": "green"}, {"color": "red"}))
+        self.assertEqual(update["oldObject"]["apiVersion"], f"{GADGETS}/v1")
+        self.assertEqual(update["requestKind"]["version"], "v2")
+
+    def test_match_policy_exact_calls_the_webhook_only_for_the_version_its_rules_name(self):
+        self.install(False, "exact", [{"name": "exact.kw.test", "clientConfig": self.url_client("/exact"),
+                                       "matchPolicy": "Exact", "rules": [gadgets_rule("v1")]}])
+        code, answer, _ = self.gadget("exact", "exact-v2")
+        self.assertEqual(code, 201, answer)
+        self.assertEqual(self.peer.sent("/exact"), [])
+        code, answer, _ = self.gadget("exact", "exact-v1", version="v1")
+        self.assertEqual(code, 201, answer)
+        [review] = self.peer.sent("/exact")
+        self.assertEqual(review["request"]["kind"], review["request"]["requestKind"])
+        self.assertEqual(review["request"]["requestKind"]["version"], "v1")
+
+    def test_a_refusal_through_an_equivalent_version_refuses_the_request(self):
+        self.install(False, "refuse-equivalent", [{"name": "refuse.kw.test", "clientConfig": self.url_client("/deny"),
+                                                   "rules": [gadgets_rule("v1")]}])
+        code, answer, _ = self.gadget("refuse-equivalent", "refused-v2")
+        self.assertEqual(code, 403, answer)
+        self.assert_status(answer, 403, 'admission webhook "refuse.kw.test" denied the request: no thanks')
+        code, _, _ = self.call("GET", f"/apis/{GADGETS}/v2/namespaces/hooks/gadgets/refused-v2")
+        self.assertEqual(code, 404)
+
+    def test_a_mutating_webhook_patches_the_equivalent_version_and_the_client_reads_its_own(self):
+        self.install(True, "recolor", [{"name": "recolor.kw.test", "clientConfig": self.url_client("/recolor"),
+                                        "rules": [gadgets_rule("v1")]},
+                                       {"name": "label.kw.test", "clientConfig": self.url_client("/label"),
+                                        "rules": [gadgets_rule("v1")]}])
+        code, answer, _ = self.gadget("recolor", "recolored")
+        self.assertEqual(code, 201, answer)
+        self.assertEqual((answer["apiVersion"], answer["spec"]), (f"{GADGETS}/v2", {"colour": "blue"}))
+        self.assertEqual(answer["metadata"]["labels"]["seen-by-label"], "yes")
+        [review] = self.peer.sent("/recolor")
+        self.assertEqual(review["request"]["object"]["spec"], {"color": "red"})
+        # The second webhook saw the first one's patch, at v1.
+        [review] = self.peer.sent("/label")
+        self.assertEqual(review["request"]["object"]["spec"], {"color": "blue"})
+        code, stored, _ = self.call("GET", f"/apis/{GADGETS}/v2/namespaces/hooks/gadgets/recolored")
+        self.assertEqual((code, stored["spec"]), (200, {"colour": "blue"}))
+        code, stored, _ = self.call("GET", f"/apis/{GADGETS}/v1/namespaces/hooks/gadgets/recolored")
+        self.assertEqual((code, stored["spec"]), (200, {"color": "blue"}))
+
+    def test_a_built_in_kind_served_at_two_versions_is_sent_converted(self):
+        self.install(False, "hpa", [{"name": "hpa.kw.test", "clientConfig": self.url_client("/hpa-v1"),
+                                     "rules": [{"operations": ["CREATE"], "apiGroups": ["autoscaling"],
+                                                "apiVersions": ["v1"], "resources": ["horizontalpodautoscalers"]}]}])
+        hpa = {"metadata": {"name": "web", "labels": {"hook-test": "hpa"}},
+               "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                        "minReplicas": 1, "maxReplicas": 3,
+                        "metrics": [{"type": "Resource", "resource": {
+                            "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}]}}
+        code, answer, _ = self.call("POST", "/apis/autoscaling/v2/namespaces/hooks/horizontalpodautoscalers", hpa)
+        self.assertEqual(code, 201, answer)
+        [review] = self.peer.sent("/hpa-v1")
+        request = review["request"]
+        self.assertEqual(request["kind"], {"group": "autoscaling", "version": "v1", "kind": "HorizontalPodAutoscaler"})
+        self.assertEqual(request["requestKind"]["version"], "v2")
+        self.assertEqual(request["object"]["apiVersion"], "autoscaling/v1")
+        self.assertEqual(request["object"]["spec"]["targetCPUUtilizationPercentage"], 70)
+        self.assertNotIn("metrics", request["object"]["spec"])
+        self.call("DELETE", "/apis/autoscaling/v2/namespaces/hooks/horizontalpodautoscalers/web")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """An HTTPS admission webhook server for the tests: one behaviour per path, and every
-AdmissionReview it was sent kept in `reviews` as (path, review)."""
+AdmissionReview it was sent kept in `reviews` as (path, review). It answers ConversionReviews
+too, for the colour CRDs (colour_definition) whose conversion webhook it is."""
 import base64
 import http.server
 import json
@@ -18,6 +19,44 @@ def label_patch(obj, key, value):
     if not obj.get("metadata", {}).get("labels"):
         return [{"op": "add", "path": "/metadata/labels", "value": {key: value}}]
     return [{"op": "add", "path": "/metadata/labels/" + key.replace("~", "~0").replace("/", "~1"), "value": value}]
+
+
+def colour_schema(field):
+    """A version's schema: spec.FIELD, a string."""
+    return {"openAPIV3Schema": {"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {field: {"type": "string"}}}}}}
+
+
+def colour_definition(group, singular, url, ca_bundle):
+    """A namespaced CRD of kind singular.title() served at v1 (stored; spec.color) and v2
+    (spec.colour), converted by the webhook at `url` (colour_converted)."""
+    kind = singular.title()
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{singular}s.{group}"},
+            "spec": {"group": group, "scope": "Namespaced",
+                     "names": {"plural": singular + "s", "singular": singular, "kind": kind, "listKind": kind + "List"},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": colour_schema("color")},
+                                  {"name": "v2", "served": True, "storage": False, "schema": colour_schema("colour")}],
+                     "conversion": {"strategy": "Webhook", "webhook": {
+                         "conversionReviewVersions": ["v1"],
+                         "clientConfig": {"url": url, "caBundle": ca_bundle}}}}}
+
+
+def colour_converted(obj, desired):
+    """A copy of `obj` at apiVersion `desired`: v1 spec.color <-> v2 spec.colour."""
+    obj = json.loads(json.dumps(obj))
+    spec = obj.setdefault("spec", {})
+    old, new = ("color", "colour") if desired.endswith("/v2") else ("colour", "color")
+    if old in spec:
+        spec[new] = spec.pop(old)
+    obj["apiVersion"] = desired
+    return obj
+
+
+def conversion_answer(review, objects, result=None):
+    return {"apiVersion": review["apiVersion"], "kind": "ConversionReview",
+            "response": {"uid": review["request"]["uid"], "convertedObjects": objects,
+                         "result": result or {"status": "Success"}}}
 
 
 class WebhookPeer:
@@ -57,6 +96,10 @@ class WebhookPeer:
             self.reviews.clear()
 
     def answer(self, handler, path, review):
+        if review.get("kind") == "ConversionReview":
+            desired = review["request"]["desiredAPIVersion"]
+            objects = [colour_converted(obj, desired) for obj in review["request"]["objects"]]
+            return send_json(handler, 200, conversion_answer(review, objects))
         request = review.get("request") or {}
         obj = request.get("object") or {}
         response = {"uid": request.get("uid"), "allowed": True}
@@ -73,6 +116,8 @@ class WebhookPeer:
         elif name == "count":
             calls = len(self.sent(path))
             response.update(patch_response(label_patch(obj, "count-calls", str(calls))))
+        elif name == "recolor":
+            response.update(patch_response([{"op": "replace", "path": "/spec/color", "value": "blue"}]))
         elif name == "add-container":
             response.update(patch_response([{"op": "add", "path": "/spec/containers/-",
                                              "value": {"name": "sidecar", "image": "busybox"}}]))

@@ -173,3 +173,37 @@ TEST_CASE("a generated name that is taken is drawn again, a bounded number of ti
   REQUIRE(long_prefix.has_value());
   CHECK((*long_prefix)["metadata"]["name"].get<std::string>().size() == 63);
 }
+
+TEST_CASE("equivalent resources are the rows stored under one key, converted through the stored version") {
+  Fixture f;
+  const auto* v1 = f.resources.find_plural("autoscaling", "v1", "horizontalpodautoscalers");
+  const auto* v2 = f.resources.find_plural("autoscaling", "v2", "horizontalpodautoscalers");
+  REQUIRE(v1 != nullptr);
+  REQUIRE(v2 != nullptr);
+  const auto equivalents = f.registry->equivalent_resources(f.resources, *v2, "");
+  CHECK(equivalents == std::vector<const api::ResourceInfo*>{v2, v1});  // the table's (discovery) order
+  CHECK(f.registry->equivalent_resources(f.resources, *v1, "status") == equivalents);
+  CHECK(f.registry->equivalent_resources(f.resources, f.pods(), "") ==
+        std::vector<const api::ResourceInfo*>{&f.pods()});
+
+  const nlohmann::json hpa = {
+      {"apiVersion", "autoscaling/v1"},
+      {"kind", "HorizontalPodAutoscaler"},
+      {"metadata", {{"name", "web"}, {"namespace", "default"}}},
+      {"spec",
+       {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "web"}}},
+        {"minReplicas", 1},
+        {"maxReplicas", 4},
+        {"targetCPUUtilizationPercentage", 70}}}};
+  auto as_v2 = f.registry->convert_equivalent(*v1, *v2, hpa);
+  REQUIRE(as_v2.has_value());
+  CHECK((*as_v2)["apiVersion"] == "autoscaling/v2");
+  CHECK_FALSE((*as_v2)["spec"].contains("targetCPUUtilizationPercentage"));
+  CHECK((*as_v2)["spec"]["metrics"][0]["resource"]["name"] == "cpu");
+  CHECK((*as_v2)["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"] == 70);
+  auto back = f.registry->convert_equivalent(*v2, *v1, *as_v2);
+  REQUIRE(back.has_value());
+  CHECK((*back)["apiVersion"] == "autoscaling/v1");
+  CHECK((*back)["spec"]["targetCPUUtilizationPercentage"] == 70);
+  CHECK((*back)["spec"]["maxReplicas"] == 4);
+}
