@@ -1133,16 +1133,24 @@ void Registry::finalize_namespace(const std::string& name) {
 
 ApiResult<nlohmann::json> Registry::get(const api::ResourceInfo& info, const std::string& ns,
                                         const std::string& name, const std::string& resource_version) {
-  if (resource_version == "0")
-    if (auto cache = cache_for(info)) {
-      auto found = cache->get(key(info, ns, name), false);
-      if (found) return (*found)->object;
-      if (found.error().code != storage::ErrorCode::unavailable)
-        return std::unexpected(from_storage(found.error(), info.group, info.plural, name));
-    }
+  if (resource_version == "0") {
+    auto cached = get_cached(info, ns, name);
+    if (!cached) return std::unexpected(cached.error());
+    if (*cached) return (*cached)->object;
+  }
   auto found = m_backend.get(key(info, ns, name));
   if (!found) return std::unexpected(from_storage(found.error(), info.group, info.plural, name));
   return read_stored(info, *found, name);
+}
+
+ApiResult<cache::ObjectPtr> Registry::get_cached(const api::ResourceInfo& info, const std::string& ns,
+                                                 const std::string& name) {
+  auto cache = cache_for(info);
+  if (!cache) return nullptr;
+  auto found = cache->get(key(info, ns, name), false);
+  if (found) return std::move(*found);
+  if (found.error().code == storage::ErrorCode::unavailable) return nullptr;
+  return std::unexpected(from_storage(found.error(), info.group, info.plural, name));
 }
 
 ApiResult<ListResult> Registry::list(const api::ResourceInfo& info, const ListRequest& request) {

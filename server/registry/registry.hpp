@@ -188,6 +188,9 @@ class Registry {
                             const nlohmann::json& delete_options, const WriteOptions& options);
   ApiResult<nlohmann::json> get(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
                                 const std::string& resource_version);
+  // The watch cache's copy of the object (what resourceVersion "0" reads); null when the
+  // resource has no cache or it is not ready, so the caller reads storage instead.
+  ApiResult<cache::ObjectPtr> get_cached(const api::ResourceInfo& info, const std::string& ns, const std::string& name);
   ApiResult<ListResult> list(const api::ResourceInfo& info, const ListRequest& request);
 
   // The scale subresource: the object seen as an autoscaling/v1 Scale. `mutate` turns the

@@ -200,6 +200,9 @@ Result<std::shared_ptr<ssl::context>> make_tls_context(const TlsConfig& config, 
     SSL_CTX_set_session_id_context(native, k_session_context, sizeof(k_session_context) - 1);
   }
   SSL_CTX_set_alpn_select_cb(native, select_alpn, nullptr);
+  // An idle connection gives back its record buffers (about 34 KiB): thousands of kubelets'
+  // connections sit idle between heartbeats.
+  SSL_CTX_set_mode(native, SSL_MODE_RELEASE_BUFFERS);
   return context;
 }
 

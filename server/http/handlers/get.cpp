@@ -8,7 +8,13 @@ void get(const ResourceRequest& r) {
                                 .table = r.info.subresource.empty(),
                                 .protobuf = has_protobuf});
   if (!format) return;
-  reply(r, *format, 200, r.registry.get(r.resource, r.info.namespace_, r.info.name, r.param("resourceVersion")));
+  const std::string resource_version = r.param("resourceVersion");
+  if (resource_version == "0" && r.info.subresource.empty()) {  // from the cache, as it keeps the object
+    auto cached = r.registry.get_cached(r.resource, r.info.namespace_, r.info.name);
+    if (!cached) return r.fail(cached.error());
+    if (*cached) return reply_cached(r, *format, **cached);
+  }
+  reply(r, *format, 200, r.registry.get(r.resource, r.info.namespace_, r.info.name, resource_version));
 }
 
 }  // namespace kw::http::handlers

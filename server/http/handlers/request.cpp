@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/api/json_access.hpp"
 #include "core/codec/json_limits.hpp"
 #include "core/codec/media_type.hpp"
 #include "core/codec/protobuf.hpp"
@@ -158,6 +159,18 @@ void reply(const ResourceRequest& r, const Negotiated& format, int status,
   const auto table = table_document(r.resource, {{"resourceVersion", rv}}, nlohmann::json::array({row}));
   if (r.audit) r.audit->response_object(table);
   send_object(*r.stream, status, table, format, warnings);
+}
+
+void reply_cached(const ResourceRequest& r, const Negotiated& format, const cache::StoredObject& object) {
+  const bool json = format.format == Format::json;
+  const bool protobuf = format.format == Format::protobuf && !object.protobuf.empty();
+  if (format.metadata_only || (!json && !protobuf)) return reply(r, format, 200, object.object);
+  if (r.audit) r.audit->response_object(object.object);
+  if (json) return send_encoded(*r.stream, 200, object.json() + '\n', format);
+  send_encoded(*r.stream, 200,
+               codec::encode_envelope(api::text(object.object, "apiVersion"), api::text(object.object, "kind"),
+                                      object.protobuf),
+               format);
 }
 
 void reply_list(const ResourceRequest& r, const Negotiated& format, const registry::ListResult& listed) {

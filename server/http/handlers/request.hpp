@@ -96,6 +96,10 @@ struct WriteContext {
 void reply(const ResourceRequest& r, const Negotiated& format, int status,
            const registry::ApiResult<nlohmann::json>& result, const std::vector<std::string>& warnings = {});
 
+// A cached object (a read at resourceVersion "0") in the negotiated format: its JSON and
+// protobuf bytes as the cache keeps them, re-encoded only for other formats.
+void reply_cached(const ResourceRequest& r, const Negotiated& format, const cache::StoredObject& object);
+
 // A list answer in the negotiated format (JSON joined from the cached objects' bytes).
 void reply_list(const ResourceRequest& r, const Negotiated& format, const registry::ListResult& listed);
 

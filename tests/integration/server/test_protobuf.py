@@ -46,6 +46,43 @@ class ProtobufTest(ServerTestCase):
         self.assertEqual(kind, "PodList")
         self.assertIn('name: "pb1"', protoc_decode("k8s.io.api.core.v1.PodList", body))
 
+    def test_objects_served_from_the_stored_bytes_carry_their_resource_version(self):
+        # GET at resourceVersion 0, LIST and watch events join the stored protobuf messages,
+        # with metadata.resourceVersion set on the wire: each must say what JSON says.
+        pb = {"Accept": "application/vnd.kubernetes.protobuf"}
+        _, created = self.server.json("POST", NS + "/pods", pod("pbrv", labels={"t": "pbrv"}))
+        status, updated = self.server.json("PATCH", NS + "/pods/pbrv", {"metadata": {"labels": {"x": "1"}}},
+                                           headers={"Content-Type": "application/merge-patch+json"})
+        self.assertEqual(status, 200, updated)
+        rv = updated["metadata"]["resourceVersion"]
+        self.assertNotEqual(rv, created["metadata"]["resourceVersion"])
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
+        conn.request("GET", NS + "/pods?watch=1&labelSelector=t%3Dpbrv&resourceVersion=" + rv,
+                     headers={"Accept": "application/vnd.kubernetes.protobuf;stream=watch"})
+        resp = conn.getresponse()
+        for path in ("/pods/pbrv?resourceVersion=0", "/pods/pbrv", "/pods?labelSelector=t%3Dpbrv"):
+            status, _, raw = self.server.request("GET", NS + path, headers=pb)
+            self.assertEqual(status, 200, path)
+            _, kind, body = unwrap(raw)
+            text = protoc_decode("k8s.io.api.core.v1." + kind, body)
+            if kind == "PodList":
+                text = text.split("items {", 1)[1]  # the item, not the list's own metadata
+            self.assertEqual(text.count('resourceVersion: "%s"' % rv), 1, (path, text))
+            self.assertIn('value: "1"', text)  # the patched label
+        status, _, raw = self.server.request("GET", NS + "/pods/pbrv?resourceVersion=0")
+        self.assertEqual(json.loads(raw)["metadata"]["resourceVersion"], rv)
+        status, _ = self.server.json("DELETE", NS + "/pods/pbrv?gracePeriodSeconds=0")
+        self.assertEqual(status, 200)
+        length = struct.unpack(">I", resp.read(4))[0]
+        event = dict(fields(resp.read(length)))
+        conn.close()
+        self.assertEqual(event[1], b"DELETED")
+        _, _, body = unwrap(dict(fields(event[2]))[1])
+        text = protoc_decode("k8s.io.api.core.v1.Pod", body)
+        self.assertNotIn('resourceVersion: "%s"' % rv, text)  # the deletion's own revision
+        self.assertEqual(text.count("resourceVersion:"), 1, text)
+        self.assertIn('name: "pbrv"', text)
+
     def test_watch_frames_are_length_prefixed_watch_events(self):
         conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
         conn.request("GET", NS + "/pods?watch=1&labelSelector=t%3Dpbw",
