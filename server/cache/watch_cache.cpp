@@ -163,6 +163,7 @@ storage::Result<void> WatchCache::relist_locked(std::unique_lock<std::mutex>& lo
   m_window.clear();
   m_window_bytes = 0;
   m_revision = revision;
+  m_applied = revision;
   m_window_start = revision;
   m_ready = true;
   ++m_metrics.relists;

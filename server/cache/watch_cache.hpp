@@ -6,6 +6,7 @@
 // once synced), use from any thread, destroy (stops the feed and closes every watcher).
 // When the backend reports `compacted` or loses the watch, the cache closes its watchers
 // (their clients relist), relists and resumes; it never serves a gap.
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -90,6 +91,12 @@ class WatchCache {
   storage::Result<WatcherId> watch(const WatchRequest& request, std::shared_ptr<WatchSink> sink);
   void stop_watch(WatcherId id);
 
+  // The object a write just stored, decoded by the writer exactly as `decode` would decode the
+  // event's bytes: when the event for its key and revision arrives, the feed takes it instead of
+  // decoding again. An offer for an event already applied is dropped; offers never change
+  // what is served, only who decodes it.
+  void offer(ObjectPtr object);
+
   // Bookmarks, timeouts, closed sinks and slow watchers; runs every 250 ms on the ticker
   // thread (slow watchers every 5 ms while there are any).
   void tick();
@@ -104,6 +111,8 @@ class WatchCache {
   void start_backend_watch_locked(Revision after);
   void feed_loop();
   void apply_events(std::vector<storage::Event> events);
+  // The offered object for this event, or null (then the feed decodes it); drops stale offers.
+  ObjectPtr take_offer(const std::string& key, Revision revision);
   void ticker_loop();
   // Fans a batch's new entries out to their watchers (over m_fanout when it reaches many).
   void dispatch_locked(const std::vector<Entry*>& entries);
@@ -166,6 +175,12 @@ class WatchCache {
   std::condition_variable m_ticker_wake;  // a watcher became blocked
   std::unique_ptr<storage::WatchHandle> m_backend_watch;
   std::uint64_t m_feed_generation = 0;  // bumped per backend watch; stale callbacks are dropped
+
+  // Offered objects by key (offer()), waiting for their event; guarded by m_offer_mutex, which
+  // is taken alone or inside m_mutex. m_applied mirrors m_revision for offer() to read.
+  std::mutex m_offer_mutex;
+  std::unordered_map<std::string, ObjectPtr> m_offers;
+  std::atomic<Revision> m_applied{0};
 
   std::mutex m_feed_mutex;  // guards m_feed (taken without m_mutex held)
   std::condition_variable m_feed_ready;

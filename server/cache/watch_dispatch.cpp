@@ -13,6 +13,10 @@ namespace {
 // connection (HTTP/2 streams), whose queue then stays with one thread.
 int shard_of(WatcherId id, int shards) { return static_cast<int>((id >> 6) % static_cast<WatcherId>(shards)); }
 
+// Writes in flight whose decoded objects may wait for their events at once; past this the
+// waiting offers are dropped (their events are decoded by the feed as usual).
+constexpr std::size_t k_max_offers = 4096;
+
 }  // namespace
 
 void WatchCache::apply_events(std::vector<storage::Event> events) {
@@ -29,7 +33,8 @@ void WatchCache::apply_events(std::vector<storage::Event> events) {
     auto found = m_store.find(event.kv.key);
     entry->prev = found == m_store.end() ? nullptr : found->second;
     if (event.type == storage::EventType::put) {
-      auto object = m_options.decode(event.kv);
+      storage::Result<ObjectPtr> object = take_offer(event.kv.key, revision);
+      if (!*object) object = m_options.decode(event.kv);
       if (!object) {
         std::cerr << "kw: skipping unreadable object " << event.kv.key << ": " << object.error().message << "\n";
         continue;
@@ -52,10 +57,29 @@ void WatchCache::apply_events(std::vector<storage::Event> events) {
     m_window.push_back(std::move(entry));
     batch.push_back(m_window.back().get());
   }
+  m_applied = m_revision;
   dispatch_locked(batch);
   trim_history_locked();
   if (!m_blocked.empty()) service_blocked_locked();
   m_advanced.notify_all();
+}
+
+void WatchCache::offer(ObjectPtr object) {
+  if (!object || object->revision <= m_applied.load()) return;  // its event came first
+  std::lock_guard lock(m_offer_mutex);
+  // Offers whose events never come (a relist in between) are forgotten in bulk.
+  if (m_offers.size() >= k_max_offers) m_offers.clear();
+  m_offers[object->key] = std::move(object);
+}
+
+ObjectPtr WatchCache::take_offer(const std::string& key, Revision revision) {
+  std::lock_guard lock(m_offer_mutex);
+  if (m_offers.empty()) return nullptr;
+  auto found = m_offers.find(key);
+  if (found == m_offers.end() || found->second->revision > revision) return nullptr;
+  ObjectPtr object = std::move(found->second);
+  m_offers.erase(found);
+  return object->revision == revision ? object : nullptr;
 }
 
 void WatchCache::dispatch_locked(const std::vector<Entry*>& entries) {

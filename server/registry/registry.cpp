@@ -636,17 +636,26 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   if (!written) return std::unexpected(from_storage(written.error(), info.group, info.plural, name));
   reserved->commit();
   meta["resourceVersion"] = std::to_string(written->revision);
-  return after_write(info, std::move(object));
+  storage::KeyValue stored{
+      .key = key(info, ns, name), .value = std::move(*value), .create_revision = 0, .mod_revision = written->revision};
+  return after_write(info, stored, std::move(object));
 }
 
-ApiResult<nlohmann::json> Registry::after_write(const api::ResourceInfo& info, nlohmann::json object) {
+ApiResult<nlohmann::json> Registry::after_write(const api::ResourceInfo& info, const storage::KeyValue& written,
+                                                nlohmann::json object) {
   if (is_definitions(info))
     if (auto installed = install_definition(object); !installed)
       return std::unexpected(ApiError{500, "InternalError",
                                       "the CustomResourceDefinition was stored but cannot be served: " +
                                           installed.error().message,
                                       {}});
-  return object;
+  if (info.custom) return object;  // (decoding may call a conversion webhook: left to the cache)
+  // As kube-apiserver answers a write: the object decoded from what was stored, which is what
+  // every later read and watch sees. The watch cache takes the decoded object for its event.
+  auto stored = stored_object(info, written, "");
+  if (!stored) return object;
+  if (auto cache = cache_for(info)) cache->offer(*stored);
+  return (*stored)->object;
 }
 
 ApiResult<nlohmann::json> Registry::read_stored(const api::ResourceInfo& info, const storage::KeyValue& kv,
@@ -796,7 +805,9 @@ ApiResult<nlohmann::json> Registry::update_with(
       reserved->commit();
       released(info, existing, &object);
       metadata(object)["resourceVersion"] = std::to_string(written->revision);
-      return after_write(info, std::move(object));
+      storage::KeyValue stored{
+          .key = k, .value = std::move(*value), .create_revision = 0, .mod_revision = written->revision};
+      return after_write(info, stored, std::move(object));
     }
     // A write raced ours: read again and redo the change. A revision the client pinned (in a
     // PUT body or inside a patch) no longer matches then, and that is the 409; a patch

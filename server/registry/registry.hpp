@@ -311,8 +311,10 @@ class Registry {
   // The stored object at `kv` (corrupt: 500 naming the key); a custom object at info's version.
   ApiResult<nlohmann::json> read_stored(const api::ResourceInfo& info, const storage::KeyValue& kv,
                                         const std::string& name);
-  // A written object on its way back to the client; a written CRD is served from now on.
-  ApiResult<nlohmann::json> after_write(const api::ResourceInfo& info, nlohmann::json object);
+  // A written object (`written`: its key, stored bytes and revision) on its way back to the
+  // client, as decoded from storage; a written CRD is served from now on.
+  ApiResult<nlohmann::json> after_write(const api::ResourceInfo& info, const storage::KeyValue& written,
+                                        nlohmann::json object);
   // The bytes stored for `object`: see stored_value.hpp (custom resources at their storage version).
   ApiResult<std::string> stored_value(const api::ResourceInfo& info, const nlohmann::json& object);
 

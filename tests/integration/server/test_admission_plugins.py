@@ -12,7 +12,7 @@ import tempfile
 import time
 import unittest
 
-from kwtest import KwServer, free_port, https, merge, merge_diff, object_path, write_tokens
+from kwtest import KwServer, free_port, https, merge, merge_diff, object_path, wait_for, write_tokens
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = os.path.join(HERE, "..", "..", "conformance", "recorded", "admission-plugins-1.23.json")
@@ -147,6 +147,9 @@ class RecordedAdmissionPluginsTest(unittest.TestCase):
             self.assertEqual(server.json("POST", "/apis/storage.k8s.io/v1/storageclasses", storage_class("a"))[0], 201)
             time.sleep(1.1)  # creationTimestamp has whole seconds
             self.assertEqual(server.json("POST", "/apis/storage.k8s.io/v1/storageclasses", storage_class("b"))[0], 201)
+            # The plugin reads the watch cache, as kube's reads its informer: wait until it has "b".
+            self.assertTrue(wait_for(
+                lambda: server.json("GET", "/apis/storage.k8s.io/v1/storageclasses/b?resourceVersion=0")[0] == 200))
             claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c"},
                      "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
             code, created = server.json("POST", "/api/v1/namespaces/default/persistentvolumeclaims", claim)

@@ -562,6 +562,35 @@ TEST_CASE("a watcher of one object by name is offered only that object's events"
   CHECK(on_a->events().size() == 1);
 }
 
+TEST_CASE("an object offered by its writer stands in for decoding its event, and only for that event") {
+  Fixture f(100);
+  f.put("a", "x");
+  f.put("b", "x");
+  f.wait_revision(2);
+  auto sink = std::make_shared<RecordingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::exact, 2), sink));
+  auto offered = [](const std::string& name, cache::Revision revision, const std::string& shown) {
+    auto o = std::make_shared<cache::StoredObject>();
+    o->key = "/registry/pods/ns/" + name;
+    o->name = shown;  // what the watcher is told, to see which object it got
+    o->namespace_ = "ns";
+    o->revision = revision;
+    o->object = {{"metadata", {{"name", name}, {"namespace", "ns"}, {"resourceVersion", std::to_string(revision)}}}};
+    return o;
+  };
+  f.cache->offer(offered("a", 3, "a-offered"));  // the next write's revision
+  CHECK(f.put("a", "y") == 3);
+  f.cache->offer(offered("a", 2, "a-stale"));  // its event is long applied: dropped
+  f.cache->offer(offered("b", 9, "b-later"));  // a later write's: not this event's
+  CHECK(f.put("a", "z") == 4);
+  CHECK(f.put("b", "y") == 5);
+  auto got = sink->wait_for(3);
+  REQUIRE(got.size() == 3);
+  CHECK(got[0].name == "a-offered");
+  CHECK(got[1].name == "a");
+  CHECK(got[2].name == "b");
+}
+
 TEST_CASE("a consistent watch's initial state holds a write acknowledged just before it") {
   Fixture f;
   for (int i = 0; i < 50; ++i) {
