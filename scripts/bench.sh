@@ -15,7 +15,7 @@
 # Fan-out matrix overrides: KW_FANOUT_STORES="embedded etcd", KW_FANOUT_TRANSPORTS="h2c h1",
 # KW_FANOUT_WATCHERS="1000 10000", KW_FANOUT_RATES="10 100", KW_FANOUT_SECONDS=10.
 # Cluster load (tests/bench/cluster_run.sh): KW_CLUSTER_NODES=5000, KW_CLUSTER_PODS_PER_NODE=30,
-# KW_CLUSTER_CHURN=100, KW_CLUSTER_CONTROLLERS=10, KW_CLUSTER_SECONDS=60.
+# KW_CLUSTER_CHURN=100, KW_CLUSTER_CONTROLLERS=10, KW_CLUSTER_SECONDS=60, KW_CLUSTER_PREFILL=0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -27,7 +27,7 @@ while (($#)); do
     -k|--runs) runs=${2:?-k needs a count}; shift 2 ;;
     --quick) quick=1; shift ;;
     --only) only=${2:?--only needs a list}; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done

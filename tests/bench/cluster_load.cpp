@@ -3,7 +3,7 @@
 //
 //   cluster_load [--nodes N] [--pods-per-node P] [--churn PODS_PER_S] [--controllers C]
 //                [--duration S] (--kubeconfig FILE | --server URL) [--pid SERVER_PID]
-//                [--kubelet-delay-ms MS] [--heartbeat-s S] [--setup-timeout S]
+//                [--kubelet-delay-ms MS] [--heartbeat-s S] [--setup-timeout S] [--prefill 1]
 //
 // Simulated: N kubelets, one h2 connection each (as every kubelet has its own): a ~4 KiB Node
 // registered, a Lease renewed (merge PATCH of renewTime) and the Node's status read and
@@ -16,7 +16,9 @@
 // round-robin over nodes), the others create pods at --churn per second up to P per node
 // and then replace them (a graceful DELETE of the oldest + a create) at the same rate; each
 // relists pods and nodes once during the window. --duration seconds are measured after set-up
-// (nodes registered, every watch open); the ramp of pod creation is part of the measured load.
+// (nodes registered, every watch open); the ramp of pod creation is part of the measured load,
+// unless --prefill 1 creates the P per node first (already scheduled, started by their kubelets)
+// so the window runs at the steady state's size.
 // One process, one thread: the simulated clients are event-driven state on one io_context, and
 // each keeps its own connection, so the server sees as many h2 connections as a real cluster.
 //
@@ -92,6 +94,11 @@ kw::Result<Flags> parse_flags(int argc, char** argv) {
     else if (name == "--kubelet-delay-ms") r = number(o.kubelet_delay_ms, 0);
     else if (name == "--heartbeat-s") r = number(o.heartbeat_s, 0.1);
     else if (name == "--setup-timeout") r = number(o.setup_timeout_s, 1);
+    else if (name == "--prefill") {
+      int prefill = 0;
+      r = integer(prefill, 0);
+      o.prefill = prefill != 0;
+    }
     else if (name == "--server") flags.server = value;
     else if (name == "--kubeconfig") flags.kubeconfig = value;
     else if (name == "--pid") {

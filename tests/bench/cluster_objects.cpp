@@ -132,7 +132,7 @@ std::string lease_body(std::string_view name) {
 
 std::string lease_renew_patch() { return json{{"spec", {{"renewTime", now_rfc3339_micro()}}}}.dump(); }
 
-std::string pod_body(std::string_view name, std::string_view namespace_name, long index) {
+std::string pod_body(std::string_view name, std::string_view namespace_name, long index, std::string_view node) {
   const std::string app = "app-" + std::to_string(index % 50);
   auto container = [&](const char* cname, const std::string& image, int port, const char* cpu, const char* memory) {
     return json{{"name", cname},
@@ -173,6 +173,7 @@ std::string pod_body(std::string_view name, std::string_view namespace_name, lon
            {"tolerationSeconds", 300}}}},
         {"terminationGracePeriodSeconds", 30},
         {"serviceAccountName", "default"}}}};
+  if (!node.empty()) body["spec"]["nodeName"] = node;
   return body.dump();
 }
 

@@ -20,7 +20,8 @@ std::string node_status_patch();
 std::string lease_body(std::string_view name);
 // A merge patch of spec.renewTime.
 std::string lease_renew_patch();
-std::string pod_body(std::string_view name, std::string_view namespace_name, long index);
+// `node` set: already scheduled there (spec.nodeName), as pods of a cluster at steady state.
+std::string pod_body(std::string_view name, std::string_view namespace_name, long index, std::string_view node = {});
 // A strategic merge patch of status: Running, Ready, with an IP and container statuses.
 std::string pod_running_patch(std::string_view name, long index);
 std::string binding_body(std::string_view pod, std::string_view namespace_name, std::string_view node);

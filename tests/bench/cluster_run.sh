@@ -7,7 +7,8 @@
 #   tests/bench/cluster_run.sh KW_BIN BENCH_BIN OUT_DIR [RUNS]
 # Environment (defaults; KW_CLUSTER_QUICK=1 for a smoke run: 200 nodes, 10 pods per node,
 # 50 pods/s, 20 s): KW_CLUSTER_NODES=5000, KW_CLUSTER_PODS_PER_NODE=30, KW_CLUSTER_CHURN=100,
-# KW_CLUSTER_CONTROLLERS=10, KW_CLUSTER_SECONDS=60.
+# KW_CLUSTER_CONTROLLERS=10, KW_CLUSTER_SECONDS=60, KW_CLUSTER_PREFILL=0 (1: create the steady
+# state's pods, scheduled, before measuring; set-up may then take up to 30 min).
 # Every process started here is stopped on exit; every step is bounded by `timeout`.
 set -euo pipefail
 kw_bin=${1:?usage: cluster_run.sh KW_BIN BENCH_BIN OUT_DIR [RUNS]}
@@ -25,7 +26,9 @@ else
   churn=${KW_CLUSTER_CHURN:-100}; seconds=${KW_CLUSTER_SECONDS:-60}
 fi
 controllers=${KW_CLUSTER_CONTROLLERS:-10}
-setup_timeout=600
+prefill=${KW_CLUSTER_PREFILL:-0}
+[[ $prefill == 0 || $prefill == 1 ]] || { echo "cluster_run.sh: KW_CLUSTER_PREFILL must be 0 or 1" >&2; exit 2; }
+setup_timeout=$((prefill ? 1800 : 600))
 
 pids=()
 tmp_dirs=()
@@ -72,7 +75,7 @@ for run in $(seq "$runs"); do
   echo "== cluster load run $run/$runs: $nodes nodes, $pods_per_node pods/node, $churn pods/s, $controllers controllers, ${seconds} s"
   timeout $((setup_timeout + seconds + 120)) "$bench_bin" --kubeconfig "$data/admin.kubeconfig" --pid "$serve_pid" \
     --nodes "$nodes" --pods-per-node "$pods_per_node" --churn "$churn" --controllers "$controllers" \
-    --duration "$seconds" --setup-timeout "$setup_timeout" >"$out/cluster.$run.json" 2>"$out/cluster.$run.table" || {
+    --duration "$seconds" --setup-timeout "$setup_timeout" --prefill "$prefill" >"$out/cluster.$run.json" 2>"$out/cluster.$run.table" || {
     echo "cluster_run.sh: cluster_load failed:" >&2
     cat "$out/cluster.$run.table" >&2
     exit 1

@@ -58,6 +58,7 @@ struct NodeSim {
 };
 
 constexpr std::size_t k_controller_watches = 3;  // pods, nodes, leases
+constexpr int k_prefill_parallel = 64;           // prefill creates in flight at once
 
 struct ControllerSim {
   int index = 0;
@@ -108,6 +109,11 @@ struct Cluster::State {
   int nodes_failed = 0;
   int controllers_connected = 0;
   int controllers_watching = 0;
+  std::vector<const NodeSim*> prefill_nodes;  // the registered nodes pods are prefilled onto
+  long prefill_target = 0;
+  long prefilled_sent = 0;
+  int prefill_in_flight = 0;
+  bool prefill_done = false;
   enum class Phase { setup, measured, done } phase = Phase::setup;
   Clock::time_point setup_start, measure_start, measure_end, last_tick, last_resolve, last_progress;
   std::string fatal;
@@ -239,7 +245,55 @@ struct Cluster::State {
     if (node.counted) return;
     node.counted = true;
     (ready ? nodes_ready : nodes_failed)++;
-    if (nodes_ready + nodes_failed == o.nodes) start_controllers();
+    if (nodes_ready + nodes_failed != o.nodes) return;
+    if (o.prefill) return start_prefill();
+    start_controllers();
+  }
+
+  // ---- the steady state's pods, before measuring ----
+
+  void start_prefill() {
+    if (nodes_ready == 0) return fail("no node finished registering");
+    for (const NodeSim& node : nodes)
+      if (node.registered && node.connection->alive()) prefill_nodes.push_back(&node);
+    prefill_target = static_cast<long>(o.pods_per_node) * nodes_ready;
+    std::fprintf(stderr, "cluster_load: creating %ld scheduled pods before measuring\n", prefill_target);
+    for (int i = 0; i < k_prefill_parallel; ++i) prefill_next();
+  }
+
+  // Creates the next pod, bound to a node in turn; the kubelets start them as they see them.
+  void prefill_next() {
+    if (phase != Phase::setup) return;
+    if (prefilled_sent >= prefill_target || prefill_nodes.empty()) {
+      if (prefill_in_flight == 0 && !prefill_done) {
+        prefill_done = true;
+        start_controllers();
+      }
+      return;
+    }
+    const long index = next_pod++;
+    const NodeSim& node = *prefill_nodes[static_cast<std::size_t>(prefilled_sent++ % static_cast<long>(prefill_nodes.size()))];
+    const std::string name = pod_prefix + std::to_string(index);
+    Pod& pod = pods[name];
+    pod.index = index;
+    pod.bound = true;
+    pod.running_seen = true;  // no start-up sample: these start before the window
+    pod.create_sent = Clock::now();
+    ++prefill_in_flight;
+    call(*node.connection, "POST pods (prefill)", "POST", "/api/v1/namespaces/" + o.namespace_name + "/pods",
+         "application/json", pod_body(name, o.namespace_name, index, node.name),
+         [this, name](int status, const std::string&) {
+           --prefill_in_flight;
+           if (ok(status)) {
+             stats.count("pods prefilled");
+             if (auto it = pods.find(name); it != pods.end()) it->second.created = true;
+             live.push_back(name);
+           } else {
+             stats.count("prefill failures");
+             pods.erase(name);
+           }
+           prefill_next();
+         });
   }
 
   void start_controllers() {
@@ -393,8 +447,11 @@ struct Cluster::State {
     heartbeats(now);
     if (phase == Phase::setup && now - last_progress >= 10s) {
       last_progress = now;
-      std::fprintf(stderr, "cluster_load: setting up: %d of %d nodes ready (%d failed), %d controllers watching\n",
-                   nodes_ready, o.nodes, nodes_failed, controllers_watching);
+      std::fprintf(stderr,
+                   "cluster_load: setting up: %d of %d nodes ready (%d failed), %ld of %ld pods prefilled, "
+                   "%d controllers watching\n",
+                   nodes_ready, o.nodes, nodes_failed, static_cast<long>(live.size()), prefill_target,
+                   controllers_watching);
     }
     if (now - last_resolve >= 1s) {
       stats.resolve_pending(now, k_lag_horizon);

@@ -27,6 +27,9 @@ struct Options {
   double kubelet_delay_ms = 100;  // a kubelet's simulated container start, excluded from start-up
   double heartbeat_s = 10;        // Lease renewal and Node status period
   double setup_timeout_s = 600;
+  // Before measuring, create the steady state's pods (pods_per_node per node) already
+  // scheduled, so the measured window runs at full size rather than growing towards it.
+  bool prefill = false;
   int connect_parallel = 64;  // connections being set up at once
   std::string namespace_name = "cluster-load";
   pid_t server_pid = 0;  // when set, its CPU and peak RSS over the measured window are reported
