@@ -292,6 +292,10 @@ CASES = [
     Case("POST to a named object", "POST", CM + "/target", 405, "MethodNotAllowed",
          "POST is not supported on a named object", configmap("target"), JSON),
     Case("unknown method", "FROB", CM, 405, "MethodNotAllowed", "does not allow this method"),
+    Case("PUT on a collection", "PUT", CM, 405, "MethodNotAllowed", "does not allow this method", configmap("x"),
+         JSON),
+    Case("PATCH on a collection", "PATCH", CM, 405, "MethodNotAllowed", "does not allow this method", b"{}",
+         MERGE_PATCH),
     # --- cross-site ----------------------------------------------------------------------------------------
     Case("foreign Host", "GET", CM, 403, "Forbidden", 'Host "evil.example" is not a loopback name',
          headers={"Host": "evil.example"}),
