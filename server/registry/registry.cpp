@@ -59,13 +59,32 @@ std::string encode_continue(storage::Revision revision, const std::string& start
   return codec::scalars::base64_encode(nlohmann::json{{"v", "meta.k8s.io/v1"}, {"rv", revision}, {"start", start}}.dump());
 }
 
+// A start key that `/` + key would not survive Go's path.Clean unchanged (empty, `.` or `..`
+// segments, a trailing `/`) is refused, as kube-apiserver refuses it: a client-made token names
+// a key below the list's prefix and nothing else.
+bool clean_start_key(std::string_view start) {
+  if (start.empty()) return false;
+  if (start.front() == '/') start.remove_prefix(1);
+  if (start.empty()) return true;
+  std::size_t at = 0;
+  for (;;) {
+    const auto end = start.find('/', at);
+    const auto segment = start.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    if (segment.empty() || segment == "." || segment == "..") return false;
+    if (end == std::string_view::npos) return true;
+    at = end + 1;
+  }
+}
+
 ApiResult<std::pair<storage::Revision, std::string>> decode_continue(const std::string& token) {
   auto raw = codec::scalars::base64_decode(token);
   auto parsed = raw ? nlohmann::json::parse(*raw, nullptr, false) : nlohmann::json();
-  if (!parsed.is_object() || !parsed.contains("rv") || !parsed["rv"].is_number_integer() ||
-      !parsed.contains("start") || !parsed["start"].is_string())
+  if (!parsed.is_object() || !parsed.contains("rv") || !parsed["rv"].is_number_integer() || !parsed.contains("start") ||
+      !parsed["start"].is_string() || !clean_start_key(parsed["start"].get_ref<const std::string&>()))
     return std::unexpected(bad_request("continue key is not valid: " + token));
-  return std::pair{parsed["rv"].get<storage::Revision>(), parsed["start"].get<std::string>()};
+  auto start = parsed["start"].get<std::string>();
+  if (start.front() == '/') start.erase(0, 1);
+  return std::pair{parsed["rv"].get<storage::Revision>(), std::move(start)};
 }
 
 // The row of a built-in resource; null for custom resources.

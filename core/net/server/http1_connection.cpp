@@ -359,11 +359,11 @@ class Http1Connection final : public Connection,
     m_close_after = true;
     m_head_sent = true;
     m_finish_requested = true;
-    const std::string body = std::to_string(status) + " " + std::string(reason_phrase(status)) + "\n";
-    Headers headers{{"content-type", "text/plain"},
-                    {"content-length", std::to_string(body.size())},
+    const auto answer = refusal(status, m_state.config.max_body_bytes);
+    Headers headers{{"content-type", answer.content_type},
+                    {"content-length", std::to_string(answer.body.size())},
                     {"connection", "close"}};
-    enqueue(std::make_shared<const std::string>(serialize_http1_head(status, headers) + body), 0);
+    enqueue(std::make_shared<const std::string>(serialize_http1_head(status, headers) + answer.body), 0);
     pump();
   }
 

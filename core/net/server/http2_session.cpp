@@ -365,12 +365,13 @@ class Http2Session final : public Connection, public StreamSink, public std::ena
 
   void reject(H2Stream& stream, int status) {
     stream.dispatched = true;
-    const std::string body = std::to_string(status) + " " + std::string(reason_phrase(status)) + "\n";
-    ResponseHead head{.status = status,
-                      .headers = {{"content-type", "text/plain"}, {"content-length", std::to_string(body.size())}},
-                      .binary_messages = false};
+    auto answer = refusal(status, m_state.config.max_body_bytes);
+    ResponseHead head{
+        .status = status,
+        .headers = {{"content-type", answer.content_type}, {"content-length", std::to_string(answer.body.size())}},
+        .binary_messages = false};
     submit_response(stream, head);
-    stream.queue.push_back(std::make_shared<const std::string>(body));
+    stream.queue.push_back(std::make_shared<const std::string>(std::move(answer.body)));
     stream.finish_requested = true;
   }
 

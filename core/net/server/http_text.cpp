@@ -76,4 +76,13 @@ std::string serialize_http1_head(int status, const Headers& headers) {
   return out;
 }
 
+Refusal refusal(int status, std::uint64_t body_limit) {
+  if (status == 413) {
+    const std::string message = "Request entity too large: limit is " + std::to_string(body_limit);
+    return {"application/json", R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":")" +
+                                    message + R"(","reason":"RequestEntityTooLarge","details":{},"code":413})" + "\n"};
+  }
+  return {"text/plain", std::to_string(status) + " " + std::string(reason_phrase(status)) + "\n"};
+}
+
 }  // namespace kw::net::detail

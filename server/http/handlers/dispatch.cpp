@@ -61,6 +61,8 @@ std::vector<std::string> subresource_verbs(std::string_view subresource) {
 void serve(const ResourceRequest& r, const WatchSettings& settings) {
   const auto& info = r.info;
   if (info.verb.empty()) return r.fail(method_not_allowed());
+  // kube-apiserver routes PUT and PATCH on an object's path only: on a collection they are 405.
+  if (info.name.empty() && (info.verb == "update" || info.verb == "patch")) return r.fail(method_not_allowed());
   if (r.resource.namespaced && info.namespace_.empty() && info.verb != "list" && info.verb != "watch")
     return r.fail(registry::bad_request("the resource " + r.resource.plural + " is namespaced: a namespace is required"));
   if (info.subresource.empty()) {

@@ -8,8 +8,9 @@
 namespace kw::http::handlers {
 namespace {
 
-// timeoutSeconds, or a random time between one and two minimum request timeouts (as
-// kube-apiserver spreads watch ends so that reconnects do not come in waves).
+// timeoutSeconds, or (when it is absent or 0) a random time between one and two minimum request
+// timeouts (as kube-apiserver spreads watch ends so that reconnects do not come in waves). A
+// negative timeoutSeconds ends the watch at once, as kube-apiserver's timer does.
 std::optional<std::chrono::seconds> watch_timeout(const ResourceRequest& r, std::chrono::seconds minimum) {
   std::chrono::seconds timeout{0};
   if (const auto t = r.param("timeoutSeconds"); !t.empty()) {
@@ -24,7 +25,7 @@ std::optional<std::chrono::seconds> watch_timeout(const ResourceRequest& r, std:
   // seconds) would wrap around and end the watch at once. Fifty years is "no timeout".
   constexpr std::chrono::seconds k_longest{50LL * 365 * 24 * 3600};
   timeout = std::min(timeout, k_longest);
-  if (timeout.count() <= 0) {
+  if (timeout.count() == 0) {
     std::mt19937_64 engine{std::random_device{}()};
     const auto base = std::max<std::int64_t>(minimum.count(), 1);
     timeout = std::chrono::seconds(base + static_cast<std::int64_t>(engine() % static_cast<std::uint64_t>(base)));

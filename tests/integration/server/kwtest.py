@@ -422,6 +422,92 @@ def wait_for(predicate, seconds=30):
     return False
 
 
+# --- raw HTTP/1.1 and h2c exchanges (requests no client library will send) ---------------------
+def raw_exchange(port, payload, timeout=10):
+    """Sends payload on a fresh connection; returns (status line, closed by the server)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        try:
+            s.sendall(payload)
+        except OSError:
+            pass  # the server may answer and close before the whole payload is in
+        data = b""
+        closed = False
+        while True:
+            try:
+                chunk = s.recv(65536)
+            except ConnectionResetError:
+                closed = True
+                break
+            if not chunk:
+                closed = True
+                break
+            data += chunk
+        return data.split(b"\r\n", 1)[0].decode(), closed
+
+
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+
+
+def hpack_integer(value, prefix_bits):
+    limit = (1 << prefix_bits) - 1
+    if value < limit:
+        return bytes([value])
+    out = [limit]
+    value -= limit
+    while value >= 128:
+        out.append(value % 128 + 128)
+        value //= 128
+    out.append(value)
+    return bytes(out)
+
+
+def literal_field(name, value):
+    """HPACK literal header field without indexing, new name, no Huffman coding."""
+    return b"\x00" + hpack_integer(len(name), 7) + name + hpack_integer(len(value), 7) + value
+
+
+def request_frames(path, extra=b""):
+    """A GET on stream 1: HEADERS, then CONTINUATIONs of 16 KiB (the default frame size)."""
+    block = b"\x04" + hpack_integer(len(path), 7) + path  # :path, name from the static table
+    block += b"\x82\x86\x41\x09127.0.0.1" + extra  # :method GET, :scheme http, :authority
+    pieces = [block[i:i + 16384] for i in range(0, len(block), 16384)]
+    frames = b""
+    for i, piece in enumerate(pieces):
+        kind = 0x1 if i == 0 else 0x9
+        flags = (0x1 if i == 0 else 0) | (0x4 if i == len(pieces) - 1 else 0)  # END_STREAM, END_HEADERS
+        frames += len(piece).to_bytes(3, "big") + bytes([kind, flags]) + (1).to_bytes(4, "big") + piece
+    return frames
+
+
+def h2_exchange(port, frames, timeout=10):
+    """h2c with prior knowledge: preface, empty SETTINGS, frames; returns (bytes read, closed),
+    reading until the server closes or stays silent for `timeout` seconds."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        try:
+            s.sendall(H2_PREFACE + frames)
+        except OSError:
+            pass
+        data = b""
+        while True:
+            try:
+                chunk = s.recv(65536)
+            except ConnectionResetError:
+                return data, True
+            except TimeoutError:
+                return data, False  # still open: HTTP/2 answers a stream and keeps the connection
+            if not chunk:
+                return data, True
+            data += chunk
+
+
+def frame_types(data):
+    types, at = [], 0
+    while at + 9 <= len(data):
+        types.append(data[at + 3])
+        at += 9 + int.from_bytes(data[at:at + 3], "big")
+    return types
+
+
 # --- protobuf wire reading (no generated code) ----------------------------------------------
 def fields(data):
     """Top-level (field number, bytes) pairs of length-delimited fields of a protobuf message."""

@@ -83,6 +83,9 @@ TEST_CASE("http1: request body over the limit gets 413, within the limit is read
   auto big = client.Post("/echo", std::string(200000, 'a'), "text/plain");
   REQUIRE(big);
   CHECK(big->status == 413);
+  CHECK(big->get_header_value("Content-Type") == "application/json");
+  CHECK(big->body.find(R"("message":"Request entity too large: limit is 1000","reason":"RequestEntityTooLarge")") !=
+        std::string::npos);
 }
 
 TEST_CASE("http1: oversized headers get 431") {
