@@ -2,6 +2,7 @@
 
 #include <deque>
 
+#include "core/api/json_access.hpp"
 #include "core/codec/protobuf.hpp"
 
 namespace kw::cache {
@@ -26,6 +27,11 @@ std::string list_json(std::string_view kind, std::string_view api_version, const
   out += metadata.dump();
   out += '}';
   return out;
+}
+
+std::string enveloped_protobuf(const StoredObject& object) {
+  return codec::encode_envelope(api::text(object.object, "apiVersion"), api::text(object.object, "kind"),
+                                object.protobuf);
 }
 
 kw::Result<std::string> list_protobuf(std::string_view kind, std::string_view api_version,

@@ -19,6 +19,10 @@ namespace kw::cache {
 std::string list_json(std::string_view kind, std::string_view api_version, const nlohmann::json& metadata,
                       const std::vector<ObjectPtr>& items);
 
+// The object's stored message in its envelope ("k8s\0" + runtime.Unknown with its apiVersion
+// and kind), as a GET or a watch event carries it; `object.protobuf` must be set.
+std::string enveloped_protobuf(const StoredObject& object);
+
 // The same list as enveloped protobuf. An item without a stored message is encoded from its
 // object as `message` (an error when that fails).
 kw::Result<std::string> list_protobuf(std::string_view kind, std::string_view api_version,

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "core/api/json_access.hpp"
-#include "core/codec/protobuf.hpp"
 #include "core/codec/watch_event.hpp"
+#include "server/cache/list_json.hpp"
 
 namespace kw::http {
 
@@ -49,11 +48,8 @@ std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& e
       return event.encoded("yaml", [&] { return codec::watch_event_yaml(type, object); });
     case Format::protobuf:
       return event.encoded(m_message_framed ? "protobuf-message" : "protobuf", [&] {
-        const std::string& stored = event.object()->protobuf;  // the stored bytes, as served
-        if (stored.empty()) return codec::watch_event_protobuf(type, object, m_message_framed);
-        return codec::watch_event_protobuf_encoded(
-            type, codec::encode_envelope(api::text(object, "apiVersion"), api::text(object, "kind"), stored),
-            m_message_framed);
+        if (event.object()->protobuf.empty()) return codec::watch_event_protobuf(type, object, m_message_framed);
+        return codec::watch_event_protobuf_encoded(type, cache::enveloped_protobuf(*event.object()), m_message_framed);
       });
     case Format::table: {
       auto make = [&](bool with_columns) {

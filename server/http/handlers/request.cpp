@@ -2,7 +2,6 @@
 
 #include <cstdio>
 
-#include "core/api/json_access.hpp"
 #include "core/codec/json_limits.hpp"
 #include "core/codec/media_type.hpp"
 #include "core/codec/protobuf.hpp"
@@ -167,10 +166,7 @@ void reply_cached(const ResourceRequest& r, const Negotiated& format, const cach
   if (format.metadata_only || (!json && !protobuf)) return reply(r, format, 200, object.object);
   if (r.audit) r.audit->response_object(object.object);
   if (json) return send_encoded(*r.stream, 200, object.json() + '\n', format);
-  send_encoded(*r.stream, 200,
-               codec::encode_envelope(api::text(object.object, "apiVersion"), api::text(object.object, "kind"),
-                                      object.protobuf),
-               format);
+  send_encoded(*r.stream, 200, cache::enveloped_protobuf(object), format);
 }
 
 void reply_list(const ResourceRequest& r, const Negotiated& format, const registry::ListResult& listed) {
