@@ -250,17 +250,21 @@ void ApiServer::handle(net::Request request, std::shared_ptr<net::ResponseStream
     stream->finish();
     return;
   }
-  if (path == "/version") return send_json(*stream, 200, version_info());
+  // /version, /api, /api/v1 and /apis/GROUP/VERSION are go-restful routes in kube-apiserver:
+  // GET only, 405 otherwise. /apis, /apis/GROUP and /openapi/v2 answer any method.
+  if (path == "/version")
+    return request.method == "GET" ? send_json(*stream, 200, version_info())
+                                   : send_error(*stream, handlers::method_not_allowed());
   if (m_options.service_accounts != nullptr && request.method == "GET" && serve_openid(request, *stream)) return;
   if (path == "/metrics") return handle_metrics(*stream);
   if (m_options.aggregator != nullptr && info.parts.size() >= 3 && info.parts[0] == "apis" &&
       m_options.aggregator->serves(info.parts[1], info.parts[2]))
     return m_options.aggregator->proxy(request, info.parts[1], info.parts[2], user, *stream);
   if (info.is_resource_request) return handle_resource(request, info, query, stream, user, stream->record());
-  if (request.method == "GET" && request.path.starts_with("/openapi/") &&
+  if (request.path.starts_with("/openapi/") &&
       handle_openapi(request, *stream, *m_registry.resources(), custom_schemas(m_registry)))
     return;
-  if (request.method == "GET" && handle_discovery(request, info, *stream)) return;
+  if (handle_discovery(request, info, *stream)) return;
   send_error(*stream, handlers::resource_not_found());
 }
 
@@ -409,6 +413,11 @@ bool ApiServer::handle_discovery(const net::Request& request, const RequestInfo&
     return false;
   }
   if (body.is_null()) return false;
+  const bool any_method = parts[0] == "apis" && parts.size() <= 2;
+  if (request.method != "GET" && !any_method) {
+    send_error(stream, handlers::method_not_allowed());
+    return true;
+  }
   auto format = negotiate_response(request.header("accept"), {.watch = false, .table = false, .protobuf = true});
   if (!format) format = Negotiated{};
   // /api has no apiVersion in JSON; its protobuf envelope says v1, as every discovery type's does.

@@ -8,7 +8,7 @@ bool query_bool(const std::map<std::string, std::string>& query, const char* key
   auto found = query.find(key);
   if (found == query.end()) return false;
   const std::string& v = found->second;
-  return v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True";
+  return v != "0" && !util::iequals(v, "false");
 }
 
 std::map<std::string, std::string> parse_query(std::string_view query) {
@@ -19,7 +19,8 @@ std::map<std::string, std::string> parse_query(std::string_view query) {
     query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
     if (pair.empty()) continue;
     const auto eq = pair.find('=');
-    out[util::percent_decode(pair.substr(0, eq), true)] = eq == std::string_view::npos ? "" : util::percent_decode(pair.substr(eq + 1), true);
+    out.emplace(util::percent_decode(pair.substr(0, eq), true),
+                eq == std::string_view::npos ? "" : util::percent_decode(pair.substr(eq + 1), true));
   }
   return out;
 }

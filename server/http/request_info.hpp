@@ -23,9 +23,11 @@ struct RequestInfo {
   std::vector<std::string> parts;  // the (already percent-decoded) path split at '/'
 };
 
-// A query string as a map (later values of a repeated key win), percent-decoded, '+' = space.
+// A query string as a map, percent-decoded, '+' = space. The first value of a repeated key
+// wins, as kube's parameter codec reads url.Values.
 std::map<std::string, std::string> parse_query(std::string_view query);
-// A boolean query parameter as Go's strconv.ParseBool reads it ("1", "t", "T", "true", "TRUE", "True").
+// A boolean query parameter as kube's parameter codec reads it: absent, "0" or "false" (in any
+// case) is false; anything else, even an empty value, is true.
 bool query_bool(const std::map<std::string, std::string>& query, const char* key);
 
 RequestInfo parse_request_info(const std::string& method, std::string_view path,

@@ -11,6 +11,7 @@
 
 #include "server/registry/kinds/kind_spec.hpp"
 #include "server/registry/stored_value.hpp"
+#include "server/registry/validation.hpp"
 #include "server/registry/webhook_client.hpp"
 #include "core/codec/json_limits.hpp"
 #include "core/util/text.hpp"
@@ -131,15 +132,14 @@ ApiResult<nlohmann::json> Registry::normalize_custom(const api::ResourceInfo& in
   const auto definition = definition_for(info);
   const crd::Version* version = definition ? definition->find_version(info.version) : nullptr;
   if (!version || !version->schema.is_object()) return object;
-  const auto pruned = crd::prune_custom_object(version->schema, object);
-  if (!pruned.empty() && options.field_validation == codec::FieldValidation::Strict) {
-    std::string message = "strict decoding error: ";
-    for (std::size_t i = 0; i < pruned.size(); ++i)
-      message += (i ? ", " : "") + std::string("unknown field \"") + pruned[i] + "\"";
-    return std::unexpected(bad_request(message));
-  }
+  std::vector<std::string> unknown;
+  for (const auto& path : crd::prune_custom_object(version->schema, object))
+    unknown.push_back("unknown field \"" + path + "\"");
+  const auto problems = field_problems(options.duplicate_fields, unknown, false);
+  if (!problems.empty() && options.field_validation == codec::FieldValidation::Strict)
+    return std::unexpected(strict_decoding_error(problems));
   if (options.field_validation == codec::FieldValidation::Warn && options.warnings)
-    for (const auto& path : pruned) options.warnings->push_back("unknown field \"" + path + "\"");
+    options.warnings->insert(options.warnings->end(), problems.begin(), problems.end());
   crd::default_custom_object(version->schema, object);
   if (auto checked = check_custom(info, object); !checked) return std::unexpected(checked.error());
   return object;

@@ -8,6 +8,8 @@
 #include "core/api/selector.hpp"
 #include "server/cache/watch_cache.hpp"
 #include "core/codec/protobuf_scalars.hpp"
+#include "core/util/base64.hpp"
+#include "core/util/text.hpp"
 #include "core/util/uuid.hpp"
 #include "server/registry/conditions.hpp"
 #include "server/registry/fields.hpp"
@@ -34,6 +36,42 @@ std::string random_string(std::size_t length, std::string_view alphabet) {
 
 constexpr int k_generate_name_retries = 7;
 
+struct ListOptionsFacts {
+  std::string_view match;  // resourceVersionMatch
+  std::string_view resource_version;
+  std::string_view continue_token = {};
+  bool watch = false;
+  std::optional<bool> initial_events = {};  // sendInitialEvents, when given
+};
+
+// kube's ValidateListOptions, with the watch rules of sendInitialEvents: a 422 about
+// ListOptions.meta.k8s.io, each rule a cause.
+std::optional<ApiError> list_options_refusal(const ListOptionsFacts& o) {
+  kinds::Causes causes = nlohmann::json::array();
+  const std::string field = "resourceVersionMatch";
+  if (o.watch) {
+    if (o.initial_events && o.match != "NotOlderThan")
+      kinds::forbidden(causes, field, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
+    if (!o.match.empty()) {
+      if (!o.initial_events)
+        kinds::forbidden(causes, field, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided");
+      if (o.match != "NotOlderThan") kinds::unsupported(causes, field, std::string(o.match), {"NotOlderThan"});
+    }
+  } else if (!o.match.empty()) {
+    if (o.resource_version.empty())
+      kinds::forbidden(causes, field, "resourceVersionMatch is forbidden unless resourceVersion is provided");
+    if (!o.continue_token.empty())
+      kinds::forbidden(causes, field, "resourceVersionMatch is forbidden when continue is provided");
+    if (o.match != "Exact" && o.match != "NotOlderThan")
+      kinds::unsupported(causes, field, std::string(o.match), {"Exact", "NotOlderThan", ""});
+    if (o.match == "Exact" && o.resource_version == "0")
+      kinds::forbidden(causes, field, "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
+  }
+  if (causes.empty()) return std::nullopt;
+  auto summary = causes_summary(causes);
+  return invalid("meta.k8s.io", "ListOptions", "", std::move(causes), summary);
+}
+
 std::optional<storage::Revision> parse_revision(const std::string& text) {
   if (text.empty()) return std::nullopt;
   storage::Revision value = 0;
@@ -54,9 +92,10 @@ nlohmann::json& metadata(nlohmann::json& object) {
   return object["metadata"];
 }
 
-// Continue tokens carry the list revision and the next key, like kube-apiserver's.
+// Continue tokens carry the list revision and the next key, as kube-apiserver's do: unpadded
+// base64url of {"v":"meta.k8s.io/v1","rv":REVISION,"start":KEY}.
 std::string encode_continue(storage::Revision revision, const std::string& start) {
-  return codec::scalars::base64_encode(nlohmann::json{{"v", "meta.k8s.io/v1"}, {"rv", revision}, {"start", start}}.dump());
+  return util::base64url_encode(nlohmann::json{{"v", "meta.k8s.io/v1"}, {"rv", revision}, {"start", start}}.dump());
 }
 
 // A start key that `/` + key would not survive Go's path.Clean unchanged (empty, `.` or `..`
@@ -76,15 +115,28 @@ bool clean_start_key(std::string_view start) {
   }
 }
 
+// kube's decodeContinue, with its words for each refusal.
 ApiResult<std::pair<storage::Revision, std::string>> decode_continue(const std::string& token) {
-  auto raw = codec::scalars::base64_decode(token);
-  auto parsed = raw ? nlohmann::json::parse(*raw, nullptr, false) : nlohmann::json();
-  if (!parsed.is_object() || !parsed.contains("rv") || !parsed["rv"].is_number_integer() || !parsed.contains("start") ||
-      !parsed["start"].is_string() || !clean_start_key(parsed["start"].get_ref<const std::string&>()))
-    return std::unexpected(bad_request("continue key is not valid: " + token));
-  auto start = parsed["start"].get<std::string>();
+  auto refuse = [](const std::string& why) {
+    return std::unexpected(bad_request("invalid continue token: continue key is not valid: " + why));
+  };
+  const auto raw = util::base64url_decode(token);
+  if (!raw) return refuse("illegal base64 data");
+  const auto parsed = nlohmann::json::parse(*raw, nullptr, false);
+  if (!parsed.is_object()) return refuse("the token is not a JSON object");
+  const auto version = parsed.value("v", nlohmann::json()).is_string() ? parsed["v"].get<std::string>() : "";
+  if (version != "meta.k8s.io/v1")
+    return refuse("server does not recognize this encoded version " + util::go_quote(version));
+  const auto& rv = parsed.value("rv", nlohmann::json());
+  if (!rv.is_number_integer() || rv.get<storage::Revision>() <= 0)
+    return refuse("incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+  const auto& start_value = parsed.value("start", nlohmann::json());
+  if (!start_value.is_string() || start_value.get_ref<const std::string&>().empty())
+    return refuse("encoded start key empty (version meta.k8s.io/v1)");
+  auto start = start_value.get<std::string>();
+  if (!clean_start_key(start)) return refuse(start);
   if (start.front() == '/') start.erase(0, 1);
-  return std::pair{parsed["rv"].get<storage::Revision>(), std::move(start)};
+  return std::pair{rv.get<storage::Revision>(), std::move(start)};
 }
 
 // The row of a built-in resource; null for custom resources.
@@ -359,16 +411,18 @@ ApiResult<nlohmann::json> Registry::normalize(const api::ResourceInfo& info, con
                                               const WriteOptions& options) const {
   if (info.custom && object.is_object()) return normalize_custom(info, object, options);
   if (info.proto_message.empty() || !object.is_object()) return object;
-  auto encoded = codec::json_to_protobuf(object, info.proto_message, options.field_validation);
+  // Strict gathers every unknown field first, to name them all (and the repeated members).
+  const bool strict = options.field_validation == codec::FieldValidation::Strict;
+  auto encoded = codec::json_to_protobuf(object, info.proto_message,
+                                         strict ? codec::FieldValidation::Warn : options.field_validation);
   if (!encoded) {
-    // kube-apiserver's words for a body its decoder refuses (strict field errors stand alone).
-    const auto& why = encoded.error().message;
-    if (why.starts_with("strict decoding error")) return std::unexpected(bad_request(why));
     return std::unexpected(bad_request(info.kind + " in version \"" + info.version + "\" cannot be handled as a " +
-                                       info.kind + ": " + why));
+                                       info.kind + ": " + encoded.error().message));
   }
-  if (options.warnings)
-    options.warnings->insert(options.warnings->end(), encoded->warnings.begin(), encoded->warnings.end());
+  // A member both unknown and repeated is named as unknown only, as kube's typed decoder does.
+  auto problems = field_problems(options.duplicate_fields, encoded->warnings, true);
+  if (strict && !problems.empty()) return std::unexpected(strict_decoding_error(problems));
+  if (options.warnings) options.warnings->insert(options.warnings->end(), problems.begin(), problems.end());
   nlohmann::json out = object;
   if (!encoded->warnings.empty() || options.field_validation == codec::FieldValidation::Ignore) {
     auto decoded = codec::protobuf_to_json(encoded->bytes, info.proto_message);
@@ -530,16 +584,9 @@ ApiResult<void> Registry::watch(const api::ResourceInfo& info, const WatchReques
   if (!request.name.empty()) filter->name = request.name;  // a selector naming another matches nothing
   const auto& rv = request.resource_version;
   const auto& initial_events = request.send_initial_events;
-  if (initial_events && request.resource_version_match != "NotOlderThan")
-    return std::unexpected(ApiError{422, "Invalid",
-                                    "resourceVersionMatch: Forbidden: sendInitialEvents requires setting "
-                                    "resourceVersionMatch to NotOlderThan",
-                                    {}});
-  if (!request.resource_version_match.empty() && !initial_events)
-    return std::unexpected(ApiError{422, "Invalid",
-                                    "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch "
-                                    "unless sendInitialEvents is provided",
-                                    {}});
+  if (auto refused = list_options_refusal(
+          {.match = request.resource_version_match, .resource_version = rv, .watch = true, .initial_events = initial_events}))
+    return std::unexpected(std::move(*refused));
   cache::WatchRequest watch;
   watch.filter = std::move(*filter);
   watch.allow_bookmarks = request.allow_bookmarks;
@@ -1187,19 +1234,19 @@ ApiResult<ListResult> Registry::list(const api::ResourceInfo& info, const ListRe
   auto filter = make_filter(info, request.namespace_, request.label_selector, request.field_selector);
   if (!filter) return std::unexpected(filter.error());
   const bool exact = request.resource_version_match == "Exact";
-  if (!request.resource_version_match.empty() && request.resource_version_match != "NotOlderThan" && !exact)
-    return std::unexpected(bad_request("resourceVersionMatch: Unsupported value: \"" +
-                                       request.resource_version_match + "\": supported values: \"Exact\", \"NotOlderThan\""));
+  if (auto refused = list_options_refusal({.match = request.resource_version_match,
+                                           .resource_version = request.resource_version,
+                                           .continue_token = request.continue_token}))
+    return std::unexpected(std::move(*refused));
   std::optional<storage::Revision> revision;
   if (!request.resource_version.empty()) {
     revision = parse_revision(request.resource_version);
     if (!revision) return std::unexpected(bad_request("invalid resource version: " + request.resource_version));
   }
-  if (!request.resource_version_match.empty() && request.resource_version.empty())
-    return std::unexpected(bad_request("resourceVersionMatch is forbidden unless resourceVersion is provided"));
   // Served from the watch cache: no pagination asked for (or RV=0, where limit is a hint).
-  const bool paged = request.limit > 0 || !request.continue_token.empty();
-  if (!exact && (!paged || revision == 0))
+  // A continuation always reads storage (the cache keeps no snapshots to continue from).
+  const bool continued = !request.continue_token.empty();
+  if (!exact && !continued && (request.limit <= 0 || revision == 0))
     if (auto cache = cache_for(info)) {
       if (revision && *revision > 0 && cache->revision() < *revision) {
         // NotOlderThan a revision the cache has not seen yet: catch up first.
@@ -1229,6 +1276,7 @@ ApiResult<ListResult> Registry::list(const api::ResourceInfo& info, const ListRe
   if (!request.continue_token.empty()) {
     auto token = decode_continue(request.continue_token);
     if (!token) return std::unexpected(token.error());
+    if (revision && *revision != 0) return std::unexpected(bad_request("specifying resource version is not allowed when using continue"));
     options.revision = token->first;
     options.continue_key = prefix + token->second;
   }

@@ -94,6 +94,9 @@ struct WriteOptions {
   // Unknown fields of typed kinds: dropped silently, dropped with a warning, or refused.
   codec::FieldValidation field_validation = codec::FieldValidation::Warn;
   std::vector<std::string>* warnings = nullptr;  // where Warn's messages go (may be null)
+  // The members the request's JSON body repeats ("spec.replicas"): warned about or refused
+  // with the unknown fields, as field_validation says.
+  std::vector<std::string> duplicate_fields = {};
   // Who asks: an authentication.k8s.io/v1 UserInfo (null for the server's own writes).
   nlohmann::json requester = {};
   // Set by the registry's own graceful delete (finalizers, namespaces): the write may set

@@ -1,5 +1,7 @@
 #include "server/registry/validation.hpp"
 
+#include <algorithm>
+
 #include "server/registry/kinds/checks.hpp"
 
 namespace kw::registry {
@@ -110,6 +112,30 @@ std::optional<std::string> normalize_meta_types(nlohmann::json& object) {
   if (auto wrong = check(*meta, "finalizers", "metadata.finalizers", is_string_list, "a list of strings"))
     return wrong;
   return std::nullopt;
+}
+
+std::vector<std::string> field_problems(const std::vector<std::string>& duplicates,
+                                        const std::vector<std::string>& unknown_warnings, bool typed) {
+  constexpr std::string_view lead = "unknown field \"";
+  auto inside_unknown = [&](const std::string& path) {
+    return std::ranges::any_of(unknown_warnings, [&](const std::string& warning) {
+      if (!warning.starts_with(lead) || warning.size() <= lead.size()) return false;
+      const auto field = std::string_view(warning).substr(lead.size(), warning.size() - lead.size() - 1);
+      return path == field ||
+             (path.starts_with(field) && path.size() > field.size() && (path[field.size()] == '.' || path[field.size()] == '['));
+    });
+  };
+  std::vector<std::string> out;
+  for (const auto& path : duplicates)
+    if (!typed || !inside_unknown(path)) out.push_back("duplicate field \"" + path + "\"");
+  out.insert(out.end(), unknown_warnings.begin(), unknown_warnings.end());
+  return out;
+}
+
+ApiError strict_decoding_error(const std::vector<std::string>& problems) {
+  std::string message = "strict decoding error: ";
+  for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? ", " : "") + problems[i];
+  return bad_request(message);
 }
 
 }  // namespace kw::registry

@@ -4,9 +4,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "server/registry/api_error.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::registry {
@@ -20,5 +22,14 @@ std::optional<std::string> normalize_meta_types(nlohmann::json& object);
 // The causes (an array, empty when valid) for `object`: its metadata, then its row's
 // checks (`spec` is null for custom resources, whose CRD schema checks them).
 nlohmann::json validate_object(const kinds::KindSpec* spec, const nlohmann::json& object);
+
+// What field validation reports about a body: its repeated members (`duplicate field "P"`,
+// from WriteOptions::duplicate_fields), then its unknown fields (`unknown_warnings`, each
+// `unknown field "P"`). With `typed`, a repeated member inside an unknown field is left to the
+// unknown one, as kube's typed decoder reports it.
+std::vector<std::string> field_problems(const std::vector<std::string>& duplicates,
+                                        const std::vector<std::string>& unknown_warnings, bool typed);
+// fieldValidation=Strict's refusal: 400 "strict decoding error: " and the problems.
+ApiError strict_decoding_error(const std::vector<std::string>& problems);
 
 }  // namespace kw::registry

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <iterator>
 #include <optional>
+#include <ranges>
 #include <stdexcept>
 
 #include "core/net/server/http_text.hpp"
@@ -296,6 +297,10 @@ class Http1Connection final : public Connection,
         reject(501);
         return;
       }
+      if (m_parser->is_header_done() && !expectation_met()) {
+        reject(417);
+        return;
+      }
       if (m_parser->is_header_done() && !m_parser->is_done() && !m_body_admitted) {
         m_body_admitted = true;
         if (m_state.config.admit_body && !m_state.config.admit_body(request_of(m_parser->get()))) {
@@ -326,6 +331,20 @@ class Http1Connection final : public Connection,
     return util::iequals(value, "chunked");
   }
 
+  // Go's server (kube-apiserver's) meets one expectation, 100-continue: a token of the Expect
+  // field, in any case. Any other Expect is answered 417 and the connection closed.
+  bool expects_continue() const {
+    const auto it = m_parser->get().find(http::field::expect);
+    if (it == m_parser->get().end()) return false;
+    for (auto token : std::views::split(view(it->value()), ','))
+      if (util::iequals(util::trim(std::string_view(token.begin(), token.end())), "100-continue")) return true;
+    return false;
+  }
+  bool expectation_met() const {
+    const auto it = m_parser->get().find(http::field::expect);
+    return it == m_parser->get().end() || it->value().empty() || expects_continue();
+  }
+
   // The request line's target is longer than max_url_bytes (checked before the parser, whose
   // header limit covers the request line too and would answer 431).
   bool target_too_long() const {
@@ -345,9 +364,7 @@ class Http1Connection final : public Connection,
 
   void send_continue_if_asked() {
     if (!m_parser || m_continue_sent || !m_parser->is_header_done()) return;
-    const auto& fields = m_parser->get();
-    auto it = fields.find(http::field::expect);
-    if (it == fields.end() || util::to_lower(view(it->value())) != "100-continue") return;
+    if (!expects_continue()) return;
     m_continue_sent = true;
     enqueue(std::make_shared<const std::string>("HTTP/1.1 100 Continue\r\n\r\n"), 0);
     pump();

@@ -12,7 +12,7 @@ namespace {
 // A delete's start: the write context and the body's DeleteOptions (null without a body);
 // false when the request was answered already.
 bool begin_delete(const ResourceRequest& r, WriteContext& write, nlohmann::json& options) {
-  if (!write.begin(r, {.protobuf = !r.resource.proto_message.empty()})) return false;
+  if (!write.begin(r, {.protobuf = !r.resource.proto_message.empty()}, "DeleteOptions")) return false;
   if (!r.request.body.empty()) {
     auto body = read_body(r.request);
     if (!body) {
@@ -33,14 +33,13 @@ bool begin_delete(const ResourceRequest& r, WriteContext& write, nlohmann::json&
       options["gracePeriodSeconds"] = seconds;
     }
     if (const auto policy = r.param("propagationPolicy"); !policy.empty()) options["propagationPolicy"] = policy;
-    if (const auto orphan = r.param("orphanDependents"); !orphan.empty()) options["orphanDependents"] = orphan == "true";
+    if (const auto orphan = r.param("orphanDependents"); !orphan.empty()) options["orphanDependents"] = query_bool(r.query, "orphanDependents");
   }
   // DeleteOptions.dryRun (kubectl sends it in the body) means the same as the query's.
   if (options.is_object() && options.contains("dryRun")) {
     const auto& modes = options["dryRun"];
-    if (!modes.is_array() ||
-        std::any_of(modes.begin(), modes.end(), [](const nlohmann::json& m) { return m != "All"; })) {
-      r.fail(registry::bad_request("dryRun: Unsupported value: " + dump_json(modes) + ": supported values: \"All\""));
+    if (auto refused = dry_run_refusal("DeleteOptions", modes)) {
+      r.fail(*refused);
       return false;
     }
     if (!modes.empty()) write.options.dry_run = true;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "core/util/text.hpp"
+#include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::http::handlers {
@@ -65,6 +67,14 @@ void serve(const ResourceRequest& r, const WatchSettings& settings) {
   if (info.name.empty() && (info.verb == "update" || info.verb == "patch")) return r.fail(method_not_allowed());
   if (r.resource.namespaced && info.namespace_.empty() && info.verb != "list" && info.verb != "watch")
     return r.fail(registry::bad_request("the resource " + r.resource.plural + " is namespaced: a namespace is required"));
+  // The storage key of a named object (kube's key functions): "." and "..", "/" and "%" are not
+  // names, whatever the verb.
+  if (!info.name.empty())
+    if (const auto errors = kinds::path_segment_errors(info.name); !errors.empty()) {
+      std::string why;
+      for (const auto& error : errors) why += (why.empty() ? "" : ";") + error;
+      return r.fail(registry::bad_request("Name parameter invalid: " + util::go_quote(info.name) + ": " + why));
+    }
   if (info.subresource.empty()) {
     const auto& verbs = r.resource.verbs;
     if (!verbs.empty() && std::find(verbs.begin(), verbs.end(), info.verb) == verbs.end())

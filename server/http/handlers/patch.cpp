@@ -48,10 +48,8 @@ registry::ApiResult<nlohmann::json> apply_configuration(const std::string& body)
 void server_side_apply(const ResourceRequest& r, WriteContext& write) {
   auto config = apply_configuration(r.request.body);
   if (!config) return r.fail(config.error());
-  const auto force = r.param("force");
-  if (!force.empty() && force != "true" && force != "false")
-    return r.fail(registry::bad_request("force: invalid boolean value: " + nlohmann::json(force).dump()));
-  auto applied = r.registry.apply(r.resource, r.info.namespace_, r.info.name, *config, force == "true", write.options);
+  const bool force = query_bool(r.query, "force");
+  auto applied = r.registry.apply(r.resource, r.info.namespace_, r.info.name, *config, force, write.options);
   if (!applied) return r.fail(applied.error());
   reply(r, write.format, applied->created ? 201 : 200, std::move(applied->object), write.warnings);
 }
@@ -60,7 +58,7 @@ void server_side_apply(const ResourceRequest& r, WriteContext& write) {
 
 void patch(const ResourceRequest& r) {
   WriteContext write;
-  if (!write.begin(r, {.protobuf = !r.resource.proto_message.empty()})) return;
+  if (!write.begin(r, {.protobuf = !r.resource.proto_message.empty()}, "PatchOptions")) return;
   // Custom resources have no merge keys: kube-apiserver refuses strategic merge patches.
   const auto type = requested_patch_type(r, !r.resource.custom);
   if (!type) return;

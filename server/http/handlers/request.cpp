@@ -1,13 +1,16 @@
 #include "server/http/handlers/request.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "core/codec/json_cursor.hpp"
 #include "core/codec/json_limits.hpp"
 #include "core/codec/media_type.hpp"
 #include "core/codec/protobuf.hpp"
 #include "core/codec/yaml.hpp"
 #include "server/apply/field_manager.hpp"
 #include "server/cache/list_json.hpp"
+#include "server/registry/kinds/checks.hpp"
 
 namespace kw::http::handlers {
 namespace {
@@ -75,18 +78,33 @@ std::optional<Negotiated> negotiate(const ResourceRequest& r, const Offers& offe
   return format;
 }
 
-bool WriteContext::begin(const ResourceRequest& r, const Offers& offers) {
+registry::ApiError options_invalid(std::string_view options_kind, nlohmann::json causes) {
+  auto summary = registry::causes_summary(causes);
+  return registry::invalid("meta.k8s.io", std::string(options_kind), "", std::move(causes), summary);
+}
+
+std::optional<registry::ApiError> dry_run_refusal(std::string_view options_kind, const nlohmann::json& modes) {
+  if (modes.is_array() && std::all_of(modes.begin(), modes.end(), [](const nlohmann::json& m) { return m == "All"; }))
+    return std::nullopt;
+  kinds::Causes causes = nlohmann::json::array();
+  kinds::unsupported_rendered(causes, "dryRun", kinds::go_slice(modes), {"All"});
+  return options_invalid(options_kind, std::move(causes));
+}
+
+bool WriteContext::begin(const ResourceRequest& r, const Offers& offers, std::string_view options_kind) {
   auto negotiated = negotiate(r, offers);
   if (!negotiated) return false;
   format = std::move(*negotiated);
   registry::WriteOptions& write = options;
   write.subresource = r.info.subresource;
   if (!r.user.name.empty()) write.requester = auth::user_info_to_json(r.user);
+  // kube's ValidateDryRun and ValidateFieldValidation: 422 on the request's options kind.
   const auto dry_run = r.param("dryRun");
-  if (!dry_run.empty() && dry_run != "All") {
-    r.fail(registry::bad_request("dryRun: Unsupported value: \"" + dry_run + "\": supported values: \"All\""));
-    return false;
-  }
+  if (!dry_run.empty())
+    if (auto refused = dry_run_refusal(options_kind, nlohmann::json::array({dry_run}))) {
+      r.fail(*refused);
+      return false;
+    }
   write.dry_run = dry_run == "All";
   const auto validation = r.param("fieldValidation");
   if (validation == "Strict") {
@@ -94,8 +112,9 @@ bool WriteContext::begin(const ResourceRequest& r, const Offers& offers) {
   } else if (validation == "Ignore") {
     write.field_validation = codec::FieldValidation::Ignore;
   } else if (!validation.empty() && validation != "Warn") {
-    r.fail(registry::bad_request("fieldValidation: Unsupported value: \"" + validation +
-                                 "\": supported values: \"Ignore\", \"Strict\", \"Warn\""));
+    kinds::Causes causes = nlohmann::json::array();
+    kinds::unsupported(causes, "fieldValidation", validation, {"", "Ignore", "Strict", "Warn"});
+    r.fail(options_invalid(options_kind, std::move(causes)));
     return false;
   }
   write.warnings = &warnings;
@@ -104,6 +123,19 @@ bool WriteContext::begin(const ResourceRequest& r, const Offers& offers) {
   if (r.audit != nullptr)
     write.annotate = [audit = r.audit](const std::string& key, const std::string& value) { audit->annotate(key, value); };
   return true;
+}
+
+registry::ApiResult<nlohmann::json> WriteContext::read_object(const ResourceRequest& r) {
+  auto body = read_body(r.request);
+  if (body && options.field_validation != codec::FieldValidation::Ignore) {
+    bool json = true;  // read_body's default
+    if (const auto* type = r.request.header("content-type"); type && !type->empty()) {
+      const auto media = codec::parse_media_type(*type);
+      json = media && media->essence() == "application/json";
+    }
+    if (json) options.duplicate_fields = codec::duplicate_fields(r.request.body);
+  }
+  return body;
 }
 
 bool WriteContext::track(const ResourceRequest& r, std::string_view options_kind, PatchKind patch) {
@@ -128,7 +160,7 @@ bool WriteContext::track(const ResourceRequest& r, std::string_view options_kind
     }
   }
   if (!causes.empty()) {
-    r.fail(registry::invalid("meta.k8s.io", std::string(options_kind), "", causes, registry::causes_summary(causes)));
+    r.fail(options_invalid(options_kind, std::move(causes)));
     return false;
   }
   if (!manager.empty()) {
@@ -225,7 +257,11 @@ registry::ApiError resource_not_found() {
 }
 
 registry::ApiError method_not_allowed() {
-  return registry::ApiError{405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}};
+  return registry::ApiError{.code = 405,
+                            .reason = "MethodNotAllowed",
+                            .message = "the server does not allow this method on the requested resource",
+                            .details = nlohmann::json::object(),
+                            .keep_empty_details = true};
 }
 
 }  // namespace kw::http::handlers

@@ -79,13 +79,18 @@ struct WriteContext {
   WriteContext(const WriteContext&) = delete;
   WriteContext& operator=(const WriteContext&) = delete;
 
-  // False when the request was answered already (406, or 400 on an unsupported value).
-  bool begin(const ResourceRequest& r, const Offers& offers);
+  // False when the request was answered already: 406, or 422 on the `options_kind`
+  // (CreateOptions, UpdateOptions, PatchOptions, DeleteOptions) for an unsupported dryRun or
+  // fieldValidation.
+  bool begin(const ResourceRequest& r, const Offers& offers, std::string_view options_kind);
   // Who writes, for managedFields: fieldManager from the query (checked as kube-apiserver
   // checks its CreateOptions, UpdateOptions or PatchOptions: `options_kind`), else the product
   // of the User-Agent. `patch`: force is allowed only with `apply`, which needs a fieldManager.
   // False when the request was answered already (422).
   bool track(const ResourceRequest& r, std::string_view options_kind, PatchKind patch = {});
+  // The object a create or update sends (read_body), with the members a JSON body repeats
+  // noted for field validation.
+  registry::ApiResult<nlohmann::json> read_object(const ResourceRequest& r);
 
   Negotiated format;
   registry::WriteOptions options;
@@ -102,6 +107,11 @@ void reply_cached(const ResourceRequest& r, const Negotiated& format, const cach
 
 // A list answer in the negotiated format (JSON joined from the cached objects' bytes).
 void reply_list(const ResourceRequest& r, const Negotiated& format, const registry::ListResult& listed);
+
+// kube's 422 about the query's options: `OPTIONS_KIND.meta.k8s.io "" is invalid: ...`.
+registry::ApiError options_invalid(std::string_view options_kind, nlohmann::json causes);
+// dryRun must list only "All" (ValidateDryRun); `modes` is the list the client sent.
+std::optional<registry::ApiError> dry_run_refusal(std::string_view options_kind, const nlohmann::json& modes);
 
 registry::ApiError method_not_allowed();
 registry::ApiError resource_not_found();

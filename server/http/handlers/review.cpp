@@ -79,7 +79,7 @@ void review(const ResourceRequest& r) {
   if (!r.info.name.empty())
     return r.fail(registry::ApiError{405, "MethodNotAllowed", "POST is not supported on a named object", {}});
   WriteContext write;
-  if (!write.begin(r, {.protobuf = !r.resource.proto_message.empty()})) return;
+  if (!write.begin(r, {.protobuf = !r.resource.proto_message.empty()}, "CreateOptions")) return;
   auto body = read_body(r.request);
   if (!body) return r.fail(body.error());
   auto object = r.registry.prepare_review(r.resource, r.info.namespace_, std::move(*body), write.options);
@@ -113,7 +113,7 @@ void review(const ResourceRequest& r) {
 
 void bind(const ResourceRequest& r) {
   WriteContext write;
-  if (!write.begin(r, {.protobuf = true})) return;
+  if (!write.begin(r, {.protobuf = true}, "CreateOptions")) return;
   auto body = read_body(r.request);
   if (!body) return r.fail(body.error());
   r.audited_request(*body);
@@ -127,7 +127,7 @@ void bind(const ResourceRequest& r) {
 
 void evict(const ResourceRequest& r) {
   WriteContext write;
-  if (!write.begin(r, {.protobuf = true})) return;
+  if (!write.begin(r, {.protobuf = true}, "CreateOptions")) return;
   auto body = read_body(r.request);
   if (!body) return r.fail(body.error());
   r.audited_request(*body);

@@ -9,7 +9,7 @@ constexpr Offers k_scale_offers{};
 void write_scale(const ResourceRequest& r, const std::function<std::optional<Mutation>()>& change,
                  std::string_view options_kind, PatchKind patch = {}) {
   WriteContext write;
-  if (!write.begin(r, k_scale_offers) || !write.track(r, options_kind, patch)) return;
+  if (!write.begin(r, k_scale_offers, options_kind) || !write.track(r, options_kind, patch)) return;
   write.options.decoded = nullptr;  // the audit log shows the Scale the client sent, not the object it changes
   auto mutate = change();
   if (!mutate) return;

@@ -38,7 +38,7 @@ json invalid_cause(const char* field, std::int64_t value, const char* message) {
 
 void request_token(const ResourceRequest& r) {
   WriteContext write;
-  if (!write.begin(r, {.protobuf = true})) return;
+  if (!write.begin(r, {.protobuf = true}, "CreateOptions")) return;
   if (r.service_accounts == nullptr)
     return r.fail(ApiError{503, "ServiceUnavailable", "this server issues no service account tokens", {}});
   auto body = read_body(r.request);

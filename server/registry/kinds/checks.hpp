@@ -105,6 +105,7 @@ std::vector<std::string> wildcard_subdomain_errors(std::string_view value);  // 
 std::vector<std::string> qualified_name_errors(std::string_view value);      // IsQualifiedName (label keys)
 std::vector<std::string> label_value_errors(std::string_view value);         // IsValidLabelValue
 std::vector<std::string> path_segment_errors(std::string_view value);        // path.IsValidPathSegmentName
+std::vector<std::string> config_key_errors(std::string_view value);          // IsConfigMapKey
 std::vector<std::string> port_name_errors(std::string_view value);           // IsValidPortName
 std::vector<std::string> port_number_errors(std::int64_t port);              // IsValidPortNum
 

@@ -125,6 +125,24 @@ std::vector<std::string> path_segment_errors(std::string_view v) {
   return out;
 }
 
+std::vector<std::string> config_key_errors(std::string_view v) {
+  std::vector<std::string> out;
+  if (v.size() > 253) out.push_back(max_len_error(253));
+  const auto key_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+           c == '.';
+  };
+  if (v.empty() || !std::ranges::all_of(v, key_char))
+    out.emplace_back(
+        "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or "
+        "'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
+  if (v == "." || v == "..")
+    out.push_back("must not be '" + std::string(v) + "'");
+  else if (v.starts_with(".."))
+    out.emplace_back("must not start with '..'");
+  return out;
+}
+
 std::vector<std::string> port_name_errors(std::string_view port) {
   std::vector<std::string> out;
   if (port.size() > 15) out.push_back(max_len_error(15));

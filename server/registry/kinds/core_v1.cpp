@@ -1070,10 +1070,49 @@ KindSpec pod_row() {
                        .grace_period = pod_grace_period}};
 }
 
+// ConfigMaps and Secrets hold at most 1 MiB of values (core.MaxSecretSize).
+constexpr std::size_t k_max_data_bytes = 1024 * 1024;
+
+// The bytes a []byte field holds: JSON carries it in base64.
+std::size_t decoded_size(const json& value) {
+  const std::string& text = str(value);
+  const std::size_t n = text.size();
+  if (n % 4 != 0) return n / 4 * 3 + (n % 4 > 1 ? n % 4 - 1 : 0);  // an unpadded tail
+  std::size_t padding = 0;
+  for (auto it = text.rbegin(); it != text.rend() && *it == '=' && padding < 2; ++it) ++padding;
+  return n / 4 * 3 - padding;
+}
+
+void check_data_keys(Causes& causes, const json& bag, const std::string& field) {
+  if (!bag.is_object()) return;
+  for (const auto& [key, value] : bag.items())
+    for (const auto& why : config_key_errors(key)) invalid_value(causes, field + "[" + key + "]", key, why);
+}
+
+// ValidateConfigMap: keys, a key in both data and binaryData, and the total size.
+void validate_config_map(const json& config_map, Causes& causes) {
+  const json& data = at(config_map, {"data"});
+  const json& binary = at(config_map, {"binaryData"});
+  std::size_t total = 0;
+  check_data_keys(causes, data, "data");
+  if (data.is_object())
+    for (const auto& [key, value] : data.items()) {
+      if (binary.is_object() && binary.contains(key))
+        invalid_value(causes, "data[" + key + "]", key, "duplicate of key present in binaryData");
+      total += str(value).size();
+    }
+  check_data_keys(causes, binary, "binaryData");
+  if (binary.is_object())
+    for (const auto& [key, value] : binary.items()) total += decoded_size(value);
+  if (total > k_max_data_bytes)
+    add_cause(causes, "[]", "FieldValueTooLong", "Too long: must have at most " + std::to_string(k_max_data_bytes) + " bytes");
+}
+
 KindSpec config_map_row() {
   return {.info = {.version = "v1", .kind = "ConfigMap", .plural = "configmaps", .short_names = {"cm"},
                    .columns = {name_col(), col("Data", "string", "Data contains the configuration data."), age_col()},
-                   .printer = print_config_map}};
+                   .printer = print_config_map},
+          .strategy = {.validate = validate_config_map}};
 }
 
 // ValidateSecret's checks of the well-known types: the keys each must carry (a
@@ -1081,6 +1120,12 @@ KindSpec config_map_row() {
 void validate_secret(const json& secret, Causes& causes) {
   const std::string type = str(at(secret, {"type"}));
   const json& data = at(secret, {"data"});
+  check_data_keys(causes, data, "data");
+  std::size_t total = 0;
+  if (data.is_object())
+    for (const auto& [key, value] : data.items()) total += decoded_size(value);
+  if (total > k_max_data_bytes)
+    add_cause(causes, "data", "FieldValueTooLong", "Too long: must have at most " + std::to_string(k_max_data_bytes) + " bytes");
   auto has = [&](const char* key) { return data.is_object() && data.contains(key); };
   auto require = [&](const char* key) {
     if (!has(key)) required(causes, std::string("data[") + key + "]");

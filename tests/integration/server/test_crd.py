@@ -225,6 +225,11 @@ class CustomResourceTest(CrdCase):
                                                    crontab("strict", nope=1))
         self.assertEqual(status, 400)
         self.assertIn('strict decoding error: unknown field \\"spec.nope\\"', raw.decode())
+        repeated = json.dumps(crontab("repeated")).replace('"spec": {', '"spec": {"nope": 1, "nope": 2, ', 1)
+        status, headers, raw = self.server.request("POST", path + "?fieldValidation=Strict", repeated.encode())
+        self.assertEqual(status, 400, raw)
+        self.assertEqual(json.loads(raw)["message"],
+                         'strict decoding error: duplicate field "spec.nope", unknown field "spec.nope"')
         status, headers, raw = self.server.request("POST", path + "?fieldValidation=Warn", crontab("warned", nope=1))
         self.assertEqual(status, 201)
         self.assertIn('unknown field \\"spec.nope\\"', header(headers, "Warning"))

@@ -152,7 +152,21 @@ class ProtobufTest(ServerTestCase):
         self.assertNotIn("imagee", json.loads(raw)["spec"]["containers"][0])
         status, _, _ = self.server.request("POST", NS + "/pods?fieldValidation=Bogus", json.dumps(pod("fv2")).encode(),
                                            {"Content-Type": "application/json"})
-        self.assertEqual(status, 400)
+        self.assertEqual(status, 422)
+        # A repeated member is named too, by its path; one also unknown is named as unknown only.
+        spec = json.dumps(pod("fv3")["spec"])
+        body = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"fv3"},"spec":' + spec + ',"spec":' + spec + "}"
+        status, _, raw = self.server.request("POST", NS + "/pods?fieldValidation=Strict", body.encode(),
+                                             {"Content-Type": "application/json"})
+        self.assertEqual(status, 400, raw)
+        self.assertEqual(json.loads(raw)["message"], 'strict decoding error: duplicate field "spec"')
+        twice = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"fv4","labels":{"a":"1","a":"2"}},' \
+            '"spec":' + json.dumps(pod("fv4")["spec"]) + "}"
+        status, headers, raw = self.server.request("POST", NS + "/pods", twice.encode(),
+                                                   {"Content-Type": "application/json"})
+        self.assertEqual(status, 201, raw)
+        self.assertEqual(headers.get("warning", ""), '299 - "duplicate field \\"metadata.labels.a\\""')
+        self.assertEqual(json.loads(raw)["metadata"]["labels"], {"a": "2"})
 
     def test_discovery_answers_in_protobuf(self):
         """client-go asks for protobuf first (kube-controller-manager's default): every discovery

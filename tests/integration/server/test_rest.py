@@ -96,8 +96,9 @@ class RestTest(ServerTestCase):
         self.assertEqual(status, 200)
         status, body = self.server.json("DELETE", NS + "/configmaps/" + name,
                                         {"kind": "DeleteOptions", "apiVersion": "v1", "dryRun": ["Maybe"]})
-        self.assertEqual(status, 400)
-        self.assertIn("dryRun", body["message"])
+        self.assertEqual(status, 422)
+        self.assertEqual(body["message"], 'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: '
+                                          '[]string{"Maybe"}: supported values: "All"')
 
     def test_pagination_and_selectors(self):
         self.server.json("POST", "/api/v1/namespaces", {"metadata": {"name": "paging"}})

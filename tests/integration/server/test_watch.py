@@ -180,6 +180,19 @@ class WatchTest(ServerTestCase):
         conn.close()
         self.assertLess(time.monotonic() - start, 5)
 
+    def test_watch_parameter_is_read_as_kube_reads_booleans(self):
+        """Only an absent watch, "0" or "false" (any case) lists; anything else, even "maybe" or an
+        empty value, watches. The first of repeated values counts."""
+        self.create(pod("boolish", labels={"t": "boolish"}))
+        for query, watches in (("watch=maybe", True), ("watch", True), ("watch=", True), ("watch=FALSE", False),
+                               ("watch=0", False), ("watch=false&watch=true", False), ("watch=1&watch=0", True)):
+            with self.subTest(query=query):
+                conn, resp = self.open_watch(NS + f"/pods?{query}&timeoutSeconds=1&labelSelector=t%3Dboolish")
+                first = json.loads(resp.read().split(b"\n")[0])
+                conn.close()
+                self.assertEqual(first.get("type") == "ADDED", watches, first)
+                self.assertEqual(first.get("kind") == "PodList", not watches, first)
+
     def test_legacy_watch_path_and_single_object(self):
         self.create(pod("solo", labels={"t": "solo"}))
         self.create(pod("other", labels={"t": "solo"}))
