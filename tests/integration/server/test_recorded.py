@@ -1,5 +1,6 @@
 """kw against answers recorded from kube-apiserver (tests/conformance/recorded/): the same
 requests must get the same codes, messages and causes, and creates the same defaults."""
+import base64
 import json
 import os
 import unittest
@@ -61,6 +62,45 @@ class RecordedAnswersTest(ServerTestCase):
                         labels = answer["spec"]["template"]["metadata"]["labels"]
                         self.assertEqual(labels[next(iter(selected))], uid)
                         self.assertEqual(labels["job-name"], body["metadata"]["name"])
+
+
+BAD_INPUT = os.path.join(os.path.dirname(__file__), "../../conformance/recorded/bad-input-1.23.json")
+
+
+def expanded(value):
+    """A recorded body with its {$repeat} and {$base64_of_repeat} stand-ins written out."""
+    if isinstance(value, dict):
+        if "$repeat" in value:
+            return value["$repeat"] * value["times"]
+        if "$base64_of_repeat" in value:
+            return base64.b64encode(value["$base64_of_repeat"].encode() * value["times"]).decode()
+        return {key: expanded(item) for key, item in value.items()}
+    return value
+
+
+class RecordedBadInputTest(ServerTestCase):
+    """Malformed requests: the code, reason, message and causes kube-apiserver answered."""
+
+    def test_bad_input(self):
+        with open(BAD_INPUT) as f:
+            cases = json.load(f)["cases"]
+        status, body = self.server.json("POST", "/api/v1/namespaces/default/configmaps",
+                                        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "target"},
+                                         "data": {"a": "b"}})
+        self.assertEqual(status, 201, body)
+        for case in cases:
+            with self.subTest(case["name"]):
+                body = None if case["body"] is None else json.dumps(expanded(case["body"])).encode()
+                headers = {"Content-Type": "application/merge-patch+json" if case["method"] == "PATCH"
+                           else "application/json"}
+                status, _, raw = self.server.request(case["method"], case["path"], body, headers)
+                self.assertEqual(status, case["code"], raw[:300])
+                if "reason" not in case:
+                    continue
+                answer = json.loads(raw)
+                self.assertEqual(answer["reason"], case["reason"])
+                self.assertEqual(answer["message"], case["message"])
+                self.assertEqual(answer.get("details", {}).get("causes"), case.get("causes"))
 
 
 if __name__ == "__main__":
