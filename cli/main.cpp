@@ -68,7 +68,7 @@ std::vector<std::string> with_global_flags_after_verb(std::vector<std::string> a
     const CLI::Option* option = reference->get_option_no_throw(name);
     if (option == nullptr) break;
     moved.push_back(word);
-    if (option->get_type_size_min() > 0 && !attached && i + 1 < args.size()) moved.push_back(args[++i]);
+    if (option->get_items_expected_min() > 0 && !attached && i + 1 < args.size()) moved.push_back(args[++i]);
     ++i;
   }
   if (moved.empty() || i >= args.size()) return args;  // no verb after them: nothing to move

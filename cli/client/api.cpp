@@ -25,8 +25,11 @@ void add_connection_flags(CLI::App& command, ConnectionFlags& flags, bool kubeco
   command.add_option("--as", o.impersonate_user, "Username to impersonate for the operation (a user or a service account)");
   command.add_option("--as-group", o.impersonate_groups, "Group to impersonate for the operation (repeatable)");
   command.add_option("--as-uid", o.impersonate_uid, "UID to impersonate for the operation");
-  command.add_flag("--insecure-skip-tls-verify", o.insecure_skip_tls_verify,
-                   "Do not check the server's certificate (insecure)");
+  // Set only when given (=false included), so the kubeconfig's insecure-skip-tls-verify
+  // applies otherwise: a flag bound to an optional would always be set.
+  command.add_flag_function(
+      "--insecure-skip-tls-verify", [&o](std::int64_t count) { o.insecure_skip_tls_verify = count > 0; },
+      "Do not check the server's certificate (insecure)");
   command.add_option("--transport", flags.transport, "auto|h2|http1|websocket (websocket applies to watches)")
       ->check(CLI::IsMember({"auto", "h2", "http1", "websocket"}));
   command.add_option("--encoding", flags.encoding, "Wire encoding: auto|json|yaml|protobuf (auto = protobuf for built-in kinds, JSON for tables and custom resources)")

@@ -308,6 +308,64 @@ PY
     HTTP_PROXY="http://127.0.0.1:$proxy_port" timeout 20 "$KW" get pods --server "$url" -o name | contains -x pod/web-1
     [[ $(wc -l <"$work/proxy.log") -eq $lines ]]
     ;;
+  kubeconfig_tls)
+    # The kubeconfig's TLS fields against kw serve's TLS port, each line run by kubectl and kw
+    # alike: the same exit code, and output for those that succeed.
+    create web-1
+    kill_server
+    tls_port=$(free_port)
+    timeout 100 "$KW_SERVE" serve --data-dir "$work/data" --insecure-port "$port" --secure-port "$tls_port" \
+      >>"$work/server.log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 150); do curl -sf "$url/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+    ca=$work/data/pki/ca.crt
+    kubeconfig() {  # kubeconfig NAME CLUSTER_LINES
+      cat >"$work/$1.kubeconfig" <<CFG
+apiVersion: v1
+kind: Config
+clusters:
+- name: tls
+  cluster:
+    server: https://127.0.0.1:$tls_port
+$2
+contexts:
+- name: tls
+  context: {cluster: tls, user: me, namespace: default}
+current-context: tls
+users:
+- name: me
+  user: {}
+CFG
+    }
+    kubeconfig skip "    insecure-skip-tls-verify: true"
+    kubeconfig ca "    certificate-authority: $ca"
+    kubeconfig ca-data "    certificate-authority-data: $(base64 -w0 "$ca")"
+    kubeconfig none ""
+    kubeconfig server-name "    certificate-authority: $ca
+    tls-server-name: localhost"
+    kubeconfig wrong-name "    certificate-authority: $ca
+    tls-server-name: wrong.example"
+    for line in "--kubeconfig $work/skip.kubeconfig get pods -o name" \
+                "--kubeconfig $work/ca.kubeconfig get pods -o name" \
+                "--kubeconfig $work/ca-data.kubeconfig get pods -o name" \
+                "--kubeconfig $work/server-name.kubeconfig get pods -o name" \
+                "--kubeconfig $work/none.kubeconfig --insecure-skip-tls-verify get pods -o name" \
+                "get pods -o name --kubeconfig $work/none.kubeconfig --insecure-skip-tls-verify" \
+                "--kubeconfig $work/none.kubeconfig get pods -o name" \
+                "--kubeconfig $work/wrong-name.kubeconfig get pods -o name" \
+                "--kubeconfig $work/skip.kubeconfig --insecure-skip-tls-verify=false get pods -o name"; do
+      # shellcheck disable=SC2086
+      want=$(timeout 30 kubectl $line 2>/dev/null) && want_code=0 || want_code=$?
+      # shellcheck disable=SC2086
+      got=$(timeout 30 "$KW" $line 2>"$work/kw.err") && got_code=0 || got_code=$?
+      if (( (want_code == 0) != (got_code == 0) )); then
+        echo "kubectl exit $want_code, kw exit $got_code for: $line"; cat "$work/kw.err"; exit 1
+      fi
+      [[ $want_code != 0 ]] || [[ "$got" == "$want" ]] || { echo "output differs for: $line"; diff <(echo "$want") <(echo "$got"); exit 1; }
+      [[ $want_code != 0 ]] || [[ "$got" == "pod/web-1" ]]
+    done
+    ;;
+
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac
 echo "client_$scenario: ok"
