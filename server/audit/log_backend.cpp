@@ -244,7 +244,8 @@ Result<std::unique_ptr<LogBackend>> LogBackend::open(LogOptions options) {
   auto output = Output::open(backend->m_options);
   if (!output) return std::unexpected(output.error());
   backend->m_output = std::move(*output);
-  backend->m_writer = std::thread([raw = backend.get()] { raw->run(); });
+  // Blocking mode writes on the callers' threads; only batch mode has a writer.
+  if (backend->m_options.mode == LogMode::batch) backend->m_writer = std::thread([raw = backend.get()] { raw->run(); });
   return backend;
 }
 
@@ -260,21 +261,36 @@ LogBackend::~LogBackend() {
 bool LogBackend::process(const Event& event) {
   std::string line = m_options.legacy_format ? legacy_line(event) : json_line(event);
   std::unique_lock lock(m_mutex);
-  if (m_options.mode == LogMode::batch && m_queue.size() >= m_options.buffer_size) {
+  if (m_options.mode != LogMode::batch) {
+    // Blocking: the event is in the file before the request goes on, written here as
+    // kube-apiserver's log backend writes it, one write per event; handing it to another
+    // thread and waiting would cost two thread switches per event.
+    ++m_queued;
+    auto written = m_output->append(line);
+    if (written) written = m_output->flush();
+    note_written(written, 1);
+    return true;
+  }
+  if (m_queue.size() >= m_options.buffer_size) {
     ++m_dropped;
     return false;
   }
   m_queue.push_back(std::move(line));
-  const std::uint64_t mine = ++m_queued;
+  ++m_queued;
   // The writer sleeps only on an empty queue, and lingers for a batch once woken: one wake-up
-  // per batch, not per event (a blocking caller wakes it at once).
-  const bool wake = m_queue.size() == 1 || m_queue.size() == k_batch_events || m_options.mode != LogMode::batch;
+  // per batch, not per event.
+  const bool wake = m_queue.size() == 1 || m_queue.size() == k_batch_events;
   lock.unlock();
   if (wake) m_wake.notify_one();
-  if (m_options.mode == LogMode::batch) return true;
-  lock.lock();
-  m_written.wait(lock, [&] { return m_done >= mine || m_stop; });
   return true;
+}
+
+void LogBackend::note_written(const Result<void>& written, std::uint64_t events) {
+  if (!written) {
+    m_write_errors += events;
+    if (!m_failing) std::cerr << "kw serve: audit log: " << written.error().message << "\n";
+  }
+  m_failing = !written;
 }
 
 std::uint64_t LogBackend::events() const {
@@ -294,7 +310,6 @@ std::uint64_t LogBackend::write_errors() const {
 
 void LogBackend::run() {
   std::deque<std::string> batch;
-  bool failing = false;
   for (;;) {
     {
       std::unique_lock lock(m_mutex);
@@ -310,15 +325,11 @@ void LogBackend::run() {
       if (!appended && written) written = std::move(appended);
     }
     if (auto flushed = m_output->flush(); !flushed && written) written = std::move(flushed);
-    if (!written && !failing) std::cerr << "kw serve: audit log: " << written.error().message << "\n";
-    failing = !written;
     {
       std::lock_guard lock(m_mutex);
-      m_done += batch.size();
-      if (!written) m_write_errors += batch.size();
+      note_written(written, batch.size());
     }
     batch.clear();
-    m_written.notify_all();
   }
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // The audit log (kube-apiserver's --audit-log-*): events written as lines to a file that is
 // rotated by size, with old files pruned by count and age and optionally gzipped, or to
-// standard output. A writer thread does the encoding and the I/O; a request only hands its
-// event over.
+// standard output. In blocking mode (kube's default) the request's thread writes its event
+// before going on; in batch mode a writer thread gathers events and writes them together.
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -37,15 +37,15 @@ Result<void> check_log_options(const LogOptions& options, const std::string& for
 
 class LogBackend {
  public:
-  // Creates the file (mode 0600, directories 0700) and starts the writer.
+  // Creates the file (mode 0600, directories 0700) and, in batch mode, starts the writer.
   static Result<std::unique_ptr<LogBackend>> open(LogOptions options);
   ~LogBackend();  // writes what is queued, then stops
   LogBackend(const LogBackend&) = delete;
   LogBackend& operator=(const LogBackend&) = delete;
 
-  // Encodes the event (on the caller's thread) and hands the line to the writer. False when it
-  // was dropped (batch mode, buffer full). A write that fails is reported on standard error
-  // (once per failing run) and counted.
+  // Encodes the event on the caller's thread; blocking mode writes it there too, batch mode
+  // hands the line to the writer. False when it was dropped (batch mode, buffer full). A write
+  // that fails is reported on standard error (once per failing run) and counted.
   bool process(const Event& event);
   std::uint64_t events() const;  // accepted (queued) so far
   std::uint64_t dropped() const;
@@ -54,19 +54,21 @@ class LogBackend {
  private:
   explicit LogBackend(LogOptions options);
   void run();
+  // Counts a write's outcome for `events` events (m_mutex held); the first failure of a
+  // failing run is reported on standard error.
+  void note_written(const Result<void>& written, std::uint64_t events);
 
   class Output;
   LogOptions m_options;
   std::unique_ptr<Output> m_output;
   mutable std::mutex m_mutex;
   std::condition_variable m_wake;     // the writer: events queued, or stop
-  std::condition_variable m_written;  // blocking callers: their event is out
   std::deque<std::string> m_queue;  // encoded lines
   std::uint64_t m_queued = 0;    // events ever queued
-  std::uint64_t m_done = 0;      // of those, written or failed
   std::uint64_t m_dropped = 0;
   std::uint64_t m_write_errors = 0;
   bool m_stop = false;
+  bool m_failing = false;  // the last write failed
   std::thread m_writer;
 };
 
