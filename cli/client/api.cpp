@@ -5,7 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/kubeconfig/auth_provider.hpp"
 #include "core/net/client/proxy.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::cli {
 
@@ -69,6 +71,12 @@ Result<std::unique_ptr<ApiClient>> ApiClient::create(const ConnectionFlags& flag
       cc.key_file.clear();
     }
   }
+  if (c.auth_provider) {
+    auto provider = *c.auth_provider;
+    auto token = kubeconfig::auth_provider_token(provider);
+    if (!token) return std::unexpected(token.error());
+    api->m_exec_token = std::move(*token);
+  }
   auto client = net::client::Client::create(cc);
   if (!client) return std::unexpected(client.error());
   api->m_client = std::move(*client);
@@ -126,20 +134,7 @@ Result<net::client::StreamEnd> ApiClient::stream(const std::string& target, cons
   return m_client->stream(request, handler);
 }
 
-std::string url_escape(std::string_view text) {
-  static constexpr char k_hex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(k_hex[c >> 4]);
-      out.push_back(k_hex[c & 15]);
-    }
-  }
-  return out;
-}
+std::string url_escape(std::string_view text) { return util::percent_encode(text); }
 
 std::string collection_path(const KindInfo& kind, bool namespaced, const std::string& namespace_name) {
   std::string path = kind.group.empty() ? "/api/" + kind.api_version : "/apis/" + kind.api_version;

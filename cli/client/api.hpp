@@ -47,7 +47,7 @@ class ApiClient {
 
   kubeconfig::RestConfig m_config;
   net::client::ClientConfig m_client_config;
-  std::string m_exec_token;
+  std::string m_exec_token;  // from an exec plugin or an auth-provider: it wins over the kubeconfig token
   std::unique_ptr<net::client::Client> m_client;
 };
 

@@ -161,29 +161,8 @@ int run_use_context(const ConfigOptions& options) {
   if (!merged->contexts.contains(options.name))
     return report_usage("no context exists with the name: \"" + options.name + "\"");
   const std::string file = destination_file(options);
-  json document = {{"apiVersion", "v1"}, {"kind", "Config"}, {"clusters", json::array()},
-                   {"contexts", json::array()}, {"users", json::array()}, {"preferences", json::object()}};
-  std::error_code ec;
-  if (fs::exists(file, ec)) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto documents = codec::yaml_to_json(text.str());
-    if (!documents) return report_usage(file + ": not valid YAML: " + documents.error().message);
-    if (!documents->empty() && (*documents)[0].is_object()) document = (*documents)[0];
-  } else if (!fs::path(file).parent_path().empty()) {
-    fs::create_directories(fs::path(file).parent_path(), ec);
-  }
-  document["current-context"] = options.name;
-  const std::string temporary = file + ".kw-tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << codec::json_to_yaml(document);
-    if (!out) return report_usage("cannot write " + temporary);
-  }
-  fs::permissions(temporary, fs::perms::owner_read | fs::perms::owner_write, ec);
-  fs::rename(temporary, file, ec);
-  if (ec) return report_usage("cannot replace " + file + ": " + ec.message());
+  auto updated = kubeconfig::update_file(file, [&](json& document) { document["current-context"] = options.name; });
+  if (!updated) return report_usage(updated.error().message);
   std::cout << "Switched to context \"" << options.name << "\".\n";
   return k_exit_ok;
 }

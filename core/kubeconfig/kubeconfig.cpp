@@ -135,6 +135,7 @@ Result<Merged> parse(std::string_view yaml, const std::string& base_dir, const s
       if (command.find('/') != std::string::npos) (*exec)["command"] = absolute(command, base_dir);
     }
   }
+  for (const auto& [name, user] : users->items()) out.user_files[name] = file_name;
   out.clusters = std::move(*clusters);
   out.users = std::move(*users);
   out.contexts = std::move(*contexts);
@@ -146,7 +147,10 @@ void merge(Merged& into, const Merged& next) {
   for (const auto& [name, value] : next.clusters.items())
     if (!into.clusters.contains(name)) into.clusters[name] = value;
   for (const auto& [name, value] : next.users.items())
-    if (!into.users.contains(name)) into.users[name] = value;
+    if (!into.users.contains(name)) {
+      into.users[name] = value;
+      if (const auto file = next.user_files.find(name); file != next.user_files.end()) into.user_files[name] = file->second;
+    }
   for (const auto& [name, value] : next.contexts.items())
     if (!into.contexts.contains(name)) into.contexts[name] = value;
   if (into.current_context.empty()) into.current_context = next.current_context;
@@ -264,6 +268,14 @@ Result<RestConfig> resolve(const Merged& merged, const Overrides& overrides) {
     if (!parsed) return std::unexpected(parsed.error());
     out.exec = std::move(*parsed);
   }
+  if (auto provider = user.find("auth-provider"); provider != user.end() && provider->is_object() && !overrides.token) {
+    AuthProvider auth{.name = str(*provider, "name"), .config = {}, .user_name = user_name, .file = {}};
+    if (const auto config = provider->find("config"); config != provider->end() && config->is_object())
+      for (const auto& [key, value] : config->items())
+        if (value.is_string()) auth.config[key] = value.get<std::string>();
+    if (const auto file = merged.user_files.find(user_name); file != merged.user_files.end()) auth.file = file->second;
+    out.auth_provider = std::move(auth);
+  }
   if (overrides.namespace_name && !overrides.namespace_name->empty()) {
     out.namespace_name = *overrides.namespace_name;
     out.namespace_from_flag = true;
@@ -277,6 +289,33 @@ Result<RestConfig> load(const Overrides& overrides, const Environment& env) {
   auto merged = load_files(overrides, env);
   if (!merged) return std::unexpected(merged.error());
   return resolve(*merged, overrides);
+}
+
+Result<void> update_file(const std::string& file, const std::function<void(json&)>& change) {
+  json document = {{"apiVersion", "v1"}, {"kind", "Config"}, {"clusters", json::array()},
+                   {"contexts", json::array()}, {"users", json::array()}, {"preferences", json::object()}};
+  std::error_code ec;
+  if (fs::exists(file, ec)) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto documents = codec::yaml_to_json(text.str());
+    if (!documents) return fail(file + ": not valid YAML: " + documents.error().message);
+    if (!documents->empty() && (*documents)[0].is_object()) document = (*documents)[0];
+  } else if (!fs::path(file).parent_path().empty()) {
+    fs::create_directories(fs::path(file).parent_path(), ec);
+  }
+  change(document);
+  const std::string temporary = file + ".kw-tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << codec::json_to_yaml(document);
+    if (!out) return fail("cannot write " + temporary);
+  }
+  fs::permissions(temporary, fs::perms::owner_read | fs::perms::owner_write, ec);
+  fs::rename(temporary, file, ec);
+  if (ec) return fail("cannot replace " + file + ": " + ec.message());
+  return {};
 }
 
 Result<std::string> base64_decode(std::string_view text) {

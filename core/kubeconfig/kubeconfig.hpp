@@ -4,6 +4,8 @@
 // context/cluster/user chosen by flags or current-context, command-line overrides on top,
 // relative paths resolved against the file that named them, inline *-data decoded, and
 // exec credential plugins (client.authentication.k8s.io v1 and v1beta1).
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,15 @@ struct ExecConfig {
   // Never, IfAvailable or Always: whether the plugin may read the terminal (required in v1,
   // IfAvailable by default in v1beta1).
   std::string interactive_mode = "IfAvailable";
+};
+
+// A user's auth-provider (client-go's in-tree providers): its name and config map, with where
+// it was defined, for a provider that writes refreshed tokens back (oidc).
+struct AuthProvider {
+  std::string name;
+  std::map<std::string, std::string> config;
+  std::string user_name;  // the kubeconfig user
+  std::string file;       // the kubeconfig file that defines that user
 };
 
 // Command-line flags; an unset optional leaves the kubeconfig value alone.
@@ -72,6 +83,7 @@ struct RestConfig {
   std::string username;
   std::string password;
   std::optional<ExecConfig> exec;
+  std::optional<AuthProvider> auth_provider;
   // Impersonation: the user's `as`, `as-groups` and `as-uid`, or the flags.
   std::string impersonate_user;
   std::vector<std::string> impersonate_groups;
@@ -89,6 +101,7 @@ struct Merged {
   nlohmann::json contexts = nlohmann::json::object();
   std::string current_context;
   std::vector<std::string> files;
+  std::map<std::string, std::string> user_files;  // user name -> the file that defines it
 };
 
 // Parses one kubeconfig text; relative paths are resolved against base_dir.
@@ -113,6 +126,10 @@ Result<ExecCredential> run_exec_plugin(const ExecConfig& exec, const RestConfig&
 Result<bool> exec_interactive(const ExecConfig& exec, bool stdin_is_terminal);
 // Parses the ExecCredential JSON a plugin printed (checked against the requested apiVersion).
 Result<ExecCredential> parse_exec_output(std::string_view output, const ExecConfig& exec);
+
+// Rewrites one kubeconfig file through `change` (the document as JSON; a new file starts as an
+// empty Config): written to a temporary file with mode 0600, then renamed over it.
+Result<void> update_file(const std::string& file, const std::function<void(nlohmann::json&)>& change);
 
 Result<std::string> base64_decode(std::string_view text);
 std::string base64_encode(std::string_view bytes);

@@ -34,6 +34,24 @@ int hex_value(char c) {
   return -1;
 }
 
+std::string percent_encode(std::string_view text) {
+  static constexpr char k_hex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (const unsigned char c : text) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                       c == '_' || c == '.' || c == '~';
+    if (plain) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(k_hex[c >> 4]);
+      out.push_back(k_hex[c & 15]);
+    }
+  }
+  return out;
+}
+
 std::string percent_decode(std::string_view text, bool plus_is_space) {
   std::string out;
   out.reserve(text.size());

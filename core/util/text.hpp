@@ -17,6 +17,9 @@ int hex_value(char c);
 // "%2F" escapes decoded, malformed ones kept as they are; with plus_is_space (query strings),
 // '+' is a space.
 std::string percent_decode(std::string_view text, bool plus_is_space = false);
+// Every byte but ASCII letters, digits and "-_.~" as %XX: safe in a path segment, a query
+// value or a form field.
+std::string percent_encode(std::string_view text);
 // Go's strconv.Quote (fmt's %q of a string), the way Kubernetes' messages quote names and
 // values: "a\"b", control bytes as \n, \t or \x01, invalid UTF-8 bytes as \xff, valid
 // UTF-8 kept.

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/api/print_support.hpp"
-#include "core/net/client/client.hpp"
+#include "core/net/client/fetch.hpp"
 
 namespace kw::auth {
 
@@ -18,20 +18,8 @@ constexpr std::int64_t k_leeway_seconds = 60;
 
 // GET url (https, verified with `ca_file` when given) as JSON.
 Result<json> fetch_json(const std::string& url, const std::string& ca_file) {
-  const auto scheme_end = url.find("://");
-  const auto path_start = url.find('/', scheme_end == std::string::npos ? 0 : scheme_end + 3);
-  net::client::ClientConfig config;
-  config.url = url.substr(0, path_start);
-  config.ca_file = ca_file;
-  config.request_timeout = std::chrono::seconds(10);
-  config.transport = net::client::Transport::Http1;
-  auto client = net::client::Client::create(config);
-  if (!client) return std::unexpected(client.error());
-  net::client::Request request;
-  request.target = path_start == std::string::npos ? "/" : url.substr(path_start);
-  request.headers = {{"Accept", "application/json"}};
-  auto response = (*client)->request(request, 4u << 20);
-  if (!response) return fail("GET " + url + ": " + response.error().message);
+  auto response = net::client::fetch(url, {.headers = {{"Accept", "application/json"}}, .ca_file = ca_file});
+  if (!response) return std::unexpected(response.error());
   if (response->head.status != 200) return fail("GET " + url + ": HTTP " + std::to_string(response->head.status));
   auto parsed = json::parse(response->body, nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object()) return fail("GET " + url + ": not a JSON object");

@@ -47,10 +47,21 @@ class Issuer:
         self.jwks = {"keys": []}
         issuer = self
 
+        self.refreshes = []  # (Authorization header, form) of each token request
+        self.token_answer = None  # what the token endpoint answers (a callable of the form)
+
         class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                form = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode()
+                issuer.refreshes.append((self.headers.get("Authorization"), form))
+                if self.path != "/token" or issuer.token_answer is None:
+                    self.send_error(404)
+                    return
+                send_json(self, *issuer.token_answer(self.headers.get("Authorization"), form))
+
             def do_GET(self):
                 if self.path == "/.well-known/openid-configuration":
-                    body = {"issuer": issuer.url, "jwks_uri": issuer.url + "/keys",
+                    body = {"issuer": issuer.url, "jwks_uri": issuer.url + "/keys", "token_endpoint": issuer.url + "/token",
                             "id_token_signing_alg_values_supported": ["RS256"]}
                 elif self.path == "/keys":
                     body = issuer.jwks
@@ -147,6 +158,68 @@ class OidcTest(unittest.TestCase):
         code, user = self.wait_for_login(token)
         self.assertEqual(code, 0, user)
         self.assertEqual(user["username"], "rotated@example.com")
+
+    def kubeconfig_with(self, provider):
+        path = os.path.join(self.dir.name, "auth-provider.kubeconfig")
+        with open(path, "w") as f:
+            json.dump({"apiVersion": "v1", "kind": "Config", "current-context": "c",
+                       "clusters": [{"name": "kw", "cluster": {"server": self.server.secure_url,
+                                                                "insecure-skip-tls-verify": True}}],
+                       "contexts": [{"name": "c", "context": {"cluster": "kw", "user": "jane"}}],
+                       "users": [{"name": "jane", "user": {"auth-provider": provider}}]}, f)
+        return path
+
+    def whoami_with(self, kubeconfig):
+        out = subprocess.run(["timeout", "30", KW_BIN, "--kubeconfig", kubeconfig, "auth", "whoami", "-o", "json"],
+                             capture_output=True, text=True)
+        return out.returncode, (json.loads(out.stdout)["status"]["userInfo"] if out.returncode == 0 else out.stderr)
+
+    def test_kubeconfig_oidc_auth_provider_refreshes_and_persists_tokens(self):
+        self.wait_for_login(sign(self.key, "key-1", self.claims()))
+        fresh = sign(self.key, "key-1", self.claims(email="refreshed@example.com"))
+
+        def answer(authorization, form):
+            wanted = "Basic " + base64.b64encode(f"{CLIENT_ID}:s%3Ecret".encode()).decode()
+            if authorization != wanted or "grant_type=refresh_token" not in form or "refresh_token=rt-1" not in form:
+                return 401, {"error": "invalid_client"}
+            return 200, {"access_token": "opaque", "token_type": "Bearer", "id_token": fresh, "refresh_token": "rt-2"}
+
+        self.issuer.token_answer = answer
+        self.issuer.refreshes.clear()
+        expired = sign(self.key, "key-1", self.claims(exp=int(time.time()) - 60))
+        config = {"client-id": CLIENT_ID, "client-secret": "s>cret", "idp-issuer-url": self.issuer.url,
+                  "idp-certificate-authority": self.issuer.tls["ca"], "id-token": expired, "refresh-token": "rt-1"}
+        kubeconfig = self.kubeconfig_with({"name": "oidc", "config": config})
+        code, user = self.whoami_with(kubeconfig)
+        self.assertEqual(code, 0, user)
+        self.assertEqual(user["username"], "refreshed@example.com")
+        self.assertEqual(len(self.issuer.refreshes), 1)
+        # The new ID token and the rotated refresh token are in the kubeconfig now, and the
+        # valid ID token is used as it is: no second refresh.
+        out = subprocess.run([KW_BIN, "--kubeconfig", kubeconfig, "config", "view", "--raw", "-o", "json"],
+                             capture_output=True, text=True, check=True)
+        saved = json.loads(out.stdout)["users"][0]["user"]["auth-provider"]["config"]
+        self.assertEqual(saved["id-token"], fresh)
+        self.assertEqual(saved["refresh-token"], "rt-2")
+        self.assertEqual(saved["client-secret"], "s>cret")
+        code, user = self.whoami_with(kubeconfig)
+        self.assertEqual((code, user["username"]), (0, "refreshed@example.com"))
+        self.assertEqual(len(self.issuer.refreshes), 1)
+
+    def test_auth_provider_refusals(self):
+        expired = sign(self.key, "key-1", self.claims(exp=int(time.time()) - 60))
+        for provider, message in [
+            ({"name": "oidc", "config": {"client-id": CLIENT_ID, "idp-issuer-url": self.issuer.url, "id-token": expired}},
+             "No valid id-token, and cannot refresh without refresh-token"),
+            ({"name": "oidc", "config": {"client-id": CLIENT_ID}}, "Must provide idp-issuer-url"),
+            ({"name": "gcp", "config": {}}, 'Please use the "gke-gcloud-auth-plugin" kubectl/client-go credential plugin'),
+            ({"name": "azure", "config": {}}, "The azure auth plugin has been removed."),
+            ({"name": "mystery", "config": {}}, 'no Auth Provider found for name "mystery"'),
+        ]:
+            with self.subTest(provider["name"]):
+                code, text = self.whoami_with(self.kubeconfig_with(provider))
+                self.assertNotEqual(code, 0)
+                self.assertIn(message, text)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 #include <fstream>
 
+#include "core/kubeconfig/auth_provider.hpp"
 #include "core/kubeconfig/kubeconfig.hpp"
+#include "core/util/base64.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace kw::kubeconfig;
@@ -243,4 +245,48 @@ TEST_CASE("base64 round trip") {
     CHECK(*decoded == text);
   }
   CHECK_FALSE(base64_decode("@@").has_value());
+}
+
+TEST_CASE("an auth-provider is read with its config and the file that defines its user") {
+  kw::testing::TempDir dir;
+  const std::string file = dir.path() + "/config";
+  write(file, R"(
+apiVersion: v1
+kind: Config
+current-context: c
+clusters: [{name: k, cluster: {server: "https://127.0.0.1:6443"}}]
+contexts: [{name: c, context: {cluster: k, user: jane}}]
+users:
+- name: jane
+  user:
+    auth-provider:
+      name: oidc
+      config: {client-id: kw, idp-issuer-url: "https://issuer.example", id-token: abc}
+)");
+  kw::kubeconfig::Overrides flags;
+  flags.kubeconfig = file;
+  auto config = kw::kubeconfig::load(flags, {});
+  REQUIRE(config.has_value());
+  REQUIRE(config->auth_provider);
+  CHECK(config->auth_provider->name == "oidc");
+  CHECK(config->auth_provider->config.at("client-id") == "kw");
+  CHECK(config->auth_provider->user_name == "jane");
+  CHECK(config->auth_provider->file == file);
+  flags.token = "explicit";  // --token wins over the provider
+  auto overridden = kw::kubeconfig::load(flags, {});
+  REQUIRE(overridden.has_value());
+  CHECK_FALSE(overridden->auth_provider);
+}
+
+TEST_CASE("an ID token is fresh until 10 s before its exp claim") {
+  using kw::kubeconfig::id_token_fresh;
+  const auto jwt = [](const std::string& claims) {
+    return kw::util::base64url_encode(R"({"alg":"RS256"})") + "." + kw::util::base64url_encode(claims) + ".sig";
+  };
+  const auto at = std::chrono::system_clock::time_point(std::chrono::seconds(1000));
+  CHECK(id_token_fresh(jwt(R"({"exp":1011})"), at).value());
+  CHECK_FALSE(id_token_fresh(jwt(R"({"exp":1010})"), at).value());
+  CHECK_FALSE(id_token_fresh(jwt(R"({"exp":900})"), at).value());
+  CHECK_FALSE(id_token_fresh("not-a-jwt", at).has_value());
+  CHECK_FALSE(id_token_fresh(jwt(R"({"sub":"x"})"), at).has_value());
 }
