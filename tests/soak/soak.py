@@ -542,15 +542,17 @@ class Scenario:
         self.kills[what] = self.kills.get(what, 0) + 1
 
     def schedule(self, actions):
-        """Random times between 10% and 55% of the run, one per action in turn, 5 s apart or more."""
+        """Times between 10% and 55% of the run, one per action in turn, at random gaps of
+        one to two times max(5 s, 1/30 of the run), short enough for each action to come at
+        least once."""
         times, t = [], 0.10 * self.seconds
         end = 0.55 * self.seconds
-        gap = max(5.0, self.seconds / 20)
         i = 0
         while t <= end:
             times.append((t, actions[i % len(actions)]))
             i += 1
-            t += gap * random.uniform(1.0, 2.0)
+            gap = max(5.0, self.seconds / 30) * random.uniform(1.0, 2.0)
+            t += min(gap, 0.45 * self.seconds / len(actions))
         return times
 
     def run_load(self, ports, servers, actions, watchers):
