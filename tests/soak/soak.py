@@ -139,15 +139,20 @@ class Ledger:
         self.acked = {}      # key -> last acknowledged state
         self.unknown = {}    # key -> states written after it whose outcome is unknown
         self.changes = []    # (key, rv, value) of acknowledged creates and updates
+        self.deletes = []    # (key, rv of the version deleted) of acknowledged deletes
         self.counts = {"acknowledged": 0, "unknown": 0, "not_applied": 0, "conflicts": 0}
 
-    def ack(self, key, state, rv=None):
+    def ack(self, key, state, rv):
+        """An acknowledged write: `rv` is the resourceVersion written, or for a delete the
+        resourceVersion of the version deleted (its precondition)."""
         with self.lock:
             self.acked[key] = state
             self.unknown.pop(key, None)
             self.counts["acknowledged"] += 1
-            if rv is not None:
+            if state[0] == "present":
                 self.changes.append((key, rv, state[1]))
+            else:
+                self.deletes.append((key, rv))
 
     def maybe(self, key, state):
         with self.lock:
@@ -232,7 +237,7 @@ class Writer(threading.Thread):
         if status in (200, 201, 202):
             if method == "DELETE":
                 self.belief[key] = "absent"
-                self.ledger.ack(key, state)
+                self.ledger.ack(key, state, rv_int(belief))
             else:
                 rv = answer["metadata"]["resourceVersion"]
                 self.belief[key] = rv
@@ -316,7 +321,43 @@ class View:
                     continue
                 if self.excused(key, rv, marks):
                     continue
-                missed.append((key, rv))
+                missed.append((key, f"rv {rv}"))
+            return missed
+
+    def missed_deletes(self, changes, deletes):
+        """Acknowledged deletes the watcher shows no DELETED for: of the version deleted (rv
+        p), a DELETED with p <= rv < n, n being the object's next acknowledged create (a
+        relist may instead show it DELETED with its last seen rv). Excused: a relist whose
+        last rv seen is below n and not below p (or version p was never seen), and deletes
+        after the last rv seen."""
+        with self.lock:
+            if not self.log:
+                return []
+            by_key = {}
+            for key, rv, _ in changes:
+                by_key.setdefault(key, []).append(rv)
+            for rvs in by_key.values():
+                rvs.sort()
+            deleted = {}
+            for entry in self.log:
+                if entry[0] == "event" and entry[1] == "DELETED":
+                    deleted.setdefault(entry[2], []).append(entry[3])
+            marks = [entry[1] for entry in self.log if entry[0] == "relist"]
+            seen = {(entry[2], entry[3]) for entry in self.log if entry[0] == "event"}
+            missed = []
+            for key, p in deletes:
+                later = [rv for rv in by_key.get(key, []) if rv > p]
+                n = later[0] if later else None
+                if p >= self.max_rv:
+                    continue  # not caught up to it
+                upper = n if n is not None else float("inf")
+                if any(p <= rv < upper for rv in deleted.get(key, [])):
+                    continue
+                # A relist before the next create that came after the watcher saw version p, or
+                # with version p never seen (the relist folded its create and delete).
+                if any(mark < upper and (mark >= p or (key, p) not in seen) for mark in marks):
+                    continue
+                missed.append((key, f"DELETED of rv {p}"))
             return missed
 
     def excused(self, key, rv, marks):
@@ -614,11 +655,13 @@ class Scenario:
         time.sleep(2)
         rss = {name: self.rss_start(name, server.proc.pid) + (rss_kb(server.proc.pid),)
                for name, server in servers().items()}
+        with open(os.path.join(self.work, "ledger.json"), "w") as f:
+            json.dump({"changes": self.ledger.changes, "deletes": self.ledger.deletes}, f)
         watcher_counts = {}
         for watcher in watchers:
             code = watcher.stop()
             view = watcher.view
-            missed = view.missed(self.ledger.changes)
+            missed = view.missed(self.ledger.changes) + view.missed_deletes(self.ledger.changes, self.ledger.deletes)
             with open(os.path.join(self.work, f"{view.name}.events"), "w") as f:
                 for entry in view.log:
                     f.write(" ".join(str(x) for x in entry) + "\n")
@@ -633,7 +676,7 @@ class Scenario:
                 if counts[kind]:
                     violations.append(f"{view.name}: {counts[kind]} {kind}")
             self.notes += [f"{view.name}: {p}" for p in view.problems[:5]]
-            self.notes += [f"{view.name}: missed {k} rv {rv}" for k, rv in missed[:5]]
+            self.notes += [f"{view.name}: missed {k} {what}" for k, what in missed[:5]]
         for name, (start_kb, warmed, end_kb) in rss.items():
             if not warmed:
                 self.notes.append(f"rss of {name}: its last incarnation ran under load for less than "
