@@ -150,6 +150,7 @@ class Scenario:
         self.ledger = Ledger()
         self.stop_writers = threading.Event()
         self.kills = {}
+        self.restart_seconds = []  # from kill -9 to /readyz answering, per kw restart
         self.rss = {}
         self.notes = []
 
@@ -170,26 +171,36 @@ class Scenario:
             t += min(gap, 0.45 * self.seconds / len(actions))
         return times
 
-    def run_load(self, ports, servers, actions, watchers):
+    def run_load(self, ports, servers, actions):
+        """Writers for `seconds` (longer if a disruption overruns), the disruptions on their
+        own thread, RSS sampled every second meanwhile."""
         start = time.monotonic()
         writers = [Writer(i, ports, self.ledger, self.stop_writers) for i in range(self.writer_count)]
         for w in writers:
             w.start()
         plan = self.schedule(actions)
-        next_sample = 0.0
         log(f"{self.name}: load running for {self.seconds} s; disruptions at "
             + ", ".join(f"{t:.0f}s {a.__name__}" for t, a in plan))
-        while time.monotonic() - start < self.seconds:
-            now = time.monotonic() - start
-            if plan and now >= plan[0][0]:
-                _, action = plan.pop(0)
-                action()
-                continue
-            if now >= next_sample:
-                next_sample = now + 1.0
-                for name, server in servers().items():
-                    self.rss.setdefault(name, []).append((time.monotonic(), server.proc.pid, rss_kb(server.proc.pid)))
-            time.sleep(0.05)
+        errors = []
+
+        def disrupt():
+            for at, action in plan:
+                time.sleep(max(0.0, start + at - time.monotonic()))
+                try:
+                    action()
+                except Exception as e:  # a server that did not come back
+                    errors.append(f"{action.__name__}: {e}")
+                    return
+
+        chaos = threading.Thread(target=disrupt, daemon=True)
+        chaos.start()
+        while time.monotonic() - start < self.seconds or chaos.is_alive():
+            for name, server in servers().items():
+                pid = server.proc.pid
+                self.rss.setdefault(name, []).append((time.monotonic(), pid, rss_kb(pid)))
+            time.sleep(1.0)
+        if errors:
+            raise RuntimeError("; ".join(errors))
         self.load_end = time.monotonic()
         self.stop_writers.set()
         for w in writers:
@@ -263,6 +274,8 @@ class Scenario:
             "scenario": self.name, "seconds": self.seconds,
             "writes": dict(self.ledger.counts, lost=len(lost), objects_final=len(final)),
             "kills": self.kills, "watchers": watcher_counts,
+            "kw_restart_seconds": {"max": round(max(self.restart_seconds, default=0), 2),
+                                   "mean": round(sum(self.restart_seconds) / max(1, len(self.restart_seconds)), 2)},
             "rss_kb": {name: {"start": s, "end": e, "warmed_up": w} for name, (s, w, e) in rss.items()},
         }
         return counts, violations
@@ -288,9 +301,13 @@ def start_watchers(scenario, port, watchers):
         raise RuntimeError("the watchers did not start")
 
 
-def restart(server, timeout=60):
+def restart(scenario, server, timeout=60):
+    """SIGKILL, then start again on the same data dir and port; notes how long it took to be
+    ready."""
     server.stop(signal.SIGKILL)
+    began = time.monotonic()
     server.start(timeout=timeout)
+    scenario.restart_seconds.append(time.monotonic() - began)
 
 
 def embedded(seconds, writers, work):
@@ -306,10 +323,10 @@ def embedded(seconds, writers, work):
 
         def kill_kw():
             log("embedded: kill -9 kw serve")
-            restart(server)
+            restart(scenario, server)
             scenario.bump("kw")
 
-        scenario.run_load(lambda: [server.port], lambda: {"kw": server}, [kill_kw], watchers)
+        scenario.run_load(lambda: [server.port], lambda: {"kw": server}, [kill_kw])
         time.sleep(3)  # settle
         return scenario.finish(lambda: [server.port], lambda: {"kw": server}, watchers) + (scenario,)
     finally:
@@ -338,7 +355,7 @@ def with_etcd(seconds, writers, work):
 
         def kill_kw_a():
             log("etcd: kill -9 kw A")
-            restart(a)
+            restart(scenario, a)
             scenario.bump("kw")
 
         def kill_etcd_member():
@@ -359,7 +376,7 @@ def with_etcd(seconds, writers, work):
                 scenario.notes.append("a compaction failed")
 
         ports = lambda: [a.port, b.port]
-        scenario.run_load(ports, lambda: servers, [kill_kw_a, kill_etcd_member, compact], watchers)
+        scenario.run_load(ports, lambda: servers, [kill_kw_a, kill_etcd_member, compact])
         wait_for(lambda: etcd.etcdctl("endpoint", "health").returncode == 0, 60)
         time.sleep(3)
         return scenario.finish(ports, lambda: servers, watchers) + (scenario,)
@@ -377,6 +394,9 @@ def report(counts, violations, scenario):
     print(f"writes: acknowledged={w['acknowledged']} unknown={w['unknown']} not_applied={w['not_applied']} "
           f"(conflicts={w['conflicts']}) lost={w['lost']} objects at the end={w['objects_final']}")
     print("disruptions: " + (", ".join(f"{k}={v}" for k, v in counts["kills"].items()) or "none"))
+    if counts["kills"].get("kw"):
+        r = counts["kw_restart_seconds"]
+        print(f"kw restart, kill to ready: mean {r['mean']} s, max {r['max']} s")
     for name, c in counts["watchers"].items():
         print(f"watcher {name}: events={c['events']} duplicates={c['duplicates']} out_of_order={c['out_of_order']} "
               f"missed={c['missed']} resumes={c['resumes']} relists={c['relists']} exit={c['exit']}")
