@@ -16,8 +16,10 @@ other outcome (reset, timeout, 5xx) is unknown: it may or may not have been appl
 writer re-reads the object before touching it again.
 
 Watchers (one of each per server):
-  kw      `kw get configmaps -A -l soak=1 -w -o json` (kw's own resuming client); its stderr
-          says when it reconnects ("reconnecting") and when a watch expired ("relisting");
+  kw      `kw get configmaps -A -l soak=1 -w -o json` (kw's own resuming client: h2c on the
+          embedded store; HTTP/1.1 with JSON on kw A and WebSocket with protobuf on kw B);
+          its stderr says when it reconnects ("reconnecting") and when a watch expired
+          ("relisting");
   python  python3-kubernetes' Watch.stream in a loop that resumes from the last seen
           resourceVersion (bookmarks included) and, on 410 Gone, relists and emits the
           synthetic ADDED/MODIFIED/DELETED events an informer's Replace would.
@@ -349,8 +351,12 @@ def with_etcd(seconds, writers, work):
         servers["kwB"].start(timeout=60)
         a, b = servers["kwA"], servers["kwB"]
         create_namespaces(a.port)
-        watchers = [KwWatcher(a.port, "kw-watch@A", work), PyWatcher(a.port, "python-watch@A"),
-                    KwWatcher(b.port, "kw-watch@B", work), PyWatcher(b.port, "python-watch@B")]
+        # kw's watchers here take the other transports and encodings: HTTP/1.1 chunked JSON,
+        # and WebSocket with protobuf frames (the embedded scenario's uses the default, h2c).
+        watchers = [KwWatcher(a.port, "kw-watch@A", work, ["--transport", "http1", "--encoding", "json"]),
+                    PyWatcher(a.port, "python-watch@A"),
+                    KwWatcher(b.port, "kw-watch@B", work, ["--transport", "websocket", "--encoding", "protobuf"]),
+                    PyWatcher(b.port, "python-watch@B")]
         start_watchers(scenario, a.port, watchers)
 
         def kill_kw_a():

@@ -129,16 +129,17 @@ class View:
 
 
 class KwWatcher:
-    """kw get -w -o json, stdout and stderr in one pipe so relist notices keep their place."""
+    """kw get -w -o json, stdout and stderr in one pipe so relist notices keep their place;
+    `options` picks the transport and wire encoding (e.g. ["--transport", "websocket"])."""
 
-    def __init__(self, port, name, work):
+    def __init__(self, port, name, work, options=()):
         self.view = View(name)
         self.port = port
         self.err_path = os.path.join(work, f"{name}.messages")
         self.proc = subprocess.Popen(
-            [KW_BIN, "get", "configmaps", "-A", "-l", LABEL, "-w", "-o", "json", "--server", f"http://127.0.0.1:{port}"],
+            [KW_BIN, "get", "configmaps", "-A", "-l", LABEL, "-w", "-o", "json", "--server", f"http://127.0.0.1:{port}",
+             *options],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-        self.listed = False
         self.thread = threading.Thread(target=self.read, daemon=True)
         self.thread.start()
 
