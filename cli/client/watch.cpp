@@ -401,6 +401,9 @@ int WatchSession::run() {
         m_failures = 0;
         continue;
       case StreamOutcome::Expired:
+        // Said on stderr, so a reader of the events knows the ones that follow until the
+        // relist is done are differences against the listing, not changes from the stream.
+        std::cerr << "kw: watch of " << m_kind.prefix() << " expired (" << m_error << "); relisting\n";
         need_relist = true;
         m_error.clear();
         continue;

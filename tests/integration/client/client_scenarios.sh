@@ -244,6 +244,22 @@ for line in open(sys.argv[1]):
     diff <(kinds_of "$work/second.jsonl") \
       <(printf 'ADDED ConfigMap c-2\nADDED Pod m-2\nDELETED Pod m-0\n')
     ;;
+  watch_expired)
+    # A watch resumed from a resourceVersion the server no longer holds (410 Gone: a
+    # restarted server's watch cache starts at the current revision): kw says so on stderr,
+    # relists and prints the difference from what it had seen (here: nothing seen, so every
+    # pod is ADDED).
+    create e-0
+    kill_server; start_server
+    echo 1 >"$work/rv"
+    timeout 60 "$KW" get pods --server "$url" -w -o json --resume-file "$work/rv" \
+      >"$work/events.jsonl" 2>"$work/watch.err" &
+    watch_pid=$!
+    wait_for_lines "$work/events.jsonl" '"e-0"' 1
+    kill -INT "$watch_pid"; wait "$watch_pid"; watch_pid=""
+    grep -q "^kw: watch of pod expired (.*); relisting$" "$work/watch.err" || { cat "$work/watch.err"; exit 1; }
+    diff <(events_of "$work/events.jsonl") <(printf 'ADDED e-0 -\n')
+    ;;
   through_proxy)
     # The kubeconfig's proxy-url: an HTTP CONNECT tunnel (here a small proxy that wants
     # credentials), as kubectl uses it; HTTPS_PROXY from the environment is not used for a
