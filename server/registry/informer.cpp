@@ -5,10 +5,17 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "server/registry/registry.hpp"
 
 namespace kw::registry {
+namespace {
+
+// How long a starting informer waits for a cache that cannot serve it yet.
+constexpr auto k_start_patience = std::chrono::seconds(60);
+
+}  // namespace
 
 // What the informer and its sinks share. `mutex` guards everything here and in the sinks:
 // handlers run one at a time under it, and never again once `stopped` is set.
@@ -93,7 +100,19 @@ ApiResult<std::unique_ptr<Informer>> Informer::start(Registry& registry, const a
   auto feed = std::make_shared<Feed>();
   feed->handlers = std::move(handlers);
   std::unique_ptr<Informer> informer(new Informer(registry, info, std::move(feed)));
-  if (auto watched = informer->watch_once(); !watched) return std::unexpected(watched.error());
+  // A cache that is relisting (429) or still catching up (5xx) is waited for, with a bound: a
+  // server starting while others write must not give up on its first read.
+  const auto give_up = std::chrono::steady_clock::now() + k_start_patience;
+  auto backoff = std::chrono::milliseconds(100);
+  for (;;) {
+    auto watched = informer->watch_once();
+    if (watched) break;
+    const int code = watched.error().code;
+    if ((code != 429 && code < 500) || std::chrono::steady_clock::now() + backoff > give_up)
+      return std::unexpected(watched.error());
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+  }
   informer->m_restarter = std::thread([self = informer.get()] { self->restart_loop(); });
   return informer;
 }
@@ -105,7 +124,10 @@ ApiResult<void> Informer::watch_once() {
     sink = std::make_shared<Feed::Sink>(m_feed, ++m_feed->current);
     m_feed->watch_closed = false;
   }
-  WatchRequest request;  // no resourceVersion: the current state, read consistently
+  // The cache's current state, as a client-go reflector's first list (resourceVersion 0)
+  // takes it: no wait for the cache to catch up with storage, the events that follow do.
+  WatchRequest request;
+  request.resource_version = "0";
   request.deadline = std::chrono::steady_clock::time_point::max();  // until closed
   auto started = m_registry.watch(m_info, request, [&] { return sink; });
   if (!started) return started;

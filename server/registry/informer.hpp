@@ -31,7 +31,8 @@ struct InformerHandlers {
 
 class Informer {
  public:
-  // Watches `info` from its current state; fails when the resource has no ready cache.
+  // Watches `info` from its cache's current state; waits up to a minute for a cache that is
+  // relisting or behind storage, and fails when the resource has no cache.
   static ApiResult<std::unique_ptr<Informer>> start(Registry& registry, const api::ResourceInfo& info,
                                                     InformerHandlers handlers);
   // Stops the watch; no handler runs once this returns.
