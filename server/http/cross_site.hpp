@@ -15,8 +15,9 @@ namespace kw::http {
 // Refused, with 403 or 415:
 // - a Host (or :authority) that is not a loopback name or address;
 // - an Origin that is not the request's own (http://HOST);
-// - a body a cross-site form or fetch can send without a CORS preflight: no Content-Type, or
-//   text/plain, application/x-www-form-urlencoded or multipart/form-data.
+// - a POST body a cross-site form or fetch can send without a CORS preflight: no
+//   Content-Type, or text/plain, application/x-www-form-urlencoded or multipart/form-data
+//   (other methods with a body need a preflight, which this port never grants).
 std::optional<registry::ApiError> cross_site_refusal(const net::Request& request);
 
 }  // namespace kw::http
