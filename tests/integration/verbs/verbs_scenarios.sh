@@ -251,6 +251,59 @@ get configmap settings -o name"
     [[ -z $(kw get configmap settings -o jsonpath='{.data.j}') ]]
     ;;
 
+  create_variants_vs_kubectl)
+    start_server; write_kubeconfig
+    mkdir -p "$work/d/dir"
+    printf 'x=1\n# comment\n\ny=2\n' >"$work/d/env"
+    printf 'hello' >"$work/d/f1"
+    printf 'a' >"$work/d/dir/one"; printf 'b' >"$work/d/dir/two"
+    d=$work/d
+    seq="create namespace x --dry-run=client -o yaml
+create namespace n1 --dry-run=client -o yaml -n foo
+create configmap c --from-literal=a=1 --from-literal=b=2 --dry-run=client -o yaml -n ns
+create configmap e --from-env-file=$d/env --dry-run=client -o yaml
+create configmap f --from-file=$d/f1 --from-file=k2=$d/f1 --from-file=$d/dir --dry-run=client -o yaml
+create secret generic f --from-file=$d/f1 --type=Opaque --dry-run=client -o yaml
+create secret generic s2 --dry-run=client -o yaml
+create configmap g --from-file=$d/none --dry-run=client
+create configmap h --from-literal=bad/key=1 --dry-run=client
+create configmap c3 --from-literal=a=1 --from-literal=a=2
+create configmap c2 --from-literal=a
+create secret tls t
+create secret tls t --cert=$d/none --key=$d/f1
+create secret tls t --cert=$d/f1 --key=$d/f1
+create secret docker-registry r --docker-server=s --docker-username=u --docker-password=p --dry-run=client -o yaml
+create secret docker-registry r2 --docker-username=u --docker-password=p --docker-email=e@x --dry-run=client -o yaml
+create deployment d --image=nginx --replicas=3 --port=80 --dry-run=client -o yaml
+create deployment d --image=nginx --image=busybox:1.2 --image=reg.io/a/b@sha256:abc --dry-run=client -o yaml
+create job j --image=busybox --dry-run=client -o yaml
+create job j --image=busybox --dry-run=client -o yaml -- echo hi
+create job j --image=busybox --dry-run=client -o name
+create namespace v1
+create namespace v1
+create configmap v1 --from-literal=a=1
+create configmap v1 --from-literal=a=1
+create secret generic v1 --from-literal=a=1
+create secret generic v1 --from-literal=a=1
+create deployment v1 --image=nginx
+create deployment v1 --image=nginx
+create deployment v2 --image=nginx --dry-run=server
+create job v1 --image=busybox
+create job v1 --image=busybox
+create deployment v3
+get configmap v1 -o jsonpath={.data}
+get secret v1 -o jsonpath={.data}
+get deployment v1 -o jsonpath={.spec.template.spec.containers}"
+    run_sequence kw "$seq" "$work/kw.out"
+    for object in namespace/v1 configmap/v1 secret/v1 deployment/v1 job/v1; do kw delete "$object" >/dev/null; done
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -qx 'namespace/v1 created' "$work/kw.out"
+    grep -qx 'deployment.apps/v1 created' "$work/kw.out"
+    grep -qx 'job.batch/v1 created' "$work/kw.out"
+    grep -qx 'error: failed to create configmap: configmaps "v1" already exists' "$work/kw.out"
+    ;;
+
   api_resources)
     start_server; write_kubeconfig
     kw api-resources >"$work/kw.out"
