@@ -304,6 +304,40 @@ get deployment v1 -o jsonpath={.spec.template.spec.containers}"
     grep -qx 'error: failed to create configmap: configmaps "v1" already exists' "$work/kw.out"
     ;;
 
+  scale_vs_kubectl)
+    start_server; write_kubeconfig
+    kw create deployment other --image=nginx >/dev/null
+    seq="create deployment sd --image=nginx
+scale deployment sd --replicas=3
+scale deployment/sd --replicas=2 --current-replicas=1
+get deployment sd -o jsonpath={.spec.replicas}
+scale deployment sd
+scale deployment nope --replicas=1
+scale --replicas=2 deployment sd
+scale deployment sd --replicas=5 --dry-run=client
+scale deployment sd --replicas=5 --dry-run=server
+get deployment sd -o jsonpath={.spec.replicas}
+scale deployment sd --replicas=5 -o name
+scale --replicas=1
+scale deployment --replicas=1
+scale deployments --all --replicas=4
+scale deployments -l app=sd --replicas=6
+scale deployments -l app=none --replicas=6
+scale deployment sd --replicas=-2
+get deployment sd -o jsonpath={.spec.replicas}
+scale foos sd --replicas=1
+delete deployment sd"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -qx 'deployment.apps/sd scaled' "$work/kw.out"
+    grep -qx 'error: Expected replicas to be 1, was 3' "$work/kw.out"
+    # A matching --current-replicas reads the Scale and writes it back.
+    kw create deployment pre --image=nginx >/dev/null
+    kw scale deployment pre --replicas=3 --current-replicas=1 | contains -x 'deployment.apps/pre scaled'
+    [[ $(kw get deployment pre -o jsonpath='{.spec.replicas}') == 3 ]]
+    ;;
+
   api_resources)
     start_server; write_kubeconfig
     kw api-resources >"$work/kw.out"
