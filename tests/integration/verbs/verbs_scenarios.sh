@@ -338,6 +338,77 @@ delete deployment sd"
     [[ $(kw get deployment pre -o jsonpath='{.spec.replicas}') == 3 ]]
     ;;
 
+  wait_vs_kubectl)
+    start_server; write_kubeconfig
+    pod() {  # NAME: a pod with label app=NAME
+      printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","labels":{"app":"%s"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}' \
+        "$1" "$1" | kw create -f - >/dev/null
+    }
+    set_status() {  # NAME STATUS-JSON
+      curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' -d "{\"status\":$2}" \
+        "$url/api/v1/namespaces/default/pods/$1/status" >/dev/null
+    }
+    pod p
+    seq="wait pod/p --for=condition=Ready --timeout=1s
+wait pod/p --for=delete --timeout=1s
+wait pod/nope --for=delete --timeout=1s
+wait pod/nope --for=condition=Ready --timeout=1s
+wait pod/p --for=jsonpath={.status.phase}=Pending --timeout=1s
+wait pod/p --for=jsonpath={.spec.containers[0].name}=c --timeout=1s
+wait pod/p --for=jsonpath={.status.phase}=Running --timeout=1s
+wait pod/p --for=bogus --timeout=1s
+wait pod/p --timeout=1s
+wait pods --all --for=jsonpath={.status.phase}=Pending --timeout=1s
+wait pods -l app=p --for=jsonpath={.status.phase}=Pending --timeout=1s
+wait pods -l app=none --for=delete --timeout=1s
+wait pods -l app=none --for=condition=Ready --timeout=1s
+wait pod/p --for=condition=Ready=false --timeout=1s
+wait pod/p --for=jsonpath={.status.phase} --timeout=1s
+wait pod/p --for=jsonpath=.status.phase=Pending --timeout=1s
+wait pod/p --for=condition=Ready --timeout=0
+wait pod/p --for=jsonpath={.status.phase}=Pending --timeout=0
+wait pod --for=condition=Ready --timeout=1s
+wait --for=condition=Ready --timeout=1s
+wait pod/p --for=jsonpath={.spec.containers[*].name}=c --timeout=1s
+wait pod/p --for=jsonpath={.spec}=c --timeout=1s
+wait pod/p --for=jsonpath={.a}=b=c --timeout=1s
+wait foos/p --for=delete"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -qx 'error: timed out waiting for the condition on pods/p' "$work/kw.out"
+    # The object changes while each tool waits: both print the same and exit 0.
+    for tool in kw kubectl; do
+      pod "w-$tool"
+      $tool wait "pod/w-$tool" --for=condition=Ready --timeout=20s >"$work/$tool.ready" 2>&1 & waiter=$!
+      sleep 1
+      set_status "w-$tool" '{"conditions":[{"type":"Ready","status":"True"}]}'
+      wait "$waiter"; echo "exit $?" >>"$work/$tool.ready"
+      $tool wait "pod/w-$tool" --for=jsonpath='{.status.phase}'=Running --timeout=20s >"$work/$tool.phase" 2>&1 & waiter=$!
+      sleep 1
+      set_status "w-$tool" '{"phase":"Running"}'
+      wait "$waiter"; echo "exit $?" >>"$work/$tool.phase"
+      $tool wait "pod/w-$tool" --for=delete --timeout=20s >"$work/$tool.delete" 2>&1 & waiter=$!
+      sleep 1
+      kw delete pod "w-$tool" >/dev/null
+      wait "$waiter"; echo "exit $?" >>"$work/$tool.delete"
+    done
+    diff -u <(sed 's/w-kubectl/w-kw/' "$work/kubectl.ready") "$work/kw.ready"
+    diff -u <(sed 's/w-kubectl/w-kw/' "$work/kubectl.phase") "$work/kw.phase"
+    diff -u <(sed 's/w-kubectl/w-kw/' "$work/kubectl.delete") "$work/kw.delete"
+    grep -qx 'pod/w-kw condition met' "$work/kw.ready"
+    grep -qx 'pod/w-kw condition met' "$work/kw.delete"
+    grep -qx 'exit 0' "$work/kw.delete"
+    # The server restarts while kw waits: the watch resumes and sees the change.
+    pod r
+    kw wait pod/r --for=condition=Ready --timeout=60s >"$work/restart.out" 2>"$work/restart.err" & waiter=$!
+    sleep 1
+    kill_server; sleep 1; start_server
+    set_status r '{"conditions":[{"type":"Ready","status":"True"}]}'
+    wait "$waiter"
+    grep -qx 'pod/r condition met' "$work/restart.out"
+    ;;
+
   api_resources)
     start_server; write_kubeconfig
     kw api-resources >"$work/kw.out"
