@@ -409,6 +409,46 @@ wait foos/p --for=delete"
     grep -qx 'pod/r condition met' "$work/restart.out"
     ;;
 
+  rollout_status_vs_kubectl)
+    start_server; write_kubeconfig
+    deployment_status() {  # NAME STATUS-JSON (kw serve runs no controllers: the test is one)
+      curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' -d "{\"status\":$2}" \
+        "$url/apis/apps/v1/namespaces/default/deployments/$1/status" >/dev/null
+    }
+    kw create deployment rs --image=nginx --replicas=3 >/dev/null
+    seq="rollout status deployment/rs --timeout=1s
+rollout status deployment/rs --watch=false
+rollout status deployment/nope
+rollout status
+rollout status configmap kube-root-ca.crt"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -qx 'Waiting for deployment spec update to be observed...' "$work/kw.out"
+    grep -qx 'error: timed out waiting for the condition' "$work/kw.out"
+    # The rollout advances while each tool follows it: the same progress lines, exit 0.
+    for tool in kw kubectl; do
+      name=ro-$tool
+      kw create deployment "$name" --image=nginx --replicas=3 >/dev/null
+      $tool rollout status "deployment/$name" --timeout=30s >"$work/$tool.progress" 2>&1 & follower=$!
+      sleep 1
+      deployment_status "$name" '{"observedGeneration":1,"replicas":3,"updatedReplicas":1}'
+      sleep 0.5
+      deployment_status "$name" '{"observedGeneration":1,"replicas":4,"updatedReplicas":3}'
+      sleep 0.5
+      deployment_status "$name" '{"observedGeneration":1,"replicas":3,"updatedReplicas":3,"availableReplicas":1}'
+      sleep 0.5
+      deployment_status "$name" '{"observedGeneration":1,"replicas":3,"updatedReplicas":3,"availableReplicas":3}'
+      wait "$follower"; echo "exit $?" >>"$work/$tool.progress"
+      $tool rollout status "deployment/$name" --watch=false >>"$work/$tool.progress" 2>&1
+    done
+    diff -u <(sed 's/ro-kubectl/ro-kw/' "$work/kubectl.progress") "$work/kw.progress"
+    grep -qx 'Waiting for deployment "ro-kw" rollout to finish: 1 out of 3 new replicas have been updated...' \
+      "$work/kw.progress"
+    grep -qx 'deployment "ro-kw" successfully rolled out' "$work/kw.progress"
+    grep -qx 'exit 0' "$work/kw.progress"
+    ;;
+
   api_resources)
     start_server; write_kubeconfig
     kw api-resources >"$work/kw.out"
