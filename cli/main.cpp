@@ -99,6 +99,7 @@ constexpr Command k_commands[] = {
     {"scale", kw::cli::add_scale_command},
     {"wait", kw::cli::add_wait_command},
     {"rollout", kw::cli::add_rollout_command},
+    {"events", kw::cli::add_events_command},
     {"api-resources", kw::cli::add_api_resources_command},
     {"auth", kw::cli::add_auth_command},
     {"config", kw::cli::add_config_command},

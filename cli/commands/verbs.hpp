@@ -28,6 +28,7 @@ void add_scale_command(CLI::App& app, int* exit_code);
 void add_wait_command(CLI::App& app, int* exit_code);
 // `rollout status`.
 void add_rollout_command(CLI::App& app, int* exit_code);
+void add_events_command(CLI::App& app, int* exit_code);
 void add_api_resources_command(CLI::App& app, int* exit_code);
 void add_config_command(CLI::App& app, int* exit_code);
 // `completion bash|zsh` and the hidden `__complete` (live names for the scripts).

@@ -449,6 +449,42 @@ rollout status configmap kube-root-ca.crt"
     grep -qx 'exit 0' "$work/kw.progress"
     ;;
 
+  events_vs_kubectl)
+    start_server; write_kubeconfig
+    event() {  # NAME KIND API-VERSION OBJECT TYPE REASON COUNT FIRST LAST
+      curl -sf -X POST -H 'Content-Type: application/json' -d "{\"apiVersion\":\"v1\",\"kind\":\"Event\",
+        \"metadata\":{\"name\":\"$1\"},\"involvedObject\":{\"kind\":\"$2\",\"apiVersion\":\"$3\",\"name\":\"$4\",
+        \"namespace\":\"default\"},\"type\":\"$5\",\"reason\":\"$6\",\"message\":\"$6 it\",\"count\":$7,
+        \"firstTimestamp\":\"$(date -u -d "$8" +%FT%TZ)\",\"lastTimestamp\":\"$(date -u -d "$9" +%FT%TZ)\"}" \
+        "$url/api/v1/namespaces/default/events" >/dev/null
+    }
+    # Days-old times, so both clients print the same ages.
+    event e1 Pod v1 p Normal Created 1 '-60 hours' '-50 hours'
+    event e2 Deployment apps/v1 rs Warning Scaled 4 '-120 hours' '-55 hours'
+    seq="events
+events -n kube-system
+events --for pod/p
+events --for deployment/rs
+events --for pod/p --types=Warning
+events --types=Warning,Normal
+events -A
+events --for=pod/zz
+events --for=foos/zz
+events --for=pod"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -q '^2d[0-9]*h (x4 over 5d) *Warning *Scaled *Deployment/rs *Scaled it$' "$work/kw.out"
+    # -w prints the listing, then each new event as it comes.
+    kw events -w --for pod/p >"$work/watch.out" 2>&1 & watcher=$!
+    sleep 1
+    event e3 Pod v1 p Warning BackOff 1 '-49 hours' '-49 hours'
+    for _ in $(seq 50); do grep -q BackOff "$work/watch.out" && break; sleep 0.1; done
+    kill "$watcher"; wait "$watcher" || true
+    grep -q 'Normal *Created *Pod/p' "$work/watch.out"
+    grep -q 'Warning *BackOff *Pod/p *BackOff it' "$work/watch.out"
+    ;;
+
   api_resources)
     start_server; write_kubeconfig
     kw api-resources >"$work/kw.out"
