@@ -1,6 +1,7 @@
 #include "cli/client/object_watch.hpp"
 
 #include <atomic>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -52,7 +53,10 @@ ObjectWatchResult watch_object(ApiClient& api, const api::ResourceInfo& info, co
                                const std::string& name, std::optional<std::chrono::milliseconds> timeout,
                                const StateJudge& judge) {
   auto stream_client = api.clone();
-  if (!stream_client) return {WatchEnd::Failed, k_exit_usage};
+  if (!stream_client) {
+    std::cerr << "error: " << stream_client.error().message << '\n';
+    return {WatchEnd::Failed, k_exit_usage};
+  }
   StopState stop;
   JudgingPrinter printer(judge, stop);
   std::ostringstream sink;

@@ -26,7 +26,7 @@ enum class WatchEnd { Satisfied, TimedOut, Failed };
 
 struct ObjectWatchResult {
   WatchEnd end = WatchEnd::Failed;
-  int exit_code = 0;  // the watch loop's, when it failed (its error already printed)
+  int exit_code = 0;  // when it failed: the exit code (the error is already printed)
 };
 
 // Watches `name` until `judge` returns true or `timeout` passes (nullopt: no limit). `api` is
