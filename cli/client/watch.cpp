@@ -142,7 +142,7 @@ bool WatchSession::emit(const Item& item, bool flush) {
 bool WatchSession::emit_initial(const std::vector<Item>& items) {
   std::vector<Item> typed;
   for (const auto& item : items) typed.push_back(Item{"ADDED", item.object, item.cells});
-  if (!m_output.printer.wants_table()) {
+  if (!m_output.printer.wants_table() && !m_options.initial_as_list) {
     for (const auto& item : typed)
       if (!emit(item)) return false;
     return true;

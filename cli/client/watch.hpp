@@ -78,6 +78,9 @@ struct WatchOptions {
   bool print_initial = true;   // print the listed objects (false with --watch-only)
   std::string resume_file;     // stores the last resourceVersion; resumed from on start
   std::string single_name;     // watch one object (fieldSelector metadata.name)
+  // Hand the initial listing to Printer::print_list whole, even when it is empty (as a table
+  // printer gets it), so the consumer learns what was there at the start.
+  bool initial_as_list = false;
   std::chrono::milliseconds initial_backoff{500};
   std::chrono::milliseconds max_backoff{30'000};
 };

@@ -216,6 +216,7 @@ void add_create_command(CLI::App& app, int* exit_code) {
   command->get_option("--filename")->required(false);
   add_create_token_command(*command, exit_code);
   add_create_rbac_commands(*command, exit_code);
+  add_create_generated_commands(*command, exit_code);
   command->callback([command, options, exit_code] {
     if (!command->get_subcommands().empty()) return;
     if (options->filenames.empty()) {

@@ -70,6 +70,15 @@ std::string server_error_text(const net::client::Response& response) {
   return text + ": " + error_message(response);
 }
 
+std::string no_resources_message() {
+  return "You must provide one or more resources by argument or filename.\n"
+         "Example resource specifications include:\n"
+         "   '-f rsrc.yaml'\n"
+         "   '--filename=rsrc.json'\n"
+         "   '<resource> <name>'\n"
+         "   '<resource>'";
+}
+
 VerbError usage_error(std::string message) { return VerbError{0, "error: " + std::move(message), k_exit_usage}; }
 
 VerbResult<nlohmann::json> call_json(ApiClient& api, const std::string& method, const std::string& target,

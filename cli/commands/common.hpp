@@ -30,6 +30,8 @@ template <class T>
 using VerbResult = std::expected<T, VerbError>;
 
 VerbError usage_error(std::string message);  // "error: " + message, exit 1
+// kubectl's answer to a verb given no resource (scale, wait): the message and its examples.
+std::string no_resources_message();
 
 std::vector<std::string> split_list(std::string_view text, char separator);
 

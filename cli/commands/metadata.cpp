@@ -10,6 +10,7 @@
 #include "cli/commands/verbs.hpp"
 #include "cli/commands/common.hpp"
 #include "cli/client/discovery.hpp"
+#include "cli/commands/targets.hpp"
 #include "core/codec/yaml.hpp"
 
 namespace kw::cli {
@@ -20,11 +21,8 @@ using nlohmann::json;
 
 struct MetadataOptions {
   ConnectionFlags connection;
-  std::vector<std::string> args;
+  TargetArgs targets;
   bool overwrite = false;
-  std::string selector;
-  bool all = false;
-  bool all_namespaces = false;
   WriteOutput write;
 };
 
@@ -33,11 +31,6 @@ struct Change {
   std::optional<std::string> value;  // nullopt: remove
 };
 
-struct Object {
-  api::ResourceInfo info;
-  std::string namespace_name;
-  std::string name;
-};
 
 // Splits the arguments into resource words and key=value / key- changes.
 Result<std::vector<Change>> take_changes(std::vector<std::string>& args, std::string_view what) {
@@ -60,35 +53,6 @@ Result<std::vector<Change>> take_changes(std::vector<std::string>& args, std::st
         return fail("can not both modify and remove the same " + std::string(what) + " \"" + changes[i].key + "\"");
   args = std::move(resources);
   return changes;
-}
-
-// The objects the arguments (and -l / --all) name.
-VerbResult<std::vector<Object>> objects_of(ApiClient& api, Resolver& resolver, const MetadataOptions& options) {
-  auto parsed = parse_resource_args(options.args);
-  if (!parsed) return std::unexpected(usage_error(parsed.error().message));
-  if (parsed->empty()) return std::unexpected(usage_error("one or more resources must be specified as <resource> <name> or <resource>/<name>"));
-  const bool by_selector = !options.selector.empty() || options.all;
-  std::vector<Object> out;
-  for (const auto& group : *parsed) {
-    auto info = resolver.resolve(group.type);
-    if (!info) return std::unexpected(info.error());
-    const std::string own_namespace = info->namespaced ? api.config().namespace_name : std::string();
-    if (!by_selector) {
-      if (group.names.empty())
-        return std::unexpected(usage_error("resource(s) were provided, but no name was specified"));
-      for (const auto& name : group.names) out.push_back(Object{*info, own_namespace, name});
-      continue;
-    }
-    std::string path = object_path(*info, options.all_namespaces ? std::string() : own_namespace, "");
-    if (!options.selector.empty()) path += "?labelSelector=" + url_escape(options.selector);
-    auto listing = call_json(api, "GET", path, {}, {});
-    if (!listing) return std::unexpected(listing.error());
-    for (const auto& item : listing->value("items", json::array())) {
-      const json metadata = item.value("metadata", json::object());
-      out.push_back(Object{*info, metadata.value("namespace", ""), metadata.value("name", "")});
-    }
-  }
-  return out;
 }
 
 // The new map and the merge patch that gets there; an error when --overwrite is needed.
@@ -123,13 +87,13 @@ Result<json> metadata_patch(const json& current, const std::vector<Change>& chan
 int run_metadata(MetadataOptions& options, const std::string& field) {
   const bool labels = field == "labels";
   const std::string what = labels ? "label" : "annotation";
-  auto changes = take_changes(options.args, what);
+  auto changes = take_changes(options.targets.args, what);
   if (!changes) return report_usage(changes.error().message);
-  if (!options.selector.empty() && options.all) return report_usage("cannot set --all and --selector at the same time");
+  if (!options.targets.selector.empty() && options.targets.all) return report_usage("cannot set --all and --selector at the same time");
   auto api = ApiClient::create(options.connection);
   if (!api) return report_usage(api.error().message);
   Resolver resolver(**api);
-  auto objects = objects_of(**api, resolver, options);
+  auto objects = objects_of(**api, resolver, options.targets);
   if (!objects) return report(objects.error());
   int code = k_exit_ok;
   for (const auto& object : *objects) {
@@ -179,13 +143,13 @@ void add_metadata_command(CLI::App& app, int* exit_code, const std::string& name
   CLI::App* command = app.add_subcommand(name, description);
   command->footer(std::string(k_client_exit_codes));
   const std::string what = name == "label" ? "label" : "annotation";
-  command->add_option("args", options->args,
+  command->add_option("args", options->targets.args,
                       "TYPE NAME... or TYPE/NAME..., then KEY=VALUE to set and KEY- to remove a " + what)
       ->required();
   command->add_flag("--overwrite", options->overwrite, "Allow replacing the value of an existing " + what);
-  command->add_option("-l,--selector", options->selector, "Change every object matching this label selector");
-  command->add_flag("--all", options->all, "Change every object of the type in the namespace");
-  command->add_flag("-A,--all-namespaces", options->all_namespaces, "With -l or --all: look in every namespace");
+  command->add_option("-l,--selector", options->targets.selector, "Change every object matching this label selector");
+  command->add_flag("--all", options->targets.all, "Change every object of the type in the namespace");
+  command->add_flag("-A,--all-namespaces", options->targets.all_namespaces, "With -l or --all: look in every namespace");
   add_write_output_flags(*command, options->write);
   add_connection_flags(*command, options->connection);
   command->callback([options, exit_code, field] { *exit_code = run_metadata(*options, field); });

@@ -99,6 +99,10 @@ void add_verb_commands(CLI::App& app, int* exit_code) {
   add_label_command(app, exit_code);
   add_annotate_command(app, exit_code);
   add_patch_command(app, exit_code);
+  add_scale_command(app, exit_code);
+  add_wait_command(app, exit_code);
+  add_rollout_command(app, exit_code);
+  add_events_command(app, exit_code);
   add_api_resources_command(app, exit_code);
   add_auth_command(app, exit_code);
   add_config_command(app, exit_code);

@@ -15,6 +15,8 @@ void add_create_command(CLI::App& app, int* exit_code);
 void add_create_token_command(CLI::App& create, int* exit_code);
 // `create role|clusterrole|rolebinding|clusterrolebinding NAME` (subcommands of create).
 void add_create_rbac_commands(CLI::App& create, int* exit_code);
+// `create namespace|configmap|secret generic|tls|docker-registry|deployment|job NAME`.
+void add_create_generated_commands(CLI::App& create, int* exit_code);
 // `auth whoami` and `auth can-i`.
 void add_auth_command(CLI::App& app, int* exit_code);
 void add_apply_command(CLI::App& app, int* exit_code);
@@ -22,6 +24,11 @@ void add_delete_command(CLI::App& app, int* exit_code);
 void add_label_command(CLI::App& app, int* exit_code);
 void add_annotate_command(CLI::App& app, int* exit_code);
 void add_patch_command(CLI::App& app, int* exit_code);
+void add_scale_command(CLI::App& app, int* exit_code);
+void add_wait_command(CLI::App& app, int* exit_code);
+// `rollout status`.
+void add_rollout_command(CLI::App& app, int* exit_code);
+void add_events_command(CLI::App& app, int* exit_code);
 void add_api_resources_command(CLI::App& app, int* exit_code);
 void add_config_command(CLI::App& app, int* exit_code);
 // `completion bash|zsh` and the hidden `__complete` (live names for the scripts).

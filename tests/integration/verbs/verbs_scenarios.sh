@@ -251,6 +251,240 @@ get configmap settings -o name"
     [[ -z $(kw get configmap settings -o jsonpath='{.data.j}') ]]
     ;;
 
+  create_variants_vs_kubectl)
+    start_server; write_kubeconfig
+    mkdir -p "$work/d/dir"
+    printf 'x=1\n# comment\n\ny=2\n' >"$work/d/env"
+    printf 'hello' >"$work/d/f1"
+    printf 'a' >"$work/d/dir/one"; printf 'b' >"$work/d/dir/two"
+    d=$work/d
+    seq="create namespace x --dry-run=client -o yaml
+create namespace n1 --dry-run=client -o yaml -n foo
+create configmap c --from-literal=a=1 --from-literal=b=2 --dry-run=client -o yaml -n ns
+create configmap e --from-env-file=$d/env --dry-run=client -o yaml
+create configmap f --from-file=$d/f1 --from-file=k2=$d/f1 --from-file=$d/dir --dry-run=client -o yaml
+create secret generic f --from-file=$d/f1 --type=Opaque --dry-run=client -o yaml
+create secret generic s2 --dry-run=client -o yaml
+create configmap g --from-file=$d/none --dry-run=client
+create configmap h --from-literal=bad/key=1 --dry-run=client
+create configmap c3 --from-literal=a=1 --from-literal=a=2
+create configmap c2 --from-literal=a
+create secret tls t
+create secret tls t --cert=$d/none --key=$d/f1
+create secret tls t --cert=$d/f1 --key=$d/f1
+create secret docker-registry r --docker-server=s --docker-username=u --docker-password=p --dry-run=client -o yaml
+create secret docker-registry r2 --docker-username=u --docker-password=p --docker-email=e@x --dry-run=client -o yaml
+create deployment d --image=nginx --replicas=3 --port=80 --dry-run=client -o yaml
+create deployment d --image=nginx --image=busybox:1.2 --image=reg.io/a/b@sha256:abc --dry-run=client -o yaml
+create job j --image=busybox --dry-run=client -o yaml
+create job j --image=busybox --dry-run=client -o yaml -- echo hi
+create job j --image=busybox --dry-run=client -o name
+create namespace v1
+create namespace v1
+create configmap v1 --from-literal=a=1
+create configmap v1 --from-literal=a=1
+create secret generic v1 --from-literal=a=1
+create secret generic v1 --from-literal=a=1
+create deployment v1 --image=nginx
+create deployment v1 --image=nginx
+create deployment v2 --image=nginx --dry-run=server
+create job v1 --image=busybox
+create job v1 --image=busybox
+create deployment v3
+get configmap v1 -o jsonpath={.data}
+get secret v1 -o jsonpath={.data}
+get deployment v1 -o jsonpath={.spec.template.spec.containers}"
+    run_sequence kw "$seq" "$work/kw.out"
+    for object in namespace/v1 configmap/v1 secret/v1 deployment/v1 job/v1; do kw delete "$object" >/dev/null; done
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -qx 'namespace/v1 created' "$work/kw.out"
+    grep -qx 'deployment.apps/v1 created' "$work/kw.out"
+    grep -qx 'job.batch/v1 created' "$work/kw.out"
+    grep -qx 'error: failed to create configmap: configmaps "v1" already exists' "$work/kw.out"
+    ;;
+
+  scale_vs_kubectl)
+    start_server; write_kubeconfig
+    kw create deployment other --image=nginx >/dev/null
+    seq="create deployment sd --image=nginx
+scale deployment sd --replicas=3
+scale deployment/sd --replicas=2 --current-replicas=1
+get deployment sd -o jsonpath={.spec.replicas}
+scale deployment sd
+scale deployment nope --replicas=1
+scale --replicas=2 deployment sd
+scale deployment sd --replicas=5 --dry-run=client
+scale deployment sd --replicas=5 --dry-run=server
+get deployment sd -o jsonpath={.spec.replicas}
+scale deployment sd --replicas=5 -o name
+scale --replicas=1
+scale deployment --replicas=1
+scale deployments --all --replicas=4
+scale deployments -l app=sd --replicas=6
+scale deployments -l app=none --replicas=6
+scale deployment sd --replicas=-2
+get deployment sd -o jsonpath={.spec.replicas}
+scale foos sd --replicas=1
+delete deployment sd"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -qx 'deployment.apps/sd scaled' "$work/kw.out"
+    grep -qx 'error: Expected replicas to be 1, was 3' "$work/kw.out"
+    # A matching --current-replicas reads the Scale and writes it back.
+    kw create deployment pre --image=nginx >/dev/null
+    kw scale deployment pre --replicas=3 --current-replicas=1 | contains -x 'deployment.apps/pre scaled'
+    [[ $(kw get deployment pre -o jsonpath='{.spec.replicas}') == 3 ]]
+    ;;
+
+  wait_vs_kubectl)
+    start_server; write_kubeconfig
+    pod() {  # NAME: a pod with label app=NAME
+      printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","labels":{"app":"%s"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}' \
+        "$1" "$1" | kw create -f - >/dev/null
+    }
+    set_status() {  # NAME STATUS-JSON
+      curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' -d "{\"status\":$2}" \
+        "$url/api/v1/namespaces/default/pods/$1/status" >/dev/null
+    }
+    pod p
+    seq="wait pod/p --for=condition=Ready --timeout=1s
+wait pod/p --for=delete --timeout=1s
+wait pod/nope --for=delete --timeout=1s
+wait pod/nope --for=condition=Ready --timeout=1s
+wait pod/p --for=jsonpath={.status.phase}=Pending --timeout=1s
+wait pod/p --for=jsonpath={.spec.containers[0].name}=c --timeout=1s
+wait pod/p --for=jsonpath={.status.phase}=Running --timeout=1s
+wait pod/p --for=bogus --timeout=1s
+wait pod/p --timeout=1s
+wait pods --all --for=jsonpath={.status.phase}=Pending --timeout=1s
+wait pods -l app=p --for=jsonpath={.status.phase}=Pending --timeout=1s
+wait pods -l app=none --for=delete --timeout=1s
+wait pods -l app=none --for=condition=Ready --timeout=1s
+wait pod/p --for=condition=Ready=false --timeout=1s
+wait pod/p --for=jsonpath={.status.phase} --timeout=1s
+wait pod/p --for=jsonpath=.status.phase=Pending --timeout=1s
+wait pod/p --for=condition=Ready --timeout=0
+wait pod/p --for=jsonpath={.status.phase}=Pending --timeout=0
+wait pod --for=condition=Ready --timeout=1s
+wait --for=condition=Ready --timeout=1s
+wait pod/p --for=jsonpath={.spec.containers[*].name}=c --timeout=1s
+wait pod/p --for=jsonpath={.spec}=c --timeout=1s
+wait pod/p --for=jsonpath={.a}=b=c --timeout=1s
+wait foos/p --for=delete"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -qx 'error: timed out waiting for the condition on pods/p' "$work/kw.out"
+    # The object changes while each tool waits: both print the same and exit 0.
+    for tool in kw kubectl; do
+      pod "w-$tool"
+      $tool wait "pod/w-$tool" --for=condition=Ready --timeout=20s >"$work/$tool.ready" 2>&1 & waiter=$!
+      sleep 1
+      set_status "w-$tool" '{"conditions":[{"type":"Ready","status":"True"}]}'
+      wait "$waiter"; echo "exit $?" >>"$work/$tool.ready"
+      $tool wait "pod/w-$tool" --for=jsonpath='{.status.phase}'=Running --timeout=20s >"$work/$tool.phase" 2>&1 & waiter=$!
+      sleep 1
+      set_status "w-$tool" '{"phase":"Running"}'
+      wait "$waiter"; echo "exit $?" >>"$work/$tool.phase"
+      $tool wait "pod/w-$tool" --for=delete --timeout=20s >"$work/$tool.delete" 2>&1 & waiter=$!
+      sleep 1
+      kw delete pod "w-$tool" >/dev/null
+      wait "$waiter"; echo "exit $?" >>"$work/$tool.delete"
+    done
+    diff -u <(sed 's/w-kubectl/w-kw/' "$work/kubectl.ready") "$work/kw.ready"
+    diff -u <(sed 's/w-kubectl/w-kw/' "$work/kubectl.phase") "$work/kw.phase"
+    diff -u <(sed 's/w-kubectl/w-kw/' "$work/kubectl.delete") "$work/kw.delete"
+    grep -qx 'pod/w-kw condition met' "$work/kw.ready"
+    grep -qx 'pod/w-kw condition met' "$work/kw.delete"
+    grep -qx 'exit 0' "$work/kw.delete"
+    # The server restarts while kw waits: the watch resumes and sees the change.
+    pod r
+    kw wait pod/r --for=condition=Ready --timeout=60s >"$work/restart.out" 2>"$work/restart.err" & waiter=$!
+    sleep 1
+    kill_server; sleep 1; start_server
+    set_status r '{"conditions":[{"type":"Ready","status":"True"}]}'
+    wait "$waiter"
+    grep -qx 'pod/r condition met' "$work/restart.out"
+    ;;
+
+  rollout_status_vs_kubectl)
+    start_server; write_kubeconfig
+    deployment_status() {  # NAME STATUS-JSON (kw serve runs no controllers: the test is one)
+      curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' -d "{\"status\":$2}" \
+        "$url/apis/apps/v1/namespaces/default/deployments/$1/status" >/dev/null
+    }
+    kw create deployment rs --image=nginx --replicas=3 >/dev/null
+    seq="rollout status deployment/rs --timeout=1s
+rollout status deployment/rs --watch=false
+rollout status deployment/nope
+rollout status
+rollout status configmap kube-root-ca.crt"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -qx 'Waiting for deployment spec update to be observed...' "$work/kw.out"
+    grep -qx 'error: timed out waiting for the condition' "$work/kw.out"
+    # The rollout advances while each tool follows it: the same progress lines, exit 0.
+    for tool in kw kubectl; do
+      name=ro-$tool
+      kw create deployment "$name" --image=nginx --replicas=3 >/dev/null
+      $tool rollout status "deployment/$name" --timeout=30s >"$work/$tool.progress" 2>&1 & follower=$!
+      sleep 1
+      deployment_status "$name" '{"observedGeneration":1,"replicas":3,"updatedReplicas":1}'
+      sleep 0.5
+      deployment_status "$name" '{"observedGeneration":1,"replicas":4,"updatedReplicas":3}'
+      sleep 0.5
+      deployment_status "$name" '{"observedGeneration":1,"replicas":3,"updatedReplicas":3,"availableReplicas":1}'
+      sleep 0.5
+      deployment_status "$name" '{"observedGeneration":1,"replicas":3,"updatedReplicas":3,"availableReplicas":3}'
+      wait "$follower"; echo "exit $?" >>"$work/$tool.progress"
+      $tool rollout status "deployment/$name" --watch=false >>"$work/$tool.progress" 2>&1
+    done
+    diff -u <(sed 's/ro-kubectl/ro-kw/' "$work/kubectl.progress") "$work/kw.progress"
+    grep -qx 'Waiting for deployment "ro-kw" rollout to finish: 1 out of 3 new replicas have been updated...' \
+      "$work/kw.progress"
+    grep -qx 'deployment "ro-kw" successfully rolled out' "$work/kw.progress"
+    grep -qx 'exit 0' "$work/kw.progress"
+    ;;
+
+  events_vs_kubectl)
+    start_server; write_kubeconfig
+    event() {  # NAME KIND API-VERSION OBJECT TYPE REASON COUNT FIRST LAST
+      curl -sf -X POST -H 'Content-Type: application/json' -d "{\"apiVersion\":\"v1\",\"kind\":\"Event\",
+        \"metadata\":{\"name\":\"$1\"},\"involvedObject\":{\"kind\":\"$2\",\"apiVersion\":\"$3\",\"name\":\"$4\",
+        \"namespace\":\"default\"},\"type\":\"$5\",\"reason\":\"$6\",\"message\":\"$6 it\",\"count\":$7,
+        \"firstTimestamp\":\"$(date -u -d "$8" +%FT%TZ)\",\"lastTimestamp\":\"$(date -u -d "$9" +%FT%TZ)\"}" \
+        "$url/api/v1/namespaces/default/events" >/dev/null
+    }
+    # Days-old times, so both clients print the same ages.
+    event e1 Pod v1 p Normal Created 1 '-60 hours' '-50 hours'
+    event e2 Deployment apps/v1 rs Warning Scaled 4 '-120 hours' '-55 hours'
+    seq="events
+events -n kube-system
+events --for pod/p
+events --for deployment/rs
+events --for pod/p --types=Warning
+events --types=Warning,Normal
+events -A
+events --for=pod/zz
+events --for=foos/zz
+events --for=pod"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -q '^2d[0-9]*h (x4 over 5d) *Warning *Scaled *Deployment/rs *Scaled it$' "$work/kw.out"
+    # -w prints the listing, then each new event as it comes.
+    kw events -w --for pod/p >"$work/watch.out" 2>&1 & watcher=$!
+    sleep 1
+    event e3 Pod v1 p Warning BackOff 1 '-49 hours' '-49 hours'
+    for _ in $(seq 50); do grep -q BackOff "$work/watch.out" && break; sleep 0.1; done
+    kill "$watcher"; wait "$watcher" || true
+    grep -q 'Normal *Created *Pod/p' "$work/watch.out"
+    grep -q 'Warning *BackOff *Pod/p *BackOff it' "$work/watch.out"
+    ;;
+
   api_resources)
     start_server; write_kubeconfig
     kw api-resources >"$work/kw.out"

@@ -1,0 +1,28 @@
+#pragma once
+// The objects a verb's arguments name, as kubectl's label, annotate and scale take them:
+// TYPE NAME..., TYPE/NAME..., or TYPE with -l SELECTOR / --all (listed from the server).
+#include <string>
+#include <vector>
+
+#include "cli/client/discovery.hpp"
+#include "cli/commands/common.hpp"
+
+namespace kw::cli {
+
+struct NamedObject {
+  api::ResourceInfo info;
+  std::string namespace_name;
+  std::string name;
+};
+
+struct TargetArgs {
+  std::vector<std::string> args;
+  std::string selector;
+  bool all = false;
+  bool all_namespaces = false;  // with a selector or --all: every namespace
+};
+
+// The named objects (not fetched), or those a selector or --all lists.
+VerbResult<std::vector<NamedObject>> objects_of(ApiClient& api, Resolver& resolver, const TargetArgs& targets);
+
+}  // namespace kw::cli
