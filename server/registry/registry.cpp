@@ -55,7 +55,7 @@ std::optional<ApiError> list_options_refusal(const ListOptionsFacts& o) {
     if (!o.match.empty()) {
       if (!o.initial_events)
         kinds::forbidden(causes, field, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided");
-      if (o.match != "NotOlderThan") kinds::unsupported(causes, field, std::string(o.match), {"NotOlderThan"});
+      if (o.match != "NotOlderThan") kinds::unsupported_rendered(causes, field, util::go_quote(o.match), {"NotOlderThan"});
     }
   } else if (!o.match.empty()) {
     if (o.resource_version.empty())
@@ -63,7 +63,7 @@ std::optional<ApiError> list_options_refusal(const ListOptionsFacts& o) {
     if (!o.continue_token.empty())
       kinds::forbidden(causes, field, "resourceVersionMatch is forbidden when continue is provided");
     if (o.match != "Exact" && o.match != "NotOlderThan")
-      kinds::unsupported(causes, field, std::string(o.match), {"Exact", "NotOlderThan", ""});
+      kinds::unsupported_rendered(causes, field, util::go_quote(o.match), {"Exact", "NotOlderThan", ""});
     if (o.match == "Exact" && o.resource_version == "0")
       kinds::forbidden(causes, field, "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
   }

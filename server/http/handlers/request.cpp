@@ -8,6 +8,7 @@
 #include "core/codec/media_type.hpp"
 #include "core/codec/protobuf.hpp"
 #include "core/codec/yaml.hpp"
+#include "core/util/text.hpp"
 #include "server/apply/field_manager.hpp"
 #include "server/cache/list_json.hpp"
 #include "server/registry/kinds/checks.hpp"
@@ -113,7 +114,7 @@ bool WriteContext::begin(const ResourceRequest& r, const Offers& offers, std::st
     write.field_validation = codec::FieldValidation::Ignore;
   } else if (!validation.empty() && validation != "Warn") {
     kinds::Causes causes = nlohmann::json::array();
-    kinds::unsupported(causes, "fieldValidation", validation, {"", "Ignore", "Strict", "Warn"});
+    kinds::unsupported_rendered(causes, "fieldValidation", util::go_quote(validation), {"", "Ignore", "Strict", "Warn"});
     r.fail(options_invalid(options_kind, std::move(causes)));
     return false;
   }
