@@ -63,7 +63,7 @@ for target in "${targets[@]}"; do
     tail -40 "$build/$target.log" >&2
     status=1
   else
-    grep -E "^#[0-9]+ *DONE" "$build/$target.log" || tail -1 "$build/$target.log"
+    grep -E "^#[0-9]+[[:space:]]*DONE" "$build/$target.log" || tail -1 "$build/$target.log"
   fi
 done
 exit $status

@@ -54,12 +54,28 @@ void check(bool ok) {
   if (!ok) std::abort();
 }
 
+// `value` without its null members, at any depth. A member set to null is absent to the
+// encoder, while a message present on the wire but empty (a RawExtension without raw) decodes
+// to null, as Go prints it; the two are the same object.
+json without_null_members(const json& value) {
+  if (value.is_array()) {
+    json out = json::array();
+    for (const auto& item : value) out.push_back(without_null_members(item));
+    return out;
+  }
+  if (!value.is_object()) return value;
+  json out = json::object();
+  for (const auto& [key, member] : value.items())
+    if (!member.is_null()) out[key] = without_null_members(member);
+  return out;
+}
+
 // `decoded` came out of the codec as `message`: it encodes, and the encoding decodes to it.
 void check_fixed_point(const json& decoded, const std::string& message) {
   auto encoded = codec::json_to_protobuf(decoded, message, codec::FieldValidation::Strict);
   check(encoded.has_value() && encoded->warnings.empty());
   auto again = codec::protobuf_to_json(encoded->bytes, message);
-  check(again.has_value() && *again == decoded);
+  check(again.has_value() && without_null_members(*again) == without_null_members(decoded));
 }
 
 void fuzz_message(std::string_view bytes, const std::string& message) {
@@ -74,7 +90,7 @@ void fuzz_enveloped(std::string_view bytes) {
   auto encoded = codec::encode_object_protobuf(*decoded, k_lookup);
   check(encoded.has_value());
   auto again = codec::decode_object_protobuf(*encoded, k_lookup);
-  check(again.has_value() && *again == *decoded);
+  check(again.has_value() && without_null_members(*again) == without_null_members(*decoded));
 }
 
 void fuzz_watch_event(std::string_view bytes) {

@@ -3,6 +3,8 @@
 
 #include <random>
 
+#include "core/codec/json_limits.hpp"
+#include "core/codec/protobuf_wire.hpp"
 #include "corpus.hpp"
 #include "test_support.hpp"
 
@@ -113,6 +115,35 @@ TEST_CASE("malformed protobuf bytes give errors") {
                                          "k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent");
   REQUIRE_FALSE(raw);
   CHECK(contains(raw.error().message, "object: embedded object is not JSON"));
+}
+
+TEST_CASE("embedded JSON nests no deeper than a JSON request body") {
+  // A ControllerRevision's data (a RawExtension) holding [[[...]]] at the limit and past it.
+  auto revision = [](std::size_t depth) {
+    std::string raw_extension;
+    kw::codec::append_bytes_field(raw_extension, 1, std::string(depth, '[') + std::string(depth, ']'));
+    std::string message;
+    kw::codec::append_bytes_field(message, 2, raw_extension);
+    return kw::codec::protobuf_to_json(message, "k8s.io.api.apps.v1.ControllerRevision");
+  };
+  const std::size_t limit = kw::codec::k_max_json_depth;
+  auto at_limit = revision(limit);
+  REQUIRE(at_limit);
+  CHECK((*at_limit)["data"].is_array());
+  auto past_limit = revision(limit + 1);
+  REQUIRE_FALSE(past_limit);
+  CHECK(contains(past_limit.error().message, "data: embedded object nests objects and arrays more than 10000 deep"));
+}
+
+TEST_CASE("a RawExtension on the wire without raw decodes to null, which encodes as absent") {
+  std::string message;
+  kw::codec::append_bytes_field(message, 2, {});
+  auto decoded = kw::codec::protobuf_to_json(message, "k8s.io.api.apps.v1.ControllerRevision");
+  REQUIRE(decoded);
+  CHECK((*decoded)["data"].is_null());
+  auto encoded = kw::codec::json_to_protobuf(*decoded, "k8s.io.api.apps.v1.ControllerRevision");
+  REQUIRE(encoded);
+  CHECK(encoded->empty());
 }
 
 TEST_CASE("random corruption of valid encodings never crashes the decoders") {
