@@ -16,7 +16,8 @@ build=$root/build-fuzz
 targets=("$@")
 if ((${#targets[@]} == 0)); then
   targets=(fuzz_json_frame fuzz_length_prefixed_frame fuzz_yaml_frame fuzz_yaml_to_json fuzz_selector fuzz_media_type
-    fuzz_json_cursor fuzz_protobuf_wire fuzz_protobuf fuzz_jsonpath fuzz_kubeconfig fuzz_patch)
+    fuzz_json_cursor fuzz_protobuf_wire fuzz_protobuf fuzz_jsonpath fuzz_kubeconfig fuzz_patch
+    fuzz_http_connection)
 fi
 
 # Pick a clang whose C++23 mode has std::expected, natively or with the macro raised.
