@@ -440,9 +440,14 @@ class MessageToJson {
       case Special::Duration:
         return json(scalars::format_go_duration(r->GetInt64(message, field(1))));
       case Special::Quantity: {
-        std::string text = r->GetString(message, field(1));
+        // As Go's Quantity.Unmarshal: the text is parsed (an empty message is zero) and
+        // written back as String() writes it.
+        if (!r->HasField(message, field(1))) return json("0");
+        const std::string text = r->GetString(message, field(1));
         if (!is_valid_utf8(text)) return kw::fail(path + ": quantity is not valid UTF-8");
-        return json(std::move(text));
+        auto parsed = api::parse_go_quantity(std::string_view(text));
+        if (!parsed) return kw::fail(path + ": " + parsed.error().message);
+        return json(parsed->string());
       }
       case Special::IntOrString: {
         if (r->GetInt64(message, field(1)) != 1) return json(r->GetInt32(message, field(2)));

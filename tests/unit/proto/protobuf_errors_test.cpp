@@ -1,6 +1,7 @@
 // Unknown fields under each validation mode, and malformed input of every kind.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <random>
 
 #include "core/codec/json_limits.hpp"
@@ -144,6 +145,30 @@ TEST_CASE("a RawExtension on the wire without raw decodes to null, which encodes
   auto encoded = kw::codec::json_to_protobuf(*decoded, "k8s.io.api.apps.v1.ControllerRevision");
   REQUIRE(encoded);
   CHECK(encoded->empty());
+}
+
+TEST_CASE("quantities on the wire are parsed as Go's Quantity.Unmarshal parses them") {
+  // ResourceRequirements{limits: {cpu: Quantity{string}}}; no string at all is Go's zero Quantity.
+  auto limits = [](std::optional<std::string_view> quantity) {
+    std::string value;
+    if (quantity) kw::codec::append_bytes_field(value, 1, *quantity);
+    std::string entry;
+    kw::codec::append_bytes_field(entry, 1, "cpu");
+    kw::codec::append_bytes_field(entry, 2, value);
+    std::string message;
+    kw::codec::append_bytes_field(message, 1, entry);
+    return kw::codec::protobuf_to_json(message, "k8s.io.api.core.v1.ResourceRequirements");
+  };
+  auto canonical = limits("0.5");
+  REQUIRE(canonical);
+  CHECK((*canonical)["limits"]["cpu"] == "500m");
+  auto zero = limits(std::nullopt);
+  REQUIRE(zero);
+  CHECK((*zero)["limits"]["cpu"] == "0");
+  auto invalid = limits("apn");
+  REQUIRE_FALSE(invalid);
+  CHECK(contains(invalid.error().message, "limits[cpu]"));
+  CHECK(contains(invalid.error().message, "quantities must match the regular expression"));
 }
 
 TEST_CASE("random corruption of valid encodings never crashes the decoders") {
