@@ -70,9 +70,15 @@ json without_null_members(const json& value) {
   return out;
 }
 
-// `decoded` came out of the codec as `message`: it encodes, and the encoding decodes to it.
+// A time past year 9999 or before year 0 decodes as Go's metav1.Time prints it
+// ("72743-02-03T04:56:31Z"): no RFC 3339 time, and neither Go nor kw reads it back.
+bool unreadable_time(const kw::Error& error) { return error.message.find("invalid RFC 3339 time") != std::string::npos; }
+
+// `decoded` came out of the codec as `message`: it encodes (unless it holds an unreadable
+// time), and the encoding decodes to it.
 void check_fixed_point(const json& decoded, const std::string& message) {
   auto encoded = codec::json_to_protobuf(decoded, message, codec::FieldValidation::Strict);
+  if (!encoded && unreadable_time(encoded.error())) return;
   check(encoded.has_value() && encoded->warnings.empty());
   auto again = codec::protobuf_to_json(encoded->bytes, message);
   check(again.has_value() && without_null_members(*again) == without_null_members(decoded));
@@ -88,6 +94,7 @@ void fuzz_enveloped(std::string_view bytes) {
   auto decoded = codec::decode_object_protobuf(bytes, k_lookup);
   if (!decoded) return check(!decoded.error().message.empty());
   auto encoded = codec::encode_object_protobuf(*decoded, k_lookup);
+  if (!encoded && unreadable_time(encoded.error())) return;
   check(encoded.has_value());
   auto again = codec::decode_object_protobuf(*encoded, k_lookup);
   check(again.has_value() && without_null_members(*again) == without_null_members(*decoded));
