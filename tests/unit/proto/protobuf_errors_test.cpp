@@ -171,6 +171,14 @@ TEST_CASE("quantities on the wire are parsed as Go's Quantity.Unmarshal parses t
   CHECK(contains(invalid.error().message, "quantities must match the regular expression"));
 }
 
+TEST_CASE("an enveloped object without apiVersion or kind is refused") {
+  auto no_version = kw::codec::decode_object_protobuf(kw::codec::encode_envelope("", "Status", ""), kw::test::k_builtin_lookup);
+  REQUIRE_FALSE(no_version);
+  CHECK(no_version.error().message == "protobuf object has no apiVersion or no kind in its envelope");
+  CHECK_FALSE(kw::codec::decode_object_protobuf(kw::codec::encode_envelope("v1", "", ""), kw::test::k_builtin_lookup));
+  CHECK(kw::codec::decode_object_protobuf(kw::codec::encode_envelope("v1", "Status", ""), kw::test::k_builtin_lookup));
+}
+
 TEST_CASE("random corruption of valid encodings never crashes the decoders") {
   std::mt19937 random(12345);
   for (std::string_view text : kw::test::k_corpus) {
