@@ -16,7 +16,8 @@ build=$root/build-fuzz
 targets=("$@")
 if ((${#targets[@]} == 0)); then
   targets=(fuzz_json_frame fuzz_length_prefixed_frame fuzz_yaml_frame fuzz_yaml_to_json fuzz_selector fuzz_media_type
-    fuzz_json_cursor)
+    fuzz_json_cursor fuzz_protobuf_wire fuzz_protobuf fuzz_jsonpath fuzz_kubeconfig fuzz_patch
+    fuzz_http_connection)
 fi
 
 # Pick a clang whose C++23 mode has std::expected, natively or with the macro raised.
@@ -63,7 +64,7 @@ for target in "${targets[@]}"; do
     tail -40 "$build/$target.log" >&2
     status=1
   else
-    grep -E "^#[0-9]+ *DONE" "$build/$target.log" || tail -1 "$build/$target.log"
+    grep -E "^#[0-9]+[[:space:]]*DONE" "$build/$target.log" || tail -1 "$build/$target.log"
   fi
 done
 exit $status

@@ -120,6 +120,9 @@ kw::Result<std::string> encode_object_protobuf(const nlohmann::json& object, con
 kw::Result<nlohmann::json> decode_object_protobuf(std::string_view bytes, const ResourceLookup& lookup) {
   auto envelope = decode_envelope(bytes);
   if (!envelope) return std::unexpected(envelope.error());
+  // What the object is comes from its envelope alone, and is written back into the JSON.
+  if (envelope->api_version.empty() || envelope->kind.empty())
+    return kw::fail("protobuf object has no apiVersion or no kind in its envelope");
   auto name = message_for(lookup, envelope->api_version, envelope->kind);
   if (!name) return std::unexpected(name.error());
   auto object = protobuf_to_json(envelope->raw, *name);

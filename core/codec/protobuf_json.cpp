@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/api/quantity.hpp"
+#include "core/codec/json_limits.hpp"
 #include "core/codec/protobuf.hpp"
 #include "core/codec/protobuf_mapping.hpp"
 #include "core/codec/protobuf_scalars.hpp"
@@ -50,6 +51,20 @@ bool carries_object_meta(const pb::Descriptor& descriptor) {
   const pb::FieldDescriptor* metadata = descriptor.FindFieldByName("metadata");
   return metadata != nullptr && metadata->message_type() != nullptr &&
          metadata->message_type()->full_name() == "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+}
+
+// The JSON a RawExtension, FieldsV1 or apiextensions JSON message carries (null when empty),
+// nested no deeper than a JSON request body may be: every later walk over the decoded object
+// recurses once per level.
+kw::Result<json> embedded_json(const std::string& raw, const std::string& path, std::string_view what) {
+  if (raw.empty()) return json(nullptr);
+  if (json_nesting_exceeds(raw))
+    return kw::fail(path + ": embedded " + std::string(what) + " nests objects and arrays more than " +
+                    std::to_string(k_max_json_depth) + " deep");
+  json parsed = json::parse(raw, nullptr, false);
+  if (parsed.is_discarded())
+    return kw::fail(path + ": embedded " + std::string(what) + " is not JSON (" + std::to_string(raw.size()) + " bytes)");
+  return parsed;
 }
 
 std::string compact(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
@@ -425,9 +440,14 @@ class MessageToJson {
       case Special::Duration:
         return json(scalars::format_go_duration(r->GetInt64(message, field(1))));
       case Special::Quantity: {
-        std::string text = r->GetString(message, field(1));
+        // As Go's Quantity.Unmarshal: the text is parsed (an empty message is zero) and
+        // written back as String() writes it.
+        if (!r->HasField(message, field(1))) return json("0");
+        const std::string text = r->GetString(message, field(1));
         if (!is_valid_utf8(text)) return kw::fail(path + ": quantity is not valid UTF-8");
-        return json(std::move(text));
+        auto parsed = api::parse_go_quantity(std::string_view(text));
+        if (!parsed) return kw::fail(path + ": " + parsed.error().message);
+        return json(parsed->string());
       }
       case Special::IntOrString: {
         if (r->GetInt64(message, field(1)) != 1) return json(r->GetInt32(message, field(2)));
@@ -436,23 +456,12 @@ class MessageToJson {
         return json(std::move(text));
       }
       case Special::RawExtension:
-      case Special::FieldsV1: {
-        const std::string raw = r->GetString(message, field(1));
-        if (raw.empty()) return json(nullptr);
-        json parsed = json::parse(raw, nullptr, false);
-        if (parsed.is_discarded()) return kw::fail(path + ": embedded object is not JSON (" + std::to_string(raw.size()) + " bytes)");
-        return parsed;
-      }
+      case Special::FieldsV1:
+        return embedded_json(r->GetString(message, field(1)), path, "object");
       case Special::Verbs:
         return convert_field(*field(1), message, path);
-      case Special::Json: {
-        const std::string raw = r->GetString(message, field(1));
-        if (raw.empty()) return json(nullptr);
-        json parsed = json::parse(raw, nullptr, false);
-        if (parsed.is_discarded())
-          return kw::fail(path + ": embedded value is not JSON (" + std::to_string(raw.size()) + " bytes)");
-        return parsed;
-      }
+      case Special::Json:
+        return embedded_json(r->GetString(message, field(1)), path, "value");
       case Special::SchemaOrArray:
         // As Go's MarshalJSON: the list when it has items, else the schema (null without one).
         if (r->FieldSize(message, field(2)) > 0) return convert_field(*field(2), message, path);

@@ -27,23 +27,40 @@ std::string exec_info(const ExecConfig& exec, const RestConfig& cluster, bool in
   return info.dump();
 }
 
+// A string member of the plugin's output: "" when absent or null, an error when it has another
+// type (client-go fails to decode such output).
+Result<std::string> string_member(const json& object, std::string_view key, const ExecConfig& exec) {
+  if (!object.is_object()) return std::string();
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return std::string();
+  if (!it->is_string())
+    return fail("exec plugin '" + exec.command + "' printed an ExecCredential that cannot be decoded: " +
+                it->type_name() + " where " + std::string(key) + " should be a string");
+  return it->get<std::string>();
+}
+
 }  // namespace
 
 Result<ExecCredential> parse_exec_output(std::string_view output, const ExecConfig& exec) {
   json document = json::parse(output, nullptr, false);
   if (document.is_discarded() || !document.is_object())
     return fail("exec plugin '" + exec.command + "' did not print an ExecCredential JSON object");
-  const std::string kind = document.value("kind", "");
-  const std::string api_version = document.value("apiVersion", "");
-  if (kind != "ExecCredential")
-    return fail("exec plugin '" + exec.command + "' printed kind '" + kind + "', want ExecCredential");
-  if (api_version != exec.api_version)
-    return fail("exec plugin '" + exec.command + "' printed apiVersion '" + api_version + "', want " + exec.api_version);
-  const json status = document.value("status", json::object());
-  ExecCredential out;
-  out.token = status.value("token", "");
-  out.client_certificate_data = status.value("clientCertificateData", "");
-  out.client_key_data = status.value("clientKeyData", "");
+  const auto status_it = document.find("status");
+  const json status = status_it == document.end() ? json::object() : *status_it;
+  if (!status.is_object() && !status.is_null())
+    return fail("exec plugin '" + exec.command + "' printed an ExecCredential whose status is not an object");
+  auto kind = string_member(document, "kind", exec);
+  auto api_version = string_member(document, "apiVersion", exec);
+  auto token = string_member(status, "token", exec);
+  auto certificate = string_member(status, "clientCertificateData", exec);
+  auto key = string_member(status, "clientKeyData", exec);
+  for (const auto* member : {&kind, &api_version, &token, &certificate, &key})
+    if (!*member) return std::unexpected(member->error());
+  if (*kind != "ExecCredential")
+    return fail("exec plugin '" + exec.command + "' printed kind '" + *kind + "', want ExecCredential");
+  if (*api_version != exec.api_version)
+    return fail("exec plugin '" + exec.command + "' printed apiVersion '" + *api_version + "', want " + exec.api_version);
+  ExecCredential out{.token = *token, .client_certificate_data = *certificate, .client_key_data = *key};
   if (out.token.empty() && (out.client_certificate_data.empty() || out.client_key_data.empty()))
     return fail("exec plugin '" + exec.command +
                 "' returned neither status.token nor status.clientCertificateData and clientKeyData");

@@ -172,6 +172,26 @@ users:
   CHECK(cert->client_key_data == "K");
 }
 
+TEST_CASE("an exec plugin's output with members of the wrong type is an error, not an exception") {
+  ExecConfig v1{.api_version = "client.authentication.k8s.io/v1", .command = "plugin"};
+  auto output = [](std::string_view api_version, std::string_view status) {
+    return R"({"apiVersion":)" + std::string(api_version) + R"(,"kind":"ExecCredential","status":)" + std::string(status) + "}";
+  };
+  const std::string v1_name = R"("client.authentication.k8s.io/v1")";
+  auto object_version = parse_exec_output(output(R"({"token":"t"})", R"({"token":"t"})"), v1);
+  REQUIRE_FALSE(object_version.has_value());
+  CHECK(object_version.error().message == "exec plugin 'plugin' printed an ExecCredential that cannot be decoded: object where apiVersion should be a string");
+  auto number_token = parse_exec_output(output(v1_name, R"({"token":7})"), v1);
+  REQUIRE_FALSE(number_token.has_value());
+  CHECK(number_token.error().message == "exec plugin 'plugin' printed an ExecCredential that cannot be decoded: number where token should be a string");
+  auto list_status = parse_exec_output(output(v1_name, R"(["t"])"), v1);
+  REQUIRE_FALSE(list_status.has_value());
+  CHECK(list_status.error().message == "exec plugin 'plugin' printed an ExecCredential whose status is not an object");
+  auto null_members = parse_exec_output(output(v1_name, R"({"token":"t","clientKeyData":null})"), v1);
+  REQUIRE(null_members.has_value());
+  CHECK(null_members->token == "t");
+}
+
 TEST_CASE("exec interactiveMode and proxy-url follow client-go") {
   kw::testing::TempDir dir;
   auto config_with = [&](const std::string& exec_extra, const std::string& cluster_extra) {

@@ -1,8 +1,11 @@
 // Unknown fields under each validation mode, and malformed input of every kind.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <random>
 
+#include "core/codec/json_limits.hpp"
+#include "core/codec/protobuf_wire.hpp"
 #include "corpus.hpp"
 #include "test_support.hpp"
 
@@ -113,6 +116,67 @@ TEST_CASE("malformed protobuf bytes give errors") {
                                          "k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent");
   REQUIRE_FALSE(raw);
   CHECK(contains(raw.error().message, "object: embedded object is not JSON"));
+}
+
+TEST_CASE("embedded JSON nests no deeper than a JSON request body") {
+  // A ControllerRevision's data (a RawExtension) holding [[[...]]] at the limit and past it.
+  auto revision = [](std::size_t depth) {
+    std::string raw_extension;
+    kw::codec::append_bytes_field(raw_extension, 1, std::string(depth, '[') + std::string(depth, ']'));
+    std::string message;
+    kw::codec::append_bytes_field(message, 2, raw_extension);
+    return kw::codec::protobuf_to_json(message, "k8s.io.api.apps.v1.ControllerRevision");
+  };
+  const std::size_t limit = kw::codec::k_max_json_depth;
+  auto at_limit = revision(limit);
+  REQUIRE(at_limit);
+  CHECK((*at_limit)["data"].is_array());
+  auto past_limit = revision(limit + 1);
+  REQUIRE_FALSE(past_limit);
+  CHECK(contains(past_limit.error().message, "data: embedded object nests objects and arrays more than 10000 deep"));
+}
+
+TEST_CASE("a RawExtension on the wire without raw decodes to null, which encodes as absent") {
+  std::string message;
+  kw::codec::append_bytes_field(message, 2, {});
+  auto decoded = kw::codec::protobuf_to_json(message, "k8s.io.api.apps.v1.ControllerRevision");
+  REQUIRE(decoded);
+  CHECK((*decoded)["data"].is_null());
+  auto encoded = kw::codec::json_to_protobuf(*decoded, "k8s.io.api.apps.v1.ControllerRevision");
+  REQUIRE(encoded);
+  CHECK(encoded->empty());
+}
+
+TEST_CASE("quantities on the wire are parsed as Go's Quantity.Unmarshal parses them") {
+  // ResourceRequirements{limits: {cpu: Quantity{string}}}; no string at all is Go's zero Quantity.
+  auto limits = [](std::optional<std::string_view> quantity) {
+    std::string value;
+    if (quantity) kw::codec::append_bytes_field(value, 1, *quantity);
+    std::string entry;
+    kw::codec::append_bytes_field(entry, 1, "cpu");
+    kw::codec::append_bytes_field(entry, 2, value);
+    std::string message;
+    kw::codec::append_bytes_field(message, 1, entry);
+    return kw::codec::protobuf_to_json(message, "k8s.io.api.core.v1.ResourceRequirements");
+  };
+  auto canonical = limits("0.5");
+  REQUIRE(canonical);
+  CHECK((*canonical)["limits"]["cpu"] == "500m");
+  auto zero = limits(std::nullopt);
+  REQUIRE(zero);
+  CHECK((*zero)["limits"]["cpu"] == "0");
+  auto invalid = limits("apn");
+  REQUIRE_FALSE(invalid);
+  CHECK(contains(invalid.error().message, "limits[cpu]"));
+  CHECK(contains(invalid.error().message, "quantities must match the regular expression"));
+}
+
+TEST_CASE("an enveloped object without apiVersion or kind is refused") {
+  auto no_version = kw::codec::decode_object_protobuf(kw::codec::encode_envelope("", "Status", ""), kw::test::k_builtin_lookup);
+  REQUIRE_FALSE(no_version);
+  CHECK(no_version.error().message == "protobuf object has no apiVersion or no kind in its envelope");
+  CHECK_FALSE(kw::codec::decode_object_protobuf(kw::codec::encode_envelope("v1", "", ""), kw::test::k_builtin_lookup));
+  CHECK(kw::codec::decode_object_protobuf(kw::codec::encode_envelope("v1", "Status", ""), kw::test::k_builtin_lookup));
 }
 
 TEST_CASE("random corruption of valid encodings never crashes the decoders") {
