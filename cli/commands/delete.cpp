@@ -7,6 +7,7 @@
 #include "cli/commands/verbs.hpp"
 #include "cli/commands/common.hpp"
 #include "cli/client/discovery.hpp"
+#include "cli/commands/targets.hpp"
 #include "cli/client/manifest.hpp"
 
 namespace kw::cli {
@@ -95,14 +96,9 @@ void delete_from_manifests(DeleteOptions& options, ApiClient& api, Resolver& res
 // Every object of the type matching -l (or all with --all), listed first, then deleted one by one.
 void delete_matching(const DeleteOptions& options, ApiClient& api, const api::ResourceInfo& info, Deleter& deleter) {
   const std::string namespace_name = options.all_namespaces ? std::string() : api.config().namespace_name;
-  std::string path = object_path(info, namespace_name, "");
-  if (!options.selector.empty()) path += "?labelSelector=" + url_escape(options.selector);
-  auto listing = call_json(api, "GET", path, {}, {});
-  if (!listing) return deleter.fail_with(listing.error());
-  for (const auto& item : listing->value("items", json::array())) {
-    const json metadata = item.value("metadata", json::object());
-    deleter.remove(Victim{info, metadata.value("namespace", ""), metadata.value("name", ""), {}});
-  }
+  auto listed = listed_objects(api, info, info.namespaced ? namespace_name : std::string(), options.selector);
+  if (!listed) return deleter.fail_with(listed.error());
+  for (const auto& object : *listed) deleter.remove(Victim{info, object.namespace_name, object.name, {}});
 }
 
 int run_delete(DeleteOptions& options) {
@@ -127,13 +123,18 @@ int run_delete(DeleteOptions& options) {
     delete_from_manifests(options, **api, resolver, deleter);
   } else {
     for (const auto& group : *parsed) {
+      if (by_selector) {  // a TYPE may be a category ("all") here
+        auto infos = resolver.resolve_types(group.type);
+        if (!infos) {
+          deleter.fail_with(infos.error());
+          continue;
+        }
+        for (const auto& info : *infos) delete_matching(options, **api, info, deleter);
+        continue;
+      }
       auto info = resolver.resolve(group.type);
       if (!info) {
         deleter.fail_with(info.error());
-        continue;
-      }
-      if (by_selector) {
-        delete_matching(options, **api, *info, deleter);
         continue;
       }
       const std::string namespace_name = info->namespaced ? (*api)->config().namespace_name : std::string();

@@ -13,23 +13,36 @@ VerbResult<std::vector<NamedObject>> objects_of(ApiClient& api, Resolver& resolv
   const bool by_selector = !targets.selector.empty() || targets.all;
   std::vector<NamedObject> out;
   for (const auto& group : *parsed) {
-    auto info = resolver.resolve(group.type);
-    if (!info) return std::unexpected(info.error());
-    const std::string own_namespace = info->namespaced ? api.config().namespace_name : std::string();
-    if (!by_selector) {
-      if (group.names.empty())
-        return std::unexpected(usage_error("resource(s) were provided, but no name was specified"));
-      for (const auto& name : group.names) out.push_back(NamedObject{*info, own_namespace, name});
+    if (by_selector) {
+      auto infos = resolver.resolve_types(group.type);
+      if (!infos) return std::unexpected(infos.error());
+      for (const auto& info : *infos) {
+        const std::string own_namespace = info.namespaced ? api.config().namespace_name : std::string();
+        auto listed = listed_objects(api, info, targets.all_namespaces ? std::string() : own_namespace, targets.selector);
+        if (!listed) return std::unexpected(listed.error());
+        out.insert(out.end(), listed->begin(), listed->end());
+      }
       continue;
     }
-    std::string path = object_path(*info, targets.all_namespaces ? std::string() : own_namespace, "");
-    if (!targets.selector.empty()) path += "?labelSelector=" + url_escape(targets.selector);
-    auto listing = call_json(api, "GET", path, {}, {});
-    if (!listing) return std::unexpected(listing.error());
-    for (const auto& item : listing->value("items", json::array())) {
-      const json metadata = item.value("metadata", json::object());
-      out.push_back(NamedObject{*info, metadata.value("namespace", ""), metadata.value("name", "")});
-    }
+    auto info = resolver.resolve(group.type);
+    if (!info) return std::unexpected(info.error());
+    if (group.names.empty()) return std::unexpected(usage_error("resource(s) were provided, but no name was specified"));
+    const std::string own_namespace = info->namespaced ? api.config().namespace_name : std::string();
+    for (const auto& name : group.names) out.push_back(NamedObject{*info, own_namespace, name});
+  }
+  return out;
+}
+
+VerbResult<std::vector<NamedObject>> listed_objects(ApiClient& api, const api::ResourceInfo& info,
+                                                   const std::string& namespace_name, const std::string& selector) {
+  std::string path = object_path(info, namespace_name, "");
+  if (!selector.empty()) path += "?labelSelector=" + url_escape(selector);
+  auto listing = call_json(api, "GET", path, {}, {});
+  if (!listing) return std::unexpected(listing.error());
+  std::vector<NamedObject> out;
+  for (const auto& item : listing->value("items", json::array())) {
+    const json metadata = item.value("metadata", json::object());
+    out.push_back(NamedObject{info, metadata.value("namespace", ""), metadata.value("name", "")});
   }
   return out;
 }

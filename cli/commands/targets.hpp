@@ -1,6 +1,7 @@
 #pragma once
 // The objects a verb's arguments name, as kubectl's label, annotate and scale take them:
-// TYPE NAME..., TYPE/NAME..., or TYPE with -l SELECTOR / --all (listed from the server).
+// TYPE NAME..., TYPE/NAME..., or TYPE (or a category) with -l SELECTOR / --all (listed from
+// the server).
 #include <string>
 #include <vector>
 
@@ -22,7 +23,13 @@ struct TargetArgs {
   bool all_namespaces = false;  // with a selector or --all: every namespace
 };
 
-// The named objects (not fetched), or those a selector or --all lists.
+// The named objects (not fetched), or those a selector or --all lists. With a selector or
+// --all, a TYPE may be a category ("all"), as in kubectl: each of its resources is listed.
 VerbResult<std::vector<NamedObject>> objects_of(ApiClient& api, Resolver& resolver, const TargetArgs& targets);
+
+// The objects of `info` in `namespace_name` ("" = every namespace) that `selector` ("" =
+// every one) matches, listed from the server.
+VerbResult<std::vector<NamedObject>> listed_objects(ApiClient& api, const api::ResourceInfo& info,
+                                                   const std::string& namespace_name, const std::string& selector);
 
 }  // namespace kw::cli

@@ -187,6 +187,31 @@ apply --force-conflicts -f $work/m/v2"
     diff <(kw get pod web -o json | grep -v resourceVersion) <(kubectl get pod web -o json | grep -v resourceVersion)
     ;;
 
+  categories_vs_kubectl)
+    # A category ("all") stands for its resources wherever a selector or --all picks objects.
+    start_server; write_kubeconfig
+    seq="label all -l app=cat tier=web
+get pods,services -l tier=web -o name
+annotate all -l app=cat note=x
+delete all -l app=cat
+get configmaps -o name"
+    for tool in kubectl kw; do
+      for kind in pods services configmaps; do
+        case $kind in
+          pods) body='{"metadata":{"name":"p1","labels":{"app":"cat"}},"spec":{"containers":[{"name":"c","image":"i"}]}}' ;;
+          services) body='{"metadata":{"name":"s1","labels":{"app":"cat"}},"spec":{"ports":[{"port":80}]}}' ;;
+          configmaps) body='{"metadata":{"name":"c1","labels":{"app":"cat"}}}' ;;
+        esac
+        curl -sSf -X POST -H 'Content-Type: application/json' "$url/api/v1/namespaces/default/$kind" -d "$body" >/dev/null
+      done
+      run_sequence "$tool" "$seq" "$work/$tool.out"
+      curl -sSf -X DELETE "$url/api/v1/namespaces/default/configmaps/c1" >/dev/null
+    done
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -qx 'service "s1" deleted' "$work/kw.out"
+    grep -qx 'configmap/c1' "$work/kw.out"
+    ;;
+
   label_annotate_patch)
     start_server; write_kubeconfig; manifests
     kw create -f "$work/m/v1/app.yaml" >/dev/null
