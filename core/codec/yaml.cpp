@@ -440,6 +440,8 @@ void write_sequence(std::string& out, const nlohmann::json& items, int indent, b
 // block style indents every line by its depth, so a deeply nested object would grow with the
 // square of its depth.
 constexpr int k_max_block_indent = 128;
+// Longer keys (in bytes, before quoting) are written as explicit keys, as go-yaml does.
+constexpr std::size_t k_max_simple_key = 128;
 
 bool as_flow(const nlohmann::json& value, int indent) {
   return indent >= k_max_block_indent && (value.is_object() || value.is_array()) && !value.empty();
@@ -457,7 +459,15 @@ void write_mapping(std::string& out, const nlohmann::json& object, int indent, b
     first = false;
     std::string key_text = string_scalar(key, 0, false);
     key_text.pop_back();
-    out += key_text + ":";
+    if (key.size() > k_max_simple_key || key.find('\n') != std::string::npos) {
+      // An explicit key ("? KEY" and ": VALUE" on the next line), as Go's YAML writer puts a
+      // long or multi-line key: an implicit key may not be that long.
+      out += "? " + key_text + "\n";
+      out.append(static_cast<std::size_t>(indent), ' ');
+      out += ":";
+    } else {
+      out += key_text + ":";
+    }
     if (as_flow(value, indent)) {
       out += ' ';
       write_flow(out, value);

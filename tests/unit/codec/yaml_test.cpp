@@ -269,3 +269,19 @@ TEST_CASE("yaml: invalid UTF-8 is rejected on read and quoted on write") {
   std::string yaml = json_to_yaml(json("\xfe\xff- a"));
   CHECK(yaml.front() == '"');
 }
+
+TEST_CASE("json_to_yaml: a key over 128 bytes, or over lines, is an explicit key, as go-yaml writes it") {
+  const std::string k128(128, 'k');
+  const std::string k129(129, 'k');
+  const nlohmann::json doc = {{k128, "v"}, {k129, "w"}, {"short", {{std::string(300, '\x03'), {{"n", 1}}}}},
+                              {"two\nlines", "x"}};
+  const std::string yaml = kw::codec::json_to_yaml(doc);
+  CHECK(yaml.find(k128 + ": v\n") != std::string::npos);
+  CHECK(yaml.find("? " + k129 + "\n: w\n") != std::string::npos);
+  CHECK(yaml.find("? \"two\\nlines\"\n: x\n") != std::string::npos);
+  // It reads back to the same document (an implicit key of over 1024 characters would not).
+  auto back = kw::codec::yaml_to_json(yaml);
+  REQUIRE(back.has_value());
+  REQUIRE(back->size() == 1);
+  CHECK(back->front() == doc);
+}
