@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cstdint>
-#include <unordered_set>
 
 namespace kw::codec {
 namespace {
@@ -323,60 +322,6 @@ bool JsonCursor::scalar(nlohmann::json& out) {
   // Doubles (and integers too large for 64 bits) the way nlohmann reads them.
   out = nlohmann::json::parse(number, nullptr, false);
   return (!out.is_discarded() && out.is_number()) || fail();
-}
-
-std::vector<std::string> duplicate_fields(std::string_view text) {
-  // Walked with an explicit stack: the depth is the document's.
-  struct Level {
-    bool object = false;
-    std::string path;
-    std::unordered_set<std::string> keys = {};
-    std::size_t index = 0;
-  };
-  JsonCursor cursor(text);
-  std::vector<std::string> out;
-  std::vector<Level> stack;
-  auto enter = [&](std::string path) {
-    const char c = cursor.peek();
-    if (c == '{' && cursor.begin_object()) {
-      stack.push_back({.object = true, .path = std::move(path)});
-      return true;
-    }
-    if (c == '[' && cursor.begin_array()) {
-      stack.push_back({.object = false, .path = std::move(path)});
-      return true;
-    }
-    return cursor.skip();
-  };
-  if (!enter("")) return {};
-  while (!stack.empty()) {
-    Level& level = stack.back();
-    std::string path;
-    if (level.object) {
-      const auto key = cursor.next_key();
-      if (!key) {
-        if (cursor.failed()) return {};
-        stack.pop_back();
-        continue;
-      }
-      std::string name(*key);
-      if (name.find('\\') != std::string::npos) {
-        const auto decoded = nlohmann::json::parse("\"" + name + "\"", nullptr, false);
-        if (decoded.is_string()) name = decoded.get<std::string>();
-      }
-      path = level.path.empty() ? name : level.path + "." + name;
-      if (!level.keys.insert(std::move(name)).second) out.push_back(path);
-    } else {
-      if (!cursor.next_element()) {
-        if (cursor.failed()) return {};
-        stack.pop_back();
-        continue;
-      }
-      path = level.path + "[" + std::to_string(level.index++) + "]";
-    }
-    if (!enter(std::move(path))) return {};  // `level` may be gone from here on
-  }
-  return out;
 }
 
 }  // namespace kw::codec

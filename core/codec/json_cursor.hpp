@@ -13,7 +13,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -62,10 +61,5 @@ class JsonCursor {
 
 // Decodes the escapes of a JSON string body (without its quotes). False on a bad escape.
 bool json_unescape(std::string_view body, std::string& out);
-
-// The members a JSON document repeats inside one object, as kube-apiserver's strict decoder
-// names them: "metadata.name", "spec.containers[0].image". In document order; the second
-// (third...) occurrence is what is named. Empty for malformed text.
-std::vector<std::string> duplicate_fields(std::string_view text);
 
 }  // namespace kw::codec

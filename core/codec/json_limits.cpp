@@ -1,5 +1,8 @@
 #include "core/codec/json_limits.hpp"
 
+#include <utility>
+#include <vector>
+
 namespace kw::codec {
 
 bool json_nesting_exceeds(std::string_view text, std::size_t max_depth) {
@@ -28,16 +31,123 @@ bool json_nesting_exceeds(std::string_view text, std::size_t max_depth) {
   return false;
 }
 
-Result<nlohmann::json> parse_json(std::string_view text, std::size_t max_depth) {
-  if (json_nesting_exceeds(text, max_depth)) return fail("exceeded max depth");
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    std::string_view message = e.what();  // "[json.exception.parse_error.101] parse error at ..."
+namespace {
+
+using json = nlohmann::json;
+
+// nlohmann's SAX events built into a value as its own DOM parser builds one, with the nesting
+// limit kept as the containers open and, when asked, the members an object repeats named.
+// The parser itself keeps no recursion, and neither does this.
+class Builder {
+ public:
+  Builder(std::size_t max_depth, std::vector<std::string>* duplicates) : m_max_depth(max_depth), m_duplicates(duplicates) {}
+
+  bool null() { return put(nullptr); }
+  bool boolean(bool value) { return put(value); }
+  bool number_integer(json::number_integer_t value) { return put(value); }
+  bool number_unsigned(json::number_unsigned_t value) { return put(value); }
+  bool number_float(json::number_float_t value, const json::string_t&) { return put(value); }
+  bool string(json::string_t& value) { return put(std::move(value)); }
+  bool binary(json::binary_t& value) { return put(json::binary(std::move(value))); }
+  bool start_object(std::size_t) { return open(json::value_t::object); }
+  bool start_array(std::size_t) { return open(json::value_t::array); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  bool key(json::string_t& name) {
+    auto& object = m_open.back().value->get_ref<json::object_t&>();
+    auto [member, added] = object.try_emplace(std::move(name));
+    if (!added) {
+      // The last one wins, as with Go's decoder; the repeat is named by its path.
+      if (m_duplicates) m_duplicates->push_back(path_to(member->first));
+      member->second = nullptr;
+    }
+    m_member = &member->second;
+    m_member_key = &member->first;
+    return true;
+  }
+
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) {
+    std::string_view message = error.what();  // "[json.exception.parse_error.101] parse error at ..."
     if (message.starts_with('[') && message.find("] ") != std::string_view::npos)
       message.remove_prefix(message.find("] ") + 2);
-    return fail(std::string(message));
+    m_error = message;
+    return false;
   }
+
+  json& root() { return m_root; }
+  const std::string& error() const { return m_error; }
+
+ private:
+  struct Open {
+    json* value = nullptr;
+    const std::string* key = nullptr;  // its name in the object holding it (none in an array)
+  };
+
+  // Where the next value goes: the root, the end of the open array, or the member just keyed.
+  json* place(json value) {
+    if (m_open.empty()) {
+      m_root = std::move(value);
+      return &m_root;
+    }
+    json& parent = *m_open.back().value;
+    if (parent.is_array()) {
+      auto& items = parent.get_ref<json::array_t&>();
+      items.push_back(std::move(value));
+      return &items.back();
+    }
+    *m_member = std::move(value);
+    return m_member;
+  }
+  bool put(json value) {
+    place(std::move(value));
+    return true;
+  }
+  bool open(json::value_t type) {
+    if (m_open.size() >= m_max_depth) {
+      m_error = "exceeded max depth";
+      return false;
+    }
+    const bool in_object = !m_open.empty() && m_open.back().value->is_object();
+    json* value = place(json(type));
+    m_open.push_back({value, in_object ? m_member_key : nullptr});
+    return true;
+  }
+  bool close() {
+    m_open.pop_back();
+    return true;
+  }
+
+  // "spec.containers[0].name": the open containers' names or indexes, then `last`.
+  std::string path_to(const std::string& last) const {
+    std::string path;
+    auto name = [&](const std::string& key) {
+      if (!path.empty()) path += '.';
+      path += key;
+    };
+    for (std::size_t i = 1; i < m_open.size(); ++i) {
+      if (m_open[i].key != nullptr) name(*m_open[i].key);
+      else path += "[" + std::to_string(m_open[i - 1].value->size() - 1) + "]";
+    }
+    name(last);
+    return path;
+  }
+
+  std::size_t m_max_depth;
+  std::vector<std::string>* m_duplicates;
+  json m_root;
+  std::vector<Open> m_open;
+  json* m_member = nullptr;
+  const std::string* m_member_key = nullptr;
+  std::string m_error;
+};
+
+}  // namespace
+
+Result<nlohmann::json> parse_json(std::string_view text, std::size_t max_depth, std::vector<std::string>* duplicates) {
+  Builder builder(max_depth, duplicates);
+  if (!json::sax_parse(text, &builder)) return fail(builder.error().empty() ? "not JSON" : builder.error());
+  return std::move(builder.root());
 }
 
 }  // namespace kw::codec

@@ -3,7 +3,9 @@
 // request bodies that nest objects and arrays deeper are refused before they are parsed, so
 // that no recursive walk over a decoded object can run out of stack.
 #include <cstddef>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,8 +19,12 @@ inline constexpr std::size_t k_max_json_depth = 10000;
 // are skipped; nothing else about the text is checked).
 bool json_nesting_exceeds(std::string_view text, std::size_t max_depth = k_max_json_depth);
 
-// One JSON value; the error says what is wrong ("exceeded max depth" past the limit, else
-// the parser's own words: "parse error at line 1, column 2: ...").
-Result<nlohmann::json> parse_json(std::string_view text, std::size_t max_depth = k_max_json_depth);
+// One JSON value, parsed in one pass with no recursion; the error says what is wrong
+// ("exceeded max depth" past the limit, else the parser's own words: "parse error at line 1,
+// column 2: ..."). A member an object repeats keeps its last value, as with Go's decoder; with
+// `duplicates`, each repeat is named there by its path, as kube-apiserver's strict decoding
+// names it ("metadata.name", "spec.containers[0].image"), in document order.
+Result<nlohmann::json> parse_json(std::string_view text, std::size_t max_depth = k_max_json_depth,
+                                  std::vector<std::string>* duplicates = nullptr);
 
 }  // namespace kw::codec

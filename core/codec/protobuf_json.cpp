@@ -58,13 +58,11 @@ bool carries_object_meta(const pb::Descriptor& descriptor) {
 // recurses once per level.
 kw::Result<json> embedded_json(const std::string& raw, const std::string& path, std::string_view what) {
   if (raw.empty()) return json(nullptr);
-  if (json_nesting_exceeds(raw))
-    return kw::fail(path + ": embedded " + std::string(what) + " nests objects and arrays more than " +
-                    std::to_string(k_max_json_depth) + " deep");
-  json parsed = json::parse(raw, nullptr, false);
-  if (parsed.is_discarded())
-    return kw::fail(path + ": embedded " + std::string(what) + " is not JSON (" + std::to_string(raw.size()) + " bytes)");
-  return parsed;
+  auto parsed = parse_json(raw);
+  if (!parsed)
+    return kw::fail(path + ": embedded " + std::string(what) + " (" + std::to_string(raw.size()) +
+                    " bytes) cannot be read: " + parsed.error().message);
+  return std::move(*parsed);
 }
 
 std::string compact(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }

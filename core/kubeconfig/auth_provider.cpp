@@ -32,18 +32,6 @@ Result<net::client::FetchOptions> issuer_options(const AuthProvider& provider) {
   return options;
 }
 
-Result<json> json_answer(const std::string& what, const Result<net::client::Response>& response) {
-  if (!response) return std::unexpected(response.error());
-  auto parsed = json::parse(response->body, nullptr, false);
-  if (response->head.status != 200) {
-    std::string why = "HTTP " + std::to_string(response->head.status);
-    if (parsed.is_object() && parsed.value("error", json()).is_string()) why += ": " + parsed["error"].get<std::string>();
-    return fail(what + ": " + why);
-  }
-  if (!parsed.is_object()) return fail(what + ": the answer is not a JSON object");
-  return parsed;
-}
-
 // POST grant_type=refresh_token: the client authenticates with HTTP basic auth first (the
 // OAuth 2 default), then, if the endpoint refuses that, with its id and secret in the form.
 Result<json> refresh(const AuthProvider& provider, const std::string& token_url, net::client::FetchOptions options) {
@@ -62,7 +50,7 @@ Result<json> refresh(const AuthProvider& provider, const std::string& token_url,
     options.body = form + "&client_id=" + util::percent_encode(id) + "&client_secret=" + util::percent_encode(secret);
     answer = net::client::fetch(token_url, options);
   }
-  return json_answer("POST " + token_url, answer);
+  return net::client::json_object("POST " + token_url, answer);
 }
 
 Result<std::string> oidc_token(AuthProvider& provider, std::chrono::system_clock::time_point now) {
@@ -80,7 +68,7 @@ Result<std::string> oidc_token(AuthProvider& provider, std::chrono::system_clock
   if (!options) return std::unexpected(options.error());
   while (issuer.ends_with('/')) issuer.pop_back();
   const std::string discovery_url = issuer + "/.well-known/openid-configuration";
-  auto discovery = json_answer("GET " + discovery_url, net::client::fetch(discovery_url, *options));
+  auto discovery = net::client::fetch_json(discovery_url, *options);
   if (!discovery) return fail("failed to refresh token: " + discovery.error().message);
   const auto token_url = discovery->value("token_endpoint", json());
   if (!token_url.is_string() || token_url.get<std::string>().empty())

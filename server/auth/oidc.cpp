@@ -4,6 +4,7 @@
 
 #include "core/api/print_support.hpp"
 #include "core/net/client/fetch.hpp"
+#include "core/util/backoff.hpp"
 
 namespace kw::auth {
 
@@ -16,14 +17,9 @@ using api::print::str;
 constexpr auto k_min_refetch = std::chrono::seconds(10);
 constexpr std::int64_t k_leeway_seconds = 60;
 
-// GET url (https, verified with `ca_file` when given) as JSON.
-Result<json> fetch_json(const std::string& url, const std::string& ca_file) {
-  auto response = net::client::fetch(url, {.headers = {{"Accept", "application/json"}}, .ca_file = ca_file});
-  if (!response) return std::unexpected(response.error());
-  if (response->head.status != 200) return fail("GET " + url + ": HTTP " + std::to_string(response->head.status));
-  auto parsed = json::parse(response->body, nullptr, false);
-  if (parsed.is_discarded() || !parsed.is_object()) return fail("GET " + url + ": not a JSON object");
-  return parsed;
+// GET url (https, verified with `ca_file` when given) as a JSON object.
+Result<json> get_json(const std::string& url, const std::string& ca_file) {
+  return net::client::fetch_json(url, {.headers = {{"Accept", "application/json"}}, .ca_file = ca_file});
 }
 
 std::vector<std::string> strings_of(const json& value) {
@@ -60,21 +56,21 @@ OidcAuthenticator::~OidcAuthenticator() {
 Result<std::vector<PublicKey>> OidcAuthenticator::fetch_keys() const {
   std::string issuer = m_config.issuer_url;
   while (issuer.ends_with('/')) issuer.pop_back();
-  auto discovery = fetch_json(issuer + "/.well-known/openid-configuration", m_config.ca_file);
+  auto discovery = get_json(issuer + "/.well-known/openid-configuration", m_config.ca_file);
   if (!discovery) return std::unexpected(discovery.error());
   if (str(at(*discovery, {"issuer"})) != m_config.issuer_url)
     return fail("the issuer's discovery document names issuer \"" + str(at(*discovery, {"issuer"})) + "\", not \"" +
                 m_config.issuer_url + "\"");
   const std::string jwks_uri = str(at(*discovery, {"jwks_uri"}));
   if (jwks_uri.empty()) return fail("the issuer's discovery document has no jwks_uri");
-  auto jwks = fetch_json(jwks_uri, m_config.ca_file);
+  auto jwks = get_json(jwks_uri, m_config.ca_file);
   if (!jwks) return std::unexpected(jwks.error());
   return public_keys_from_jwks(*jwks);
 }
 
 void OidcAuthenticator::refresh_loop() {
   std::unique_lock lock(m_mutex);
-  auto backoff = std::chrono::milliseconds(500);
+  util::Backoff backoff(std::chrono::milliseconds(500), std::chrono::seconds(30));
   while (!m_stopping) {
     m_wake.wait(lock, [&] { return m_stopping || m_refresh_wanted; });
     if (m_stopping) return;
@@ -90,13 +86,12 @@ void OidcAuthenticator::refresh_loop() {
     m_last_fetch = std::chrono::steady_clock::now();
     if (keys) {
       m_keys = std::make_shared<const std::vector<PublicKey>>(std::move(*keys));
-      backoff = std::chrono::milliseconds(500);
+      backoff.reset();
       continue;
     }
     // Until the issuer answers, OIDC tokens fail; try again, less and less often.
     if (!m_keys) {
-      m_wake.wait_for(lock, backoff, [&] { return m_stopping; });
-      backoff = std::min(backoff * 2, std::chrono::milliseconds(30000));
+      m_wake.wait_for(lock, backoff.next(), [&] { return m_stopping; });
       m_refresh_wanted = true;
     }
   }

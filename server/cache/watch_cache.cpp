@@ -3,6 +3,7 @@
 #include "server/cache/watch_cache_parts.hpp"
 
 #include "core/codec/protobuf_wire.hpp"
+#include "core/util/backoff.hpp"
 
 #include <algorithm>
 #include <iostream>
@@ -240,10 +241,9 @@ void WatchCache::feed_loop() {
         lock.unlock();
         old_watch.reset();
         lock.lock();
-        for (auto backoff = std::chrono::milliseconds(100); !m_stopping;) {
+        for (util::Backoff backoff(std::chrono::milliseconds(100), std::chrono::seconds(5)); !m_stopping;) {
           if (relist_locked(lock)) break;
-          m_advanced.wait_for(lock, backoff, [this] { return m_stopping; });
-          backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+          m_advanced.wait_for(lock, backoff.next(), [this] { return m_stopping; });
         }
         break;
       }

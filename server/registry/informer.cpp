@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/util/backoff.hpp"
 #include "server/registry/registry.hpp"
 
 namespace kw::registry {
@@ -103,15 +104,14 @@ ApiResult<std::unique_ptr<Informer>> Informer::start(Registry& registry, const a
   // A cache that is relisting (429) or still catching up (5xx) is waited for, with a bound: a
   // server starting while others write must not give up on its first read.
   const auto give_up = std::chrono::steady_clock::now() + k_start_patience;
-  auto backoff = std::chrono::milliseconds(100);
+  util::Backoff backoff(std::chrono::milliseconds(100), std::chrono::seconds(2));
   for (;;) {
     auto watched = informer->watch_once();
     if (watched) break;
     const int code = watched.error().code;
-    if ((code != 429 && code < 500) || std::chrono::steady_clock::now() + backoff > give_up)
+    if ((code != 429 && code < 500) || std::chrono::steady_clock::now() + backoff.peek() > give_up)
       return std::unexpected(watched.error());
-    std::this_thread::sleep_for(backoff);
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+    std::this_thread::sleep_for(backoff.next());
   }
   informer->m_restarter = std::thread([self = informer.get()] { self->restart_loop(); });
   return informer;
@@ -136,7 +136,7 @@ ApiResult<void> Informer::watch_once() {
 }
 
 void Informer::restart_loop() {
-  auto backoff = std::chrono::milliseconds(100);
+  util::Backoff backoff(std::chrono::milliseconds(100), std::chrono::seconds(5));
   std::unique_lock lock(m_feed->mutex);
   while (true) {
     m_feed->wake.wait(lock, [&] { return m_feed->stopped || m_feed->watch_closed; });
@@ -145,13 +145,12 @@ void Informer::restart_loop() {
     const bool watched = watch_once().has_value();
     lock.lock();
     if (watched) {
-      backoff = std::chrono::milliseconds(100);
+      backoff.reset();
       continue;
     }
     // The cache is relisting (429) or the resource is gone: try again shortly.
     m_feed->watch_closed = true;
-    m_feed->wake.wait_for(lock, backoff, [&] { return m_feed->stopped; });
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+    m_feed->wake.wait_for(lock, backoff.next(), [&] { return m_feed->stopped; });
   }
 }
 

@@ -25,4 +25,21 @@ Result<Response> fetch(const std::string& url, const FetchOptions& options) {
   return response;
 }
 
+Result<nlohmann::json> json_object(const std::string& what, const Result<Response>& response) {
+  if (!response) return std::unexpected(response.error());
+  auto parsed = nlohmann::json::parse(response->body, nullptr, false);
+  if (response->head.status != 200) {
+    std::string why = "HTTP " + std::to_string(response->head.status);
+    if (parsed.is_object() && parsed.value("error", nlohmann::json()).is_string())
+      why += ": " + parsed["error"].get<std::string>();
+    return fail(what + ": " + why);
+  }
+  if (!parsed.is_object()) return fail(what + ": the answer is not a JSON object");
+  return parsed;
+}
+
+Result<nlohmann::json> fetch_json(const std::string& url, const FetchOptions& options) {
+  return json_object(options.method + " " + url, fetch(url, options));
+}
+
 }  // namespace kw::net::client

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "core/net/client/client.hpp"
 #include "core/util/error.hpp"
 
@@ -24,5 +26,13 @@ struct FetchOptions {
 // The answer, whatever its status; an error when the URL is not http(s) or the exchange
 // fails ("GET URL: why").
 Result<Response> fetch(const std::string& url, const FetchOptions& options = {});
+
+// The body of a 200 answer as a JSON object; else an error saying "WHAT: HTTP 401" (with the
+// body's OAuth-style "error" member when it has one) or "WHAT: the answer is not a JSON
+// object". A failed exchange keeps its own error.
+Result<nlohmann::json> json_object(const std::string& what, const Result<Response>& response);
+
+// fetch() with json_object(), WHAT being "METHOD URL".
+Result<nlohmann::json> fetch_json(const std::string& url, const FetchOptions& options = {});
 
 }  // namespace kw::net::client

@@ -165,16 +165,14 @@ void Listener::accept_next() {
   m_acceptor.async_accept(asio::make_strand(m_io), [self = shared_from_this()](ErrorCode ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !self->m_acceptor.is_open()) return;
     if (ec) return self->accept_later();
-    self->m_backoff = std::chrono::milliseconds(0);
+    self->m_backoff.reset();
     self->on_accept(std::move(socket));
     self->accept_next();
   });
 }
 
 void Listener::accept_later() {
-  m_backoff = m_backoff.count() == 0 ? std::chrono::milliseconds(5)
-                                     : std::min(m_backoff * 2, std::chrono::milliseconds(1000));
-  m_backoff_timer.expires_after(m_backoff);
+  m_backoff_timer.expires_after(m_backoff.next());
   m_backoff_timer.async_wait([self = shared_from_this()](ErrorCode ec) {
     if (!ec) self->accept_next();
   });

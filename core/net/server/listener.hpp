@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/net/server/server_state.hpp"
+#include "core/util/backoff.hpp"
 #include "core/util/error.hpp"
 
 namespace kw::net::detail {
@@ -32,7 +33,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
   Strand m_strand;
   asio::ip::tcp::acceptor m_acceptor;
   asio::steady_timer m_backoff_timer;
-  std::chrono::milliseconds m_backoff{0};
+  util::Backoff m_backoff{std::chrono::milliseconds(5), std::chrono::seconds(1)};  // after a failed accept
   std::uint16_t m_port = 0;
 };
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/codec/json_cursor.hpp"
 #include "core/codec/json_limits.hpp"
 #include "core/codec/media_type.hpp"
 #include "core/codec/protobuf.hpp"
@@ -39,7 +38,7 @@ void ResourceRequest::audited_request(const nlohmann::json& object) const {
   if (audit) audit->request_object(object);
 }
 
-registry::ApiResult<nlohmann::json> read_body(const net::Request& request) {
+registry::ApiResult<nlohmann::json> read_body(const net::Request& request, std::vector<std::string>* duplicates) {
   std::string essence = "application/json";
   if (const auto* type = request.header("content-type"); type && !type->empty()) {
     auto parsed = codec::parse_media_type(*type);
@@ -64,7 +63,7 @@ registry::ApiResult<nlohmann::json> read_body(const net::Request& request) {
                                               "types include: application/json, application/yaml, "
                                               "application/vnd.kubernetes.protobuf",
                                               {}});
-  auto parsed = codec::parse_json(request.body);
+  auto parsed = codec::parse_json(request.body, codec::k_max_json_depth, duplicates);
   if (!parsed) return std::unexpected(registry::bad_request("the request body is not valid JSON: " + parsed.error().message));
   return std::move(*parsed);
 }
@@ -127,16 +126,8 @@ bool WriteContext::begin(const ResourceRequest& r, const Offers& offers, std::st
 }
 
 registry::ApiResult<nlohmann::json> WriteContext::read_object(const ResourceRequest& r) {
-  auto body = read_body(r.request);
-  if (body && options.field_validation != codec::FieldValidation::Ignore) {
-    bool json = true;  // read_body's default
-    if (const auto* type = r.request.header("content-type"); type && !type->empty()) {
-      const auto media = codec::parse_media_type(*type);
-      json = media && media->essence() == "application/json";
-    }
-    if (json) options.duplicate_fields = codec::duplicate_fields(r.request.body);
-  }
-  return body;
+  const bool validating = options.field_validation != codec::FieldValidation::Ignore;
+  return read_body(r.request, validating ? &options.duplicate_fields : nullptr);
 }
 
 bool WriteContext::track(const ResourceRequest& r, std::string_view options_kind, PatchKind patch) {

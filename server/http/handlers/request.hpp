@@ -58,8 +58,10 @@ struct ResourceRequest {
   void audited_request(const nlohmann::json& object) const;
 };
 
-// The request body as JSON (a JSON, YAML or protobuf Content-Type).
-registry::ApiResult<nlohmann::json> read_body(const net::Request& request);
+// The request body as JSON (a JSON, YAML or protobuf Content-Type). With `duplicates`, the
+// members a JSON body repeats are named there (codec::parse_json).
+registry::ApiResult<nlohmann::json> read_body(const net::Request& request,
+                                              std::vector<std::string>* duplicates = nullptr);
 
 // The response format, includeObject applied; answers 406 itself and returns nullopt when the
 // client accepts none of what the resource offers.

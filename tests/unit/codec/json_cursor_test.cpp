@@ -112,19 +112,3 @@ TEST_CASE("json cursor: numbers keep nlohmann's integer and float kinds") {
   CHECK(read("1e2").get<double>() == 100.0);
   CHECK(read("[1,\"a\"]") == json::array({1, "a"}));
 }
-
-TEST_CASE("duplicate fields: each repeated member by its path, in document order") {
-  using kw::codec::duplicate_fields;
-  CHECK(duplicate_fields(R"({"a":1,"b":2})").empty());
-  CHECK(duplicate_fields(R"({"metadata":{"name":"x","name":"y"}})") == std::vector<std::string>{"metadata.name"});
-  CHECK(duplicate_fields(R"({"s":{"c":[{"p":1},{"p":1,"p":2}]},"s":0})") ==
-        std::vector<std::string>{"s.c[1].p", "s"});
-  CHECK(duplicate_fields(R"({"a":1,"a":2,"a":3})") == std::vector<std::string>{"a", "a"});
-  // Keys are compared decoded; members of different objects never clash.
-  CHECK(duplicate_fields(R"({"k":1,"\u006b":2})") == std::vector<std::string>{"k"});
-  CHECK(duplicate_fields(R"({"x":{"k":1},"y":{"k":1}})").empty());
-  CHECK(duplicate_fields(R"([{"a":1,"a":2}])") == std::vector<std::string>{"[0].a"});
-  // Deep documents are walked without recursion; malformed text gives nothing.
-  CHECK(duplicate_fields(std::string(100000, '[') + std::string(100000, ']')).empty());
-  CHECK(duplicate_fields(R"({"a":1,"a":)").empty());
-}
