@@ -13,11 +13,12 @@
 
 namespace kw::cli {
 
-// Exit codes of kw get / kw watch (documented in --help).
+// Exit codes of the client commands (documented in --help). Every failure exits 1, as with
+// kubectl, whose scripts test for it; the names say why.
 inline constexpr int k_exit_ok = 0;
 inline constexpr int k_exit_usage = 1;        // bad flags, kubeconfig or resource type
-inline constexpr int k_exit_server = 2;       // the server answered with an error
-inline constexpr int k_exit_unreachable = 3;  // the server could not be reached
+inline constexpr int k_exit_server = 1;       // the server answered with an error
+inline constexpr int k_exit_unreachable = 1;  // the server could not be reached
 
 struct ApiError {
   int http_status = 0;  // 0: the request did not get an answer

@@ -15,8 +15,8 @@
 namespace kw::cli {
 
 inline constexpr std::string_view k_client_exit_codes =
-    "Exit status: 0 success, 1 usage, kubeconfig, manifest or resource-type error, 2 the server answered with "
-    "an error, 3 the server could not be reached.";
+    "Exit status: 0 success, 1 an error, as with kubectl: usage, kubeconfig, manifest or resource type, an error "
+    "answered by the server, or a server that cannot be reached.";
 
 inline constexpr std::string_view k_json = "application/json";
 

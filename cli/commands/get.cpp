@@ -27,8 +27,8 @@ namespace kw::cli {
 namespace {
 
 constexpr std::string_view k_exit_codes =
-    "Exit status: 0 success (also when stdout closes or on Ctrl-C during a watch), 1 usage, kubeconfig or "
-    "resource-type error, 2 the server answered with an error, 3 the server could not be reached.";
+    "Exit status: 0 success (also when stdout closes or on Ctrl-C during a watch), 1 an error, as with kubectl: "
+    "usage, kubeconfig or resource type, an error answered by the server, or a server that cannot be reached.";
 
 struct GetOptions {
   ConnectionFlags connection;

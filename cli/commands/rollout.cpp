@@ -90,8 +90,8 @@ void add_rollout_command(CLI::App& app, int* exit_code) {
       "status", "Print the progress of a rollout until it completes (kubectl rollout status)");
   status->footer(
       "The object is watched, and the watch resumes after a disconnect. Exit status: 0 the rollout completed (or "
-      "--watch=false printed its state), 1 a timeout, a failed rollout, a usage or resource-type error, 2 the server "
-      "answered with an error, 3 the server could not be reached.");
+      "--watch=false printed its state), 1 a timeout, a failed rollout, or an error (usage, resource type, the "
+      "server's answer, a server that cannot be reached).");
   status->add_option("args", options->args, "TYPE NAME or TYPE/NAME (deployment, statefulset, daemonset)");
   status->add_option("-w,--watch", options->watch, "Follow the rollout until it completes (false: print its state once)")
       ->default_str("true");

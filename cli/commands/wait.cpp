@@ -103,7 +103,7 @@ void add_wait_command(CLI::App& app, int* exit_code) {
       "--for takes delete, condition=NAME[=VALUE] (VALUE true unless given, compared without case) or "
       "jsonpath=EXPR[=VALUE] (without VALUE: until EXPR finds anything). Each object is watched, and the watch "
       "resumes after a disconnect. Exit status: 0 every object met the condition, 1 a timeout, an unmet condition, "
-      "a usage or resource-type error, 2 the server answered with an error, 3 the server could not be reached.");
+      "or an error (usage, resource type, the server's answer, a server that cannot be reached).");
   command->add_option("args", options->targets.args, "TYPE NAME..., TYPE/NAME..., or TYPE with -l or --all");
   command->add_option("--for", options->for_text, "What to wait for: delete, condition=NAME[=VALUE], jsonpath=EXPR[=VALUE]");
   command->add_option("--timeout", options->timeout,

@@ -79,11 +79,15 @@ case "$scenario" in
     if timeout 20 "$KW" --bogus-flag get pods 2>/dev/null; then exit 1; fi
     if timeout 20 "$KW" get pods --server "$url" -o bogus 2>"$work/err.txt"; then exit 1; fi
     grep -q 'allowed formats are' "$work/err.txt"
-    set +e; timeout 20 "$KW" get pod missing --server "$url" 2>/dev/null; code=$?; set -e
-    [[ $code -eq 2 ]]
-    # Nothing listens on port 1: exit 3 and one line that says what to check.
-    set +e; timeout 20 "$KW" get pods --server http://127.0.0.1:1 2>"$work/err.txt"; code=$?; set -e
-    [[ $code -eq 3 && $(wc -l <"$work/err.txt") -eq 1 ]] || { echo "unreachable: exit $code"; cat "$work/err.txt"; exit 1; }
+    # Every failure exits 1, as kubectl's do.
+    set +e; timeout 20 "$KW" get pod missing --server "$url" 2>/dev/null; code=$?
+    timeout 20 kubectl get pod missing --server "$url" 2>/dev/null; kcode=$?; set -e
+    [[ $code -eq 1 && $kcode -eq 1 ]] || { echo "missing pod: kw exit $code, kubectl exit $kcode"; exit 1; }
+    # Nothing listens on port 1: exit 1 and one line that says what to check.
+    set +e; timeout 20 "$KW" get pods --server http://127.0.0.1:1 2>"$work/err.txt"; code=$?
+    timeout 20 kubectl get pods --server http://127.0.0.1:1 2>/dev/null; kcode=$?; set -e
+    [[ $code -eq 1 && $kcode -eq 1 && $(wc -l <"$work/err.txt") -eq 1 ]] ||
+      { echo "unreachable: kw exit $code, kubectl exit $kcode"; cat "$work/err.txt"; exit 1; }
     grep -q 'is the API server running' "$work/err.txt"
     ;;
   get_all_vs_kubectl)

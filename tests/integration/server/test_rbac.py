@@ -325,7 +325,7 @@ class RbacServerTest(unittest.TestCase):
         out = run("auth", "whoami", token=token)
         self.assertIn("system:serviceaccount:default:robot", out.stdout)
         out = run("create", "token", "robot", "-n", "default", token="ann-token")
-        self.assertEqual(out.returncode, 2)
+        self.assertEqual(out.returncode, 1)
         self.assertIn('Error from server (Forbidden): serviceaccounts "robot" is forbidden', out.stderr)
         self.assertEqual(run("create").stderr, "error: must specify one of -f and -k\n")
         # create role / rolebinding / clusterrolebinding from flags, as kubectl builds them.

@@ -93,7 +93,8 @@ JSON
   cp "$work/m/v1/cm.json" "$work/m/v2/cm.json"
 }
 
-# Runs one client (kw or kubectl) through a sequence and records stdout and stderr lines.
+# Runs one client (kw or kubectl) through a sequence and records stdout and stderr lines and
+# each failing line's exit code.
 run_sequence() {  # TOOL SEQUENCE OUT
   local tool=$1 sequence=$2 out=$3
   : >"$out"
@@ -101,7 +102,7 @@ run_sequence() {  # TOOL SEQUENCE OUT
     [[ -z "$line" ]] && continue
     echo "\$ $line" >>"$out"
     # shellcheck disable=SC2086
-    $tool $line >>"$out" 2>&1 || echo "(exit non-zero)" >>"$out"
+    $tool $line >>"$out" 2>&1 || echo "(exit $?)" >>"$out"
   done <<<"$sequence"
 }
 
