@@ -167,9 +167,27 @@ class JsonBuilder final : public YAML::EventHandler {
     if (!charge_copy(it->second.weight)) return;
     add(it->second.value, false, 0, it->second.weight);
   }
-  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, const std::string& value) override {
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, const std::string& raw) override {
     if (m_error) return;
-    if (!is_valid_utf8(value)) return set_error("text is not valid UTF-8 (UTF-16/32 input is not supported)", mark);
+    // The input was checked to be UTF-8; yaml-cpp decodes the escapes \N and \_ (U+0085 and
+    // U+00A0, which go-yaml writes) to Latin-1 bytes, which are put right here.
+    std::string repaired;
+    if (!is_valid_utf8(raw)) {
+      for (std::size_t i = 0; i < raw.size();) {
+        const std::size_t length = utf8_length_at(raw, i);
+        const auto c = static_cast<unsigned char>(raw[i]);
+        if (length == 0 && c != 0x85 && c != 0xA0)
+          return set_error("text is not valid UTF-8 (UTF-16/32 input is not supported)", mark);
+        if (length == 0) {
+          repaired += '\xC2';
+          repaired += raw[i++];
+        } else {
+          repaired.append(raw, i, length);
+          i += length;
+        }
+      }
+    }
+    const std::string& value = repaired.empty() ? raw : repaired;
     const std::size_t weight = value.size() + k_node_bytes;
     if (tag == "!" || tag == "tag:yaml.org,2002:str") return add(nlohmann::json(value), false, anchor, weight);
     auto resolved = resolve_plain(value);
@@ -307,70 +325,179 @@ Result<std::vector<nlohmann::json>> yaml_to_json(std::string_view yaml) {
 namespace kw::codec {
 namespace {
 
-bool is_utf8_line_break_or_bom(std::string_view s, std::size_t i, std::size_t* length) {
-  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  if (i + 1 < s.size() && b(i) == 0xC2 && b(i + 1) == 0x85) { *length = 2; return true; }
-  if (i + 2 < s.size() && b(i) == 0xE2 && b(i + 1) == 0x80 && (b(i + 2) == 0xA8 || b(i + 2) == 0xA9)) { *length = 3; return true; }
-  if (i + 2 < s.size() && b(i) == 0xEF && b(i + 1) == 0xBB && b(i + 2) == 0xBF) { *length = 3; return true; }
+// The length of the UTF-8 character at s[i] (1 for a stray byte).
+std::size_t char_length(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  const std::size_t length = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+  return std::min(length, s.size() - i);
+}
+
+// Whether go-yaml's writer prints the character at s[i] as it is: '\n', ASCII from ' ' to '~',
+// and the rest of the Basic Multilingual Plane but for C1 controls, surrogates, the byte order
+// mark, U+FFFE and U+FFFF. Characters past U+FFFF are escaped too.
+bool go_printable(std::string_view s, std::size_t i) {
+  auto b = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  const unsigned c = b(0);
+  if (c == 0x0A || (c >= 0x20 && c <= 0x7E)) return true;
+  if (c == 0xC2) return b(1) >= 0xA0;
+  if (c > 0xC2 && c < 0xED) return true;
+  if (c == 0xED) return b(1) < 0xA0;
+  if (c == 0xEE) return true;
+  if (c == 0xEF) return !(b(1) == 0xBB && b(2) == 0xBF) && !(b(1) == 0xBF && (b(2) == 0xBE || b(2) == 0xBF));
   return false;
 }
 
+// Characters go-yaml will not write in a plain, single-quoted or block scalar ('\n' aside
+// when `allow_newline`): they need a double-quoted one.
 bool has_unsafe_chars(std::string_view s, bool allow_newline) {
   if (!is_valid_utf8(s)) return true;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c == '\n' && allow_newline) continue;
-    if (c < 0x20 || c == 0x7f) return true;
-    std::size_t len = 0;
-    if (c >= 0x80 && is_utf8_line_break_or_bom(s, i, &len)) return true;
+  for (std::size_t i = 0; i < s.size(); i += char_length(s, i)) {
+    if (s[i] == '\n' && allow_newline) continue;
+    if (s[i] == '\n' || s[i] == '\r' || !go_printable(s, i)) return true;
+    if (s.substr(i, 2) == "\xC2\x85" || s.substr(i, 3) == "\xE2\x80\xA8" || s.substr(i, 3) == "\xE2\x80\xA9") return true;
   }
   return false;
 }
 
-bool plain_is_safe(std::string_view s) {
-  if (s.empty() || has_unsafe_chars(s, false)) return false;
-  auto resolved = resolve_plain(s);
-  if (!resolved || *resolved || special_float(s) != Special::none || looks_like_timestamp(s)) return false;
-  if (s.front() == ' ' || s.back() == ' ') return false;
-  if (s.substr(0, 3) == "---" || s.substr(0, 3) == "...") return false;
-  char first = s.front();
-  if (std::string_view("-?:").find(first) != std::string_view::npos) {
-    if (s.size() == 1 || s[1] == ' ') return false;
-  } else if (std::string_view(",[]{}#&*!|>'\"%@`").find(first) != std::string_view::npos) {
-    return false;
+// go-yaml's isBase60Float: "1:20", "-3:25:45.5" (YAML 1.1 sexagesimal numbers).
+bool looks_like_base60(std::string_view s) {
+  std::size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  if (i >= s.size() || !std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+  int groups = 0;
+  while (i < s.size() && s[i] == ':') {
+    ++i;
+    std::size_t digits = 0;
+    while (i + digits < s.size() && std::isdigit(static_cast<unsigned char>(s[i + digits])) && digits < 2) ++digits;
+    if (digits == 0 || (digits == 2 && s[i] > '5')) return false;
+    i += digits;
+    ++groups;
   }
-  if (s.back() == ':') return false;
-  if (s.find(": ") != std::string_view::npos || s.find(" #") != std::string_view::npos) return false;
-  return true;
+  if (groups == 0) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+  }
+  return i == s.size();
 }
 
-std::string double_quoted(std::string_view s) {
-  static constexpr char k_hex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = 0;
+// How go-yaml (sigs.k8s.io/yaml, which kubectl and kube-apiserver use) writes a one-line
+// string: double-quoted when it would read back as something else or holds characters only
+// escapes can carry, single-quoted when an indicator, a leading or trailing space or a
+// ": " / " #" would be misread, else plain.
+enum class Style { plain, single_quoted, double_quoted };
+
+Style string_style(std::string_view s) {
+  if (s.empty() || has_unsafe_chars(s, false)) return Style::double_quoted;
+  auto resolved = resolve_plain(s);
+  if (!resolved || *resolved || special_float(s) != Special::none || looks_like_timestamp(s) || looks_like_base60(s))
+    return Style::double_quoted;
+  if (s.front() == ' ' || s.back() == ' ') return Style::single_quoted;
+  if (s.substr(0, 3) == "---" || s.substr(0, 3) == "...") return Style::single_quoted;
+  char first = s.front();
+  if (std::string_view("-?:").find(first) != std::string_view::npos) {
+    if (s.size() == 1 || s[1] == ' ') return Style::single_quoted;
+  } else if (std::string_view(",[]{}#&*!|>'\"%@`").find(first) != std::string_view::npos) {
+    return Style::single_quoted;
+  }
+  if (s.back() == ':') return Style::single_quoted;
+  if (s.find(": ") != std::string_view::npos || s.find(" #") != std::string_view::npos) return Style::single_quoted;
+  return Style::plain;
+}
+
+// go-yaml's escape for the character at s[i] in a double-quoted scalar ("" when it needs none).
+std::string go_escape(std::string_view s, std::size_t i, std::size_t length) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (length == 1) {
     switch (c) {
-      case '"': out += "\\\""; continue;
-      case '\\': out += "\\\\"; continue;
-      case '\n': out += "\\n"; continue;
-      case '\t': out += "\\t"; continue;
-      case '\r': out += "\\r"; continue;
+      case '"': return "\\\"";
+      case '\\': return "\\\\";
+      case 0x00: return "\\0";
+      case 0x07: return "\\a";
+      case 0x08: return "\\b";
+      case 0x09: return "\\t";
+      case 0x0A: return "\\n";
+      case 0x0B: return "\\v";
+      case 0x0C: return "\\f";
+      case 0x0D: return "\\r";
+      case 0x1B: return "\\e";
       default: break;
     }
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += k_hex[c >> 4];
-      out += k_hex[c & 0xf];
-    } else if (c >= 0x80 && is_utf8_line_break_or_bom(s, i, &len)) {
-      std::string_view seq = s.substr(i, len);
-      out += seq == "\xC2\x85" ? "\\u0085" : seq == "\xE2\x80\xA8" ? "\\u2028" : seq == "\xE2\x80\xA9" ? "\\u2029" : "\\ufeff";
-      i += len - 1;
-    } else {
-      out += static_cast<char>(c);
-    }
   }
-  return out + "\"";
+  const bool line_break = s.substr(i, 2) == "\xC2\x85" || s.substr(i, 3) == "\xE2\x80\xA8" || s.substr(i, 3) == "\xE2\x80\xA9";
+  if (go_printable(s, i) && !line_break) return {};
+  std::uint32_t code = c;
+  if (length == 2) code = ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
+  if (length == 3) code = ((c & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
+  if (length == 4) code = ((c & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3Fu);
+  switch (code) {
+    case 0x85: return "\\N";
+    case 0xA0: return "\\_";
+    case 0x2028: return "\\L";
+    case 0x2029: return "\\P";
+    default: break;
+  }
+  static constexpr char k_hex[] = "0123456789ABCDEF";
+  const int digits = code <= 0xFF ? 2 : code <= 0xFFFF ? 4 : 8;
+  std::string out = code <= 0xFF ? "\\x" : code <= 0xFFFF ? "\\u" : "\\U";
+  for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) out += k_hex[(code >> shift) & 0xF];
+  return out;
+}
+
+// go-yaml's best width: past this column, a plain or quoted scalar continues on the next line
+// at a space (only where reading it back gives the same string).
+constexpr int k_best_width = 80;
+
+// The scalar `s` in `style`, written from `column` (the characters already on its line); its
+// continuation lines are indented by `indent`. Keys (`allow_breaks` false) stay on one line.
+std::string flow_scalar(std::string_view s, Style style, int column, int indent, bool allow_breaks) {
+  std::string out;
+  auto put = [&](std::string_view text) {
+    out += text;
+    for (const char c : text)
+      if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++column;
+  };
+  const std::string_view quote = style == Style::single_quoted ? "'" : style == Style::double_quoted ? "\"" : "";
+  put(quote);
+  bool spaces = false;  // the previous character was a space
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t length = style == Style::double_quoted ? char_length(s, i) : 1;
+    if (style == Style::double_quoted) {
+      if (auto escaped = go_escape(s, i, length); !escaped.empty()) {
+        put(escaped);
+        i += length;
+        spaces = false;
+        continue;
+      }
+    }
+    if (s[i] == ' ') {
+      const bool next_space = i + 1 < s.size() && s[i + 1] == ' ';
+      const bool inner = i > 0 && i + 1 < s.size();
+      bool fold = allow_breaks && !spaces && column > k_best_width;
+      if (style == Style::plain) fold = fold && !next_space;
+      else if (style == Style::single_quoted) fold = fold && inner && !next_space;
+      else fold = fold && inner;
+      if (fold) {
+        out += '\n';
+        out.append(static_cast<std::size_t>(indent), ' ');
+        column = indent;
+        // A double-quoted line may not start with a space that would be folded away.
+        if (style == Style::double_quoted && next_space) put("\\");
+      } else {
+        put(" ");
+      }
+      spaces = true;
+      ++i;
+      continue;
+    }
+    if (style == Style::single_quoted && s[i] == '\'') put("'");
+    put(s.substr(i, length));
+    i += length;
+    spaces = false;
+  }
+  put(quote);
+  return out;
 }
 
 // A literal block ("|", "|-", "|+") when it reads back to exactly `s`.
@@ -406,14 +533,16 @@ std::optional<std::string> literal_block(std::string_view s, int indent) {
   return out;
 }
 
-std::string string_scalar(std::string_view s, int block_indent, bool allow_block) {
+// A string value or key, ending in '\n': a literal block for several lines when `allow_block`,
+// else one scalar from `column`, folded as go-yaml folds it (never for keys).
+std::string string_scalar(std::string_view s, int column, int block_indent, bool allow_block) {
   if (allow_block)
     if (auto block = literal_block(s, block_indent)) return *block;
-  return (plain_is_safe(s) ? std::string(s) : double_quoted(s)) + "\n";
+  return flow_scalar(s, string_style(s), column, block_indent, allow_block) + "\n";
 }
 
-// The scalar (or empty collection) text, ending in '\n'.
-std::string scalar_text(const nlohmann::json& v, int block_indent) {
+// The scalar (or empty collection) text, ending in '\n', written from `column`.
+std::string scalar_text(const nlohmann::json& v, int column, int block_indent) {
   switch (v.type()) {
     case nlohmann::json::value_t::null: return "null\n";
     case nlohmann::json::value_t::boolean: return v.get<bool>() ? "true\n" : "false\n";
@@ -426,7 +555,8 @@ std::string scalar_text(const nlohmann::json& v, int block_indent) {
     }
     case nlohmann::json::value_t::number_integer:
     case nlohmann::json::value_t::number_unsigned: return v.dump() + "\n";
-    case nlohmann::json::value_t::string: return string_scalar(v.get_ref<const std::string&>(), block_indent, true);
+    case nlohmann::json::value_t::string:
+      return string_scalar(v.get_ref<const std::string&>(), column, block_indent, true);
     case nlohmann::json::value_t::object: return "{}\n";
     case nlohmann::json::value_t::array: return "[]\n";
     default: return "null\n";
@@ -435,6 +565,15 @@ std::string scalar_text(const nlohmann::json& v, int block_indent) {
 
 
 void write_sequence(std::string& out, const nlohmann::json& items, int indent, bool first_inline);
+
+// The characters on the last line of `out`.
+int line_column(std::string_view out) {
+  const auto start = out.rfind('\n');
+  int column = 0;
+  for (std::size_t i = start == std::string_view::npos ? 0 : start + 1; i < out.size(); ++i)
+    if ((static_cast<unsigned char>(out[i]) & 0xC0) != 0x80) ++column;
+  return column;
+}
 
 // Past this indentation, collections are written in flow style (as JSON, which YAML reads):
 // block style indents every line by its depth, so a deeply nested object would grow with the
@@ -457,7 +596,7 @@ void write_mapping(std::string& out, const nlohmann::json& object, int indent, b
   for (const auto& [key, value] : object.items()) {
     if (!(first && first_inline)) out.append(static_cast<std::size_t>(indent), ' ');
     first = false;
-    std::string key_text = string_scalar(key, 0, false);
+    std::string key_text = string_scalar(key, 0, 0, false);
     key_text.pop_back();
     if (key.size() > k_max_simple_key || key.find('\n') != std::string::npos) {
       // An explicit key ("? KEY" and ": VALUE" on the next line), as Go's YAML writer puts a
@@ -479,7 +618,7 @@ void write_mapping(std::string& out, const nlohmann::json& object, int indent, b
       write_sequence(out, value, indent, false);
     } else {
       out += ' ';
-      out += scalar_text(value, indent + 2);
+      out += scalar_text(value, line_column(out), indent + 2);
     }
   }
 }
@@ -493,7 +632,7 @@ void write_sequence(std::string& out, const nlohmann::json& items, int indent, b
     if (as_flow(item, indent)) write_flow(out, item);
     else if (item.is_object() && !item.empty()) write_mapping(out, item, indent + 2, true);
     else if (item.is_array() && !item.empty()) write_sequence(out, item, indent + 2, true);
-    else out += scalar_text(item, indent + 2);
+    else out += scalar_text(item, line_column(out), indent + 2);
   }
 }
 
@@ -503,7 +642,7 @@ std::string json_to_yaml(const nlohmann::json& value) {
   std::string out;
   if (value.is_object() && !value.empty()) write_mapping(out, value, 0, false);
   else if (value.is_array() && !value.empty()) write_sequence(out, value, 0, false);
-  else out = scalar_text(value, 2);
+  else out = scalar_text(value, 0, 2);
   return out;
 }
 

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 #include <sys/resource.h>
 
+#include <fstream>
+
 #include "core/codec/yaml.hpp"
 
 using kw::codec::json_to_yaml;
@@ -284,4 +286,30 @@ TEST_CASE("json_to_yaml: a key over 128 bytes, or over lines, is an explicit key
   REQUIRE(back.has_value());
   REQUIRE(back->size() == 1);
   CHECK(back->front() == doc);
+}
+
+TEST_CASE("json_to_yaml writes strings as kubectl does: quote styles, escapes and lines folded past 80 columns") {
+  std::ifstream in(KW_KUBECTL_YAML);
+  REQUIRE(in);
+  const json recorded = json::parse(in);
+  const std::string yaml = json_to_yaml(recorded["object"]);
+  CHECK(yaml == recorded["yaml"].get<std::string>());
+  // And kubectl's YAML reads back to the same object.
+  CHECK(one(recorded["yaml"].get<std::string>()) == recorded["object"]);
+}
+
+TEST_CASE("json_to_yaml: go-yaml's escapes read back, \\N and \\_ included") {
+  for (const char* text : {"a\xC2\x85" "b", "x\xC2\xA0y", "\xE2\x80\xA8", "\x7F", "\x1B[0m", "\xEF\xBF\xBE",
+                           "\xF0\x9F\x9A\x80 rocket"}) {
+    const json value = {{"k", text}};
+    CHECK(one(json_to_yaml(value)) == value);
+  }
+  CHECK(json_to_yaml(json{{"k", "a\xC2\x85" "b"}}) == "k: \"a\\Nb\"\n");
+  CHECK(one("k: \"a\\_b\\Nc\"\n")["k"] == "a\xC2\xA0" "b\xC2\x85" "c");
+  CHECK(json_to_yaml(json{{"k", "\x7F"}}) == "k: \"\\x7F\"\n");
+  // Keys are never folded; a long value in a list folds under its item.
+  const std::string words = "word word word word word word word word word word word word word word word word word";
+  CHECK(json_to_yaml(json{{words, 1}}) == words + ": 1\n");
+  CHECK(json_to_yaml(json{{"l", {words}}}) ==
+        "l:\n- word word word word word word word word word word word word word word word word\n  word\n");
 }
