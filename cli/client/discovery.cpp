@@ -221,15 +221,39 @@ VerbResult<std::vector<api::ResourceInfo>> Resolver::resolve_types(const std::st
   return std::unexpected(usage_error("the server doesn't have a resource type \"" + name + "\""));
 }
 
-VerbResult<api::ResourceInfo> Resolver::resolve_kind(const std::string& api_version, const std::string& kind) {
-  if (const auto* info = m_builtin.find_kind(api_version, kind)) return *info;
+VerbResult<const api::ResourceInfo*> Resolver::lookup_kind(const std::string& api_version, const std::string& kind) {
+  if (const auto* info = m_builtin.find_kind(api_version, kind)) return info;
   for (bool refresh : {false, true}) {
     auto table = discovered(refresh);
     if (!table) return std::unexpected(table.error());
-    if (const auto* info = (*table)->find_kind(api_version, kind)) return *info;
+    if (const auto* info = (*table)->find_kind(api_version, kind)) return info;
   }
+  return nullptr;
+}
+
+VerbResult<api::ResourceInfo> Resolver::resolve_kind(const std::string& api_version, const std::string& kind) {
+  auto found = lookup_kind(api_version, kind);
+  if (!found) return std::unexpected(found.error());
+  if (*found != nullptr) return **found;
   return std::unexpected(usage_error("resource mapping not found for kind \"" + kind + "\" in version \"" +
                                      api_version + "\"; ensure CRDs are installed first"));
+}
+
+VerbResult<api::ResourceInfo> Resolver::resolve_manifest(const nlohmann::json& object, const std::string& source) {
+  auto text = [](const nlohmann::json& parent, const char* key) {
+    const auto found = parent.is_object() ? parent.find(key) : parent.end();
+    return found != parent.end() && found->is_string() ? found->get<std::string>() : std::string();
+  };
+  const std::string api_version = text(object, "apiVersion");
+  const std::string kind = text(object, "kind");
+  auto found = lookup_kind(api_version, kind);
+  if (!found) return std::unexpected(found.error());
+  if (*found != nullptr) return **found;
+  const nlohmann::json metadata = object.is_object() ? object.value("metadata", nlohmann::json::object()) : nlohmann::json();
+  return std::unexpected(usage_error(
+      "resource mapping not found for name: " + util::go_quote(text(metadata, "name")) + " namespace: " +
+      util::go_quote(text(metadata, "namespace")) + " from " + util::go_quote(source) + ": no matches for kind " +
+      util::go_quote(kind) + " in version " + util::go_quote(api_version) + "\nensure CRDs are installed first"));
 }
 
 bool Resolver::is_builtin(const api::ResourceInfo& info) const {

@@ -65,11 +65,16 @@ class Resolver {
   VerbResult<std::vector<api::ResourceInfo>> resolve_types(const std::string& name);
   // The resource of an object's apiVersion + kind.
   VerbResult<api::ResourceInfo> resolve_kind(const std::string& api_version, const std::string& kind);
+  // The resource of a manifest's object, from the file `source`; when the server serves none,
+  // kubectl's error naming the object and the file.
+  VerbResult<api::ResourceInfo> resolve_manifest(const nlohmann::json& object, const std::string& source);
   // Whether the kind is one the client knows the patch strategy of (strategic merge patch);
   // other kinds (CRDs) get JSON merge patches, as kubectl does for unstructured objects.
   bool is_builtin(const api::ResourceInfo& info) const;
 
  private:
+  // The resource of apiVersion + kind, nullptr when the server serves none.
+  VerbResult<const api::ResourceInfo*> lookup_kind(const std::string& api_version, const std::string& kind);
   VerbResult<const api::ResourceTable*> discovered(bool refresh);
 
   ApiClient& m_api;

@@ -1,16 +1,31 @@
 // kw create -f / kw apply -f: objects from manifests, created or brought in line with the
 // manifest by client-side apply (three-way patch against the last-applied annotation) or by
 // server-side apply (--server-side: the server merges and tracks who owns each field).
+// kw diff -f: the same writes as server dry runs, the live and the resulting objects shown
+// side by side by diff(1).
 #include <CLI/CLI.hpp>
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <utility>
 
 #include "cli/commands/verbs.hpp"
 #include "cli/commands/common.hpp"
 #include "cli/client/discovery.hpp"
 #include "cli/client/manifest.hpp"
 #include "cli/client/merge.hpp"
+#include "core/api/selector.hpp"
+#include "core/codec/yaml.hpp"
 
 namespace kw::cli {
 
@@ -58,7 +73,7 @@ struct Target {
 VerbResult<Target> target_of(Resolver& resolver, const kubeconfig::RestConfig& config, const Manifest& manifest) {
   Target target;
   target.object = manifest.object;
-  auto info = resolver.resolve_kind(target.object.value("apiVersion", ""), target.object.value("kind", ""));
+  auto info = resolver.resolve_manifest(target.object, manifest.source);
   if (!info) return std::unexpected(info.error());
   target.info = std::move(*info);
   json& metadata = target.object["metadata"];
@@ -204,6 +219,212 @@ CLI::App* manifest_command(CLI::App& app, const std::string& name, const std::st
   return command;
 }
 
+
+// ---- kw diff ----
+
+// kubectl diff exits 1 when it finds differences, so its errors exit 2.
+constexpr int k_exit_diff_error = 2;
+
+struct DiffOptions {
+  ConnectionFlags connection;
+  std::vector<std::string> filenames;
+  bool recursive = false;
+  bool server_side = false;
+  bool force_conflicts = false;
+  bool show_managed_fields = false;
+  std::string field_manager;  // "" = kubectl's default
+  std::string selector;
+};
+
+// A temporary directory ($TMPDIR/PREFIX-XXXXXX), removed with everything in it.
+class TempDir {
+ public:
+  static Result<TempDir> create(const std::string& prefix) {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/" + prefix + "XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) return fail("cannot create a directory like " + pattern);
+    return TempDir(std::move(pattern));
+  }
+  TempDir(TempDir&& other) noexcept : m_path(std::exchange(other.m_path, {})) {}
+  TempDir& operator=(TempDir&&) = delete;
+  ~TempDir() {
+    std::error_code ignored;
+    if (!m_path.empty()) std::filesystem::remove_all(m_path, ignored);
+  }
+  const std::string& path() const { return m_path; }
+
+ private:
+  explicit TempDir(std::string path) : m_path(std::move(path)) {}
+  std::string m_path;
+};
+
+// kubectl diff's file for an object: [GROUP.]VERSION.KIND.NAMESPACE.NAME.
+std::string diff_file_name(const Target& target) {
+  return (target.info.group.empty() ? "" : target.info.group + ".") + target.info.version + "." + target.info.kind +
+         "." + target.namespace_name + "." + target.name;
+}
+
+// The object client-side apply would leave, as a server dry run answers it: created when it is
+// missing, else patched by the three-way patch (the manifest without a new last-applied
+// annotation, as kubectl diff computes it), on the live resourceVersion unless `force`.
+VerbResult<json> client_side_result(ApiClient& api, Resolver& resolver, const Target& target, const json& live,
+                                    const std::string& manager, bool force) {
+  if (live.is_null())
+    return call_json(api, "POST",
+                     with_manager(object_path(target.info, target.namespace_name, "") + "?dryRun=All", manager),
+                     std::string(k_json), target.object.dump());
+  json modified = target.object;
+  json& annotations = modified["metadata"]["annotations"];
+  if (!annotations.is_object()) annotations = json::object();
+  annotations.erase(std::string(k_last_applied_annotation));
+  const PatchStrategy strategy = resolver.is_builtin(target.info) ? PatchStrategy::strategic : PatchStrategy::merge;
+  json patch = three_way_patch(last_applied_of(live), modified, live, strategy);
+  if (patch.empty()) return live;
+  if (!force) patch["metadata"]["resourceVersion"] = live["metadata"].value("resourceVersion", "");
+  const std::string content_type = strategy == PatchStrategy::strategic ? "application/strategic-merge-patch+json"
+                                                                        : "application/merge-patch+json";
+  return call_json(api, "PATCH",
+                   with_manager(object_path(target.info, target.namespace_name, target.name) + "?dryRun=All", manager),
+                   content_type, patch.dump());
+}
+
+// A Secret's data values hidden as kubectl diff hides them: "***", or "*** (before)" and
+// "*** (after)" for a key whose value changes.
+void mask_secret_data(json& from, json& to) {
+  auto data_of = [](json& object) -> json* {
+    if (!object.is_object() || !object.contains("data") || !object["data"].is_object()) return nullptr;
+    return &object["data"];
+  };
+  json* before = data_of(from);
+  json* after = data_of(to);
+  if (before != nullptr)
+    for (auto& [key, value] : before->items()) {
+      if (after != nullptr && after->contains(key)) {
+        if ((*after)[key] != value) {
+          value = "*** (before)";
+          (*after)[key] = "*** (after)";
+          continue;
+        }
+        (*after)[key] = "***";
+      }
+      value = "***";
+    }
+  if (after != nullptr)
+    for (auto& [key, value] : after->items())
+      if (before == nullptr || !before->contains(key)) value = "***";
+}
+
+// Writes `object` as YAML to DIR/NAME: an empty file for no object, but "null" for a missing
+// Secret (kubectl's masking turns it into an empty object, written as null).
+Result<void> write_version(const std::string& dir, const std::string& name, json object, bool show_managed_fields,
+                           bool masked) {
+  if (!show_managed_fields && object.is_object() && object.contains("metadata") && object["metadata"].is_object())
+    object["metadata"].erase("managedFields");
+  std::ofstream out(dir + "/" + name, std::ios::binary);
+  if (!object.is_null() || masked) out << codec::json_to_yaml(object);
+  out.close();
+  if (!out) return fail("cannot write " + dir + "/" + name);
+  return {};
+}
+
+// diff -u -N FROM TO, or $KUBECTL_EXTERNAL_DIFF: its first word is the program and its other
+// words, kept only when made of letters, digits, '-' and '=', come after the directories, as
+// kubectl runs it. Returns the program's exit status.
+int run_diff_program(const std::string& from, const std::string& to) {
+  std::vector<std::string> args;
+  const char* external = std::getenv("KUBECTL_EXTERNAL_DIFF");
+  if (external != nullptr && *external != '\0') {
+    std::vector<std::string> words(1);
+    for (const char* c = external; *c != '\0'; ++c) {
+      if (*c == ' ') words.emplace_back();
+      else words.back() += *c;
+    }
+    args = {words[0], from, to};
+    for (std::size_t i = 1; i < words.size(); ++i)
+      if (!words[i].empty() && std::ranges::all_of(words[i], [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '=';
+          }))
+        args.push_back(words[i]);
+  } else {
+    args = {"diff", "-u", "-N", from, to};
+  }
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  pid_t pid = 0;
+  if (::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
+    std::cerr << "error: failed to run \"" << args[0] << "\": executable file not found in $PATH\n";
+    return k_exit_diff_error;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return k_exit_diff_error;
+}
+
+int run_diff(DiffOptions& options) {
+  auto usage = [](const std::string& message) {
+    report_usage(message);
+    return k_exit_diff_error;
+  };
+  auto failed = [](const VerbError& error) {
+    report(error);
+    return k_exit_diff_error;
+  };
+  auto manifests = load_manifests(options.filenames, options.recursive, std::cin, false);
+  if (!manifests) return usage(manifests.error().message);
+  if (manifests->empty()) return usage("no objects passed to diff");
+  if (options.force_conflicts && !options.server_side)
+    return usage("--force-conflicts only works with --server-side");
+  auto selector = api::LabelSelector::parse(options.selector);
+  if (!selector) return usage(selector.error().message);
+  std::string manager = options.field_manager;
+  if (manager.empty()) manager = options.server_side ? "kubectl" : "kubectl-client-side-apply";
+  auto api = ApiClient::create(options.connection);
+  if (!api) return usage(api.error().message);
+  Resolver resolver(**api);
+  auto live_dir = TempDir::create("LIVE-");
+  if (!live_dir) return usage(live_dir.error().message);
+  auto merged_dir = TempDir::create("MERGED-");
+  if (!merged_dir) return usage(merged_dir.error().message);
+  for (const auto& manifest : *manifests) {
+    if (!selector->matches(api::labels_of(manifest.object))) continue;
+    auto target = target_of(resolver, (*api)->config(), manifest);
+    if (!target) return failed(target.error());
+    const std::string path = object_path(target->info, target->namespace_name, target->name);
+    // A write that meets a newer resourceVersion is tried again on the new object, the last time
+    // without the precondition, as kubectl does.
+    constexpr int k_attempts = 4;
+    json live;
+    VerbResult<json> merged = json();
+    for (int attempt = 1; attempt <= k_attempts; ++attempt) {
+      auto got = call_json(**api, "GET", path, {}, {});
+      if (!got && got.error().http_status != 404) return failed(got.error());
+      live = got ? std::move(*got) : json();
+      if (options.server_side) {
+        WriteOutput dry_run{.dry_run = "server"};
+        auto applied = server_side_apply_one(**api, *target, dry_run, manager, options.force_conflicts);
+        merged = applied ? VerbResult<json>(std::move(applied->object)) : std::unexpected(applied.error());
+      } else {
+        merged = client_side_result(**api, resolver, *target, live, manager, attempt == k_attempts);
+      }
+      if (merged || merged.error().http_status != 409 || options.server_side) break;
+    }
+    if (!merged) return failed(in_file(merged.error(), "diffing", manifest.source));
+    json to = std::move(*merged);
+    const bool secret = target->info.group.empty() && target->info.version == "v1" && target->info.kind == "Secret";
+    if (secret) mask_secret_data(live, to);
+    const std::string name = diff_file_name(*target);
+    for (auto& [dir, object] : {std::pair{&*live_dir, &live}, std::pair{&*merged_dir, &to}})
+      if (auto written = write_version(dir->path(), name, std::move(*object), options.show_managed_fields, secret);
+          !written)
+        return usage(written.error().message);
+  }
+  return run_diff_program(live_dir->path(), merged_dir->path());
+}
+
 }  // namespace
 
 void add_create_command(CLI::App& app, int* exit_code) {
@@ -236,6 +457,30 @@ void add_apply_command(CLI::App& app, int* exit_code) {
   command->add_flag("--force-conflicts", options->force_conflicts,
                     "With --server-side: take over fields other managers own instead of failing");
   command->callback([options, exit_code] { *exit_code = run_manifests(*options, true); });
+}
+
+void add_diff_command(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<DiffOptions>();
+  CLI::App* command = app.add_subcommand("diff", "Show what apply -f would change (kubectl diff)");
+  command->footer(
+      "The live object and the one apply would leave (as the server answers a dry run) are written as YAML to "
+      "two temporary directories, LIVE-* and MERGED-*, and compared by `diff -u -N`, or by the program "
+      "KUBECTL_EXTERNAL_DIFF names. managedFields are left out and a Secret's data values are masked. Exit "
+      "status: 0 no differences, 1 differences found (the program's own status otherwise), or an error.");
+  command->add_option("-f,--filename", options->filenames,
+                      "Files, directories or - (stdin) holding the manifests (YAML or JSON)")
+      ->required();
+  command->add_flag("-R,--recursive", options->recursive, "Also read the manifests of subdirectories of -f directories");
+  command->add_option("-l,--selector", options->selector, "Only the manifests' objects whose labels match this selector");
+  command->add_flag("--server-side", options->server_side,
+                    "Compare with what server-side apply would leave instead of client-side apply");
+  command->add_flag("--force-conflicts", options->force_conflicts,
+                    "With --server-side: show the result of taking over fields other managers own");
+  command->add_option("--field-manager", options->field_manager,
+                      "Who the server would record as the writer of the fields (default: kubectl's name)");
+  command->add_flag("--show-managed-fields", options->show_managed_fields, "Keep metadata.managedFields in the objects");
+  add_connection_flags(*command, options->connection);
+  command->callback([options, exit_code] { *exit_code = run_diff(*options); });
 }
 
 }  // namespace kw::cli

@@ -57,7 +57,7 @@ Result<std::vector<ResourceArgs>> parse_resource_args(const std::vector<std::str
 // --dry-run and -o of the verbs that write, with kubectl's meaning and wording.
 struct WriteOutput {
   std::string dry_run = "none";  // none | client (nothing sent) | server (dryRun=All)
-  std::string output;            // "" (the outcome line) | json | yaml | name
+  std::string output = {};       // "" (the outcome line) | json | yaml | name
 
   bool client_dry_run() const { return dry_run == "client"; }
   // `target` with dryRun=All added for --dry-run=server.

@@ -81,7 +81,7 @@ void delete_from_manifests(DeleteOptions& options, ApiClient& api, Resolver& res
   if (!manifests) return deleter.fail_with(usage_error(manifests.error().message));
   for (const auto& manifest : *manifests) {
     const json& object = manifest.object;
-    auto info = resolver.resolve_kind(object.value("apiVersion", ""), object.value("kind", ""));
+    auto info = resolver.resolve_manifest(object, manifest.source);
     if (!info) {
       deleter.fail_with(info.error());
       continue;

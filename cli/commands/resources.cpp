@@ -92,22 +92,4 @@ void add_api_resources_command(CLI::App& app, int* exit_code) {
   command->callback([options, exit_code] { *exit_code = run_api_resources(*options); });
 }
 
-void add_verb_commands(CLI::App& app, int* exit_code) {
-  add_create_command(app, exit_code);
-  add_apply_command(app, exit_code);
-  add_delete_command(app, exit_code);
-  add_label_command(app, exit_code);
-  add_annotate_command(app, exit_code);
-  add_patch_command(app, exit_code);
-  add_scale_command(app, exit_code);
-  add_wait_command(app, exit_code);
-  add_rollout_command(app, exit_code);
-  add_events_command(app, exit_code);
-  add_api_resources_command(app, exit_code);
-  add_auth_command(app, exit_code);
-  add_config_command(app, exit_code);
-  add_completion_commands(app, exit_code);
-  add_manpage_command(app, exit_code);
-}
-
 }  // namespace kw::cli

@@ -511,6 +511,115 @@ events --for=pod"
     grep -q 'Warning *BackOff *Pod/p *BackOff it' "$work/watch.out"
     ;;
 
+  diff_vs_kubectl)
+    start_server; write_kubeconfig; manifests
+    cat >"$work/m/v1/secret.yaml" <<'YAML'
+apiVersion: v1
+kind: Secret
+metadata: {name: creds, labels: {app: web}}
+stringData: {user: admin, password: one, token: same}
+YAML
+    sed -e 's/password: one/password: two/' -e 's/user: admin, //' -e '/^stringData/s/}$/, extra: new}/' \
+      "$work/m/v1/secret.yaml" >"$work/m/v2/secret.yaml"
+    # The temporary directories, file times and what a dry-run create makes up differ run to run.
+    normalise() {
+      sed -E -e 's#/[^ ]*/(LIVE|MERGED)-[0-9A-Za-z]+#\1#g' -e 's#^((---|\+\+\+) [^\t]*)\t.*#\1#' \
+        -e 's#(uid|creationTimestamp): .*#\1: X#' -e 's#kube-api-access-[a-z0-9]{5}#kube-api-access-X#' "$1"
+    }
+    # One line through both tools: output and exit code.
+    both() {
+      local code
+      kw "$@" >"$work/kw.out" 2>&1 && code=0 || code=$?
+      echo "(exit $code)" >>"$work/kw.out"
+      kubectl "$@" >"$work/kubectl.out" 2>&1 && code=0 || code=$?
+      echo "(exit $code)" >>"$work/kubectl.out"
+      diff -u <(normalise "$work/kubectl.out") <(normalise "$work/kw.out") || { echo "differs: diff $*"; exit 1; }
+    }
+    # Nothing exists yet: every object is new (dry-run creates).
+    both diff -f "$work/m/v1"
+    grep -q '^+  name: web$' "$work/kw.out"
+    grep -qx '(exit 1)' "$work/kw.out"
+    kubectl apply -f "$work/m/v1" >/dev/null
+    # Applied and unchanged: no output, exit 0.
+    both diff -f "$work/m/v1"
+    [[ $(cat "$work/kw.out") == "(exit 0)" ]]
+    # Changes by client-side apply (a three-way patch) and by server-side apply.
+    both diff -f "$work/m/v2"
+    grep -Eq '^- +(- )?image: nginx:1$' "$work/kw.out"
+    grep -Eq '^\+ +(- )?image: nginx:2$' "$work/kw.out"
+    both diff --server-side -f "$work/m/v2"
+    both diff --server-side --force-conflicts -f "$work/m/v2/app.yaml"
+    # Secret values are masked: "***", "*** (before)" / "*** (after)" for a changed one.
+    both diff -f "$work/m/v2/secret.yaml"
+    grep -qxF -- "-  password: '*** (before)'" "$work/kw.out"
+    grep -qxF -- "+  password: '*** (after)'" "$work/kw.out"
+    grep -qxF -- "+  extra: '***'" "$work/kw.out"
+    # A label selector picks the manifests' objects; managedFields only when asked.
+    both diff -l app=web -f "$work/m/v2"
+    both diff --show-managed-fields -f "$work/m/v2/cm.json"
+    # Another program compares the directories.
+    KUBECTL_EXTERNAL_DIFF="diff -q" both diff -f "$work/m/v2"
+    # Errors: a missing file, an unknown kind.
+    both diff -f "$work/m/none.yaml"
+    printf 'apiVersion: v1\nkind: Nope\nmetadata: {name: x}\n' >"$work/m/nope.yaml"
+    both diff -f "$work/m/nope.yaml"
+    both apply -f "$work/m/nope.yaml"
+    both delete -f "$work/m/nope.yaml"
+    ;;
+
+  explain_vs_kubectl)
+    start_server; write_kubeconfig
+    # A custom resource's schema is explained from its CRD too.
+    kubectl apply -f - >/dev/null <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        description: A widget, for testing how explain walks a custom resource's schema and wraps its long descriptions.
+        properties:
+          spec:
+            type: object
+            required: [size]
+            properties:
+              size: {type: integer, description: How big.}
+              color: {type: string, enum: [red, green, blue, cyan, magenta, yellow]}
+              parts:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    name: {type: string}
+              labels: {type: object, additionalProperties: {type: string}}
+YAML
+    kubectl wait --for=condition=Established crd/widgets.example.com --timeout=30s >/dev/null
+    for args in "pods" "pods.spec" "pods.spec.containers" "pods.spec.containers.ports" "pods.metadata.labels" \
+      "deployments" "deployments.spec.strategy" "services.spec" "configmaps.data" "nodes.status.conditions" \
+      "jobs.spec.template.spec.restartPolicy" "deployments --api-version=apps/v1" "pods.spec.volumes --recursive" \
+      "services --recursive" "widgets" "widgets.spec" "widgets.spec.color" "widgets --recursive" \
+      "pods.nope" "nope" ""; do
+      # shellcheck disable=SC2086
+      kw explain $args >"$work/kw.out" 2>&1 && code=0 || code=$?
+      # shellcheck disable=SC2086
+      kubectl explain $args >"$work/kubectl.out" 2>&1 && kcode=0 || kcode=$?
+      [[ $code == "$kcode" ]] || { echo "explain $args: kw exit $code, kubectl exit $kcode"; cat "$work/kw.out"; exit 1; }
+      if [[ $args == "" ]]; then
+        grep -q 'You must specify the type of resource to explain' "$work/kw.out"
+        continue
+      fi
+      diff -u "$work/kubectl.out" "$work/kw.out" || { echo "explain $args differs"; exit 1; }
+    done
+    ;;
+
   api_resources)
     start_server; write_kubeconfig
     kw api-resources >"$work/kw.out"

@@ -15,8 +15,12 @@ struct TestApp {
   CLI::App app{"kw test"};
   int exit_code = 0;
   TestApp() {
-    kw::cli::add_get_command(app, &exit_code);
-    kw::cli::add_verb_commands(app, &exit_code);
+    using namespace kw::cli;
+    for (auto add : {add_get_command, add_create_command, add_apply_command, add_diff_command, add_delete_command,
+                     add_label_command, add_annotate_command, add_patch_command, add_scale_command, add_wait_command,
+                     add_rollout_command, add_events_command, add_explain_command, add_api_resources_command, add_auth_command,
+                     add_config_command, add_completion_commands, add_manpage_command})
+      add(app, &exit_code);
   }
 };
 
