@@ -191,6 +191,12 @@ __kw_option_values() {
     "get:--context"|"watch:--context"|"create:--context"|"create token:--context"|"create role:--context"|"create clusterrole:--context"|"create rolebinding:--context"|"create clusterrolebinding:--context"|"create namespace:--context"|"create configmap:--context"|"create secret generic:--context"|"create secret tls:--context"|"create secret docker-registry:--context"|"create deployment:--context"|"create job:--context"|"apply:--context"|"diff:--context"|"delete:--context"|"label:--context"|"annotate:--context"|"patch:--context"|"scale:--context"|"wait:--context"|"rollout status:--context"|"events:--context"|"explain:--context"|"api-resources:--context"|"auth whoami:--context"|"auth can-i:--context"|"config view:--context")
       __kw_values "@contexts"
       ;;
+    "get:--cluster"|"watch:--cluster"|"create:--cluster"|"create token:--cluster"|"create role:--cluster"|"create clusterrole:--cluster"|"create rolebinding:--cluster"|"create clusterrolebinding:--cluster"|"create namespace:--cluster"|"create configmap:--cluster"|"create secret generic:--cluster"|"create secret tls:--cluster"|"create secret docker-registry:--cluster"|"create deployment:--cluster"|"create job:--cluster"|"apply:--cluster"|"diff:--cluster"|"delete:--cluster"|"label:--cluster"|"annotate:--cluster"|"patch:--cluster"|"scale:--cluster"|"wait:--cluster"|"rollout status:--cluster"|"events:--cluster"|"explain:--cluster"|"api-resources:--cluster"|"auth whoami:--cluster"|"auth can-i:--cluster")
+      __kw_values "@clusters"
+      ;;
+    "get:--user"|"watch:--user"|"create:--user"|"create token:--user"|"create role:--user"|"create clusterrole:--user"|"create rolebinding:--user"|"create clusterrolebinding:--user"|"create namespace:--user"|"create configmap:--user"|"create secret generic:--user"|"create secret tls:--user"|"create secret docker-registry:--user"|"create deployment:--user"|"create job:--user"|"apply:--user"|"diff:--user"|"delete:--user"|"label:--user"|"annotate:--user"|"patch:--user"|"scale:--user"|"wait:--user"|"rollout status:--user"|"events:--user"|"explain:--user"|"api-resources:--user"|"auth whoami:--user"|"auth can-i:--user")
+      __kw_values "@users"
+      ;;
     "get:-n"|"get:--namespace"|"watch:-n"|"watch:--namespace"|"create:-n"|"create:--namespace"|"create token:-n"|"create token:--namespace"|"create role:-n"|"create role:--namespace"|"create clusterrole:-n"|"create clusterrole:--namespace"|"create rolebinding:-n"|"create rolebinding:--namespace"|"create clusterrolebinding:-n"|"create clusterrolebinding:--namespace"|"create namespace:-n"|"create namespace:--namespace"|"create configmap:-n"|"create configmap:--namespace"|"create secret generic:-n"|"create secret generic:--namespace"|"create secret tls:-n"|"create secret tls:--namespace"|"create secret docker-registry:-n"|"create secret docker-registry:--namespace"|"create deployment:-n"|"create deployment:--namespace"|"create job:-n"|"create job:--namespace"|"apply:-n"|"apply:--namespace"|"diff:-n"|"diff:--namespace"|"delete:-n"|"delete:--namespace"|"label:-n"|"label:--namespace"|"annotate:-n"|"annotate:--namespace"|"patch:-n"|"patch:--namespace"|"scale:-n"|"scale:--namespace"|"wait:-n"|"wait:--namespace"|"rollout status:-n"|"rollout status:--namespace"|"events:-n"|"events:--namespace"|"explain:-n"|"explain:--namespace"|"api-resources:-n"|"api-resources:--namespace"|"auth whoami:-n"|"auth whoami:--namespace"|"auth can-i:-n"|"auth can-i:--namespace")
       __kw_values "@namespaces"
       ;;
@@ -267,12 +273,15 @@ __kw_live() {
     ${__kw_c_insecure:+"--insecure-skip-tls-verify"} 2>/dev/null)"
 }
 
-# __kw_values VALUES: fixed values, or @files / @namespaces / @contexts / @resources.
+# __kw_values VALUES: fixed values, or @files / @namespaces / @contexts / @clusters / @users /
+# @resources.
 __kw_values() {
   case "$1" in
     @files) __kw_files=1 ;;
     @namespaces) __kw_live namespaces ;;
     @contexts) __kw_live contexts ;;
+    @clusters) __kw_live clusters ;;
+    @users) __kw_live users ;;
     @resources)
       if [ "$__kw_npos" -eq 0 ]; then
         __kw_live resource-types

@@ -41,6 +41,8 @@ std::string option_values(const CLI::Option* option) {
   if (name == "output") return std::string(k_output_values);
   if (name == "namespace") return "@namespaces";
   if (name == "context") return "@contexts";
+  if (name == "cluster") return "@clusters";
+  if (name == "user") return "@users";
   for (std::string_view part : {"file", "kubeconfig", "certificate", "key", "dir"})
     if (name.find(part) != std::string::npos) return "@files";
   return {};
@@ -160,12 +162,15 @@ __kw_live() {
     ${__kw_c_insecure:+"--insecure-skip-tls-verify"} 2>/dev/null)"
 }
 
-# __kw_values VALUES: fixed values, or @files / @namespaces / @contexts / @resources.
+# __kw_values VALUES: fixed values, or @files / @namespaces / @contexts / @clusters / @users /
+# @resources.
 __kw_values() {
   case "$1" in
     @files) __kw_files=1 ;;
     @namespaces) __kw_live namespaces ;;
     @contexts) __kw_live contexts ;;
+    @clusters) __kw_live clusters ;;
+    @users) __kw_live users ;;
     @resources)
       if [ "$__kw_npos" -eq 0 ]; then
         __kw_live resource-types

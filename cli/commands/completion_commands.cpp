@@ -1,6 +1,6 @@
 // kw completion bash|zsh, and the hidden kw __complete WHAT [ARG] the scripts call for names
 // that live on the server: resource types and their categories (discovery, cached for ten
-// minutes), object names and namespaces (listed live), and kubeconfig contexts.
+// minutes), object names and namespaces (listed live), and kubeconfig contexts, clusters and users.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -63,19 +63,23 @@ int print_namespaces(ApiClient& api) {
   return k_exit_ok;
 }
 
-int print_contexts(const ConnectionFlags& flags) {
+// The names of the kubeconfig's contexts, clusters or users (`what`).
+int print_kubeconfig_names(const ConnectionFlags& flags, const std::string& what) {
   kubeconfig::Overrides overrides;
   overrides.kubeconfig = flags.overrides.kubeconfig;
   auto merged = kubeconfig::load_files(overrides, kubeconfig::Environment::from_process());
   if (!merged) return k_exit_usage;
-  for (const auto& [name, context] : merged->contexts.items()) std::cout << name << '\n';
+  const nlohmann::json& named = what == "clusters" ? merged->clusters : what == "users" ? merged->users : merged->contexts;
+  for (const auto& [name, entry] : named.items()) std::cout << name << '\n';
   return k_exit_ok;
 }
 
 int run_complete(CompleteOptions& options) {
-  if (options.words.empty()) return report_usage("__complete needs what to complete: resource-types, names TYPE, namespaces or contexts");
+  if (options.words.empty())
+    return report_usage(
+        "__complete needs what to complete: resource-types, names TYPE, namespaces, contexts, clusters or users");
   const std::string what = options.words.front();
-  if (what == "contexts") return print_contexts(options.connection);
+  if (what == "contexts" || what == "clusters" || what == "users") return print_kubeconfig_names(options.connection, what);
   if (options.connection.request_timeout_seconds == 0)
     options.connection.request_timeout_seconds = k_completion_timeout_seconds;
   auto api = ApiClient::create(options.connection);
@@ -111,7 +115,7 @@ void add_completion_commands(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<CompleteOptions>();
   CLI::App* complete = app.add_subcommand("__complete", "Print completion candidates (used by the completion scripts)");
   complete->group("");
-  complete->add_option("words", options->words, "resource-types | names TYPE | namespaces | contexts");
+  complete->add_option("words", options->words, "resource-types | names TYPE | namespaces | contexts | clusters | users");
   add_connection_flags(*complete, options->connection);
   complete->callback([options, exit_code] { *exit_code = run_complete(*options); });
 }

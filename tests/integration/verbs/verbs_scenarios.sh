@@ -701,6 +701,9 @@ CFG
     complete_words kw get pods --sel | contains -x -- --selector
     complete_words kw config "" | contains -x use-context
     complete_words kw config use-context "" | contains -x local
+    complete_words kw get --context "" | contains -x local
+    complete_words kw get --cluster "" | contains -x local
+    complete_words kw get pods --user "" | contains -x me
     complete_words kw completion "" | tr '\n' ' ' | contains -x 'bash zsh '
     # The discovery cache is written and used.
     ls "$HOME/.cache/kw/discovery/"*/resources.json >/dev/null
