@@ -30,7 +30,8 @@
 # objectSelector selects nothing the load sends; then
 #   RESULT api.<store>-webhooks.matched_create_ms VALUE
 # is one create those webhooks do match (each adds its timeout). Environment:
-# KW_API_STORES="embedded etcd", KW_API_AUTHZ="AlwaysAllow RBAC Audit Webhooks", KW_API_QUICK=1 (fewer
+# KW_API_STORES="embedded etcd", KW_API_AUTHZ="AlwaysAllow RBAC Audit Webhooks", KW_API_AUDIT_MODE=blocking
+# (kube-apiserver's default: each event written before the request goes on) or batch, KW_API_QUICK=1 (fewer
 # requests). Every process started here is stopped on exit; every step is bounded by
 # `timeout` and every load run by a request count.
 set -euo pipefail
@@ -137,7 +138,8 @@ start_serve() {
   if [[ $authz == Audit ]]; then
     # AlwaysAllow, with every request written to the audit log at level Metadata.
     printf 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n' >"$data/audit-policy.yaml"
-    store_args+=(--audit-policy-file "$data/audit-policy.yaml" --audit-log-path "$data/audit.log")
+    store_args+=(--audit-policy-file "$data/audit-policy.yaml" --audit-log-path "$data/audit.log"
+      --audit-log-mode "${KW_API_AUDIT_MODE:-blocking}")
     authz=AlwaysAllow
   fi
   [[ $authz == Webhooks ]] && authz=AlwaysAllow
