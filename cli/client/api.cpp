@@ -2,8 +2,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <fstream>
+#include <iostream>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "core/kubeconfig/auth_provider.hpp"
 #include "core/net/client/proxy.hpp"
@@ -113,9 +117,53 @@ net::client::Headers ApiClient::headers(const std::string& accept) const {
   return out;
 }
 
+namespace {
+
+// The texts of the code-299 warnings in one Warning header (RFC 7234: `299 AGENT "TEXT"
+// [DATE]`, several separated by commas), which kubectl prints as "Warning: TEXT".
+std::vector<std::string> warning_texts(std::string_view header) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  auto skip_spaces = [&] {
+    while (i < header.size() && (header[i] == ' ' || header[i] == '\t')) ++i;
+  };
+  auto quoted = [&](std::string* text) {
+    if (i >= header.size() || header[i] != '"') return false;
+    for (++i; i < header.size() && header[i] != '"'; ++i) {
+      if (header[i] == '\\' && i + 1 < header.size()) ++i;
+      if (text) *text += header[i];
+    }
+    if (i >= header.size()) return false;
+    ++i;
+    return true;
+  };
+  while (i < header.size()) {
+    skip_spaces();
+    const std::size_t code_start = i;
+    while (i < header.size() && std::isdigit(static_cast<unsigned char>(header[i]))) ++i;
+    const std::string_view code = header.substr(code_start, i - code_start);
+    skip_spaces();
+    while (i < header.size() && header[i] != ' ') ++i;  // the agent
+    skip_spaces();
+    std::string text;
+    if (code.size() != 3 || !quoted(&text)) break;
+    skip_spaces();
+    if (i < header.size() && header[i] == '"' && !quoted(nullptr)) break;  // a date
+    skip_spaces();
+    if (code == "299" && !text.empty()) out.push_back(std::move(text));
+    if (i < header.size() && header[i] != ',') break;
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<net::client::Response> ApiClient::get(const std::string& target, const std::string& accept) {
   net::client::Request request{.method = "GET", .target = target, .headers = headers(accept), .body = {}, .streaming = false};
-  return m_client->request(request);
+  auto response = m_client->request(request);
+  if (response) print_warnings(response->head);
+  return response;
 }
 
 Result<net::client::Response> ApiClient::send(const std::string& method, const std::string& target,
@@ -125,7 +173,16 @@ Result<net::client::Response> ApiClient::send(const std::string& method, const s
   if (!content_type.empty()) request_headers.emplace_back("Content-Type", content_type);
   net::client::Request request{
       .method = method, .target = target, .headers = std::move(request_headers), .body = std::move(body), .streaming = false};
-  return m_client->request(request);
+  auto response = m_client->request(request);
+  if (response) print_warnings(response->head);
+  return response;
+}
+
+void ApiClient::print_warnings(const net::client::ResponseHead& head) {
+  for (const auto& [name, value] : head.headers)
+    if (name == "warning")
+      for (auto& text : warning_texts(value))
+        if (m_warned.insert(text).second) std::cerr << "Warning: " << text << '\n';
 }
 
 Result<net::client::StreamEnd> ApiClient::stream(const std::string& target, const std::string& accept,

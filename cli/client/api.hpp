@@ -4,6 +4,7 @@
 #include "cli/cli_fwd.hpp"
 
 #include <memory>
+#include <set>
 #include <string>
 
 #include "cli/print/printers.hpp"
@@ -44,11 +45,14 @@ class ApiClient {
  private:
   ApiClient() = default;
   net::client::Headers headers(const std::string& accept) const;
+  // The server's warnings, each distinct one once per process run, as kubectl prints them.
+  void print_warnings(const net::client::ResponseHead& head);
 
   kubeconfig::RestConfig m_config;
   net::client::ClientConfig m_client_config;
   std::string m_exec_token;  // from an exec plugin or an auth-provider: it wins over the kubeconfig token
   std::unique_ptr<net::client::Client> m_client;
+  std::set<std::string> m_warned;
 };
 
 // "/api/v1/namespaces/ns/pods" or "/apis/apps/v1/deployments" (namespace "" = all).

@@ -559,6 +559,10 @@ YAML
     both diff --show-managed-fields -f "$work/m/v2/cm.json"
     # Another program compares the directories.
     KUBECTL_EXTERNAL_DIFF="diff -q" both diff -f "$work/m/v2"
+    # The server's warnings are printed once each, as kubectl prints them.
+    printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: warned, extra: 1}\ndata: {a: b}\n' >"$work/m/warn.yaml"
+    both diff -f "$work/m/warn.yaml"
+    grep -qx 'Warning: unknown field "metadata.extra"' "$work/kw.out"
     # Errors: a missing file, an unknown kind.
     both diff -f "$work/m/none.yaml"
     printf 'apiVersion: v1\nkind: Nope\nmetadata: {name: x}\n' >"$work/m/nope.yaml"
