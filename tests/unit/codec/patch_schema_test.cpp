@@ -67,7 +67,7 @@ TEST_CASE("strategic merge of a keyed list: deletions first, then merges that se
 }
 
 TEST_CASE("strategic merge of a keyed list: an item without the merge key is refused") {
-  const json pod = pod_with({container("a", "1")});
+  const json pod = pod_with(json::array({container("a", "1")}));
   const auto error = refused_containers(pod, {{{"image", "anonymous"}}});
   CHECK(error.kind == kw::codec::PatchErrorKind::internal);
   CHECK(error.message == "map: map[image:anonymous] does not contain declared merge key: name");

@@ -200,9 +200,9 @@ TEST_CASE("$patch on a map: replace, delete, and anything else refused") {
 TEST_CASE("$patch in a merged list: replace, delete every match, merge refused") {
   const json containers = {named("a", "1"), named("a", "2"), named("b", "1")};
   CHECK(containers_after(containers, {{"containers", {{{"$patch", "replace"}}, named("z", "9")}}}) ==
-        json{named("z", "9")});
+        json::array({named("z", "9")}));
   CHECK(containers_after(containers, {{"containers", {{{"name", "a"}, {"$patch", "delete"}}}}}) ==
-        json{named("b", "1")});
+        json::array({named("b", "1")}));
   const PatchError merge =
       refused(pod_with_containers(containers), {{"spec", {{"containers", {{{"$patch", "merge"}}}}}}});
   CHECK(merge.kind == PatchErrorKind::internal);
@@ -221,14 +221,14 @@ TEST_CASE("a field replaced whole by its strategy keeps only the patch") {
 }
 
 TEST_CASE("directives and nulls never reach a value the object did not have") {
-  const json object = pod_with_containers({named("c")});
+  const json object = pod_with_containers(json::array({named("c")}));
   const json result = merged(
       object, {{"spec",
                 {{"nodeSelector", {{"a", nullptr}, {"b", "x"}}},
                  {"volumes", {{{"name", "gone"}, {"$patch", "delete"}}, {{"name", "kept"}, {"emptyDir", nullptr}}}},
                  {"affinity", {{"nodeAffinity", {{"$patch", "delete"}}}}}}}});
   CHECK(result["spec"]["nodeSelector"] == json{{"b", "x"}});
-  CHECK(result["spec"]["volumes"] == json{named("kept")});
+  CHECK(result["spec"]["volumes"] == json::array({named("kept")}));
   CHECK(result["spec"]["affinity"] == json::object());
   // Directive keys that were acted on are gone from the result.
   const json ordered = merged(pod_with_finalizers({"a"}), {{"metadata",

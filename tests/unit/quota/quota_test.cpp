@@ -79,7 +79,7 @@ TEST_CASE("pod constraints: a quota on cpu or memory needs every container to se
   const std::vector<std::string> required = {"limits.cpu", "requests.memory", "pods", "requests.storage"};
   json spec = {{"containers", {container({{"memory", "1Gi"}}, {{"cpu", "1"}})}}};
   CHECK(pods.constraints(required, pod(spec)) == "");
-  spec["initContainers"] = {container({{"cpu", "1"}})};
+  spec["initContainers"] = json::array({container({{"cpu", "1"}})});
   CHECK(pods.constraints(required, pod(spec)) == "must specify limits.cpu,requests.memory");
   CHECK(Evaluator::of("", "services").constraints(required, pod(spec)) == "");
 }
