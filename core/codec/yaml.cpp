@@ -325,11 +325,12 @@ Result<std::vector<nlohmann::json>> yaml_to_json(std::string_view yaml) {
 namespace kw::codec {
 namespace {
 
-// The length of the UTF-8 character at s[i] (1 for a stray byte).
-std::size_t char_length(std::string_view s, std::size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  const std::size_t length = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-  return std::min(length, s.size() - i);
+// The length of the UTF-8 character at s[i] (1 for a byte that starts none).
+std::size_t char_length(std::string_view s, std::size_t i) { return std::max<std::size_t>(1, utf8_length_at(s, i)); }
+
+// U+0085, U+2028 or U+2029 at s[i]: line breaks to YAML, which go-yaml escapes.
+bool unicode_line_break(std::string_view s, std::size_t i) {
+  return s.substr(i, 2) == "\xC2\x85" || s.substr(i, 3) == "\xE2\x80\xA8" || s.substr(i, 3) == "\xE2\x80\xA9";
 }
 
 // Whether go-yaml's writer prints the character at s[i] as it is: '\n', ASCII from ' ' to '~',
@@ -354,7 +355,7 @@ bool has_unsafe_chars(std::string_view s, bool allow_newline) {
   for (std::size_t i = 0; i < s.size(); i += char_length(s, i)) {
     if (s[i] == '\n' && allow_newline) continue;
     if (s[i] == '\n' || s[i] == '\r' || !go_printable(s, i)) return true;
-    if (s.substr(i, 2) == "\xC2\x85" || s.substr(i, 3) == "\xE2\x80\xA8" || s.substr(i, 3) == "\xE2\x80\xA9") return true;
+    if (unicode_line_break(s, i)) return true;
   }
   return false;
 }
@@ -425,8 +426,7 @@ std::string go_escape(std::string_view s, std::size_t i, std::size_t length) {
       default: break;
     }
   }
-  const bool line_break = s.substr(i, 2) == "\xC2\x85" || s.substr(i, 3) == "\xE2\x80\xA8" || s.substr(i, 3) == "\xE2\x80\xA9";
-  if (go_printable(s, i) && !line_break) return {};
+  if (go_printable(s, i) && !unicode_line_break(s, i)) return {};
   std::uint32_t code = c;
   if (length == 2) code = ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
   if (length == 3) code = ((c & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
