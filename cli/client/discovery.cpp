@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "cli/commands/common.hpp"
+#include "core/api/json_access.hpp"
 #include "core/util/text.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
@@ -240,20 +241,16 @@ VerbResult<api::ResourceInfo> Resolver::resolve_kind(const std::string& api_vers
 }
 
 VerbResult<api::ResourceInfo> Resolver::resolve_manifest(const nlohmann::json& object, const std::string& source) {
-  auto text = [](const nlohmann::json& parent, const char* key) {
-    const auto found = parent.is_object() ? parent.find(key) : parent.end();
-    return found != parent.end() && found->is_string() ? found->get<std::string>() : std::string();
-  };
-  const std::string api_version = text(object, "apiVersion");
-  const std::string kind = text(object, "kind");
+  const std::string api_version = api::str(api::at(object, {"apiVersion"}));
+  const std::string kind = api::str(api::at(object, {"kind"}));
   auto found = lookup_kind(api_version, kind);
   if (!found) return std::unexpected(found.error());
   if (*found != nullptr) return **found;
-  const nlohmann::json metadata = object.is_object() ? object.value("metadata", nlohmann::json::object()) : nlohmann::json();
   return std::unexpected(usage_error(
-      "resource mapping not found for name: " + util::go_quote(text(metadata, "name")) + " namespace: " +
-      util::go_quote(text(metadata, "namespace")) + " from " + util::go_quote(source) + ": no matches for kind " +
-      util::go_quote(kind) + " in version " + util::go_quote(api_version) + "\nensure CRDs are installed first"));
+      "resource mapping not found for name: " + util::go_quote(api::str(api::at(object, {"metadata", "name"}))) +
+      " namespace: " + util::go_quote(api::str(api::at(object, {"metadata", "namespace"}))) + " from " +
+      util::go_quote(source) + ": no matches for kind " + util::go_quote(kind) + " in version " +
+      util::go_quote(api_version) + "\nensure CRDs are installed first"));
 }
 
 bool Resolver::is_builtin(const api::ResourceInfo& info) const {

@@ -13,6 +13,7 @@
 #include "cli/client/discovery.hpp"
 #include "cli/commands/common.hpp"
 #include "cli/commands/verbs.hpp"
+#include "core/api/json_access.hpp"
 
 namespace kw::cli {
 
@@ -28,42 +29,36 @@ struct ExplainOptions {
   std::string output = "plaintext";
 };
 
-const json& member(const json& object, std::string_view key) {
-  static const json k_null;
-  if (!object.is_object()) return k_null;
-  const auto found = object.find(key);
-  return found == object.end() ? k_null : *found;
-}
-
-std::string text_of(const json& value) { return value.is_string() ? value.get<std::string>() : std::string(); }
+using api::at;
+using api::str;
 
 // A map schema: additionalProperties holding a schema (not true/false).
-bool is_map(const json& schema) { return member(schema, "additionalProperties").is_object(); }
+bool is_map(const json& schema) { return at(schema, {"additionalProperties"}).is_object(); }
 
 // The schemas of one OpenAPI document, with its $refs resolved.
 class Schemas {
  public:
-  explicit Schemas(const json& document) : m_schemas(member(member(document, "components"), "schemas")) {}
+  explicit Schemas(const json& document) : m_schemas(at(document, {"components", "schemas"})) {}
 
   // The schema "#/components/schemas/NAME" names, or null.
   const json& resolve(const std::string& ref) const {
     static const json k_null;
     constexpr std::string_view k_prefix = "#/components/schemas/";
     if (!ref.starts_with(k_prefix)) return k_null;
-    return member(m_schemas, std::string_view(ref).substr(k_prefix.size()));
+    return at(m_schemas, {std::string_view(ref).substr(k_prefix.size())});
   }
   // `schema`, or what its $ref names when it has one.
   const json& resolved(const json& schema) const {
-    const json& target = resolve(text_of(member(schema, "$ref")));
+    const json& target = resolve(str(at(schema, {"$ref"})));
     return target.is_null() ? schema : target;
   }
   // The schema of group/version/kind (its x-kubernetes-group-version-kind lists it).
   const json* of_kind(const std::string& group, const std::string& version, const std::string& kind) const {
     if (!m_schemas.is_object()) return nullptr;
     for (const auto& [name, schema] : m_schemas.items())
-      for (const json& gvk : member(schema, "x-kubernetes-group-version-kind"))
-        if (text_of(member(gvk, "group")) == group && text_of(member(gvk, "version")) == version &&
-            text_of(member(gvk, "kind")) == kind)
+      for (const json& gvk : at(schema, {"x-kubernetes-group-version-kind"}))
+        if (str(at(gvk, {"group"})) == group && str(at(gvk, {"version"})) == version &&
+            str(at(gvk, {"kind"})) == kind)
           return &schema;
     return nullptr;
   }
@@ -72,11 +67,11 @@ class Schemas {
   std::string type_guess(const json& schema) const {
     if (schema.contains("items")) return "[]" + type_guess(schema["items"]);
     if (is_map(schema)) return "map[string]" + type_guess(schema["additionalProperties"]);
-    const json& all_of = member(schema, "allOf");
-    if (all_of.is_array() && all_of.size() == 1 && member(schema, "properties").is_null()) return type_guess(all_of[0]);
-    if (const std::string ref = text_of(member(schema, "$ref")); !ref.empty()) {
+    const json& all_of = at(schema, {"allOf"});
+    if (all_of.is_array() && all_of.size() == 1 && at(schema, {"properties"}).is_null()) return type_guess(all_of[0]);
+    if (const std::string ref = str(at(schema, {"$ref"})); !ref.empty()) {
       const json& target = resolve(ref);
-      const std::string type = text_of(member(target, "type"));
+      const std::string type = str(at(target, {"type"}));
       if (target.is_null() || type.empty() || type == "object") {
         const std::string name = ref.substr(ref.rfind('/') + 1);
         const std::string last = name.substr(name.rfind('.') + 1);
@@ -84,7 +79,7 @@ class Schemas {
       }
       return type;
     }
-    const std::string type = text_of(member(schema, "type"));
+    const std::string type = str(at(schema, {"type"}));
     return type.empty() || type == "object" ? "Object" : type;
   }
 
@@ -93,8 +88,8 @@ class Schemas {
   std::string description(const json& schema) const {
     const json& own = resolved(schema);
     std::string out;
-    if (const std::string text = text_of(member(own, "description")); !text.empty()) out += text + "\n";
-    for (const json& part : member(own, "allOf")) out += description(part);
+    if (const std::string text = str(at(own, {"description"})); !text.empty()) out += text + "\n";
+    for (const json& part : at(own, {"allOf"})) out += description(part);
     if (own.contains("items")) out += description(own["items"]);
     if (is_map(own)) out += description(own["additionalProperties"]);
     return out;
@@ -161,7 +156,7 @@ std::string indent(std::string_view text, std::size_t spaces) {
 // The enum values of a field: "enum: a, b, ...." on the field's line, or under "ENUM:" one per
 // line for the field explained.
 std::string enum_text(const json& schema, bool long_view, int limit, std::size_t indent_amount) {
-  const json& values = member(schema, "enum");
+  const json& values = at(schema, {"enum"});
   if (!values.is_array() || values.empty()) return {};
   std::string out = long_view ? "ENUM:" : "\n" + std::string(indent_amount, ' ') + "enum: ";
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -183,17 +178,17 @@ class Explainer {
 
   // The fields of `schema`, each as "name\t<type>" (and its description unless recursive).
   std::string field_list(const json& schema, std::size_t level, std::set<std::string> history) const {
-    const std::string ref = text_of(member(schema, "$ref"));
+    const std::string ref = str(at(schema, {"$ref"}));
     if (!ref.empty() && history.contains(ref)) return {};
     history.insert(ref);
     const json& own = m_schemas.resolved(schema);
     std::string out;
-    if (const json& properties = member(own, "properties"); properties.is_object())
+    if (const json& properties = at(own, {"properties"}); properties.is_object())
       for (const auto& [name, field] : properties.items()) {
         out += field_detail(own, name, level);
         if (m_recursive) out += field_list(field, level + 1, history);
       }
-    for (const json& part : member(own, "allOf")) out += field_list(part, level, history);
+    for (const json& part : at(own, {"allOf"})) out += field_list(part, level, history);
     if (own.contains("items")) out += field_list(own["items"], level, history);
     if (is_map(own)) out += field_list(own["additionalProperties"], level, history);
     return out;
@@ -202,7 +197,7 @@ class Explainer {
   // Follows `path` from `schema`; at its end, the description and the fields. Empty when the
   // path leads nowhere.
   std::string output(const json& schema, std::span<const std::string> path, std::set<std::string> history) const {
-    const std::string ref = text_of(member(schema, "$ref"));
+    const std::string ref = str(at(schema, {"$ref"}));
     const json& own = m_schemas.resolved(schema);
     if (path.empty()) {
       std::string description = m_schemas.description(own);
@@ -214,7 +209,7 @@ class Explainer {
     }
     if (!ref.empty() && history.contains(ref)) return {};
     history.insert(ref);
-    if (const json& field = member(member(own, "properties"), path.front()); !field.is_null()) {
+    if (const json& field = at(own, {"properties", path.front()}); !field.is_null()) {
       std::string out;
       if (path.size() == 1)
         out = "FIELD: " + path.front() + " <" + m_schemas.type_guess(field) + ">\n" + enum_text(field, true, -1, 0) +
@@ -223,7 +218,7 @@ class Explainer {
     }
     if (own.contains("items")) return output(own["items"], path, history);
     if (is_map(own)) return output(own["additionalProperties"], path, history);
-    for (const json& part : member(own, "allOf"))
+    for (const json& part : at(own, {"allOf"}))
       if (std::string out = output(part, path, history); !out.empty()) return out;
     return {};
   }
@@ -233,28 +228,28 @@ class Explainer {
     const std::size_t indent_amount = level * 2;
     const json& field = schema["properties"][name];
     std::string out = indent(name, indent_amount) + "\t<" + m_schemas.type_guess(field) + ">";
-    for (const json& required : member(schema, "required"))
+    for (const json& required : at(schema, {"required"}))
       if (required == name) {
         out += " -required-";
         break;
       }
     out += enum_text(field, false, 4, indent_amount) + "\n";
     if (m_recursive) return out;
-    std::string description = text_of(member(field, "description"));
+    std::string description = str(at(field, {"description"}));
     if (description.empty()) description = "<no description>";
     out += indent(wrap(description, 78 - indent_amount), indent_amount + 2) + "\n";
     out += external_docs(field, indent_amount + 2);
     return out + "\n";
   }
 
-  static std::string external_docs(const json& schema, std::size_t at) {
-    const json& docs = member(schema, "externalDocs");
+  static std::string external_docs(const json& schema, std::size_t column) {
+    const json& docs = at(schema, {"externalDocs"});
     if (!docs.is_object()) return {};
-    std::string out = indent("EXTERNAL DOCS:", at) + "\n";
-    if (const std::string text = text_of(member(docs, "description")); !text.empty())
-      out += indent(wrap(text, 76 - at), at + 4) + "\n";
-    if (const std::string url = text_of(member(docs, "url")); !url.empty()) out += indent("URL: " + url, at + 4) + "\n";
-    return at == 0 ? "\n" + out : out;
+    std::string out = indent("EXTERNAL DOCS:", column) + "\n";
+    if (const std::string text = str(at(docs, {"description"})); !text.empty())
+      out += indent(wrap(text, 76 - column), column + 4) + "\n";
+    if (const std::string url = str(at(docs, {"url"})); !url.empty()) out += indent("URL: " + url, column + 4) + "\n";
+    return column == 0 ? "\n" + out : out;
   }
 
   const Schemas& m_schemas;
@@ -296,7 +291,7 @@ int run_explain(const ExplainOptions& options) {
   const std::string group_version = info.group.empty() ? "api/" + info.version : "apis/" + info.group + "/" + info.version;
   auto index = call_json(**api, "GET", "/openapi/v3", {}, {});
   if (!index) return report(index.error());
-  const std::string url = text_of(member(member(member(*index, "paths"), group_version), "serverRelativeURL"));
+  const std::string url = str(at(*index, {"paths", group_version, "serverRelativeURL"}));
   if (url.empty())
     return report_usage("couldn't find resource for \"" + info.group_version() + ", Resource=" + info.plural + "\"");
   auto document = call_json(**api, "GET", url, {}, {});
