@@ -208,10 +208,9 @@ CLI::App* manifest_command(CLI::App& app, const std::string& name, const std::st
                            std::shared_ptr<ManifestOptions> options) {
   CLI::App* command = app.add_subcommand(name, description);
   command->footer(std::string(k_client_exit_codes));
-  command->add_option("-f,--filename", options->filenames,
-                      "Files, directories or - (stdin) holding the manifests (YAML or JSON)")
+  add_manifest_flags(*command, options->filenames, options->recursive,
+                     "Files, directories or - (stdin) holding the manifests (YAML or JSON)")
       ->required();
-  command->add_flag("-R,--recursive", options->recursive, "Also read the manifests of subdirectories of -f directories");
   command->add_option("--field-manager", options->field_manager,
                       "Who the server records as the writer of the fields (default: kubectl's name for the verb)");
   add_write_output_flags(*command, options->write);
@@ -467,10 +466,9 @@ void add_diff_command(CLI::App& app, int* exit_code) {
       "two temporary directories, LIVE-* and MERGED-*, and compared by `diff -u -N`, or by the program "
       "KUBECTL_EXTERNAL_DIFF names. managedFields are left out and a Secret's data values are masked. Exit "
       "status: 0 no differences, 1 differences found (the program's own status otherwise), or an error.");
-  command->add_option("-f,--filename", options->filenames,
-                      "Files, directories or - (stdin) holding the manifests (YAML or JSON)")
+  add_manifest_flags(*command, options->filenames, options->recursive,
+                     "Files, directories or - (stdin) holding the manifests (YAML or JSON)")
       ->required();
-  command->add_flag("-R,--recursive", options->recursive, "Also read the manifests of subdirectories of -f directories");
   command->add_option("-l,--selector", options->selector, "Only the manifests' objects whose labels match this selector");
   command->add_flag("--server-side", options->server_side,
                     "Compare with what server-side apply would leave instead of client-side apply");

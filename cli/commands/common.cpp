@@ -144,6 +144,13 @@ void WriteOutput::print(const nlohmann::json& object, const std::string& kind_na
   }
 }
 
+CLI::Option* add_manifest_flags(CLI::App& command, std::vector<std::string>& filenames, bool& recursive,
+                                const std::string& help) {
+  CLI::Option* filename = command.add_option("-f,--filename", filenames, help);
+  command.add_flag("-R,--recursive", recursive, "Also read the manifests of subdirectories of -f directories");
+  return filename;
+}
+
 void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_objects) {
   command.add_option("--dry-run", output.dry_run,
                      "none: make the change; client: only print what would be sent; server: let the server "

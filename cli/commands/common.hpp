@@ -68,6 +68,10 @@ struct WriteOutput {
   void print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,
              bool dry_run_note = true) const;
 };
+// Registers -f/--filename (described by `help`) and -R/--recursive on a verb that reads
+// manifests; returns the -f option.
+CLI::Option* add_manifest_flags(CLI::App& command, std::vector<std::string>& filenames, bool& recursive,
+                                const std::string& help);
 // Registers --dry-run=none|client|server and -o json|yaml|name on a write verb (-o name only
 // when the verb has no object to show, as for delete).
 void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_objects = true);

@@ -154,8 +154,8 @@ void add_delete_command(CLI::App& app, int* exit_code) {
       app.add_subcommand("delete", "Delete objects by type and name, by manifest, or by label selector (kubectl delete)");
   command->footer(std::string(k_client_exit_codes));
   command->add_option("args", options->args, "TYPE NAME..., TYPE/NAME..., or TYPE[,TYPE...] with -l or --all");
-  command->add_option("-f,--filename", options->filenames, "Delete the objects named in these files, directories or - (stdin)");
-  command->add_flag("-R,--recursive", options->recursive, "Also read the manifests of subdirectories of -f directories");
+  add_manifest_flags(*command, options->filenames, options->recursive,
+                     "Delete the objects named in these files, directories or - (stdin)");
   command->add_option("-l,--selector", options->selector, "Delete the objects matching this label selector");
   command->add_flag("--all", options->all, "Delete every object of the given types in the namespace");
   command->add_flag("-A,--all-namespaces", options->all_namespaces, "With -l or --all: look in every namespace");
