@@ -6,6 +6,7 @@ import os
 import struct
 import subprocess
 import tempfile
+import time
 import unittest
 
 from kwtest import ServerTestCase, fields, pod
@@ -61,9 +62,15 @@ class ProtobufTest(ServerTestCase):
                      headers={"Accept": "application/vnd.kubernetes.protobuf;stream=watch"})
         resp = conn.getresponse()
         for path in ("/pods/pbrv?resourceVersion=0", "/pods/pbrv", "/pods?labelSelector=t%3Dpbrv"):
-            status, _, raw = self.server.request("GET", NS + path, headers=pb)
-            self.assertEqual(status, 200, path)
-            _, kind, body = unwrap(raw)
+            # A read at resourceVersion 0 may be served before the cache has the patch, as
+            # kube-apiserver's may: wait (bounded) for the cache to reach it.
+            for _ in range(100):
+                status, _, raw = self.server.request("GET", NS + path, headers=pb)
+                self.assertEqual(status, 200, path)
+                _, kind, body = unwrap(raw)
+                if "resourceVersion=0" not in path or rv.encode() in body:
+                    break
+                time.sleep(0.05)
             text = protoc_decode("k8s.io.api.core.v1." + kind, body)
             if kind == "PodList":
                 text = text.split("items {", 1)[1]  # the item, not the list's own metadata
