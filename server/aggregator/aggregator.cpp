@@ -10,6 +10,7 @@
 #include "core/codec/json_limits.hpp"
 #include "core/codec/protobuf_scalars.hpp"
 #include "core/net/client/client.hpp"
+#include "core/net/client/pool.hpp"
 #include "core/util/base64.hpp"
 #include "server/registry/informer.hpp"
 #include "server/registry/service_resolver.hpp"
@@ -114,6 +115,35 @@ std::string path_escape(std::string_view text) {
   return out;
 }
 
+// What a client may have sent into a tunnel that its server has not taken yet; beyond it the
+// tunnel is closed.
+constexpr std::size_t k_max_tunnel_backlog = 16u << 20;
+
+// Reaches the running request of a Client until release(): cancels it, or sends bytes into its
+// tunnel. Thread-safe.
+class CancelHandle {
+ public:
+  explicit CancelHandle(net::client::Client* client) : m_client(client) {}
+  void cancel() {
+    std::lock_guard lock(m_mutex);
+    if (m_client != nullptr) m_client->cancel();
+  }
+  void send(std::string_view bytes) {
+    std::lock_guard lock(m_mutex);
+    if (m_client == nullptr) return;
+    if (m_client->send_backlog() > k_max_tunnel_backlog) m_client->cancel();
+    else m_client->send(std::string(bytes));
+  }
+  void release() {
+    std::lock_guard lock(m_mutex);
+    m_client = nullptr;
+  }
+
+ private:
+  std::mutex m_mutex;
+  net::client::Client* m_client;
+};
+
 // The Available condition an APIService gets from one check, and the resources its server listed.
 struct Checked {
   std::string status, reason, message;
@@ -134,6 +164,8 @@ struct Aggregator::State {
   bool stopping = false;
   bool changed = false;
   std::map<std::string, Remote> remotes;  // by APIService name
+  // Connections to the APIServices' servers, kept between requests and checks.
+  mutable net::client::ClientPool clients;
 
   void upsert(const nlohmann::json& object) {  // under mutex
     const std::string name = object.value("metadata", nlohmann::json::object()).value("name", std::string());
@@ -187,7 +219,7 @@ struct Aggregator::State {
     auto failing = [&](const std::string& why) {
       return Checked{"False", "FailedDiscoveryCheck", "failing or missing response from " + url + ": " + why, nullptr};
     };
-    auto client = net::client::Client::create(std::move(config));
+    auto client = clients.acquire(config);
     if (!client) return failing(client.error().message);
     auto answer = (*client)->request({.method = "GET",
                                       .target = path,
@@ -338,24 +370,32 @@ void Aggregator::proxy(const net::Request& request, std::string_view group, std:
   auto endpoint = registry::resolve_service(m_state->registry, remote->service_namespace, remote->service_name, remote->port);
   if (!endpoint) return send_text(stream, 503, "service unavailable");
   auto config = client_config(*remote, *endpoint, m_state->options);
-  if (const auto* agent = request.header("user-agent")) config.user_agent = *agent;
-  // A watch runs until either side ends it; anything else gets kube-apiserver's 60 s.
+  // A watch runs until either side ends it, and so does an upgrade (a WebSocket relayed as bytes
+  // once the server switched protocols); anything else gets kube-apiserver's 60 s.
+  const bool upgrade = request.protocol == net::Protocol::websocket;
   const bool watch = request.path.find("/watch/") != std::string::npos ||
                      request.query.find("watch=true") != std::string::npos ||
                      request.query.find("watch=1") != std::string::npos;
   config.request_timeout = std::chrono::seconds(60);
-  auto created = net::client::Client::create(std::move(config));
-  if (!created) return send_text(stream, 500, created.error().message);
-  std::shared_ptr<net::client::Client> client = std::move(*created);
+  auto lease = m_state->clients.acquire(config);
+  if (!lease) return send_text(stream, 500, lease.error().message);
+  // The stream's close callback can come from a transport thread at any time, even once the
+  // Client is back in the pool: it cancels through this handle, which lets go of it first.
+  const auto cancel = std::make_shared<CancelHandle>(&**lease);
   net::client::Request forwarded{.method = request.method,
                                  .target = request.path + (request.query.empty() ? "" : "?" + request.query),
                                  .body = request.body,
-                                 .streaming = watch};
+                                 .streaming = watch,
+                                 .upgrade = upgrade};
   for (const auto& [name, value] : request.headers) {
-    if (hop_header(name) || name == "authorization" || name == "user-agent" || name.starts_with("impersonate-") ||
-        name.starts_with("x-remote-"))
+    if (hop_header(name) || name == "authorization" || name.starts_with("impersonate-") || name.starts_with("x-remote-"))
       continue;
     forwarded.headers.emplace_back(name, value);
+  }
+  if (upgrade) {
+    forwarded.headers.emplace_back("Connection", "Upgrade");
+    forwarded.headers.emplace_back("Upgrade", request.header("upgrade") ? *request.header("upgrade") : "websocket");
+    stream.on_receive([cancel](std::string_view bytes) { cancel->send(bytes); });
   }
   forwarded.headers.emplace_back("X-Remote-User", user.name);
   for (const auto& group : user.groups) forwarded.headers.emplace_back("X-Remote-Group", group);
@@ -365,11 +405,13 @@ void Aggregator::proxy(const net::Request& request, std::string_view group, std:
   net::client::StreamHandler handler{
       .on_head = [&](const net::client::ResponseHead& head) {
         net::ResponseHead out{head.status, {}, false};
+        // A switch of protocols keeps its Connection and Upgrade fields: the client needs them.
+        const bool switched = upgrade && head.status == 101;
         for (const auto& [name, value] : head.headers)
-          if (!hop_header(name)) out.headers.push_back({name, value});
+          if (switched ? !name.starts_with(':') : !hop_header(name)) out.headers.push_back({name, value});
         stream.begin(std::move(out));
         began = true;
-        stream.on_close([client] { client->cancel(); });
+        stream.on_close([cancel] { cancel->cancel(); });
         return true;
       },
       .on_data = [&](std::string_view bytes) {
@@ -377,7 +419,8 @@ void Aggregator::proxy(const net::Request& request, std::string_view group, std:
         stream.flush();
         return true;
       }};
-  auto result = client->stream(forwarded, handler);
+  auto result = (*lease)->stream(forwarded, handler);
+  cancel->release();
   if (!began) {
     const std::string why = result ? std::string("the server sent no answer") : result.error().message;
     return send_text(stream, 503, "Error trying to reach service: '" + why + "'");

@@ -102,7 +102,7 @@ class AuditedStream final : public net::ResponseStream {
   void begin(net::ResponseHead head) override {
     head.headers.push_back({"audit-id", m_audit_id});
     if (m_record) {
-      const bool upgrade = m_inner->protocol() == net::Protocol::websocket && head.status == 200;
+      const bool upgrade = m_inner->protocol() == net::Protocol::websocket && (head.status == 200 || head.status == 101);
       m_record->started(upgrade ? 101 : head.status);
       for (const auto& header : head.headers)
         if (header.name == "content-length") m_body_left = std::strtoull(header.value.c_str(), nullptr, 10);
@@ -131,6 +131,7 @@ class AuditedStream final : public net::ResponseStream {
   std::size_t queued_bytes() const override { return m_inner->queued_bytes(); }
   bool closed() const override { return m_inner->closed(); }
   void on_close(std::function<void()> callback) override { m_inner->on_close(std::move(callback)); }
+  void on_receive(std::function<void(std::string_view)> callback) override { m_inner->on_receive(std::move(callback)); }
   net::Protocol protocol() const override { return m_inner->protocol(); }
 
  private:

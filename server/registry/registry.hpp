@@ -15,6 +15,7 @@
 
 #include "core/api/resource.hpp"
 #include "core/codec/protobuf.hpp"
+#include "core/net/client/pool.hpp"
 #include "server/apply/field_manager.hpp"
 #include "server/cache/watcher.hpp"
 #include "server/crd/definition.hpp"
@@ -147,6 +148,8 @@ class Registry {
   ApiResult<nlohmann::json> decode_patched(const api::ResourceInfo& info, nlohmann::json object) const;
   // generateName's random five characters (RegistryOptions::name_suffix).
   std::string name_suffix() const { return m_options.name_suffix(); }
+  // Connections to admission and conversion webhooks, kept between calls (webhook_client.hpp).
+  net::client::ClientPool& webhook_clients() { return m_webhook_clients; }
   // Whether the store answers (etcd's health, or the embedded store's).
   storage::Result<void> storage_health();
   // The resources served now. CRDs change the table at run time: callers keep the snapshot
@@ -335,6 +338,7 @@ class Registry {
   ApiResult<void> mutate(const AdmissionRequest& request, nlohmann::json& object) const;
 
   std::unique_ptr<ServiceAllocator> m_services;  // made by start()
+  net::client::ClientPool m_webhook_clients;
   std::vector<AdmissionCheck> m_admission_checks;
   std::vector<AdmissionMutation> m_admission_mutations;
   // Background work (namespace cleanup). Declared last: stopped before anything it uses.

@@ -97,7 +97,7 @@ Result<std::string> post_to_webhook(Registry& registry, const WebhookClient& hoo
   config.request_timeout = timeout;
   config.user_agent = std::string(user_agent);
   config.kubeconfig_advice = false;
-  auto client = net::client::Client::create(std::move(config));
+  auto client = registry.webhook_clients().acquire(config);
   if (!client) return fail(shown + client.error().message);
   net::client::Request request{.method = "POST",
                                .target = target,

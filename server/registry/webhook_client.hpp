@@ -9,6 +9,8 @@
 //   if (!answer) ... answer.error().message is Go's wording: `Post "https://...": ...`
 //
 // Blocks the calling thread (a request worker, never a network thread) for at most `timeout`.
+// Connections are kept for the next call to the same webhook (Registry::webhook_clients): HTTP/2
+// where the webhook offers it, else HTTP/1.1 keep-alive.
 #include <chrono>
 #include <optional>
 #include <string>

@@ -2,6 +2,8 @@
 // connects, and runs one exchange on the client's own event loop.
 #include "core/net/client/client.hpp"
 
+#include <atomic>
+
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
@@ -15,12 +17,29 @@ using detail::ByteStream;
 using detail::ErrorCode;
 namespace asio = boost::asio;
 
+// A connection left open by a complete exchange, for the next call.
+struct KeptConnection {
+  std::unique_ptr<ByteStream> stream;
+  std::shared_ptr<detail::Http2Session> h2;  // null: HTTP/1.1 keep-alive
+  std::chrono::steady_clock::time_point since;
+};
+
+// How long a kept connection may sit unused before it is dropped rather than reused (Go's
+// http.Transport default IdleConnTimeout).
+constexpr std::chrono::seconds k_idle_connection_lifetime{90};
+
 struct Client::Impl {
   asio::io_context io;
   std::shared_ptr<detail::TlsContext> tls;
   ParsedUrl url;
   bool h2c_unsupported = false;
   ByteStream* active = nullptr;
+  std::optional<KeptConnection> kept;  // after io: closed before the context goes
+  // The running exchange (io thread), and which call it belongs to, for Client::send().
+  detail::Exchange* current = nullptr;
+  std::atomic<std::uint64_t> call{0};
+  std::atomic<bool> upgrading{false};
+  std::atomic<std::size_t> backlog{0};
 };
 
 std::optional<Transport> parse_transport(std::string_view text) {
@@ -125,15 +144,44 @@ enum class Plan { Http1, Http2, AlpnChoice, WebSocket };
 
 }  // namespace
 
+bool Client::send(std::string bytes) {
+  Impl* impl = m_impl.get();
+  if (!impl->upgrading) return false;
+  const std::size_t size = bytes.size();
+  impl->backlog += size;
+  auto shared = std::make_shared<const std::string>(std::move(bytes));
+  asio::post(impl->io, [impl, shared, call = impl->call.load()] {
+    if (impl->call == call && impl->current != nullptr && impl->current->send_raw) impl->current->send_raw(shared);
+    else impl->backlog -= shared->size();
+  });
+  return true;
+}
+
+std::size_t Client::send_backlog() const { return m_impl->backlog.load(); }
+
+bool Client::has_idle_connection() const {
+  return m_impl->kept.has_value() && std::chrono::steady_clock::now() - m_impl->kept->since < k_idle_connection_lifetime;
+}
+
 Result<StreamEnd> Client::stream(const Request& request, StreamHandler& handler) {
   Impl& impl = *m_impl;
-  const bool websocket = request.streaming && m_config.transport == Transport::WebSocket;
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  const bool websocket = request.streaming && m_config.transport == Transport::WebSocket && !request.upgrade;
+  // Up to three tries: a kept connection the server closed meanwhile, then h2c refused.
+  for (int attempt = 0; attempt < 3; ++attempt) {
     if (m_cancelled) return fail("cancelled");
+    std::optional<KeptConnection> reused;
+    if (!websocket && !request.upgrade && impl.kept) {
+      if (has_idle_connection()) reused = std::move(impl.kept);
+      impl.kept.reset();
+    }
     Plan plan = Plan::Http1;
     detail::ConnectTarget target{impl.url, {}};
-    if (websocket) {
+    if (reused) {
+      plan = reused->h2 ? Plan::Http2 : Plan::Http1;
+    } else if (websocket) {
       plan = Plan::WebSocket;
+      target.alpn = {"http/1.1"};
+    } else if (request.upgrade) {
       target.alpn = {"http/1.1"};
     } else if (impl.url.tls) {
       plan = Plan::AlpnChoice;
@@ -147,12 +195,17 @@ Result<StreamEnd> Client::stream(const Request& request, StreamHandler& handler)
 
     detail::Exchange exchange{request, handler, m_config, impl.url.authority(), impl.url.tls ? "https" : "http",
                               impl.url.path_prefix + request.target, {}, false};
+    exchange.sent = [&impl](std::size_t n) { impl.backlog -= n; };
+    impl.current = &exchange;
+    ++impl.call;
+    impl.upgrading = request.upgrade;
     detail::RunResult outcome;
     std::unique_ptr<ByteStream> stream;
+    std::shared_ptr<detail::Http2Session> h2;
     bool timed_out = false;
     asio::steady_timer deadline(impl.io);
     impl.io.restart();
-    if (!request.streaming && m_config.request_timeout.count() > 0) {
+    if (!request.streaming && !request.upgrade && m_config.request_timeout.count() > 0) {
       deadline.expires_after(m_config.request_timeout);
       deadline.async_wait([&](ErrorCode ec) {
         if (ec) return;
@@ -160,51 +213,75 @@ Result<StreamEnd> Client::stream(const Request& request, StreamHandler& handler)
         if (impl.active) impl.active->close();
       });
     }
-    detail::connect(impl.io, m_config, impl.tls, target,
-                    [&](Result<std::unique_ptr<ByteStream>> connected) {
-                      if (!connected) {
-                        outcome.result = std::unexpected(connected.error());
-                        deadline.cancel();
-                        return;
-                      }
-                      stream = std::move(*connected);
-                      impl.active = stream.get();
-                      if (m_cancelled) stream->close();
-                      Plan run = plan;
-                      if (plan == Plan::AlpnChoice) {
-                        const std::string alpn = stream->alpn();
-                        if (m_config.transport == Transport::Http2 && alpn != "h2") {
-                          outcome.result = fail("server at " + impl.url.authority() +
-                                                " did not negotiate HTTP/2 (ALPN); try --transport=http1");
-                          deadline.cancel();
-                          stream->close();
-                          return;
-                        }
-                        run = alpn == "h2" ? Plan::Http2 : Plan::Http1;
-                      }
-                      auto done = [&](detail::RunResult result) {
-                        outcome = std::move(result);
-                        deadline.cancel();
-                        stream->close();
-                      };
-                      if (run == Plan::Http2) detail::run_http2(*stream, exchange, done);
-                      else if (run == Plan::WebSocket) detail::run_websocket(*stream, exchange, done);
-                      else detail::run_http1(*stream, exchange, done);
-                    });
+    auto done = [&](detail::RunResult result) {
+      outcome = std::move(result);
+      deadline.cancel();
+      if (!outcome.reusable) stream->close();
+    };
+    // Runs the exchange on `stream` (new or kept) with the protocol `run`.
+    auto exchange_on = [&](Plan run) {
+      impl.active = stream.get();
+      if (m_cancelled) stream->close();
+      if (run == Plan::Http2) {
+        if (!h2) h2 = detail::open_http2(*stream, m_config, !impl.url.tls);
+        if (!h2) return done(detail::RunResult{fail("cannot create an HTTP/2 session")});
+        detail::run_http2(*h2, exchange, done);
+      } else if (run == Plan::WebSocket) {
+        detail::run_websocket(*stream, exchange, done);
+      } else {
+        detail::run_http1(*stream, exchange, done);
+      }
+    };
+    if (reused) {
+      stream = std::move(reused->stream);
+      h2 = std::move(reused->h2);
+      asio::post(impl.io, [&] { exchange_on(plan); });
+    } else {
+      detail::connect(impl.io, m_config, impl.tls, target, [&](Result<std::unique_ptr<ByteStream>> connected) {
+        if (!connected) {
+          outcome.result = std::unexpected(connected.error());
+          deadline.cancel();
+          return;
+        }
+        stream = std::move(*connected);
+        Plan run = plan;
+        if (plan == Plan::AlpnChoice) {
+          const std::string alpn = stream->alpn();
+          if (m_config.transport == Transport::Http2 && alpn != "h2") {
+            outcome.result = fail("server at " + impl.url.authority() +
+                                  " did not negotiate HTTP/2 (ALPN); try --transport=http1");
+            deadline.cancel();
+            stream->close();
+            return;
+          }
+          run = alpn == "h2" ? Plan::Http2 : Plan::Http1;
+        }
+        exchange_on(run);
+      });
+    }
     impl.io.run();
     impl.active = nullptr;
+    impl.upgrading = false;
+    impl.current = nullptr;
+    ++impl.call;
+    if (outcome.reusable && stream && !m_cancelled && !timed_out && (!h2 || detail::http2_usable(*h2)))
+      impl.kept = KeptConnection{std::move(stream), std::move(h2), std::chrono::steady_clock::now()};
+    h2.reset();
     stream.reset();
     if (exchange.head_seen) m_last_protocol = exchange.head.protocol;
+    if (m_cancelled) return fail("cancelled");
+    if (timed_out)
+      return fail("request to " + impl.url.authority() + " timed out after " +
+                  std::to_string(m_config.request_timeout.count()) + " ms");
+    // The server closed the kept connection before answering (idle timeout, GOAWAY): the
+    // request goes again over a new one, as Go's transport retries on a reused connection.
+    if (reused && !outcome.result && !exchange.head_seen) continue;
     if (outcome.not_http2 && m_config.transport == Transport::Auto && !impl.url.tls) {
       impl.h2c_unsupported = true;
       continue;
     }
     if (outcome.not_http2)
       return fail("server at " + impl.url.authority() + " does not speak HTTP/2 (h2c); try --transport=http1");
-    if (m_cancelled) return fail("cancelled");
-    if (timed_out)
-      return fail("request to " + impl.url.authority() + " timed out after " +
-                  std::to_string(m_config.request_timeout.count()) + " ms");
     return outcome.result;
   }
   return fail("cannot reach " + impl.url.authority());

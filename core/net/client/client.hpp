@@ -2,7 +2,9 @@
 // An HTTP client transport with no Kubernetes knowledge: HTTP/1.1, HTTP/2 (TLS ALPN or
 // cleartext prior knowledge) and WebSocket, over TCP or TLS. One request at a time per
 // Client; the response body (or each WebSocket message) is handed to a callback as it
-// arrives, so endless watch streams work the same as short requests.
+// arrives, so endless watch streams work the same as short requests. A connection whose
+// exchange ended cleanly stays open for the Client's next request (HTTP/1.1 keep-alive, or
+// the same HTTP/2 session); pool.hpp keeps Clients for reuse across callers.
 //
 // Threading: stream() and request() block the calling thread and run the client's own
 // event loop there. cancel() may be called from any thread; the running call then returns
@@ -63,6 +65,11 @@ struct Request {
   // A long-lived response: no request_timeout; with Transport::WebSocket it is sent as a
   // WebSocket upgrade and each message is one body callback.
   bool streaming = false;
+  // An HTTP/1.1 Upgrade relayed as it is (a proxy's): sent over a new HTTP/1.1 connection with
+  // `headers` as given (the caller's Connection, Upgrade and Sec-WebSocket-* fields), with no
+  // request_timeout. A 101 answer makes the connection a byte tunnel: the bytes the server
+  // sends after its head go to on_data as they come, and Client::send() writes to it.
+  bool upgrade = false;
 };
 
 struct ResponseHead {
@@ -102,6 +109,15 @@ class Client {
   // Thread-safe: aborts the running call and makes later calls fail at once.
   void cancel();
   bool cancelled() const { return m_cancelled.load(); }
+
+  // Thread-safe, while stream() runs an `upgrade` request: bytes for the tunnel, written in order
+  // once the server answered 101 (dropped if it does not). False when no upgrade is running.
+  bool send(std::string bytes);
+  // Bytes given to send() and not yet written: the caller's backpressure signal.
+  std::size_t send_backlog() const;
+
+  // A connection is open from an earlier request and young enough to be reused.
+  bool has_idle_connection() const;
 
   // The protocol the last response came over ("h2", "http/1.1", "websocket").
   const std::string& last_protocol() const { return m_last_protocol; }

@@ -1,10 +1,11 @@
 // HTTP/1.1 client exchange: the request is written as text, the response is parsed by a
 // Beast basic_parser fed with the bytes read, handing body bytes (chunked or not) out as
-// they arrive.
+// they arrive. A relayed Upgrade answered 101 turns into a byte tunnel both ways.
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/basic_parser.hpp>
 #include <boost/beast/http/error.hpp>
 
+#include <deque>
 #include <limits>
 
 #include "core/net/client/detail.hpp"
@@ -70,6 +71,12 @@ class Http1Exchange : public std::enable_shared_from_this<Http1Exchange> {
       : m_stream(stream), m_exchange(exchange), m_parser(exchange), m_done(std::move(done)) {}
 
   void start() {
+    if (m_exchange.request.upgrade) {
+      std::weak_ptr<Http1Exchange> weak = shared_from_this();
+      m_exchange.send_raw = [weak](std::shared_ptr<const std::string> bytes) {
+        if (auto self = weak.lock()) self->send_raw(std::move(bytes));
+      };
+    }
     m_request = request_text();
     auto self = shared_from_this();
     asio::async_write(m_stream, asio::buffer(m_request), [self](ErrorCode ec, std::size_t) {
@@ -88,7 +95,8 @@ class Http1Exchange : public std::enable_shared_from_this<Http1Exchange> {
       text += name + ": " + value + "\r\n";
     }
     if (!has_agent) text += "User-Agent: " + m_exchange.config.user_agent + "\r\n";
-    if (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH")
+    if (!request.upgrade && (!request.body.empty() || request.method == "POST" || request.method == "PUT" ||
+                             request.method == "PATCH"))
       text += "Content-Length: " + std::to_string(request.body.size()) + "\r\n";
     text += "\r\n";
     text += request.body;
@@ -116,8 +124,63 @@ class Http1Exchange : public std::enable_shared_from_this<Http1Exchange> {
       }
       if (used == 0) break;
     }
-    if (m_parser.is_done()) return finish(StreamEnd::Complete);
+    if (m_parser.is_done() && m_exchange.request.upgrade && m_exchange.head.status == 101) return open_tunnel();
+    if (m_parser.is_done()) {
+      // The response was delimited by its length or chunks, the server keeps the connection
+      // and sent nothing after it: the connection can carry the next request.
+      const bool reusable = m_parser.keep_alive() && m_pending.empty();
+      return finish(StreamEnd::Complete, reusable);
+    }
     read();
+  }
+
+  // The server switched protocols: from here on bytes pass as they are, both ways.
+  void open_tunnel() {
+    m_tunnel = true;
+    std::string early = std::move(m_pending);
+    m_pending.clear();
+    if (!early.empty() && m_exchange.handler.on_data && !m_exchange.handler.on_data(early))
+      return finish(StreamEnd::StoppedByHandler);
+    write_raw();
+    read_raw();
+  }
+
+  void read_raw() {
+    auto self = shared_from_this();
+    m_stream.async_read_some(asio::buffer(m_buffer), [self](ErrorCode ec, std::size_t n) {
+      if (ec) {
+        // The server ended the tunnel (or the connection broke): either way it is over.
+        if (ec == asio::error::eof) return self->finish(StreamEnd::Complete);
+        return self->finish(fail("tunnel closed: " + ec.message()));
+      }
+      auto& handler = self->m_exchange.handler;
+      if (handler.on_data && !handler.on_data(std::string_view(self->m_buffer.data(), n)))
+        return self->finish(StreamEnd::StoppedByHandler);
+      self->read_raw();
+    });
+  }
+
+  void send_raw(std::shared_ptr<const std::string> bytes) {
+    if (!m_done) {
+      if (m_exchange.sent) m_exchange.sent(bytes->size());
+      return;
+    }
+    m_outgoing.push_back(std::move(bytes));
+    if (m_tunnel) write_raw();
+  }
+
+  void write_raw() {
+    if (m_writing_raw || m_outgoing.empty() || !m_done) return;
+    m_writing_raw = true;
+    auto bytes = std::move(m_outgoing.front());
+    m_outgoing.pop_front();
+    auto self = shared_from_this();
+    asio::async_write(m_stream, asio::buffer(*bytes), [self, bytes](ErrorCode ec, std::size_t) {
+      self->m_writing_raw = false;
+      if (self->m_exchange.sent) self->m_exchange.sent(bytes->size());
+      if (ec) return self->finish(fail("cannot send to the tunnel: " + ec.message()));
+      self->write_raw();
+    });
   }
 
   void on_eof(const ErrorCode& ec) {
@@ -131,11 +194,15 @@ class Http1Exchange : public std::enable_shared_from_this<Http1Exchange> {
     finish(fail("connection lost while reading the response: " + ec.message()));
   }
 
-  void finish(Result<StreamEnd> result) {
+  void finish(Result<StreamEnd> result, bool reusable = false) {
     if (!m_done) return;
     auto done = std::move(m_done);
     m_done = nullptr;
-    done(RunResult{std::move(result), false});
+    for (const auto& bytes : m_outgoing)  // never written: the tunnel is gone
+      if (m_exchange.sent) m_exchange.sent(bytes->size());
+    m_outgoing.clear();
+    m_exchange.send_raw = nullptr;
+    done(RunResult{std::move(result), false, reusable});
   }
 
   ByteStream& m_stream;
@@ -144,6 +211,9 @@ class Http1Exchange : public std::enable_shared_from_this<Http1Exchange> {
   RunDone m_done;
   std::string m_request;
   std::string m_pending;
+  bool m_tunnel = false;  // a 101 answer to an upgrade came
+  bool m_writing_raw = false;
+  std::deque<std::shared_ptr<const std::string>> m_outgoing;  // Client::send()'s bytes
   std::array<char, 16 * 1024> m_buffer{};
 };
 

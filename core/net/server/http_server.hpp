@@ -64,6 +64,10 @@ struct ResponseHead {
 // dropped without finish() is finished by the destructor (or reset when it never began).
 // For a WebSocket request, begin() with status 200 completes the upgrade (101); any other
 // status is sent as a plain HTTP response instead. Each write() is then one message.
+// begin() with status 101 makes the connection a byte tunnel instead, for a proxy that relays
+// the upgrade to another server: the head is sent as given (that server's 101 answer), every
+// write() is sent as raw bytes, the bytes the client sends go to on_receive(), and finish()
+// closes the connection once the bytes written are out.
 class ResponseStream {
  public:
   virtual ~ResponseStream() = default;
@@ -94,6 +98,9 @@ class ResponseStream {
   // before finish(), and when shutdown() ends a response whose grace period ran out.
   // Set it right after begin(). Not called after finish().
   virtual void on_close(std::function<void()> callback) = 0;
+  // A tunnel's (begin() with 101 on a WebSocket request) bytes from the client, in order, on a
+  // transport thread; the callback must not block. Set before begin(). Other responses never call it.
+  virtual void on_receive(std::function<void(std::string_view)> callback) = 0;
   virtual Protocol protocol() const = 0;
 };
 

@@ -27,6 +27,16 @@ void StreamCore::set_on_close(std::function<void()> callback) {
   m_on_close = std::move(callback);
 }
 
+void StreamCore::set_on_receive(std::function<void(std::string_view)> callback) {
+  std::lock_guard lock(m_callback_mutex);
+  m_on_receive = std::move(callback);
+}
+
+std::function<void(std::string_view)> StreamCore::take_on_receive() {
+  std::lock_guard lock(m_callback_mutex);
+  return std::move(m_on_receive);
+}
+
 Outbox::Added Outbox::direct_outcome(const ChunkWriter::Outcome& outcome) {
   return Added{.post_drain = false, .post_takeover = outcome.needs_takeover, .done_payload = outcome.done_payload};
 }
@@ -227,6 +237,9 @@ class ResponseStreamImpl final : public ResponseStream {
   std::size_t queued_bytes() const override { return m_core->queued(); }
   bool closed() const override { return m_finished.load() || m_core->closed(); }
   void on_close(std::function<void()> callback) override { m_core->set_on_close(std::move(callback)); }
+  void on_receive(std::function<void(std::string_view)> callback) override {
+    m_core->set_on_receive(std::move(callback));
+  }
   Protocol protocol() const override { return m_protocol; }
 
  private:

@@ -114,6 +114,9 @@ class StreamCore {
     });
   }
   void set_on_close(std::function<void()> callback);
+  void set_on_receive(std::function<void(std::string_view)> callback);
+  // Transport side: the on_receive callback (empty when none was set).
+  std::function<void(std::string_view)> take_on_receive();
   // Queue the response's calls through the connection's outbox, in order: calls made while
   // an earlier batch has not reached the strand join it (a backlog goes out together).
   // enqueue_write is false when the connection is gone (the bytes are dropped, uncounted).
@@ -147,8 +150,9 @@ class StreamCore {
   // Accounts the payload direct writing sent and asks for a takeover when it needs one.
   void after_direct(const Outbox::Added& added);
   bool add_to_outbox(Outbox::Item item);
-  std::mutex m_callback_mutex;  // guards the three fields below
+  std::mutex m_callback_mutex;  // guards the four fields below
   std::function<void()> m_on_close;
+  std::function<void(std::string_view)> m_on_receive;
   bool m_finished_by_handler = false;
   bool m_peer_gone = false;
 };

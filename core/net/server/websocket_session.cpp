@@ -1,11 +1,14 @@
 // WebSocket (RFC 6455) on Beast: one message per write(), pings answered by Beast, client
-// messages read and dropped, finish() sends a normal-closure close frame.
+// messages read and dropped, finish() sends a normal-closure close frame. Or, when the handler
+// begins with 101 (a proxy relaying the upgrade), a byte tunnel: the head and writes go out raw
+// and the client's bytes go to the response's on_receive callback.
 #include "core/net/server/websocket_session.hpp"
 
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/websocket.hpp>
 
+#include <array>
 #include <deque>
 
 #include "core/net/server/http_text.hpp"
@@ -60,6 +63,10 @@ class WebSocketSession final : public Connection,
   void sink_begin(std::int64_t, ResponseHead head) override {
     if (m_began || m_done) return;
     m_began = true;
+    if (head.status == 101) {
+      start_tunnel(head);
+      return;
+    }
     if (head.status != 200) {
       m_plain = true;
       m_plain_head = std::move(head);
@@ -121,6 +128,55 @@ class WebSocketSession final : public Connection,
     return value;
   }
 
+  void start_tunnel(const ResponseHead& head) {
+    m_tunnel = true;
+    m_accepted = true;
+    m_on_receive = m_core->take_on_receive();
+    m_tunnel_head = serialize_http1_head(101, head.headers);
+    pump();
+    read_raw();
+  }
+
+  void read_raw() {
+    m_ws.next_layer().async_read_some(asio::buffer(m_raw_buffer), [self = shared_from_this()](ErrorCode ec, std::size_t n) {
+      if (ec) {
+        self->on_read_error();
+        return;
+      }
+      if (self->m_on_receive && !self->m_done) self->m_on_receive(std::string_view(self->m_raw_buffer.data(), n));
+      self->read_raw();
+    });
+  }
+
+  // The tunnel's next write: its head first, then the queued bytes as they are.
+  void pump_tunnel() {
+    if (!m_tunnel_head.empty()) {
+      auto head = std::make_shared<std::string>(std::move(m_tunnel_head));
+      m_tunnel_head.clear();
+      m_writing = true;
+      asio::async_write(m_ws.next_layer(), asio::buffer(*head), [self = shared_from_this(), head](ErrorCode ec, std::size_t) {
+        self->m_writing = false;
+        if (ec) return self->close_now();
+        self->pump();
+      });
+      return;
+    }
+    if (m_queue.empty()) {
+      if (m_finish_requested) end_connection();
+      return;
+    }
+    m_writing = true;
+    asio::async_write(m_ws.next_layer(), asio::buffer(*m_queue.front()),
+                      [self = shared_from_this()](ErrorCode ec, std::size_t) { self->on_written(ec); });
+  }
+
+  // After the last byte: FIN to the client, then the socket closed.
+  void end_connection() {
+    m_ws.next_layer().shutdown_send();
+    finish_done();
+    m_ws.next_layer().close();
+  }
+
   void on_accepted(ErrorCode ec) {
     if (ec) {
       close_now();
@@ -154,6 +210,7 @@ class WebSocketSession final : public Connection,
 
   void pump() {
     if (!m_accepted || m_writing || m_done || m_closing) return;
+    if (m_tunnel) return pump_tunnel();
     if (m_queue.empty()) {
       if (m_finish_requested) start_close();
       return;
@@ -207,9 +264,7 @@ class WebSocketSession final : public Connection,
     m_writing = true;
     asio::async_write(m_ws.next_layer(), asio::buffer(*bytes), [self = shared_from_this(), bytes](ErrorCode, std::size_t) {
       self->m_writing = false;
-      self->m_ws.next_layer().shutdown_send();
-      self->finish_done();
-      self->m_ws.next_layer().close();
+      self->end_connection();
     });
   }
 
@@ -240,6 +295,11 @@ class WebSocketSession final : public Connection,
   bool m_closing = false;
   bool m_reading_stopped = false;
   bool m_done = false;
+  // The byte tunnel (begin() with 101).
+  bool m_tunnel = false;
+  std::string m_tunnel_head;  // until written
+  std::function<void(std::string_view)> m_on_receive;
+  std::array<char, 16 * 1024> m_raw_buffer{};
 };
 
 }  // namespace

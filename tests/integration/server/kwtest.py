@@ -48,6 +48,9 @@ def https_server(handler, tls, port, client_ca=None):
         def handle_error(self, request, client_address):
             pass  # a caller that gave up (a timeout test) is expected
 
+    # Answers leave at once, as from a Go server (TCP_NODELAY): a kept connection does not wait
+    # out the client's delayed ACK between a response's head and body.
+    handler.disable_nagle_algorithm = True
     server = Server(("127.0.0.1", port), handler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(tls["cert"], tls["key"])

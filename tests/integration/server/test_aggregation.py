@@ -2,11 +2,17 @@
 without the corpus, its Service and APIService as they have them) applied with kubectl, and a stand-in metrics.k8s.io server started here behind its Service (reached through an
 EndpointSlice). kw checks it and keeps the APIService Available, lists the group in discovery
 (legacy and aggregated), proxies requests as the requester (X-Remote-* headers, kw's proxy client
-certificate, no bearer token), streams watches on HTTP/1.1 and HTTP/2, and `kubectl top` works.
+certificate, no bearer token), streams watches on HTTP/1.1 and HTTP/2, relays WebSocket upgrades
+as byte tunnels, keeps its connections to the server between requests, and `kubectl top` works.
 An APIService whose Service is missing is unavailable in kube's words and answers 503."""
+import base64
+import hashlib
 import http.server
 import json
 import os
+import socket
+import ssl
+import struct
 import subprocess
 import tempfile
 import time
@@ -20,6 +26,49 @@ CORPUS = os.environ.get("KW_CORPUS", os.path.join(REPO, "..", "shared", "corpus"
 MANIFEST = os.path.join(CORPUS, "metrics-server", "components.yaml")
 GV = "/apis/metrics.k8s.io/v1beta1"
 NOW = "2026-01-01T00:00:00Z"
+WS_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+
+def ws_frame(opcode, payload, mask):
+    """One final WebSocket frame (RFC 6455), masked as a client sends it when `mask`."""
+    head = bytes([0x80 | opcode])
+    n = len(payload)
+    bit = 0x80 if mask else 0
+    if n < 126:
+        head += bytes([bit | n])
+    elif n < 65536:
+        head += bytes([bit | 126]) + struct.pack(">H", n)
+    else:
+        head += bytes([bit | 127]) + struct.pack(">Q", n)
+    if not mask:
+        return head + payload
+    key = os.urandom(4)
+    return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+
+
+def read_exact(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError("connection closed")
+        data += chunk
+    return data
+
+
+def ws_read(sock):
+    """(opcode, payload) of the next frame, unmasking a client's."""
+    first, second = read_exact(sock, 2)
+    n = second & 0x7F
+    if n == 126:
+        n = struct.unpack(">H", read_exact(sock, 2))[0]
+    elif n == 127:
+        n = struct.unpack(">Q", read_exact(sock, 8))[0]
+    key = read_exact(sock, 4) if second & 0x80 else None
+    payload = read_exact(sock, n)
+    if key:
+        payload = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+    return first & 0x0F, payload
 
 
 class MetricsStandIn:
@@ -38,7 +87,7 @@ class MetricsStandIn:
                 subject = dict(x[0] for x in cert["subject"]) if cert else {}
                 stand_in.seen.append({"method": self.command, "path": self.path, "body": body,
                                       "headers": [(k.lower(), v) for k, v in self.headers.items()],
-                                      "client_cn": subject.get("commonName")})
+                                      "client_cn": subject.get("commonName"), "peer": self.client_address})
 
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode()
@@ -48,6 +97,8 @@ class MetricsStandIn:
             def do_GET(self):
                 self.record()
                 path, _, query = self.path.partition("?")
+                if self.headers.get("Upgrade", "").lower() == "websocket" and path.endswith("/exec"):
+                    return self.echo_websocket()
                 if path == GV:
                     return send_json(self, 200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "metrics.k8s.io/v1beta1",
                                             "resources": [
@@ -82,6 +133,29 @@ class MetricsStandIn:
                                                                                            "memory": "64Mi"}}]}]})
                 return send_json(self, 404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404,
                                         "reason": "NotFound", "message": "not here"})
+
+            def echo_websocket(self):
+                """Switches to WebSocket with the first subprotocol offered and echoes every data
+                frame until the client closes."""
+                key = self.headers["Sec-WebSocket-Key"].encode()
+                accept = base64.b64encode(hashlib.sha1(key + WS_GUID).digest()).decode()
+                self.send_response(101)
+                self.send_header("Upgrade", "websocket")
+                self.send_header("Connection", "Upgrade")
+                self.send_header("Sec-WebSocket-Accept", accept)
+                offered = self.headers.get("Sec-WebSocket-Protocol")
+                if offered:
+                    self.send_header("Sec-WebSocket-Protocol", offered.split(",")[0].strip())
+                self.end_headers()
+                self.wfile.flush()
+                sock = self.connection
+                while True:
+                    opcode, payload = ws_read(sock)
+                    if opcode == 8:
+                        sock.sendall(ws_frame(8, payload, mask=False))
+                        break
+                    sock.sendall(ws_frame(opcode, b"echo:" + payload, mask=False))
+                self.close_connection = True
 
             def log_message(self, *args):
                 pass
@@ -241,6 +315,59 @@ class AggregationTest(unittest.TestCase):
                 self.assertEqual(code, 200)
                 names = [json.loads(line)["object"]["metadata"]["name"] for line in text.splitlines() if line]
                 self.assertEqual(names, ["n0", "n1", "n2"])
+
+    def test_websocket_upgrades_pass_through(self):
+        key = base64.b64encode(os.urandom(16)).decode()
+        path = GV + "/namespaces/default/pods/busy/exec?command=sh"
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        raw = socket.create_connection(("127.0.0.1", self.server.secure_port), timeout=20)
+        with context.wrap_socket(raw, server_hostname="127.0.0.1") as sock:
+            sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer admin-token\r\n"
+                          f"Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                          f"Sec-WebSocket-Key: {key}\r\n"
+                          f"Sec-WebSocket-Protocol: v4.channel.k8s.io, base64.channel.k8s.io\r\n\r\n").encode())
+            head = b""
+            while not head.endswith(b"\r\n\r\n"):
+                head += read_exact(sock, 1)
+            lines = head.decode().split("\r\n")
+            self.assertTrue(lines[0].startswith("HTTP/1.1 101"), head)
+            fields = {name.lower(): value.strip() for name, _, value in (l.partition(":") for l in lines[1:] if l)}
+            # The server's own answer, relayed: its accept key and its choice of subprotocol.
+            self.assertEqual(fields["sec-websocket-accept"],
+                             base64.b64encode(hashlib.sha1(key.encode() + WS_GUID).digest()).decode())
+            self.assertEqual(fields["sec-websocket-protocol"], "v4.channel.k8s.io")
+            self.assertEqual(fields["upgrade"].lower(), "websocket")
+            sock.sendall(ws_frame(1, b"hello", mask=True))
+            self.assertEqual(ws_read(sock), (1, b"echo:hello"))
+            big = os.urandom(200_000)
+            sock.sendall(ws_frame(2, big, mask=True))
+            self.assertEqual(ws_read(sock), (2, b"echo:" + big))
+            sock.sendall(ws_frame(8, struct.pack(">H", 1000), mask=True))
+            self.assertEqual(ws_read(sock), (8, struct.pack(">H", 1000)))
+        [seen] = [s for s in self.stand_in.seen if s["path"] == path]
+        headers = dict(seen["headers"])
+        self.assertEqual(headers["x-remote-user"], "admin")
+        self.assertNotIn("authorization", headers)
+        self.assertEqual(headers["sec-websocket-key"], key)
+        self.assertEqual(seen["client_cn"], "etcd")
+
+    def test_a_refused_upgrade_is_answered_as_the_server_answered(self):
+        code, text = self.api("GET", GV + "/nodes/node-9", headers={
+            "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode()}, extra=("--http1.1",))
+        self.assertEqual(code, 404, text)
+        self.assertEqual(json.loads(text)["message"], "not here")
+
+    def test_connections_to_the_server_are_reused(self):
+        path = GV + "/nodes/node-1?reuse=1"
+        for _ in range(5):
+            code, text = self.api("GET", path)
+            self.assertEqual(code, 200, text)
+        # One request after another goes over the connection kept from the one before.
+        peers = {s["peer"] for s in self.stand_in.seen if s["path"] == path}
+        self.assertEqual(len(peers), 1, peers)
 
     def test_an_apiservice_without_its_service(self):
         body = {"metadata": {"name": "v1.unreachable.kw.test"},

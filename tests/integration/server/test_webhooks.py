@@ -396,6 +396,17 @@ class WebhookTest(unittest.TestCase):
         finally:
             silent.close()
 
+    def test_connections_to_a_webhook_are_kept_between_calls(self):
+        self.install(False, "reuse", [{"name": "reuse.kw.test", "clientConfig": self.url_client("/allow")},
+                                      {"name": "reuse-svc.kw.test", "clientConfig": self.service_client("/allow-svc")}])
+        for i in range(5):
+            code, answer, _ = self.configmap("reuse", f"reused-{i}")
+            self.assertEqual(code, 201, answer)
+        # One call after another: each webhook's calls share one connection.
+        self.assertEqual(len(self.peer.addresses("/allow")), 5)
+        self.assertEqual(len(set(self.peer.addresses("/allow"))), 1, self.peer.addresses("/allow"))
+        self.assertEqual(len(set(self.peer.addresses("/allow-svc"))), 1, self.peer.addresses("/allow-svc"))
+
     def test_a_slow_webhook_delays_only_what_it_matches(self):
         self.install(False, "slow", [{"name": "slow.kw.test", "clientConfig": self.url_client("/slow")}])
         with concurrent.futures.ThreadPoolExecutor(5) as pool:

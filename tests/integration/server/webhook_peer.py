@@ -1,5 +1,6 @@
 """An HTTPS admission webhook server for the tests: one behaviour per path, and every
-AdmissionReview it was sent kept in `reviews` as (path, review). It answers ConversionReviews
+AdmissionReview it was sent kept in `reviews` as (path, review), and the address each came
+from in `peers` as (path, (host, port)). It answers ConversionReviews
 too, for the colour CRDs (colour_definition) whose conversion webhook it is."""
 import base64
 import http.server
@@ -64,6 +65,7 @@ class WebhookPeer:
         self.tls = tls
         self.port = port
         self.reviews = []
+        self.peers = []
         self.lock = threading.Lock()
         peer = self
 
@@ -76,6 +78,7 @@ class WebhookPeer:
                 path = self.path.split("?")[0]
                 with peer.lock:
                     peer.reviews.append((path, review))
+                    peer.peers.append((path, self.client_address))
                 peer.answer(self, path, review)
 
             def log_message(self, *args):
@@ -91,9 +94,15 @@ class WebhookPeer:
         with self.lock:
             return [review for p, review in self.reviews if p == path]
 
+    def addresses(self, path):
+        """The client addresses the reviews sent to `path` came from."""
+        with self.lock:
+            return [address for p, address in self.peers if p == path]
+
     def clear(self):
         with self.lock:
             self.reviews.clear()
+            self.peers.clear()
 
     def answer(self, handler, path, review):
         if review.get("kind") == "ConversionReview":
