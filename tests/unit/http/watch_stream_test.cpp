@@ -29,6 +29,7 @@ class QueueStream : public kw::net::ResponseStream {
   std::size_t queued_bytes() const override { return queued.load(); }
   bool closed() const override { return finished || aborted; }
   void on_close(std::function<void()>) override {}
+  void on_receive(std::function<void(std::string_view)>) override {}
   kw::net::Protocol protocol() const override { return kw::net::Protocol::http1; }
 
   std::atomic<std::size_t> queued{0};
