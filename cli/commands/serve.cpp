@@ -102,6 +102,7 @@ struct ServeOptions {
   std::string resource_quota_sync_period = "5m0s";
   std::string root_ca_file;
   std::vector<std::string> enable_admission_plugins, disable_admission_plugins;
+  std::string admission_control_config_file;
   std::int64_t default_not_ready_toleration_seconds = 300;
   std::int64_t default_unreachable_toleration_seconds = 300;
   std::string audit_policy_file;
@@ -592,11 +593,21 @@ int run_serve(const ServeOptions& o) {
     node_graph_feed = std::move(*fed);
   }
   // The built-in admission plugins, and what kube-controller-manager would put in every namespace.
+  admission::PluginConfigurations plugin_configurations;
+  if (!o.admission_control_config_file.empty()) {
+    auto read = admission::read_admission_configuration(o.admission_control_config_file);
+    if (!read) {
+      std::cerr << "kw serve: " << read.error().message << "\n";
+      return 1;
+    }
+    plugin_configurations = std::move(*read);
+  }
   auto plugins = admission::install(registry, {.enable = o.enable_admission_plugins,
                                                .disable = o.disable_admission_plugins,
                                                .toleration_seconds = {.not_ready = o.default_not_ready_toleration_seconds,
                                                                       .unreachable = o.default_unreachable_toleration_seconds},
-                                               .authorizer = &*authorizer});
+                                               .authorizer = &*authorizer,
+                                               .configurations = std::move(plugin_configurations)});
   if (!plugins) {
     std::cerr << "kw serve: " << plugins.error().message << "\n";
     return 1;
@@ -842,6 +853,9 @@ void add_serve_command(CLI::App& app, int* exit_code) {
   serve->add_option("--disable-admission-plugins", options->disable_admission_plugins,
                     "admission plugins not to run, even default ones")
       ->delimiter(',');
+  serve->add_option("--admission-control-config-file", options->admission_control_config_file,
+                    "an AdmissionConfiguration with the admission plugins' settings (PodSecurity)")
+      ->check(CLI::ExistingFile);
   serve->add_option("--default-not-ready-toleration-seconds", options->default_not_ready_toleration_seconds,
                     "tolerationSeconds of the not-ready:NoExecute toleration added to pods without one")
       ->capture_default_str();

@@ -23,6 +23,9 @@
 // - ResourceQuota: creates (and updates that grow a service's or claim's usage) over a quota of
 //   their namespace are refused ("exceeded quota: ..."); the rest are charged to the quotas'
 //   status.used before they are stored.
+// - PodSecurity: the Pod Security Standards from the namespaces' pod-security.kubernetes.io/
+//   labels: pods refused (enforce), warned about (warn) or annotated in the audit log (audit);
+//   workload templates warned about and annotated (pod_security.cpp).
 //
 //   registry.add_admission_mutation(admission::namespace_lifecycle(registry));
 #include "server/auth/authorizer.hpp"
@@ -44,5 +47,7 @@ registry::AdmissionCheck certificate_approval(const auth::Authorizer& authorizer
 registry::AdmissionCheck certificate_signing(const auth::Authorizer& authorizer);
 registry::AdmissionCheck certificate_subject_restriction();
 registry::AdmissionCheck resource_quota(registry::Registry& registry);
+// `configuration`: a PodSecurityConfiguration (defaults, exemptions), or null for kube's defaults.
+Result<registry::AdmissionCheck> pod_security(registry::Registry& registry, const nlohmann::json& configuration);
 
 }  // namespace kw::admission

@@ -82,6 +82,13 @@ void install_resource_quota(registry::Registry& registry, const PluginSelection&
   registry.add_admission_check(resource_quota(registry));
 }
 
+void install_pod_security(registry::Registry& registry, const PluginSelection& selection, Installed& installed) {
+  const auto configured = selection.configurations.find("PodSecurity");
+  auto check = pod_security(registry, configured != selection.configurations.end() ? configured->second : nullptr);
+  if (!check) installed.failure = check.error().message;
+  else registry.add_admission_check(std::move(*check));
+}
+
 // Both webhook plugins call the webhooks of one follower of the configurations.
 Webhooks* webhooks_of(registry::Registry& registry, const PluginSelection& selection, Installed& installed) {
   if (!installed.webhooks) {
@@ -127,7 +134,7 @@ constexpr Plugin k_plugins[] = {
     {"TaintNodesByCondition", true, install_taint_nodes_by_condition},
     {"AlwaysPullImages", false, nullptr},
     {"ImagePolicyWebhook", false, nullptr},
-    {"PodSecurity", true, nullptr},
+    {"PodSecurity", true, install_pod_security},
     {"PodSecurityPolicy", false, nullptr},
     {"PodNodeSelector", false, nullptr},
     {"Priority", true, install_priority},

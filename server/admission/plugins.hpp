@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/util/error.hpp"
+#include "server/admission/configuration.hpp"
 #include "server/admission/pod_scheduling.hpp"
 #include "server/admission/policies.hpp"
 #include "server/admission/webhooks.hpp"
@@ -24,6 +25,8 @@ struct PluginSelection {
   // what admission expressions' authorizer checks ask; outlives the registry's plugins. Null:
   // the two certificate plugins do not run, and every authorizer check is allowed.
   const auth::Authorizer* authorizer = nullptr;
+  // The plugins' configurations from --admission-control-config-file (configuration.hpp).
+  PluginConfigurations configurations = {};
 };
 
 // What install() registered and what was asked for that kw does not have yet. Keep it while the

@@ -449,9 +449,6 @@ ApiError denial_error(const AdmissionRequest& request, const Denial& denial) {
   return error;
 }
 
-void annotate(const AdmissionRequest& request, const std::string& key, const std::string& value) {
-  if (request.annotate != nullptr && *request.annotate) (*request.annotate)(key, value);
-}
 
 // Whether the request is about the admission policies themselves, which no policy sees.
 bool excluded(const AdmissionRequest& request) {
@@ -572,7 +569,7 @@ ApiResult<void> run(registry::Registry& registry, const auth::Authorizer* author
                                                {"binding", binding.name},
                                                {"expressionIndex", failure.index},
                                                {"validationActions", binding.actions}}});
-              annotate(request, "validation.policy.admission.k8s.io/validation_failure", value.dump());
+              request.add_audit_annotation("validation.policy.admission.k8s.io/validation_failure", value.dump());
             }
           }
         }
@@ -586,7 +583,7 @@ ApiResult<void> run(registry::Registry& registry, const auth::Authorizer* author
           denials.push_back({.hook = &hook, .binding = &binding, .message = std::move(error), .reason = {}});
       }
     }
-    for (const auto& [key, values] : annotations) annotate(request, policy.name + "/" + key, api::print::join(values, ", "));
+    for (const auto& [key, values] : annotations) request.add_audit_annotation(policy.name + "/" + key, api::print::join(values, ", "));
   }
   if (denials.empty()) return {};
   return std::unexpected(denial_error(request, denials.front()));

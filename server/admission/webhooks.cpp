@@ -60,9 +60,6 @@ struct Called {
   bool changed = false;             // a mutating webhook's patch changed the object
 };
 
-void annotate(const AdmissionRequest& request, const std::string& key, const std::string& value) {
-  if (request.annotate != nullptr && *request.annotate) (*request.annotate)(key, value);
-}
 
 std::string annotation_key(const char* prefix, bool failed_open, int round, std::size_t index) {
   return std::string(failed_open ? "failed-open." : "") + prefix + "round_" + std::to_string(round) + "_index_" +
@@ -166,7 +163,7 @@ Called call_webhook(registry::Registry& registry, const Webhook& hook, const Adm
   }
   if (auto annotations = response->find("auditAnnotations"); annotations != response->end() && annotations->is_object())
     for (const auto& [key, value] : annotations->items())
-      if (value.is_string()) annotate(request, hook.name + "/" + key, value.get<std::string>());
+      if (value.is_string()) request.add_audit_annotation(hook.name + "/" + key, value.get<std::string>());
   if (request.warnings != nullptr)
     for (const auto& warning : response->value("warnings", nlohmann::json::array()))
       if (warning.is_string()) request.warnings->push_back(warning.get<std::string>());
@@ -261,7 +258,7 @@ ApiResult<void> run_mutating(Webhooks::State& state, const AdmissionRequest& req
         if (!back) return std::unexpected(back.error());
         object = std::move(*back);
       }
-      annotate(request, annotation_key(k_mutation_annotation, false, round, i),
+      request.add_audit_annotation(annotation_key(k_mutation_annotation, false, round, i),
                nlohmann::json{{"configuration", hook.configuration}, {"webhook", hook.name}, {"mutated", called.changed}}
                    .dump());
       if (called.changed) {
@@ -275,7 +272,7 @@ ApiResult<void> run_mutating(Webhooks::State& state, const AdmissionRequest& req
       if (hook.fail_closed)
         return std::unexpected(
             internal_error("failed calling webhook " + util::go_quote(hook.name) + ": " + called.call_failure));
-      annotate(request, annotation_key(k_mutation_annotation, true, round, i), hook.name);
+      request.add_audit_annotation(annotation_key(k_mutation_annotation, true, round, i), hook.name);
     }
   }
   return {};
@@ -314,7 +311,7 @@ ApiResult<void> run_validating(Webhooks::State& state, const AdmissionRequest& r
     if (!error && !called.call_failure.empty()) {
       if (hook.fail_closed)
         error = internal_error("failed calling webhook " + util::go_quote(hook.name) + ": " + called.call_failure);
-      else annotate(request, annotation_key(k_validation_annotation, true, 0, i), hook.name);
+      else request.add_audit_annotation(annotation_key(k_validation_annotation, true, 0, i), hook.name);
     }
     if (error && !first) first = std::move(error);
   }

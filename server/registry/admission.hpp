@@ -41,6 +41,11 @@ struct AdmissionRequest {
   // matched instead (matchPolicy Equivalent; object and old are then converted to `info`'s
   // version); null: `info` itself.
   const api::ResourceInfo* requested = nullptr;
+
+  // Adds `key` to the request's audit annotations (a no-op when the request is not audited).
+  void add_audit_annotation(const std::string& key, const std::string& value) const {
+    if (annotate != nullptr && *annotate) (*annotate)(key, value);
+  }
 };
 
 using AdmissionCheck = std::function<ApiResult<void>(const AdmissionRequest&)>;
