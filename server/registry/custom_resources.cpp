@@ -67,15 +67,29 @@ std::string changed_identity(const nlohmann::json& original, const nlohmann::jso
 
 ApiResult<nlohmann::json> Registry::convert_custom(const api::ResourceInfo& info, nlohmann::json object,
                                                    const std::string& api_version) {
-  if (object.value("apiVersion", std::string()) == api_version) return object;
+  std::vector<nlohmann::json> one;
+  one.push_back(std::move(object));
+  if (auto converted = convert_custom_all(info, one, api_version, false); !converted)
+    return std::unexpected(converted.error());
+  return std::move(one.front());
+}
+
+ApiResult<void> Registry::convert_custom_all(const api::ResourceInfo& info, std::vector<nlohmann::json>& objects,
+                                             const std::string& api_version, bool list) {
+  std::vector<std::size_t> due;  // the objects not at api_version yet
+  for (std::size_t i = 0; i < objects.size(); ++i)
+    if (objects[i].value("apiVersion", std::string()) != api_version) due.push_back(i);
+  if (due.empty()) return {};
   const auto definition = definition_for(info);
   if (!definition || definition->conversion_webhook.is_null()) {
-    object["apiVersion"] = api_version;  // conversion None
-    return object;
+    for (const auto i : due) objects[i]["apiVersion"] = api_version;  // conversion None
+    return {};
   }
   const auto& webhook = definition->conversion_webhook;
+  // (kube names the list it converts; kw, which converts the items of a page, names the first)
+  const std::string gvk = go_gvk(objects[due.front()]);
   auto failed = [&](const std::string& why) {
-    return std::unexpected(internal_error("conversion webhook for " + go_gvk(object) + " failed: " + why));
+    return std::unexpected(internal_error("conversion webhook for " + gvk + " failed: " + why));
   };
   std::string review_version;
   for (const auto& accepted : webhook.value("conversionReviewVersions", nlohmann::json::array()))
@@ -85,9 +99,12 @@ ApiResult<nlohmann::json> Registry::convert_custom(const api::ResourceInfo& info
     }
   if (review_version.empty()) return failed("no supported conversion review versions");
   const std::string uid = util::new_uuid();
-  const nlohmann::json review = {{"kind", "ConversionReview"},
-                                 {"apiVersion", "apiextensions.k8s.io/" + review_version},
-                                 {"request", {{"uid", uid}, {"desiredAPIVersion", api_version}, {"objects", {object}}}}};
+  nlohmann::json sent = nlohmann::json::array();
+  for (const auto i : due) sent.push_back(objects[i]);
+  const nlohmann::json review = {
+      {"kind", "ConversionReview"},
+      {"apiVersion", "apiextensions.k8s.io/" + review_version},
+      {"request", {{"uid", uid}, {"desiredAPIVersion", api_version}, {"objects", std::move(sent)}}}};
   const auto client = WebhookClient::from_json(webhook.value("clientConfig", nlohmann::json::object()));
   auto body = post_to_webhook(*this, client, k_conversion_timeout, "kube-apiserver", review.dump());
   if (!body) return failed(body.error().message);
@@ -105,26 +122,41 @@ ApiResult<nlohmann::json> Registry::convert_custom(const api::ResourceInfo& info
                                   : message);
   }
   const auto converted = response.value("convertedObjects", nlohmann::json::array());
-  const std::string gvk = go_gvk(object);
-  auto invalid_object = [&](const std::string& why) {
-    return std::unexpected(internal_error("conversion webhook for " + gvk + " returned invalid object at index 0: " + why));
-  };
-  if (!converted.is_array() || converted.size() != 1 || !converted[0].is_object())
-    return failed("returned " + std::to_string(converted.is_array() ? converted.size() : 0) + " objects, expected 1");
-  nlohmann::json out = converted[0];
-  if (out.value("apiVersion", "") != api_version)
-    return invalid_object("invalid groupVersion (expected " + api_version + ", received " +
-                          out.value("apiVersion", std::string()) + ")");
-  if (const auto why = changed_identity(object, out); !why.empty()) return invalid_object(why);
-  // Everything in metadata but labels and annotations is the original's.
-  nlohmann::json meta = object["metadata"];
-  const auto& new_meta = out["metadata"];
-  for (const char* kept : {"labels", "annotations"}) {
-    if (new_meta.contains(kept)) meta[kept] = new_meta[kept];
-    else meta.erase(kept);
+  const std::size_t returned = converted.is_array() ? converted.size() : 0;
+  // A list's items are named by their place in the answer, counted from 1 once decoded (as kube
+  // counts them); a single object's is index 0.
+  if (list && returned != due.size())
+    return std::unexpected(internal_error("conversion webhook for " + gvk + " returned " + std::to_string(returned) +
+                                          " objects, expected " + std::to_string(due.size())));
+  if (!list && (returned != 1 || !converted[0].is_object()))
+    return failed("returned " + std::to_string(returned) + " objects, expected 1");
+  for (std::size_t n = 0; n < due.size(); ++n) {
+    nlohmann::json& original = objects[due[n]];
+    auto invalid_object = [&](const std::string& why) {
+      const std::string where = list ? "returned invalid converted object at index " + std::to_string(n + 1)
+                                     : "returned invalid object at index 0";
+      return std::unexpected(internal_error("conversion webhook for " + gvk + " " + where + ": " + why));
+    };
+    if (!converted[n].is_object())
+      return std::unexpected(internal_error("conversion webhook for " + gvk +
+                                            " returned invalid converted object at index " + std::to_string(n) +
+                                            ": not an object"));
+    nlohmann::json out = converted[n];
+    if (out.value("apiVersion", "") != api_version)
+      return invalid_object("invalid groupVersion (expected " + api_version + ", received " +
+                            out.value("apiVersion", std::string()) + ")");
+    if (const auto why = changed_identity(original, out); !why.empty()) return invalid_object(why);
+    // Everything in metadata but labels and annotations is the original's.
+    nlohmann::json meta = original["metadata"];
+    const auto& new_meta = out["metadata"];
+    for (const char* kept : {"labels", "annotations"}) {
+      if (new_meta.contains(kept)) meta[kept] = new_meta[kept];
+      else meta.erase(kept);
+    }
+    out["metadata"] = std::move(meta);
+    original = std::move(out);
   }
-  out["metadata"] = std::move(meta);
-  return out;
+  return {};
 }
 
 ApiResult<nlohmann::json> Registry::normalize_custom(const api::ResourceInfo& info, nlohmann::json object,

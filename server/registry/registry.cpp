@@ -388,15 +388,20 @@ ApiResult<cache::ObjectPtr> Registry::stored_object(const api::ResourceInfo& inf
                                                     const std::string& name) {
   auto parsed = read_stored(info, kv, name);
   if (!parsed) return std::unexpected(parsed.error());
+  return decoded_object(info, kv, std::move(*parsed));
+}
+
+cache::ObjectPtr Registry::decoded_object(const api::ResourceInfo& info, const storage::KeyValue& kv,
+                                          nlohmann::json parsed) {
   auto object = std::make_shared<cache::StoredObject>();
   object->key = kv.key;
   object->revision = kv.mod_revision;
-  const auto& meta = (*parsed)["metadata"];
+  const auto& meta = parsed["metadata"];
   object->name = meta.value("name", std::string());
   object->namespace_ = meta.value("namespace", std::string());
-  object->labels = api::labels_of(*parsed);
-  object->fields = selectable_fields(spec_of(info), info, *parsed);
-  object->object = std::move(*parsed);
+  object->labels = api::labels_of(parsed);
+  object->fields = selectable_fields(spec_of(info), info, parsed);
+  object->object = std::move(parsed);
   object->protobuf = served_protobuf(info, kv.value, kv.mod_revision);
   return object;
 }
@@ -725,7 +730,7 @@ ApiResult<nlohmann::json> Registry::after_write(const api::ResourceInfo& info, c
 }
 
 ApiResult<nlohmann::json> Registry::read_stored(const api::ResourceInfo& info, const storage::KeyValue& kv,
-                                                const std::string& name) {
+                                                const std::string& name, bool convert) {
   auto decoded = decode_stored(info, kv.value);
   if (!decoded)
     return std::unexpected(from_storage(storage::Error{storage::ErrorCode::corrupt, kv.key, kv.mod_revision,
@@ -733,7 +738,7 @@ ApiResult<nlohmann::json> Registry::read_stored(const api::ResourceInfo& info, c
                                         info.group, info.plural, name));
   // The revision is set before conversion, as kube's decoder sets it.
   metadata(*decoded)["resourceVersion"] = std::to_string(kv.mod_revision);
-  if (info.custom) return convert_custom(info, std::move(*decoded), info.api_version());
+  if (info.custom && convert) return convert_custom(info, std::move(*decoded), info.api_version());
   return std::move(*decoded);
 }
 
@@ -1293,13 +1298,23 @@ ApiResult<ListResult> Registry::list(const api::ResourceInfo& info, const ListRe
       return std::unexpected(from_storage(page.error(), info.group, info.plural, ""));
     }
     out.resource_version = std::to_string(page->revision);
-    std::string last_key;
+    // An object that cannot be decoded or converted fails the whole list, as in kube-apiserver.
+    // The page's custom objects are converted together, in one ConversionReview.
+    std::vector<nlohmann::json> decoded;
+    decoded.reserve(page->items.size());
     for (const auto& kv : page->items) {
-      last_key = kv.key;
-      // An object that cannot be decoded or converted fails the whole list, as in kube-apiserver.
-      auto object = stored_object(info, kv, "");
+      auto object = read_stored(info, kv, "", false);
       if (!object) return std::unexpected(object.error());
-      if (filter->passes(**object)) out.items.push_back(*object);
+      decoded.push_back(std::move(*object));
+    }
+    if (info.custom)
+      if (auto converted = convert_custom_all(info, decoded, info.api_version()); !converted)
+        return std::unexpected(converted.error());
+    std::string last_key;
+    for (std::size_t i = 0; i < page->items.size(); ++i) {
+      last_key = page->items[i].key;
+      auto object = decoded_object(info, page->items[i], std::move(decoded[i]));
+      if (filter->passes(*object)) out.items.push_back(std::move(object));
       if (request.limit > 0 && static_cast<std::int64_t>(out.items.size()) >= request.limit) break;
     }
     const bool full = request.limit > 0 && static_cast<std::int64_t>(out.items.size()) >= request.limit;

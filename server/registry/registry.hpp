@@ -237,6 +237,8 @@ class Registry {
   // same for the watch cache, whose errors are storage errors.
   ApiResult<cache::ObjectPtr> stored_object(const api::ResourceInfo& info, const storage::KeyValue& kv,
                                             const std::string& name);
+  // The same for an object decoded (and converted) already.
+  cache::ObjectPtr decoded_object(const api::ResourceInfo& info, const storage::KeyValue& kv, nlohmann::json parsed);
   storage::Result<cache::ObjectPtr> decode(const api::ResourceInfo& info, const storage::KeyValue& kv);
   ApiResult<Removed> remove_namespace(const api::ResourceInfo& info, const std::string& name,
                                       const nlohmann::json& delete_options, const WriteOptions& options);
@@ -314,9 +316,15 @@ class Registry {
   // stays. 500 when the webhook fails.
   ApiResult<nlohmann::json> convert_custom(const api::ResourceInfo& info, nlohmann::json object,
                                            const std::string& api_version);
-  // The stored object at `kv` (corrupt: 500 naming the key); a custom object at info's version.
+  // Custom objects at `api_version`, as convert_custom converts one, those of them a webhook
+  // converts in one ConversionReview, as kube-apiserver converts a list (`list`: the errors
+  // name the list and the items' places in the answer, as kube's do).
+  ApiResult<void> convert_custom_all(const api::ResourceInfo& info, std::vector<nlohmann::json>& objects,
+                                     const std::string& api_version, bool list = true);
+  // The stored object at `kv` (corrupt: 500 naming the key); a custom object at info's version
+  // unless `convert` is false (the caller converts it).
   ApiResult<nlohmann::json> read_stored(const api::ResourceInfo& info, const storage::KeyValue& kv,
-                                        const std::string& name);
+                                        const std::string& name, bool convert = true);
   // A written object (`written`: its key, stored bytes and revision) on its way back to the
   // client, as decoded from storage; a written CRD is served from now on.
   ApiResult<nlohmann::json> after_write(const api::ResourceInfo& info, const storage::KeyValue& written,

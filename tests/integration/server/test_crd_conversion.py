@@ -169,6 +169,26 @@ class CrdConversionTest(unittest.TestCase):
         self.assertEqual(body["message"], "Internal error occurred: conversion webhook for "
                                           f"{GROUP}/v1, Kind=Widget failed: cannot convert today")
 
+    def test_a_list_is_converted_in_one_review(self):
+        for name in ("batch-a", "batch-b", "batch-c"):
+            self.create_v2(name)
+        time.sleep(0.5)  # the watch caches convert the new objects one by one; not counted below
+        self.converter.reviews.clear()
+        status, listed = self.server.json("GET", self.path("v2") + "?limit=500")
+        self.assertEqual(status, 200, listed)
+        names = [i["metadata"]["name"] for i in listed["items"]]
+        self.assertTrue({"batch-a", "batch-b", "batch-c"} <= set(names), names)
+        self.assertEqual(len(self.converter.reviews), 1, [len(r["request"]["objects"]) for r in self.converter.reviews])
+        sent = [o["metadata"]["name"] for o in self.converter.reviews[0]["request"]["objects"]]
+        self.assertEqual(sent, names)
+        # A bad item is named by its place in the answer, as kube names a list's.
+        self.converter.mode = "rename"
+        status, body = self.server.json("GET", self.path("v2") + "?limit=500")
+        self.assertEqual(status, 500, body)
+        self.assertEqual(body["message"], "Internal error occurred: conversion webhook for "
+                                          f"{GROUP}/v1, Kind=Widget returned invalid converted object at index 1: "
+                                          f"must have the same name: {names[0]} != other")
+
     def test_a_webhook_that_renames(self):
         self.converter.mode = "rename"
         status, body = self.server.json("POST", self.path("v2"), {
