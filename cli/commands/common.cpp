@@ -124,10 +124,44 @@ Result<std::vector<ResourceArgs>> parse_resource_args(const std::vector<std::str
   return out;
 }
 
+std::string with_query(std::string target, std::string_view key, std::string_view value) {
+  target += target.find('?') == std::string::npos ? '?' : '&';
+  target += key;
+  target += '=';
+  return target + url_escape(value);
+}
+
 std::string WriteOutput::with_dry_run(std::string target) const {
   if (dry_run != "server") return target;
-  target += target.find('?') == std::string::npos ? "?dryRun=All" : "&dryRun=All";
+  return with_query(std::move(target), "dryRun", "All");
+}
+
+std::string WriteQuery::apply_to(std::string target) const {
+  if (!field_manager.empty()) target = with_query(std::move(target), "fieldManager", field_manager);
+  if (!field_validation.empty()) target = with_query(std::move(target), "fieldValidation", field_validation);
   return target;
+}
+
+Result<std::string> ValidateFlag::field_validation() const {
+  // Go's strconv.ParseBool spellings come first, as in kubectl's GetValidationDirective.
+  for (std::string_view yes : {"1", "t", "T", "TRUE", "true", "True"})
+    if (value == yes) return std::string("Strict");
+  for (std::string_view no : {"0", "f", "F", "FALSE", "false", "False"})
+    if (value == no) return std::string("Ignore");
+  if (value == "strict") return std::string("Strict");
+  if (value == "warn") return std::string("Warn");
+  if (value == "ignore") return std::string("Ignore");
+  return fail("invalid - validate option " + util::go_quote(value) +
+              "; must be one of: strict (or true), warn, ignore (or false)");
+}
+
+void add_validate_flag(CLI::App& command, ValidateFlag& flag) {
+  command
+      .add_option("--validate", flag.value,
+                  "How the server checks the object's fields: strict (or true) refuses unknown or duplicate fields, "
+                  "warn accepts them with a warning, ignore (or false) drops them silently")
+      ->expected(0, 1)
+      ->default_str("strict");
 }
 
 void WriteOutput::print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,

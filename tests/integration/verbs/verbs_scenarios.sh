@@ -571,6 +571,61 @@ YAML
     both delete -f "$work/m/nope.yaml"
     ;;
 
+  validate_vs_kubectl)
+    # --validate of create and apply: the fieldValidation the server is asked for (Strict by
+    # default, Warn, Ignore), and what each client prints for a manifest with an unknown field.
+    start_server; write_kubeconfig
+    mkdir -p "$work/v"
+    cat >"$work/v/pod.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: v
+spec:
+  foo: bar
+  containers:
+  - name: c
+    image: nginx
+YAML
+    # A change kubectl's patch and kw's write the same way (no list: kubectl adds $setElementOrder).
+    sed -e 's/^  name: v$/  name: v\n  labels: {x: "2"}/' "$work/v/pod.yaml" >"$work/v/pod2.yaml"
+    printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, extra: 1}\ndata: {a: b}\n' >"$work/v/cm.yaml"
+    seq="create -f $work/v/pod.yaml
+create -f $work/v/pod.yaml --validate=true
+create -f $work/v/pod.yaml --validate=bogus
+create -f $work/v/pod.yaml --validate=warn
+get pod v -o jsonpath={.spec.containers[0].image}
+delete pod v
+create -f $work/v/pod.yaml --validate=false -o name
+delete pod v
+create -f $work/v/pod.yaml --validate=ignore
+delete pod v
+apply -f $work/v/pod.yaml
+apply -f $work/v/pod.yaml --validate=strict
+apply -f $work/v/pod.yaml --validate=bogus
+apply -f $work/v/pod.yaml --validate=warn
+apply -f $work/v/pod2.yaml
+apply -f $work/v/pod2.yaml --validate=False
+get pod v -o jsonpath={.metadata.labels}
+delete pod v
+apply --server-side -f $work/v/cm.yaml
+apply --server-side -f $work/v/cm.yaml --validate=warn
+apply --server-side -f $work/v/cm.yaml --validate=ignore
+get configmap s -o jsonpath={.data}
+delete configmap s
+create configmap c8 --from-literal=a=b --validate=bogus
+create role r8 --verb=get --resource=pods --validate=warn
+delete role r8"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -q 'strict decoding error: unknown field "spec.foo"' "$work/kw.out"
+    grep -qx 'Warning: unknown field "spec.foo"' "$work/kw.out"
+    grep -qx 'error: invalid - validate option "bogus"; must be one of: strict (or true), warn, ignore (or false)' \
+      "$work/kw.out"
+    grep -qx 'pod/v created' "$work/kw.out"
+    ;;
+
   explain_vs_kubectl)
     start_server; write_kubeconfig
     # A custom resource's schema is explained from its CRD too.
