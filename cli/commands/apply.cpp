@@ -5,13 +5,8 @@
 // side by side by diff(1).
 #include <CLI/CLI.hpp>
 
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -260,8 +255,7 @@ struct DiffOptions {
 class TempDir {
  public:
   static Result<TempDir> create(const std::string& prefix) {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/" + prefix + "XXXXXX";
+    std::string pattern = temp_root() + "/" + prefix + "XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) return fail("cannot create a directory like " + pattern);
     return TempDir(std::move(pattern));
   }
@@ -368,20 +362,13 @@ int run_diff_program(const std::string& from, const std::string& to) {
   } else {
     args = {"diff", "-u", "-N", from, to};
   }
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  std::cout.flush();
-  pid_t pid = 0;
-  if (::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
-    std::cerr << "error: failed to run \"" << args[0] << "\": executable file not found in $PATH\n";
+  const std::string program = args[0];
+  auto status = run_program(std::move(args));
+  if (!status) {
+    std::cerr << "error: failed to run \"" << program << "\": executable file not found in $PATH\n";
     return k_exit_diff_error;
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return k_exit_diff_error;
+  return *status > 128 ? k_exit_diff_error : *status;
 }
 
 int run_diff(DiffOptions& options) {

@@ -2,6 +2,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "cli/print/printers.hpp"
@@ -197,6 +204,26 @@ void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_
   else
     command.add_option("-o,--output", output.output, "name: print kind/name instead of the outcome line")
         ->check(CLI::IsMember({"name"}));
+}
+
+std::string temp_root() {
+  const char* base = std::getenv("TMPDIR");
+  return base != nullptr && *base != '\0' ? base : "/tmp";
+}
+
+Result<int> run_program(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  pid_t pid = 0;
+  if (const int error = ::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ); error != 0)
+    return fail("cannot run " + args[0] + ": " + std::strerror(error));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
 }
 
 int report(const VerbError& error) {

@@ -97,6 +97,14 @@ CLI::Option* add_manifest_flags(CLI::App& command, std::vector<std::string>& fil
 // when the verb has no object to show, as for delete).
 void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_objects = true);
 
+// $TMPDIR, else /tmp: where kubectl puts its temporary files (Go's os.TempDir).
+std::string temp_root();
+
+// Runs args[0] (looked up in $PATH) with this process's stdin, stdout and stderr and waits
+// for it: its exit status (128 + the signal when one killed it), or an error when it could
+// not be started.
+Result<int> run_program(std::vector<std::string> args);
+
 // Prints "error: ..." (or the server's error line) to stderr and returns the exit code.
 int report(const VerbError& error);
 int report_usage(const std::string& message);
