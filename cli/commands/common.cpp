@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -114,7 +115,12 @@ std::string object_path(const api::ResourceInfo& info, const std::string& namesp
 Result<std::vector<ResourceArgs>> parse_resource_args(const std::vector<std::string>& args) {
   std::vector<ResourceArgs> out;
   if (args.empty()) return out;
-  if (args.front().find('/') != std::string::npos) {
+  const auto slashed = [](const std::string& arg) { return arg.find('/') != std::string::npos; };
+  if (std::ranges::any_of(args, slashed) && !std::ranges::all_of(args, slashed))
+    return fail("there is no need to specify a resource type as a separate argument when passing arguments in "
+                "resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource "
+                "resource/<resource_name>'");
+  if (slashed(args.front())) {
     for (const auto& arg : args) {
       const auto slash = arg.find('/');
       if (slash == std::string::npos || slash == 0 || slash + 1 == arg.size())
