@@ -166,6 +166,10 @@ json three_way_patch(const json& original, const json& modified, const json& cur
   return merge_patches(deletions, delta, DiffOptions{false, false, strategy}, schema);
 }
 
+json two_way_patch(const json& original, const json& modified, PatchStrategy strategy) {
+  return diff_maps(original, modified, DiffOptions{false, false, strategy}, codec::SchemaNode::of_object(modified));
+}
+
 codec::PatchResult<json> apply_strategic_patch(json target, const json& patch) {
   const codec::SchemaNode schema = codec::SchemaNode::of_object(target);
   return codec::strategic_merge(std::move(target), patch, schema);

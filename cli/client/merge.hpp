@@ -36,6 +36,11 @@ nlohmann::json last_applied_of(const nlohmann::json& live);
 nlohmann::json three_way_patch(const nlohmann::json& original, const nlohmann::json& modified,
                                const nlohmann::json& current, PatchStrategy strategy);
 
+// kubectl edit's CreateTwoWayMergePatch (strategy strategic) / CreateMergePatch (strategy
+// merge): every difference from `original` to `modified`, removed fields as null. An empty
+// object means nothing changed.
+nlohmann::json two_way_patch(const nlohmann::json& original, const nlohmann::json& modified, PatchStrategy strategy);
+
 // Applies a strategic merge patch to an object as kube-apiserver would (core/codec/
 // strategic_merge.hpp); used to preview the result of a patch.
 codec::PatchResult<nlohmann::json> apply_strategic_patch(nlohmann::json target, const nlohmann::json& patch);

@@ -626,6 +626,120 @@ delete role r8"
     grep -qx 'pod/v created' "$work/kw.out"
     ;;
 
+  edit_vs_kubectl)
+    # kw edit and kubectl edit with the same scripted editors: the file each hands the editor
+    # (KUBE_EDITOR=cat), the patches, the objects left behind, the printed lines and exit codes.
+    start_server; write_kubeconfig; manifests
+    mkdir -p "$work/ed" "$work/tmp"
+    editor() {  # NAME BODY: a script editing the file "$1"
+      printf '#!/bin/sh\n%s\n' "$2" >"$work/ed/$1"
+      chmod +x "$work/ed/$1"
+    }
+    editor cat 'cat "$1"'
+    editor image 'sed -i -e "s/image: nginx:1/image: nginx:2/" "$1"'
+    editor label 'sed -i -e "s/^    app: web$/    app: web\n    edited: \"yes\"/" "$1"'
+    editor data 'sed -i -e "s/\"mode\": \"fast\"/\"mode\": \"slow\"/" "$1"'
+    editor rename 'sed -i -e "s/^  name: settings$/  name: other/" "$1"'
+    editor invalid 'sed -i -e "s/^    name: main$/    name: Main_x/" "$1"'
+    editor garbage 'sed -i -e "s/^kind: Pod$/kind: [Pod/" "$1"'
+    editor empty ': >"$1"'
+    editor comment 'sed -i -e "1s/^/# more\\n/" "$1"'
+    editor status 'sed -i -e "s/phase: Pending/phase: Running/" "$1"'
+    editor fails 'exit 3'
+    editor size 'sed -i -e "s/size: .*/size: 2/" -e "s/- b$/- c/" "$1"'
+    editor saved 'sed -i -e "s/mode: slow/mode: saved/" "$1"'
+    # A custom resource: edited through a JSON merge patch (lists replaced whole).
+    cat >"$work/crd.yaml" <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              tags: {type: array, items: {type: string}}
+YAML
+    printf 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 1, tags: [a, b]}\n' \
+      >"$work/m/v1/widget.yaml"
+    kw create -f "$work/crd.yaml" >/dev/null
+    kubectl wait --for=condition=Established crd/widgets.example.com --timeout=20s >/dev/null
+    # Each line: EDITOR COMMAND... ("-": a kubectl command that shows what the edit left).
+    seq="cat edit pod web
+cat edit pod/web -o json
+cat edit configmap/settings deployment/dep
+cat edit configmap settings deployment/dep
+cat edit -f $work/m/v1/app.yaml
+comment edit pod web
+empty edit pod web
+empty edit pod web --validate=false
+image edit pod/web configmap/settings
+image edit pod web
+- get pod web -o jsonpath={.spec.containers[*].image}
+label edit pod web --output-patch
+- get pod web -o jsonpath={.metadata.labels}
+data edit configmap settings -o json --output-patch
+- get configmap settings -o jsonpath={.data}
+saved edit configmap settings --save-config
+- get configmap settings -o jsonpath={.data}
+size edit widget w1 --output-patch
+- get widget w1 -o jsonpath={.spec}
+rename edit configmap settings
+invalid edit pod web
+garbage edit pod web
+fails edit pod web
+status edit pod web --subresource status
+- get pod web -o jsonpath={.status.phase}
+cat edit pod missing
+cat edit pod web -n kube-system
+cat edit pod web --validate=bogus
+cat edit pod web -o wide
+cat edit pod web --subresource scale
+cat edit
+- get pod web -o jsonpath={.metadata.managedFields[*].manager}"
+    # Run-to-run differences: the temporary file, and what the server makes up for each object.
+    normalise() {
+      sed -E -e 's#[^ "`]*/(kubectl|kw)-edit-[^ "`]*\.(yaml|json)#FILE#g' \
+        -e 's#("?(uid|creationTimestamp|resourceVersion|time)"?: ).*#\1X#' \
+        -e 's#kube-api-access-[a-z0-9]{5}#kube-api-access-X#' "$1"
+    }
+    for tool in kubectl kw; do
+      kw create -f "$work/m/v1" >/dev/null
+      out=$work/$tool.out
+      : >"$out"
+      while read -r ed line; do
+        echo "\$ $ed $line" >>"$out"
+        # shellcheck disable=SC2086
+        if [[ $ed == - ]]; then kubectl $line >>"$out" 2>&1 || echo "(exit $?)" >>"$out"
+        else TMPDIR=$work/tmp KUBE_EDITOR=$work/ed/$ed $tool $line >>"$out" 2>&1 || echo "(exit $?)" >>"$out"; fi
+      done <<<"$seq"
+      kw delete -f "$work/m/v1" >/dev/null
+      ls "$work/tmp" | sed -E 's/^(kubectl|kw)-edit-.*\.(yaml|json)$/FILE.\2/' >"$work/$tool.kept"
+      rm -f "$work/tmp/"*
+    done
+    diff -u <(normalise "$work/kubectl.out") <(normalise "$work/kw.out")
+    diff -u "$work/kubectl.kept" "$work/kw.kept"
+    grep -qx 'pod/web edited' "$work/kw.out"
+    grep -qx 'Edit cancelled, no changes made.' "$work/kw.out"
+    grep -q '^nginx:2' "$work/kw.out"
+    grep -q '^# Please edit the object below' "$work/kw.out"
+    # EDITOR is used when KUBE_EDITOR is not set; a command with spaces is split.
+    kw create -f "$work/m/v1/cm.json" >/dev/null
+    EDITOR="sed -i -e s/fast/quick/" kw edit configmap settings | contains -x 'configmap/settings edited'
+    [[ $(kw get configmap settings -o jsonpath='{.data.mode}') == quick ]]
+    ;;
+
   explain_vs_kubectl)
     start_server; write_kubeconfig
     # A custom resource's schema is explained from its CRD too.

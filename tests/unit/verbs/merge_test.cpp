@@ -164,3 +164,21 @@ TEST_CASE("$patch: replace and null deletion in a strategic patch") {
   CHECK(kw::cli::apply_strategic_patch(target, json{{"a", {{"$patch", "replace"}, {"z", 3}}}, {"b", nullptr}}).value() ==
         json{{"a", {{"z", 3}}}});
 }
+
+TEST_CASE("edit's two-way patch carries every change, removals as null, containers merged by name") {
+  const json original = live_of(pod(json::array({{{"name", "a"}, {"image", "nginx:1"}}, {{"name", "b"}, {"image", "x"}}})));
+  json edited = original;
+  edited["spec"]["containers"][0]["image"] = "nginx:2";
+  edited["spec"]["containers"].erase(1);
+  edited["metadata"]["labels"] = {{"new", "1"}};
+  edited["status"].erase("phase");
+  const json patch = kw::cli::two_way_patch(original, edited, PatchStrategy::strategic);
+  CHECK(patch["metadata"] == json{{"labels", {{"app", nullptr}, {"new", "1"}}}});
+  CHECK(patch["spec"]["containers"] ==
+        json::array({{{"name", "a"}, {"image", "nginx:2"}}, {{"name", "b"}, {"$patch", "delete"}}}));
+  CHECK(patch["status"] == json{{"phase", nullptr}});
+  CHECK(kw::cli::two_way_patch(original, original, PatchStrategy::strategic).empty());
+  // A JSON merge patch (custom resources) replaces the list whole.
+  CHECK(kw::cli::two_way_patch(original, edited, PatchStrategy::merge)["spec"]["containers"] ==
+        edited["spec"]["containers"]);
+}
