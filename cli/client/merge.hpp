@@ -4,8 +4,10 @@
 // manifest (modified) and the live object (current). Fields dropped from the manifest since
 // the last apply are deleted; fields the server or other writers added are kept; lists of the
 // built-in kinds with a merge key (containers by name, ports by containerPort...) are merged
-// item by item, as core/codec/patch_schema.hpp says for each field. Kinds without patch metadata (CRDs) get a JSON merge patch instead: lists are
-// replaced whole.
+// item by item, as core/codec/patch_schema.hpp says for each field, with kubectl's
+// $setElementOrder directive; sets of scalars (finalizers) by additions and
+// $deleteFromPrimitiveList. Kinds without patch metadata (CRDs) get a JSON merge patch
+// instead: lists are replaced whole.
 #include <string>
 #include <string_view>
 

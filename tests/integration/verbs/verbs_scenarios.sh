@@ -587,8 +587,9 @@ spec:
   - name: c
     image: nginx
 YAML
-    # A change kubectl's patch and kw's write the same way (no list: kubectl adds $setElementOrder).
-    sed -e 's/^  name: v$/  name: v\n  labels: {x: "2"}/' "$work/v/pod.yaml" >"$work/v/pod2.yaml"
+    # A new label and image: the refused patch is printed, $setElementOrder included.
+    sed -e 's/^  name: v$/  name: v\n  labels: {x: "2"}/' -e 's/image: nginx/image: nginx:2/' "$work/v/pod.yaml" \
+      >"$work/v/pod2.yaml"
     printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, extra: 1}\ndata: {a: b}\n' >"$work/v/cm.yaml"
     seq="create -f $work/v/pod.yaml
 create -f $work/v/pod.yaml --validate=true
@@ -606,7 +607,7 @@ apply -f $work/v/pod.yaml --validate=bogus
 apply -f $work/v/pod.yaml --validate=warn
 apply -f $work/v/pod2.yaml
 apply -f $work/v/pod2.yaml --validate=False
-get pod v -o jsonpath={.metadata.labels}
+get pod v -o jsonpath={.metadata.labels}{.spec.containers[0].image}
 delete pod v
 apply --server-side -f $work/v/cm.yaml
 apply --server-side -f $work/v/cm.yaml --validate=warn
@@ -684,10 +685,9 @@ cat edit -f $work/m/v1/app.yaml
 comment edit pod web
 empty edit pod web
 empty edit pod web --validate=false
-image edit pod/web configmap/settings
-image edit pod web
+image edit pod web --output-patch
 - get pod web -o jsonpath={.spec.containers[*].image}
-label edit pod web --output-patch
+label edit pod/web configmap/settings
 - get pod web -o jsonpath={.metadata.labels}
 data edit configmap settings -o json --output-patch
 - get configmap settings -o jsonpath={.data}
