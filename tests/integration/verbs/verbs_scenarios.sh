@@ -648,6 +648,7 @@ delete role r8"
     editor status 'sed -i -e "s/phase: Pending/phase: Running/" "$1"'
     editor fails 'exit 3'
     editor size 'sed -i -e "s/size: .*/size: 2/" -e "s/- b$/- c/" "$1"'
+    editor extra 'sed -i -e "s/^data:/extra: 1\ndata:/" "$1"'
     editor saved 'sed -i -e "s/mode: slow/mode: saved/" "$1"'
     # A custom resource: edited through a JSON merge patch (lists replaced whole).
     cat >"$work/crd.yaml" <<'YAML'
@@ -692,6 +693,9 @@ label edit pod/web configmap/settings
 data edit configmap settings -o json --output-patch
 - get configmap settings -o jsonpath={.data}
 saved edit configmap settings --save-config
+extra edit configmap settings
+extra edit configmap settings --validate=ignore
+extra edit configmap settings --validate=warn
 - get configmap settings -o jsonpath={.data}
 size edit widget w1 --output-patch
 - get widget w1 -o jsonpath={.spec}
