@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/client/discovery.hpp"
 #include "cli/client/manifest.hpp"
@@ -362,74 +363,76 @@ int kept(const EditFailure& failure) {
   return report_usage(failure.message);
 }
 
-// The editor loop of kubectl's editFn: write, edit, compare, parse, patch; again with the
-// reasons while the server refuses objects as invalid or the file does not parse.
+// What saving one file led to: the exit code, or nothing and the reasons to reopen it with.
+struct Saved {
+  std::optional<int> exit_code;
+  std::vector<Reason> reasons;
+};
+
+// The second half of kubectl's editFn pass: parse the saved file, patch each object, and
+// decide on the tally.
+Saved save_file(ApiClient& api, Resolver& resolver, const EditOptions& options, const WriteQuery& query,
+                const std::vector<EditTarget>& targets, const std::string& edited, const std::string& file) {
+  auto objects = parse_manifests(edited, file);
+  if (!objects) return Saved{{}, {Reason{"The edited file had a syntax error: " + objects.error().message, {}}}};
+  SaveResults results;
+  for (auto& object : *objects)
+    if (auto saved = save_one(api, resolver, options, query, targets, std::move(object), results); !saved)
+      return Saved{kept({saved.error().message, file}), {}};
+  std::cout.flush();
+  if (results.retryable > 0) {
+    std::cerr << "You can run `kubectl replace -f " << file << "` to try this update again.\n";
+    return Saved{k_exit_usage, {}};
+  }
+  if (results.not_found > 0) {
+    std::cerr << "The edits you made on deleted resources have been saved to " << util::go_quote(file) << '\n';
+    return Saved{k_exit_usage, {}};
+  }
+  if (!results.reasons.empty()) return Saved{{}, std::move(results.reasons)};
+  std::remove(file.c_str());
+  return Saved{k_exit_ok, {}};
+}
+
+// The editor loop of kubectl's editFn: write, edit, check, compare, save; again with the
+// reasons as comments while the file does not parse or the server refuses objects as invalid.
 int edit_loop(ApiClient& api, Resolver& resolver, const EditOptions& options, const WriteQuery& query,
               const std::vector<EditTarget>& targets) {
   const Editor editor = editor_from_environment();
   const bool checked = query.field_validation != "Ignore";
-  std::string original;  // the first file written, header included
-  std::string edited;    // the last file saved
-  std::string file;      // and its path
+  const bool json_file = options.output == "json";
+  const std::string original = (json_file ? std::string() : header_of({})) + printed(targets, options.output);
+  std::string edited;  // the last file saved
+  std::string file;    // and its path
   std::vector<Reason> reasons;
-  bool has_error = false;
   while (true) {
+    const bool reopened = !file.empty();
     // JSON has no comments: kubectl writes no header there.
-    std::string text = options.output == "json" ? std::string() : header_of(reasons);
-    if (has_error) text += without_comments(edited);
-    else text += printed(targets, options.output), original = text;
-    auto path = write_temp_file(options.output == "json" ? "json" : "yaml", text);
+    const std::string text =
+        reopened ? (json_file ? std::string() : header_of(reasons)) + without_comments(edited) : original;
+    auto path = write_temp_file(json_file ? "json" : "yaml", text);
     if (!path) return kept({path.error().message, file});
     if (auto launched = launch(editor, *path); !launched) return kept({launched.error().message, file});
     auto saved = read_whole_file(*path);
     if (!saved) return kept({"open " + *path + ": " + saved.error().message, file});
-    if (has_error && compared_form(edited) == compared_form(*saved))
+    if (reopened && compared_form(edited) == compared_form(*saved))
       return kept({"Edit cancelled, no valid changes were saved.", *path});
-    if (!file.empty()) std::remove(file.c_str());
+    if (reopened) std::remove(file.c_str());
     edited = std::move(*saved);
     file = std::move(*path);
     if (const std::string problem = checked ? file_problem(edited) : std::string(); !problem.empty()) {
       SaveResults results;
       std::cerr << refused_file(results, targets.front(), problem) << '\n';
       reasons = std::move(results.reasons);
-      has_error = true;
       continue;
     }
-    if (compared_form(original) == compared_form(edited)) {
+    if (compared_form(original) == compared_form(edited) || !has_content(edited)) {
       std::remove(file.c_str());
-      std::cerr << "Edit cancelled, no changes made.\n";
+      std::cerr << (has_content(edited) ? "Edit cancelled, no changes made.\n" : "Edit cancelled, saved file was empty.\n");
       return k_exit_ok;
     }
-    if (!has_content(edited)) {
-      std::remove(file.c_str());
-      std::cerr << "Edit cancelled, saved file was empty.\n";
-      return k_exit_ok;
-    }
-    SaveResults results;
-    auto objects = parse_manifests(edited, file);
-    if (!objects) {
-      has_error = true;
-      reasons = {Reason{"The edited file had a syntax error: " + objects.error().message, {}}};
-      continue;
-    }
-    for (auto& object : *objects)
-      if (auto saved_one = save_one(api, resolver, options, query, targets, std::move(object), results); !saved_one)
-        return kept({saved_one.error().message, file});
-    std::cout.flush();
-    if (results.retryable > 0) {
-      std::cerr << "You can run `kubectl replace -f " << file << "` to try this update again.\n";
-      return k_exit_usage;
-    }
-    if (results.not_found > 0) {
-      std::cerr << "The edits you made on deleted resources have been saved to " << util::go_quote(file) << '\n';
-      return k_exit_usage;
-    }
-    if (results.reasons.empty()) {
-      std::remove(file.c_str());
-      return k_exit_ok;
-    }
-    reasons = std::move(results.reasons);
-    has_error = true;
+    Saved outcome = save_file(api, resolver, options, query, targets, edited, file);
+    if (outcome.exit_code) return *outcome.exit_code;
+    reasons = std::move(outcome.reasons);
   }
 }
 

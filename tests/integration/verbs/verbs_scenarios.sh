@@ -638,7 +638,7 @@ delete role r8"
     }
     editor cat 'cat "$1"'
     editor image 'sed -i -e "s/image: nginx:1/image: nginx:2/" "$1"'
-    editor label 'sed -i -e "s/^    app: web$/    app: web\n    edited: \"yes\"/" "$1"'
+    editor label 'sed -i -e "s/^\( *\)app: web$/\1app: web\n\1edited: \"yes\"/" "$1"'
     editor data 'sed -i -e "s/\"mode\": \"fast\"/\"mode\": \"slow\"/" "$1"'
     editor rename 'sed -i -e "s/^  name: settings$/  name: other/" "$1"'
     editor invalid 'sed -i -e "s/^    name: main$/    name: Main_x/" "$1"'
@@ -649,6 +649,9 @@ delete role r8"
     editor fails 'exit 3'
     editor size 'sed -i -e "s/size: .*/size: 2/" -e "s/- b$/- c/" "$1"'
     editor extra 'sed -i -e "s/^data:/extra: 1\ndata:/" "$1"'
+    # An invalid change first, fixed when the file comes back with the server's reasons.
+    editor fixup 'if grep -q "was not valid" "$1"; then sed -i -e "s/name: Bad_x$/name: main/" -e "s/image: nginx:2$/image: nginx:5/" "$1"
+else sed -i -e "s/^      name: main$/      name: Bad_x/" -e "s/mode: .*/mode: two/" "$1"; fi'
     editor saved 'sed -i -e "s/mode: slow/mode: saved/" "$1"'
     # A custom resource: edited through a JSON merge patch (lists replaced whole).
     cat >"$work/crd.yaml" <<'YAML'
@@ -696,6 +699,9 @@ saved edit configmap settings --save-config
 extra edit configmap settings
 extra edit configmap settings --validate=ignore
 extra edit configmap settings --validate=warn
+fixup edit pod/web configmap/settings
+- get pod web -o jsonpath={.spec.containers[*].image}{.metadata.labels}
+- get configmap settings -o jsonpath={.data}
 - get configmap settings -o jsonpath={.data}
 size edit widget w1 --output-patch
 - get widget w1 -o jsonpath={.spec}
