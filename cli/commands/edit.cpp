@@ -208,9 +208,7 @@ VerbResult<std::vector<EditTarget>> read_targets(ApiClient& api, Resolver& resol
   }
   std::vector<EditTarget> out;
   for (auto& object : named) {
-    std::string path = object_path(object.info, object.namespace_name, object.name);
-    if (!options.subresource.empty()) path += "/" + options.subresource;
-    auto live = call_json(api, "GET", path, {}, {});
+    auto live = read_object(api, object, options.subresource);
     if (!live) return std::unexpected(live.error());
     EditTarget target{std::move(object), std::move(*live), nullptr};
     json& metadata = target.original["metadata"];

@@ -713,6 +713,7 @@ status edit pod web --subresource status
 - get pod web -o jsonpath={.status.phase}
 cat edit pod missing
 cat edit pod web -n kube-system
+cat edit pod web -n other
 cat edit pod web --validate=bogus
 cat edit pod web -o wide
 cat edit pod web --subresource scale
