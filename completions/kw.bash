@@ -94,7 +94,7 @@ __kw_spec() {
       __kw_args="@resources"
       ;;
     "edit")
-      __kw_flags="-h --help -f --filename -R --recursive -o --output --output-patch --field-manager --subresource --show-managed-fields --save-config --validate --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout"
+      __kw_flags="-h --help -f --filename -R --recursive -o --output --output-patch --field-manager --subresource --show-managed-fields --save-config --windows-line-endings --validate --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --insecure-skip-tls-verify --transport --encoding --request-timeout"
       __kw_valued="-f --filename -o --output --field-manager --subresource --validate --kubeconfig --context --cluster --user -n --namespace -s --server --token --certificate-authority --client-certificate --client-key --tls-server-name --as --as-group --as-uid --transport --encoding --request-timeout"
       __kw_args="@resources"
       ;;

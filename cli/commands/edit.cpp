@@ -48,6 +48,7 @@ struct EditOptions {
   std::string subresource;
   bool show_managed_fields = false;
   bool save_config = false;
+  bool windows_line_endings = false;
   ValidateFlag validate;
 };
 
@@ -170,6 +171,16 @@ Result<void> launch(const Editor& editor, const std::string& path) {
   if (!status && !by_path) return fail("unable to launch the editor " + util::go_quote(joined));
   if (!status || *status != 0) return fail("there was a problem with the editor " + util::go_quote(joined));
   return {};
+}
+
+// Every "\n" written as "\r\n" (kubectl's crlf writer, for --windows-line-endings).
+std::string with_crlf(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\n') out += '\r';
+    out += c;
+  }
+  return out;
 }
 
 // A new file $TMPDIR/kw-edit-XXXXXX.EXT holding `text`; its path.
@@ -405,8 +416,9 @@ int edit_loop(ApiClient& api, Resolver& resolver, const EditOptions& options, co
   while (true) {
     const bool reopened = !file.empty();
     // JSON has no comments: kubectl writes no header there.
-    const std::string text =
+    std::string text =
         reopened ? (json_file ? std::string() : header_of(reasons)) + without_comments(edited) : original;
+    if (options.windows_line_endings) text = with_crlf(text);
     auto path = write_temp_file(json_file ? "json" : "yaml", text);
     if (!path) return kept({path.error().message, file});
     if (auto launched = launch(editor, *path); !launched) return kept({launched.error().message, file});
@@ -475,6 +487,7 @@ void add_edit_command(CLI::App& app, int* exit_code) {
   command->add_flag("--show-managed-fields", options->show_managed_fields, "Keep metadata.managedFields in the file");
   command->add_flag("--save-config", options->save_config,
                     "Store the edited object in the last-applied-configuration annotation, so kw apply can follow");
+  command->add_flag("--windows-line-endings", options->windows_line_endings, "Write the file with CRLF line endings");
   add_validate_flag(*command, options->validate);
   add_connection_flags(*command, options->connection);
   command->callback([options, exit_code] { *exit_code = run_edit(*options); });
