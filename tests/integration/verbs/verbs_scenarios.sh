@@ -652,6 +652,8 @@ delete role r8"
     # An invalid change first, fixed when the file comes back with the server's reasons.
     editor fixup 'if grep -q "was not valid" "$1"; then sed -i -e "s/name: Bad_x$/name: main/" -e "s/image: nginx:2$/image: nginx:5/" "$1"
 else sed -i -e "s/^      name: main$/      name: Bad_x/" -e "s/mode: .*/mode: two/" "$1"; fi'
+    # An unknown field in a List: kubectl checks it against the OpenAPI schema itself.
+    editor listextra 'grep -q "was not valid" "$1" || sed -i -e "s/^  data:/  extra: 1\n  data:/" "$1"'
     editor saved 'sed -i -e "s/mode: slow/mode: saved/" "$1"'
     # A custom resource: edited through a JSON merge patch (lists replaced whole).
     cat >"$work/crd.yaml" <<'YAML'
@@ -700,6 +702,8 @@ extra edit configmap settings
 extra edit configmap settings --validate=ignore
 extra edit configmap settings --validate=warn
 fixup edit pod/web configmap/settings
+listextra edit pod/web configmap/settings
+listextra edit pod/web configmap/settings --validate=false
 - get pod web -o jsonpath={.spec.containers[*].image}{.metadata.labels}
 - get configmap settings -o jsonpath={.data}
 - get configmap settings -o jsonpath={.data}
