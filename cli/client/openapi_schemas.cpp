@@ -1,5 +1,8 @@
 #include "cli/client/openapi_schemas.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include "core/util/text.hpp"
 
 namespace kw::cli {
@@ -125,6 +128,31 @@ std::vector<std::string> unknown_fields(const Schemas& schemas, const json& sche
   std::vector<std::string> out;
   collect_unknown(schemas, schema, name, object, kind, out);
   return out;
+}
+
+std::string unknown_fields_problem(ApiClient& api, const std::vector<json>& objects) {
+  std::map<std::string, json> documents;  // by apiVersion
+  std::vector<std::string> problems;
+  for (const json& object : objects) {
+    const std::string api_version = str(at(object, {"apiVersion"}));
+    const auto slash = api_version.find('/');
+    const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+    const std::string version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+    auto [entry, added] = documents.try_emplace(api_version);
+    if (added)
+      if (auto document = openapi_v3_document(api, group, version); document) entry->second = std::move(*document);
+    const Schemas schemas(entry->second);
+    std::string name;
+    const std::string kind = str(at(object, {"kind"}));
+    const json* schema = schemas.of_kind(group, version, kind, &name);
+    if (schema == nullptr) continue;
+    for (auto& problem : unknown_fields(schemas, *schema, object, kind, name))
+      if (std::ranges::find(problems, problem) == problems.end()) problems.push_back(std::move(problem));
+  }
+  if (problems.size() == 1) return problems.front();
+  std::string out;
+  for (const auto& problem : problems) out += (out.empty() ? "[" : ", ") + problem;
+  return out.empty() ? out : out + "]";
 }
 
 }  // namespace kw::cli

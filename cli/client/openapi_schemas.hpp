@@ -52,4 +52,9 @@ class Schemas {
 std::vector<std::string> unknown_fields(const Schemas& schemas, const nlohmann::json& schema,
                                         const nlohmann::json& object, const std::string& kind, const std::string& name);
 
+// kubectl's client-side check of objects the server's fieldValidation does not see (the items
+// of a List) against the server's OpenAPI v3 schemas: their unknown fields, each message once,
+// as Go prints an aggregate ("ONE" or "[ONE, TWO]"); "" when there are none.
+std::string unknown_fields_problem(ApiClient& api, const std::vector<nlohmann::json>& objects);
+
 }  // namespace kw::cli

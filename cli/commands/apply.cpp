@@ -19,6 +19,7 @@
 #include "cli/client/discovery.hpp"
 #include "cli/client/manifest.hpp"
 #include "cli/client/merge.hpp"
+#include "cli/client/openapi_schemas.hpp"
 #include "core/api/selector.hpp"
 #include "core/codec/yaml.hpp"
 #include "core/util/text.hpp"
@@ -179,6 +180,22 @@ VerbResult<Outcome> server_side_apply_one(ApiClient& api, const Target& target, 
   return Outcome{std::move(*applied), prefix, prefix + " serverside-applied"};
 }
 
+// kubectl's client-side validation of the List documents of the manifests, which the server's
+// fieldValidation does not see: their items' unknown fields refuse the whole run.
+Result<void> check_list_items(ApiClient& api, const std::vector<Manifest>& manifests) {
+  for (auto start = manifests.begin(); start != manifests.end();) {
+    const auto end = std::find_if(start, manifests.end(), [&](const Manifest& m) { return m.source != start->source; });
+    std::vector<json> items;
+    for (auto it = start; it != end; ++it)
+      if (it->in_list) items.push_back(it->object);
+    if (const std::string problem = items.empty() ? std::string() : unknown_fields_problem(api, items); !problem.empty())
+      return fail("error validating " + util::go_quote(start->source) + ": error validating data: " + problem +
+                  "; if you choose to ignore these errors, turn validation off with --validate=false");
+    start = end;
+  }
+  return {};
+}
+
 int run_manifests(ManifestOptions& options, bool apply) {
   const std::string verb = apply ? "apply" : "create";
   auto validation = options.validate.field_validation();
@@ -193,6 +210,8 @@ int run_manifests(ManifestOptions& options, bool apply) {
   const WriteQuery query{manager_of(options, apply), std::move(*validation)};
   auto api = ApiClient::create(options.connection);
   if (!api) return report_usage(api.error().message);
+  if (query.field_validation == "Strict")
+    if (auto refused = check_list_items(**api, *manifests); !refused) return report_usage(refused.error().message);
   Resolver resolver(**api);
   // As kubectl does, the objects that fail are reported after all the others were written.
   std::vector<VerbError> failures;

@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 
@@ -266,37 +265,14 @@ std::string file_problem(std::string_view text) {
 }
 
 // kubectl's client-side check of a saved List under --validate=strict (the server's
-// fieldValidation does not cover a List): the items' fields their OpenAPI schemas do not
-// declare, each message once. "" when there are none.
+// fieldValidation does not cover a List): "" when its items have no unknown fields.
 std::string list_problem(ApiClient& api, std::string_view text) {
   auto documents = codec::yaml_to_json(without_comments(text));
   if (!documents || documents->empty()) return {};
   const json& list = documents->front();
   if (api::str(api::at(list, {"kind"})) != "List" || api::str(api::at(list, {"apiVersion"})) != "v1") return {};
-  std::map<std::string, json> documents_by_group_version;
-  std::vector<std::string> problems;
-  for (const json& item : api::arr(api::at(list, {"items"}))) {
-    const std::string api_version = api::str(api::at(item, {"apiVersion"}));
-    const auto slash = api_version.find('/');
-    const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-    const std::string version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
-    auto [entry, added] = documents_by_group_version.try_emplace(api_version);
-    if (added) {
-      auto document = openapi_v3_document(api, group, version);
-      if (document) entry->second = std::move(*document);
-    }
-    const Schemas schemas(entry->second);
-    std::string name;
-    const std::string kind = api::str(api::at(item, {"kind"}));
-    const json* schema = schemas.of_kind(group, version, kind, &name);
-    if (schema == nullptr) continue;
-    for (auto& problem : unknown_fields(schemas, *schema, item, kind, name))
-      if (std::ranges::find(problems, problem) == problems.end()) problems.push_back(std::move(problem));
-  }
-  if (problems.size() == 1) return problems.front();
-  std::string out;
-  for (const auto& problem : problems) out += (out.empty() ? "[" : ", ") + problem;
-  return out.empty() ? out : out + "]";
+  const json& items = api::arr(api::at(list, {"items"}));
+  return unknown_fields_problem(api, std::vector<json>(items.begin(), items.end()));
 }
 
 // What one pass of saving did, as kubectl's editResults counts it.

@@ -591,6 +591,27 @@ YAML
     sed -e 's/^  name: v$/  name: v\n  labels: {x: "2"}/' -e 's/image: nginx/image: nginx:2/' "$work/v/pod.yaml" \
       >"$work/v/pod2.yaml"
     printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, extra: 1}\ndata: {a: b}\n' >"$work/v/cm.yaml"
+    # A List: its items are checked by the client against the OpenAPI schemas, as kubectl does.
+    cat >"$work/v/list.yaml" <<'YAML'
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: l1}
+  extra: 1
+  data: {a: b}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: l2}
+  spec:
+    replicas: 1
+    foo: 2
+    selector: {matchLabels: {a: b}}
+    template:
+      metadata: {labels: {a: b}}
+      spec: {containers: [{name: c, image: i, bar: 1}]}
+YAML
     seq="create -f $work/v/pod.yaml
 create -f $work/v/pod.yaml --validate=true
 create -f $work/v/pod.yaml --validate=bogus
@@ -614,6 +635,10 @@ apply --server-side -f $work/v/cm.yaml --validate=warn
 apply --server-side -f $work/v/cm.yaml --validate=ignore
 get configmap s -o jsonpath={.data}
 delete configmap s
+create -f $work/v/list.yaml
+apply --server-side -f $work/v/list.yaml
+create -f $work/v/list.yaml --validate=false
+delete -f $work/v/list.yaml
 create configmap c8 --from-literal=a=b --validate=bogus
 create role r8 --verb=get --resource=pods --validate=warn
 delete role r8"
