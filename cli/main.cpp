@@ -94,6 +94,7 @@ constexpr Command k_commands[] = {
     {"apply", kw::cli::add_apply_command},
     {"diff", kw::cli::add_diff_command},
     {"delete", kw::cli::add_delete_command},
+    {"edit", kw::cli::add_edit_command},
     {"label", kw::cli::add_label_command},
     {"annotate", kw::cli::add_annotate_command},
     {"patch", kw::cli::add_patch_command},

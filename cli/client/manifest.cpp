@@ -51,18 +51,39 @@ Result<std::vector<json>> parse_json_stream(std::string_view text) {
   return out;
 }
 
-void flatten(json object, std::vector<json>& out) {
+// The objects of one document, Lists ("List" or "...List") opened; `in_list` marks those that
+// came from a List.
+void flatten(json object, const std::string& source, bool in_list, std::vector<Manifest>& out) {
   if (object.is_null()) return;
   const std::string kind = object.is_object() ? object.value("kind", "") : std::string();
-  if (kind.size() > 4 && kind.ends_with("List") && object.contains("items") && object["items"].is_array()) {
-    for (auto& item : object["items"]) flatten(std::move(item), out);
+  if (kind.ends_with("List") && object.contains("items") && object["items"].is_array()) {
+    for (auto& item : object["items"]) flatten(std::move(item), source, true, out);
     return;
   }
-  if (kind == "List" && object.contains("items") && object["items"].is_array()) {
-    for (auto& item : object["items"]) flatten(std::move(item), out);
-    return;
+  out.push_back(Manifest{std::move(object), source, in_list});
+}
+
+Result<std::vector<Manifest>> parse_sourced(std::string_view text, const std::string& source) {
+  std::size_t first = 0;
+  while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first]))) ++first;
+  std::vector<json> documents;
+  if (first < text.size() && (text[first] == '{' || text[first] == '[')) {
+    if (auto stream = parse_json_stream(text); stream) documents = std::move(*stream);
   }
-  out.push_back(std::move(object));
+  if (documents.empty()) {
+    auto parsed = codec::yaml_to_json(text);
+    if (!parsed) return fail("error parsing " + source + ": " + parsed.error().message);
+    documents = std::move(*parsed);
+  }
+  std::vector<Manifest> out;
+  for (auto& document : documents) {
+    if (document.is_array()) {
+      for (auto& item : document) flatten(std::move(item), source, false, out);
+    } else {
+      flatten(std::move(document), source, false, out);
+    }
+  }
+  return out;
 }
 
 Result<void> check_object(const json& object, const std::string& source, bool allow_generate_name) {
@@ -113,25 +134,10 @@ Result<void> collect_paths(const fs::path& root, bool recursive, std::vector<fs:
 }  // namespace
 
 Result<std::vector<json>> parse_manifests(std::string_view text, const std::string& source) {
-  std::size_t first = 0;
-  while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first]))) ++first;
-  std::vector<json> documents;
-  if (first < text.size() && (text[first] == '{' || text[first] == '[')) {
-    if (auto stream = parse_json_stream(text); stream) documents = std::move(*stream);
-  }
-  if (documents.empty()) {
-    auto parsed = codec::yaml_to_json(text);
-    if (!parsed) return fail("error parsing " + source + ": " + parsed.error().message);
-    documents = std::move(*parsed);
-  }
+  auto manifests = parse_sourced(text, source);
+  if (!manifests) return std::unexpected(manifests.error());
   std::vector<json> out;
-  for (auto& document : documents) {
-    if (document.is_array()) {
-      for (auto& item : document) flatten(std::move(item), out);
-    } else {
-      flatten(std::move(document), out);
-    }
-  }
+  for (auto& manifest : *manifests) out.push_back(std::move(manifest.object));
   return out;
 }
 
@@ -140,11 +146,11 @@ Result<std::vector<Manifest>> load_manifests(const std::vector<std::string>& pat
   if (paths.empty()) return fail("must specify one of -f and -k");
   std::vector<Manifest> out;
   auto add_text = [&](std::string_view text, const std::string& source) -> Result<void> {
-    auto objects = parse_manifests(text, source);
-    if (!objects) return std::unexpected(objects.error());
-    for (auto& object : *objects) {
-      if (auto checked = check_object(object, source, allow_generate_name); !checked) return checked;
-      out.push_back(Manifest{std::move(object), source});
+    auto manifests = parse_sourced(text, source);
+    if (!manifests) return std::unexpected(manifests.error());
+    for (auto& manifest : *manifests) {
+      if (auto checked = check_object(manifest.object, source, allow_generate_name); !checked) return checked;
+      out.push_back(std::move(manifest));
     }
     return {};
   };

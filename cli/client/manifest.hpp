@@ -17,7 +17,8 @@ namespace kw::cli {
 
 struct Manifest {
   nlohmann::json object;
-  std::string source;  // the file name ("STDIN" for -)
+  std::string source;    // the file name ("STDIN" for -)
+  bool in_list = false;  // an item of a List document (which the server's fieldValidation does not check)
 };
 
 // The objects of one file's text, in order (Lists opened).

@@ -44,8 +44,44 @@ std::string list_key(const std::string& field, const DiffOptions& options, const
   return meta ? std::string(meta->merge_key) : std::string();
 }
 
+// A list of scalars merged as a set (finalizers): the new items, "$deleteFromPrimitiveList/F"
+// for the removed ones (sorted, each once) and "$setElementOrder/F" for the order, as
+// kubectl's diffListsOfScalars writes them.
+void diff_scalar_sets(const std::string& field, const json& original, const json& modified,
+                      const DiffOptions& options, json& patch) {
+  const auto in = [](const json& list, const json& item) { return std::find(list.begin(), list.end(), item) != list.end(); };
+  json added = json::array();
+  json removed = json::array();
+  if (!options.ignore_changes_and_additions)
+    for (const auto& item : modified)
+      if (!in(original, item)) added.push_back(item);
+  if (!options.ignore_deletions)
+    for (const auto& item : original)
+      if (!in(modified, item) && !in(removed, item)) removed.push_back(item);
+  std::sort(removed.begin(), removed.end(), [](const json& a, const json& b) {
+    return (a.is_string() ? a.get<std::string>() : a.dump()) < (b.is_string() ? b.get<std::string>() : b.dump());
+  });
+  if (!added.empty()) patch[field] = std::move(added);
+  if (!removed.empty()) patch["$deleteFromPrimitiveList/" + field] = removed;
+  if ((!options.ignore_deletions && !removed.empty()) || (!options.ignore_changes_and_additions && original != modified))
+    patch["$setElementOrder/" + field] = modified;
+}
+
+// Whether both lists hold the same merge keys in the same order.
+bool same_order(const json& original, const json& modified, const std::string& key) {
+  if (original.size() != modified.size()) return false;
+  for (std::size_t i = 0; i < original.size(); ++i)
+    if (original[i][key] != modified[i][key]) return false;
+  return true;
+}
+
 void diff_lists(const std::string& field, const json& original, const json& modified, const DiffOptions& options,
                 const codec::SchemaNode& schema, json& patch) {
+  if (options.strategy == PatchStrategy::strategic)
+    if (const auto meta = schema.list_meta(field); meta && meta->merge_key.empty()) {
+      diff_scalar_sets(field, original, modified, options, patch);
+      return;
+    }
   std::string key = list_key(field, options, schema);
   if (!key.empty() && !(keyed(original, key) && keyed(modified, key))) key.clear();
   if (key.empty()) {
@@ -69,6 +105,14 @@ void diff_lists(const std::string& field, const json& original, const json& modi
     for (const auto& item : original)
       if (find_by_key(modified, key, item[key]) == modified.end())
         items.push_back(json{{key, item[key]}, {"$patch", "delete"}});
+  // kubectl's diffLists: the order of the whole list goes with any change to it, or alone when
+  // only the order changed.
+  if ((!options.ignore_changes_and_additions && (!items.empty() || !same_order(original, modified, key))) ||
+      (!options.ignore_deletions && !items.empty())) {
+    json order = json::array();
+    for (const auto& item : modified) order.push_back(json{{key, item[key]}});
+    patch["$setElementOrder/" + field] = std::move(order);
+  }
   if (!items.empty()) patch[field] = std::move(items);
 }
 
@@ -164,6 +208,10 @@ json three_way_patch(const json& original, const json& modified, const json& cur
   const json delta = diff_maps(current, modified, DiffOptions{true, false, strategy}, schema);
   const json deletions = diff_maps(original, modified, DiffOptions{false, true, strategy}, schema);
   return merge_patches(deletions, delta, DiffOptions{false, false, strategy}, schema);
+}
+
+json two_way_patch(const json& original, const json& modified, PatchStrategy strategy) {
+  return diff_maps(original, modified, DiffOptions{false, false, strategy}, codec::SchemaNode::of_object(modified));
 }
 
 codec::PatchResult<json> apply_strategic_patch(json target, const json& patch) {

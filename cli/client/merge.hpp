@@ -4,8 +4,10 @@
 // manifest (modified) and the live object (current). Fields dropped from the manifest since
 // the last apply are deleted; fields the server or other writers added are kept; lists of the
 // built-in kinds with a merge key (containers by name, ports by containerPort...) are merged
-// item by item, as core/codec/patch_schema.hpp says for each field. Kinds without patch metadata (CRDs) get a JSON merge patch instead: lists are
-// replaced whole.
+// item by item, as core/codec/patch_schema.hpp says for each field, with kubectl's
+// $setElementOrder directive; sets of scalars (finalizers) by additions and
+// $deleteFromPrimitiveList. Kinds without patch metadata (CRDs) get a JSON merge patch
+// instead: lists are replaced whole.
 #include <string>
 #include <string_view>
 
@@ -35,6 +37,11 @@ nlohmann::json last_applied_of(const nlohmann::json& live);
 // means there is nothing to change.
 nlohmann::json three_way_patch(const nlohmann::json& original, const nlohmann::json& modified,
                                const nlohmann::json& current, PatchStrategy strategy);
+
+// kubectl edit's CreateTwoWayMergePatch (strategy strategic) / CreateMergePatch (strategy
+// merge): every difference from `original` to `modified`, removed fields as null. An empty
+// object means nothing changed.
+nlohmann::json two_way_patch(const nlohmann::json& original, const nlohmann::json& modified, PatchStrategy strategy);
 
 // Applies a strategic merge patch to an object as kube-apiserver would (core/codec/
 // strategic_merge.hpp); used to preview the result of a patch.

@@ -5,13 +5,8 @@
 // side by side by diff(1).
 #include <CLI/CLI.hpp>
 
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -24,8 +19,10 @@
 #include "cli/client/discovery.hpp"
 #include "cli/client/manifest.hpp"
 #include "cli/client/merge.hpp"
+#include "cli/client/openapi_schemas.hpp"
 #include "core/api/selector.hpp"
 #include "core/codec/yaml.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::cli {
 
@@ -41,6 +38,7 @@ struct ManifestOptions {
   bool server_side = false;  // apply only
   bool force_conflicts = false;
   std::string field_manager;  // "" = kubectl's default for the verb
+  ValidateFlag validate;
   WriteOutput write;
 };
 
@@ -49,10 +47,6 @@ std::string manager_of(const ManifestOptions& options, bool apply) {
   if (!options.field_manager.empty()) return options.field_manager;
   if (!apply) return "kubectl-create";
   return options.server_side ? "kubectl" : "kubectl-client-side-apply";
-}
-
-std::string with_manager(std::string path, const std::string& manager) {
-  return path + (path.find('?') == std::string::npos ? "?" : "&") + "fieldManager=" + url_escape(manager);
 }
 
 // What a verb did to one object: the object to print with -o, and the outcome line.
@@ -68,11 +62,13 @@ struct Target {
   std::string namespace_name;
   std::string name;
   json object;
+  std::string source;  // the manifest's file
 };
 
 VerbResult<Target> target_of(Resolver& resolver, const kubeconfig::RestConfig& config, const Manifest& manifest) {
   Target target;
   target.object = manifest.object;
+  target.source = manifest.source;
   auto info = resolver.resolve_manifest(target.object, manifest.source);
   if (!info) return std::unexpected(info.error());
   target.info = std::move(*info);
@@ -90,6 +86,8 @@ VerbResult<Target> target_of(Resolver& resolver, const kubeconfig::RestConfig& c
   return target;
 }
 
+// kubectl's AddSourceToErr: a server's error names the step and the file ("Error from server
+// (BadRequest): error when creating "pod.yaml": ...").
 VerbError in_file(VerbError error, const std::string& action, const std::string& source) {
   const std::string prefix = "Error from server";
   if (error.message.starts_with(prefix)) {
@@ -100,14 +98,22 @@ VerbError in_file(VerbError error, const std::string& action, const std::string&
   return error;
 }
 
+// kubectl's Info.String(): the resource, kind, name and namespace of a target.
+std::string target_text(const Target& target) {
+  const std::string group_version = target.info.group + "/" + target.info.version;
+  return "Resource: \"" + group_version + ", Resource=" + target.info.plural + "\", GroupVersionKind: \"" +
+         group_version + ", Kind=" + target.info.kind + "\"\nName: " + util::go_quote(target.name) +
+         ", Namespace: " + util::go_quote(target.namespace_name);
+}
+
 VerbResult<Outcome> create_one(ApiClient& api, const Target& target, const WriteOutput& write,
-                               const std::string& manager) {
+                               const WriteQuery& query) {
   json created = target.object;
   if (!write.client_dry_run()) {
     auto answer = call_json(api, "POST",
-                            with_manager(write.with_dry_run(object_path(target.info, target.namespace_name, "")), manager),
+                            query.apply_to(write.with_dry_run(object_path(target.info, target.namespace_name, ""))),
                             std::string(k_json), target.object.dump());
-    if (!answer) return std::unexpected(answer.error());
+    if (!answer) return std::unexpected(in_file(answer.error(), "creating", target.source));
     created = std::move(*answer);
   }
   std::string name = target.name;
@@ -117,15 +123,18 @@ VerbResult<Outcome> create_one(ApiClient& api, const Target& target, const Write
 }
 
 VerbResult<Outcome> apply_one(ApiClient& api, Resolver& resolver, Target& target, const WriteOutput& write,
-                              const std::string& manager) {
+                              const WriteQuery& query) {
   const json modified = with_last_applied(target.object);
   const std::string path = object_path(target.info, target.namespace_name, target.name);
   auto live = call_json(api, "GET", path, {}, {});
   if (!live && live.error().http_status == 404) {
     target.object = modified;
-    return create_one(api, target, write, manager);
+    return create_one(api, target, write, query);
   }
-  if (!live) return std::unexpected(live.error());
+  if (!live)
+    return std::unexpected(in_file(
+        live.error(), "retrieving current configuration of:\n" + target_text(target) + "\nfrom server for:",
+        target.source));
   const json original = last_applied_of(*live);
   if (original.is_null())
     std::cerr << "Warning: resource " << target.info.plural << "/" << target.name
@@ -141,18 +150,23 @@ VerbResult<Outcome> apply_one(ApiClient& api, Resolver& resolver, Target& target
   if (write.client_dry_run()) return Outcome{modified, prefix, prefix + " configured"};
   const std::string content_type = strategy == PatchStrategy::strategic ? "application/strategic-merge-patch+json"
                                                                         : "application/merge-patch+json";
-  auto patched = call_json(api, "PATCH", with_manager(write.with_dry_run(path), manager), content_type, patch.dump());
-  if (!patched) return std::unexpected(patched.error());
+  auto patched = call_json(api, "PATCH", query.apply_to(write.with_dry_run(path)), content_type, patch.dump());
+  if (!patched) {
+    std::string text = go_json(patch);
+    text.pop_back();
+    return std::unexpected(in_file(in_file(patched.error(), "patching", target.source),
+                                   "applying patch:\n" + text + "\nto:\n" + target_text(target) + "\nfor:",
+                                   target.source));
+  }
   return Outcome{std::move(*patched), prefix, prefix + " configured"};
 }
 
 // Server-side apply: the manifest itself is the patch; the server merges it and answers with
 // the object (created when missing). Conflicts come back as 409 unless forced.
 VerbResult<Outcome> server_side_apply_one(ApiClient& api, const Target& target, const WriteOutput& write,
-                                          const std::string& manager, bool force) {
-  std::string path = with_manager(write.with_dry_run(object_path(target.info, target.namespace_name, target.name)),
-                                  manager);
-  if (force) path += "&force=true";
+                                          const WriteQuery& query, bool force) {
+  std::string path = query.apply_to(write.with_dry_run(object_path(target.info, target.namespace_name, target.name)));
+  if (force) path = with_query(std::move(path), "force", "true");
   auto applied = call_json(api, "PATCH", path, "application/apply-patch+yaml", target.object.dump());
   if (!applied) {
     VerbError error = applied.error();
@@ -166,8 +180,26 @@ VerbResult<Outcome> server_side_apply_one(ApiClient& api, const Target& target, 
   return Outcome{std::move(*applied), prefix, prefix + " serverside-applied"};
 }
 
+// kubectl's client-side validation of the List documents of the manifests, which the server's
+// fieldValidation does not see: their items' unknown fields refuse the whole run.
+Result<void> check_list_items(ApiClient& api, const std::vector<Manifest>& manifests) {
+  for (auto start = manifests.begin(); start != manifests.end();) {
+    const auto end = std::find_if(start, manifests.end(), [&](const Manifest& m) { return m.source != start->source; });
+    std::vector<json> items;
+    for (auto it = start; it != end; ++it)
+      if (it->in_list) items.push_back(it->object);
+    if (const std::string problem = items.empty() ? std::string() : unknown_fields_problem(api, items); !problem.empty())
+      return fail("error validating " + util::go_quote(start->source) + ": error validating data: " + problem +
+                  "; if you choose to ignore these errors, turn validation off with --validate=false");
+    start = end;
+  }
+  return {};
+}
+
 int run_manifests(ManifestOptions& options, bool apply) {
   const std::string verb = apply ? "apply" : "create";
+  auto validation = options.validate.field_validation();
+  if (!validation) return report_usage(validation.error().message);
   auto manifests = load_manifests(options.filenames, options.recursive, std::cin, !apply);
   if (!manifests) return report_usage(manifests.error().message);
   if (manifests->empty()) return report_usage("no objects passed to " + verb);
@@ -175,9 +207,11 @@ int run_manifests(ManifestOptions& options, bool apply) {
     return report_usage("--dry-run=client does not work with --server-side: use --dry-run=server");
   if (options.force_conflicts && !options.server_side)
     return report_usage("--force-conflicts only works with --server-side");
-  const std::string manager = manager_of(options, apply);
+  const WriteQuery query{manager_of(options, apply), std::move(*validation)};
   auto api = ApiClient::create(options.connection);
   if (!api) return report_usage(api.error().message);
+  if (query.field_validation == "Strict")
+    if (auto refused = check_list_items(**api, *manifests); !refused) return report_usage(refused.error().message);
   Resolver resolver(**api);
   // As kubectl does, the objects that fail are reported after all the others were written.
   std::vector<VerbError> failures;
@@ -188,12 +222,12 @@ int run_manifests(ManifestOptions& options, bool apply) {
       continue;
     }
     if (!apply && options.save_config) target->object = with_last_applied(target->object);
-    auto done = !apply                ? create_one(**api, *target, options.write, manager)
-                : options.server_side ? server_side_apply_one(**api, *target, options.write, manager,
+    auto done = !apply                ? create_one(**api, *target, options.write, query)
+                : options.server_side ? server_side_apply_one(**api, *target, options.write, query,
                                                               options.force_conflicts)
-                                      : apply_one(**api, resolver, *target, options.write, manager);
+                                      : apply_one(**api, resolver, *target, options.write, query);
     if (!done) {
-      failures.push_back(in_file(done.error(), apply ? "applying" : "creating", manifest.source));
+      failures.push_back(done.error());
       continue;
     }
     options.write.print(done->object, done->kind_name, done->line);
@@ -213,6 +247,7 @@ CLI::App* manifest_command(CLI::App& app, const std::string& name, const std::st
       ->required();
   command->add_option("--field-manager", options->field_manager,
                       "Who the server records as the writer of the fields (default: kubectl's name for the verb)");
+  add_validate_flag(*command, options->validate);
   add_write_output_flags(*command, options->write);
   add_connection_flags(*command, options->connection);
   return command;
@@ -239,8 +274,7 @@ struct DiffOptions {
 class TempDir {
  public:
   static Result<TempDir> create(const std::string& prefix) {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/" + prefix + "XXXXXX";
+    std::string pattern = temp_root() + "/" + prefix + "XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) return fail("cannot create a directory like " + pattern);
     return TempDir(std::move(pattern));
   }
@@ -267,10 +301,10 @@ std::string diff_file_name(const Target& target) {
 // missing, else patched by the three-way patch (the manifest without a new last-applied
 // annotation, as kubectl diff computes it), on the live resourceVersion unless `force`.
 VerbResult<json> client_side_result(ApiClient& api, Resolver& resolver, const Target& target, const json& live,
-                                    const std::string& manager, bool force) {
+                                    const WriteQuery& query, bool force) {
   if (live.is_null())
     return call_json(api, "POST",
-                     with_manager(object_path(target.info, target.namespace_name, "") + "?dryRun=All", manager),
+                     query.apply_to(object_path(target.info, target.namespace_name, "") + "?dryRun=All"),
                      std::string(k_json), target.object.dump());
   json modified = target.object;
   json& annotations = modified["metadata"]["annotations"];
@@ -283,7 +317,7 @@ VerbResult<json> client_side_result(ApiClient& api, Resolver& resolver, const Ta
   const std::string content_type = strategy == PatchStrategy::strategic ? "application/strategic-merge-patch+json"
                                                                         : "application/merge-patch+json";
   return call_json(api, "PATCH",
-                   with_manager(object_path(target.info, target.namespace_name, target.name) + "?dryRun=All", manager),
+                   query.apply_to(object_path(target.info, target.namespace_name, target.name) + "?dryRun=All"),
                    content_type, patch.dump());
 }
 
@@ -347,20 +381,13 @@ int run_diff_program(const std::string& from, const std::string& to) {
   } else {
     args = {"diff", "-u", "-N", from, to};
   }
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  std::cout.flush();
-  pid_t pid = 0;
-  if (::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
-    std::cerr << "error: failed to run \"" << args[0] << "\": executable file not found in $PATH\n";
+  const std::string program = args[0];
+  auto status = run_program(std::move(args));
+  if (!status) {
+    std::cerr << "error: failed to run \"" << program << "\": executable file not found in $PATH\n";
     return k_exit_diff_error;
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return k_exit_diff_error;
+  return *status > 128 ? k_exit_diff_error : *status;
 }
 
 int run_diff(DiffOptions& options) {
@@ -379,8 +406,8 @@ int run_diff(DiffOptions& options) {
     return usage("--force-conflicts only works with --server-side");
   auto selector = api::LabelSelector::parse(options.selector);
   if (!selector) return usage(selector.error().message);
-  std::string manager = options.field_manager;
-  if (manager.empty()) manager = options.server_side ? "kubectl" : "kubectl-client-side-apply";
+  WriteQuery query{options.field_manager, {}};
+  if (query.field_manager.empty()) query.field_manager = options.server_side ? "kubectl" : "kubectl-client-side-apply";
   auto api = ApiClient::create(options.connection);
   if (!api) return usage(api.error().message);
   Resolver resolver(**api);
@@ -404,10 +431,10 @@ int run_diff(DiffOptions& options) {
       live = got ? std::move(*got) : json();
       if (options.server_side) {
         WriteOutput dry_run{.dry_run = "server"};
-        auto applied = server_side_apply_one(**api, *target, dry_run, manager, options.force_conflicts);
+        auto applied = server_side_apply_one(**api, *target, dry_run, query, options.force_conflicts);
         merged = applied ? VerbResult<json>(std::move(applied->object)) : std::unexpected(applied.error());
       } else {
-        merged = client_side_result(**api, resolver, *target, live, manager, attempt == k_attempts);
+        merged = client_side_result(**api, resolver, *target, live, query, attempt == k_attempts);
       }
       if (merged || merged.error().http_status != 409 || options.server_side) break;
     }

@@ -2,6 +2,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "cli/print/printers.hpp"
@@ -107,7 +115,12 @@ std::string object_path(const api::ResourceInfo& info, const std::string& namesp
 Result<std::vector<ResourceArgs>> parse_resource_args(const std::vector<std::string>& args) {
   std::vector<ResourceArgs> out;
   if (args.empty()) return out;
-  if (args.front().find('/') != std::string::npos) {
+  const auto slashed = [](const std::string& arg) { return arg.find('/') != std::string::npos; };
+  if (std::ranges::any_of(args, slashed) && !std::ranges::all_of(args, slashed))
+    return fail("there is no need to specify a resource type as a separate argument when passing arguments in "
+                "resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource "
+                "resource/<resource_name>'");
+  if (slashed(args.front())) {
     for (const auto& arg : args) {
       const auto slash = arg.find('/');
       if (slash == std::string::npos || slash == 0 || slash + 1 == arg.size())
@@ -124,10 +137,44 @@ Result<std::vector<ResourceArgs>> parse_resource_args(const std::vector<std::str
   return out;
 }
 
+std::string with_query(std::string target, std::string_view key, std::string_view value) {
+  target += target.find('?') == std::string::npos ? '?' : '&';
+  target += key;
+  target += '=';
+  return target + url_escape(value);
+}
+
 std::string WriteOutput::with_dry_run(std::string target) const {
   if (dry_run != "server") return target;
-  target += target.find('?') == std::string::npos ? "?dryRun=All" : "&dryRun=All";
+  return with_query(std::move(target), "dryRun", "All");
+}
+
+std::string WriteQuery::apply_to(std::string target) const {
+  if (!field_manager.empty()) target = with_query(std::move(target), "fieldManager", field_manager);
+  if (!field_validation.empty()) target = with_query(std::move(target), "fieldValidation", field_validation);
   return target;
+}
+
+Result<std::string> ValidateFlag::field_validation() const {
+  // Go's strconv.ParseBool spellings come first, as in kubectl's GetValidationDirective.
+  for (std::string_view yes : {"1", "t", "T", "TRUE", "true", "True"})
+    if (value == yes) return std::string("Strict");
+  for (std::string_view no : {"0", "f", "F", "FALSE", "false", "False"})
+    if (value == no) return std::string("Ignore");
+  if (value == "strict") return std::string("Strict");
+  if (value == "warn") return std::string("Warn");
+  if (value == "ignore") return std::string("Ignore");
+  return fail("invalid - validate option " + util::go_quote(value) +
+              "; must be one of: strict (or true), warn, ignore (or false)");
+}
+
+void add_validate_flag(CLI::App& command, ValidateFlag& flag) {
+  command
+      .add_option("--validate", flag.value,
+                  "How the server checks the object's fields: strict (or true) refuses unknown or duplicate fields, "
+                  "warn accepts them with a warning, ignore (or false) drops them silently")
+      ->expected(0, 1)
+      ->default_str("strict");
 }
 
 void WriteOutput::print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,
@@ -163,6 +210,26 @@ void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_
   else
     command.add_option("-o,--output", output.output, "name: print kind/name instead of the outcome line")
         ->check(CLI::IsMember({"name"}));
+}
+
+std::string temp_root() {
+  const char* base = std::getenv("TMPDIR");
+  return base != nullptr && *base != '\0' ? base : "/tmp";
+}
+
+Result<int> run_program(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  pid_t pid = 0;
+  if (const int error = ::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ); error != 0)
+    return fail("cannot run " + args[0] + ": " + std::strerror(error));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
 }
 
 int report(const VerbError& error) {

@@ -68,6 +68,27 @@ struct WriteOutput {
   void print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,
              bool dry_run_note = true) const;
 };
+// `target` with KEY=VALUE (VALUE escaped) added to its query.
+std::string with_query(std::string target, std::string_view key, std::string_view value);
+
+// What kubectl adds to the query of a write besides dryRun: the manager the server records for
+// the fields, and how strictly the server checks the object's fields (empty: left out).
+struct WriteQuery {
+  std::string field_manager;
+  std::string field_validation;  // Strict | Warn | Ignore
+
+  std::string apply_to(std::string target) const;
+};
+
+// --validate of the verbs that send whole objects (create, apply, edit), as kubectl reads it:
+// strict (or true), warn, ignore (or false); a bare --validate is strict.
+struct ValidateFlag {
+  std::string value = "strict";
+  // The fieldValidation value it asks for (Strict, Warn, Ignore), or kubectl's error.
+  Result<std::string> field_validation() const;
+};
+void add_validate_flag(CLI::App& command, ValidateFlag& flag);
+
 // Registers -f/--filename (described by `help`) and -R/--recursive on a verb that reads
 // manifests; returns the -f option.
 CLI::Option* add_manifest_flags(CLI::App& command, std::vector<std::string>& filenames, bool& recursive,
@@ -75,6 +96,14 @@ CLI::Option* add_manifest_flags(CLI::App& command, std::vector<std::string>& fil
 // Registers --dry-run=none|client|server and -o json|yaml|name on a write verb (-o name only
 // when the verb has no object to show, as for delete).
 void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_objects = true);
+
+// $TMPDIR, else /tmp: where kubectl puts its temporary files (Go's os.TempDir).
+std::string temp_root();
+
+// Runs args[0] (looked up in $PATH) with this process's stdin, stdout and stderr and waits
+// for it: its exit status (128 + the signal when one killed it), or an error when it could
+// not be started.
+Result<int> run_program(std::vector<std::string> args);
 
 // Prints "error: ..." (or the server's error line) to stderr and returns the exit code.
 int report(const VerbError& error);

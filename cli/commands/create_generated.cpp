@@ -40,7 +40,8 @@ VerbError create_failure(const net::client::Response& response, const std::strin
   return VerbError{response.head.status, "error: " + prefix + error_message(response), k_exit_server};
 }
 
-int create_generated(const ConnectionFlags& connection, const WriteOutput& write, Generated generated) {
+int create_generated(const ConnectionFlags& connection, const WriteOutput& write, const WriteQuery& query,
+                     Generated generated) {
   auto api = ApiClient::create(connection);
   if (!api) return report_usage(api.error().message);
   json& object = generated.object;
@@ -57,8 +58,7 @@ int create_generated(const ConnectionFlags& connection, const WriteOutput& write
     return k_exit_ok;
   }
   const std::string path =
-      write.with_dry_run(object_path(*info, info->namespaced ? config.namespace_name : "", "")) +
-      (write.dry_run == "server" ? "&" : "?") + "fieldManager=kubectl-create";
+      query.apply_to(write.with_dry_run(object_path(*info, info->namespaced ? config.namespace_name : "", "")));
   auto response = (*api)->send("POST", path, std::string(k_json), std::string(k_json), object.dump());
   if (!response) return report(VerbError{0, "error: " + response.error().message, k_exit_unreachable});
   if (response->head.status < 200 || response->head.status >= 300)
@@ -77,15 +77,23 @@ CLI::App* generator_command(CLI::App& create, const char* name, const char* desc
   CLI::App* command = create.add_subcommand(name, description);
   add_connection_flags(*command, options->connection);
   add_write_output_flags(*command, options->write);
+  auto validate = std::make_shared<ValidateFlag>();
+  add_validate_flag(*command, *validate);
   command->add_option("name", options->name, "The name of the object")->required();
   command->footer(std::string(k_client_exit_codes));
-  command->callback([options, exit_code, generate] {
+  command->callback([options, validate, exit_code, generate] {
+    auto validation = validate->field_validation();
+    if (!validation) {
+      *exit_code = report_usage(validation.error().message);
+      return;
+    }
     auto generated = generate(*options);
     if (!generated) {
       *exit_code = report_usage(generated.error().message);
       return;
     }
-    *exit_code = create_generated(options->connection, options->write, std::move(*generated));
+    *exit_code = create_generated(options->connection, options->write,
+                                  WriteQuery{"kubectl-create", std::move(*validation)}, std::move(*generated));
   });
   return command;
 }

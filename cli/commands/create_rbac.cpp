@@ -23,6 +23,7 @@ constexpr const char* k_rbac_version = "rbac.authorization.k8s.io/v1";
 struct RbacCreateOptions {
   ConnectionFlags connection;
   WriteOutput write;
+  ValidateFlag validate;
   std::string kind;  // Role, ClusterRole, RoleBinding, ClusterRoleBinding
   std::string name;
   std::vector<std::string> verbs, resources, resource_names, non_resource_urls, aggregation_rule;
@@ -88,6 +89,8 @@ VerbResult<json> subjects(const RbacCreateOptions& o) {
 }
 
 int run_create_rbac(const RbacCreateOptions& o) {
+  auto validation = o.validate.field_validation();
+  if (!validation) return report_usage(validation.error().message);
   auto api = ApiClient::create(o.connection);
   if (!api) return report_usage(api.error().message);
   const bool namespaced = o.kind == "Role" || o.kind == "RoleBinding";
@@ -130,7 +133,8 @@ int run_create_rbac(const RbacCreateOptions& o) {
   std::string path = "/apis/" + std::string(k_rbac_version);
   if (namespaced) path += "/namespaces/" + url_escape((*api)->config().namespace_name);
   path += "/" + plural;
-  auto created = call_json(**api, "POST", o.write.with_dry_run(path), std::string(k_json), object.dump());
+  const WriteQuery query{"kubectl-create", std::move(*validation)};
+  auto created = call_json(**api, "POST", query.apply_to(o.write.with_dry_run(path)), std::string(k_json), object.dump());
   if (!created) return report(created.error());
   o.write.print(*created, kind_name, kind_name + " created");
   return k_exit_ok;
@@ -143,6 +147,7 @@ CLI::App* rbac_command(CLI::App& create, const char* name, const char* kind, con
   const bool binding = options->kind.ends_with("Binding");
   add_connection_flags(*command, options->connection, !binding);
   add_write_output_flags(*command, options->write);
+  add_validate_flag(*command, options->validate);
   command->add_option("name", options->name, std::string("The name of the ") + kind)->required();
   command->footer(std::string(k_client_exit_codes));
   command->callback([options, exit_code] { *exit_code = run_create_rbac(*options); });

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/client/discovery.hpp"
+#include "cli/client/openapi_schemas.hpp"
 #include "cli/commands/common.hpp"
 #include "cli/commands/verbs.hpp"
 #include "core/api/json_access.hpp"
@@ -31,73 +32,6 @@ struct ExplainOptions {
 
 using api::at;
 using api::str;
-
-// A map schema: additionalProperties holding a schema (not true/false).
-bool is_map(const json& schema) { return at(schema, {"additionalProperties"}).is_object(); }
-
-// The schemas of one OpenAPI document, with its $refs resolved.
-class Schemas {
- public:
-  explicit Schemas(const json& document) : m_schemas(at(document, {"components", "schemas"})) {}
-
-  // The schema "#/components/schemas/NAME" names, or null.
-  const json& resolve(const std::string& ref) const {
-    static const json k_null;
-    constexpr std::string_view k_prefix = "#/components/schemas/";
-    if (!ref.starts_with(k_prefix)) return k_null;
-    return at(m_schemas, {std::string_view(ref).substr(k_prefix.size())});
-  }
-  // `schema`, or what its $ref names when it has one.
-  const json& resolved(const json& schema) const {
-    const json& target = resolve(str(at(schema, {"$ref"})));
-    return target.is_null() ? schema : target;
-  }
-  // The schema of group/version/kind (its x-kubernetes-group-version-kind lists it).
-  const json* of_kind(const std::string& group, const std::string& version, const std::string& kind) const {
-    if (!m_schemas.is_object()) return nullptr;
-    for (const auto& [name, schema] : m_schemas.items())
-      for (const json& gvk : at(schema, {"x-kubernetes-group-version-kind"}))
-        if (str(at(gvk, {"group"})) == group && str(at(gvk, {"version"})) == version &&
-            str(at(gvk, {"kind"})) == kind)
-          return &schema;
-    return nullptr;
-  }
-
-  // kubectl's type hint: string, integer, Object, []Container, map[string]string...
-  std::string type_guess(const json& schema) const {
-    if (schema.contains("items")) return "[]" + type_guess(schema["items"]);
-    if (is_map(schema)) return "map[string]" + type_guess(schema["additionalProperties"]);
-    const json& all_of = at(schema, {"allOf"});
-    if (all_of.is_array() && all_of.size() == 1 && at(schema, {"properties"}).is_null()) return type_guess(all_of[0]);
-    if (const std::string ref = str(at(schema, {"$ref"})); !ref.empty()) {
-      const json& target = resolve(ref);
-      const std::string type = str(at(target, {"type"}));
-      if (target.is_null() || type.empty() || type == "object") {
-        const std::string name = ref.substr(ref.rfind('/') + 1);
-        const std::string last = name.substr(name.rfind('.') + 1);
-        return last.empty() ? "Object" : last;
-      }
-      return type;
-    }
-    const std::string type = str(at(schema, {"type"}));
-    return type.empty() || type == "object" ? "Object" : type;
-  }
-
-  // The description of a schema and of what it is made of (its $ref, allOf, items, map values),
-  // each ending in a newline.
-  std::string description(const json& schema) const {
-    const json& own = resolved(schema);
-    std::string out;
-    if (const std::string text = str(at(own, {"description"})); !text.empty()) out += text + "\n";
-    for (const json& part : at(own, {"allOf"})) out += description(part);
-    if (own.contains("items")) out += description(own["items"]);
-    if (is_map(own)) out += description(own["additionalProperties"]);
-    return out;
-  }
-
- private:
-  const json& m_schemas;
-};
 
 // kubectl's word wrapping (go-wordwrap): words move to the next line once a line would pass
 // `limit` characters; a word longer than the limit stays whole; existing newlines are kept.
@@ -288,14 +222,10 @@ int run_explain(const ExplainOptions& options) {
     info.group = slash == std::string::npos ? "" : options.api_version.substr(0, slash);
     info.version = slash == std::string::npos ? options.api_version : options.api_version.substr(slash + 1);
   }
-  const std::string group_version = info.group.empty() ? "api/" + info.version : "apis/" + info.group + "/" + info.version;
-  auto index = call_json(**api, "GET", "/openapi/v3", {}, {});
-  if (!index) return report(index.error());
-  const std::string url = str(at(*index, {"paths", group_version, "serverRelativeURL"}));
-  if (url.empty())
-    return report_usage("couldn't find resource for \"" + info.group_version() + ", Resource=" + info.plural + "\"");
-  auto document = call_json(**api, "GET", url, {}, {});
+  auto document = openapi_v3_document(**api, info.group, info.version);
   if (!document) return report(document.error());
+  if (document->is_null())
+    return report_usage("couldn't find resource for \"" + info.group_version() + ", Resource=" + info.plural + "\"");
   const Schemas schemas(*document);
   const json* schema = schemas.of_kind(info.group, info.version, info.kind);
   if (schema == nullptr)

@@ -98,7 +98,7 @@ int run_metadata(MetadataOptions& options, const std::string& field) {
   int code = k_exit_ok;
   for (const auto& object : *objects) {
     const std::string path = object_path(object.info, object.namespace_name, object.name);
-    auto live = call_json(**api, "GET", path, {}, {});
+    auto live = read_object(**api, object);
     if (!live) {
       code = report(live.error());
       continue;

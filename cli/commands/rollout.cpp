@@ -65,7 +65,7 @@ int run_rollout_status(const RolloutStatusOptions& options) {
   auto objects = objects_of(**api, resolver, TargetArgs{options.args, {}, false, false});
   if (!objects) return report(objects.error());
   for (const auto& object : *objects) {
-    auto live = call_json(**api, "GET", object_path(object.info, object.namespace_name, object.name), {}, {});
+    auto live = read_object(**api, object);
     if (!live) return report(live.error());
     auto progress = rollout_progress(object.info.kind, *live);
     if (!progress) return report_usage(progress.error().message);

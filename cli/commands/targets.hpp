@@ -32,4 +32,9 @@ VerbResult<std::vector<NamedObject>> objects_of(ApiClient& api, Resolver& resolv
 VerbResult<std::vector<NamedObject>> listed_objects(ApiClient& api, const api::ResourceInfo& info,
                                                    const std::string& namespace_name, const std::string& selector);
 
+// The object read from the server (its `subresource` when not ""), as kubectl's Info.Get
+// reads it: a NotFound in a namespace (other than default) that does not exist reports the
+// namespace instead ("namespaces \"x\" not found").
+VerbResult<nlohmann::json> read_object(ApiClient& api, const NamedObject& object, const std::string& subresource = {});
+
 }  // namespace kw::cli

@@ -20,6 +20,8 @@ void add_apply_command(CLI::App& app, int* exit_code);
 // `diff -f`: what apply would change, shown by diff(1) as kubectl diff shows it.
 void add_diff_command(CLI::App& app, int* exit_code);
 void add_delete_command(CLI::App& app, int* exit_code);
+// `edit TYPE NAME` / `edit -f`: objects patched with what an editor changed.
+void add_edit_command(CLI::App& app, int* exit_code);
 void add_label_command(CLI::App& app, int* exit_code);
 void add_annotate_command(CLI::App& app, int* exit_code);
 void add_patch_command(CLI::App& app, int* exit_code);

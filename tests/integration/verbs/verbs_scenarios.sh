@@ -571,6 +571,215 @@ YAML
     both delete -f "$work/m/nope.yaml"
     ;;
 
+  validate_vs_kubectl)
+    # --validate of create and apply: the fieldValidation the server is asked for (Strict by
+    # default, Warn, Ignore), and what each client prints for a manifest with an unknown field.
+    start_server; write_kubeconfig
+    mkdir -p "$work/v"
+    cat >"$work/v/pod.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: v
+spec:
+  foo: bar
+  containers:
+  - name: c
+    image: nginx
+YAML
+    # A new label and image: the refused patch is printed, $setElementOrder included.
+    sed -e 's/^  name: v$/  name: v\n  labels: {x: "2"}/' -e 's/image: nginx/image: nginx:2/' "$work/v/pod.yaml" \
+      >"$work/v/pod2.yaml"
+    printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, extra: 1}\ndata: {a: b}\n' >"$work/v/cm.yaml"
+    # A List: its items are checked by the client against the OpenAPI schemas, as kubectl does.
+    cat >"$work/v/list.yaml" <<'YAML'
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: l1}
+  extra: 1
+  data: {a: b}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: l2}
+  spec:
+    replicas: 1
+    foo: 2
+    selector: {matchLabels: {a: b}}
+    template:
+      metadata: {labels: {a: b}}
+      spec: {containers: [{name: c, image: i, bar: 1}]}
+YAML
+    seq="create -f $work/v/pod.yaml
+create -f $work/v/pod.yaml --validate=true
+create -f $work/v/pod.yaml --validate=bogus
+create -f $work/v/pod.yaml --validate=warn
+get pod v -o jsonpath={.spec.containers[0].image}
+delete pod v
+create -f $work/v/pod.yaml --validate=false -o name
+delete pod v
+create -f $work/v/pod.yaml --validate=ignore
+delete pod v
+apply -f $work/v/pod.yaml
+apply -f $work/v/pod.yaml --validate=strict
+apply -f $work/v/pod.yaml --validate=bogus
+apply -f $work/v/pod.yaml --validate=warn
+apply -f $work/v/pod2.yaml
+apply -f $work/v/pod2.yaml --validate=False
+get pod v -o jsonpath={.metadata.labels}{.spec.containers[0].image}
+delete pod v
+apply --server-side -f $work/v/cm.yaml
+apply --server-side -f $work/v/cm.yaml --validate=warn
+apply --server-side -f $work/v/cm.yaml --validate=ignore
+get configmap s -o jsonpath={.data}
+delete configmap s
+create -f $work/v/list.yaml
+apply --server-side -f $work/v/list.yaml
+create -f $work/v/list.yaml --validate=false
+delete -f $work/v/list.yaml
+create configmap c8 --from-literal=a=b --validate=bogus
+create role r8 --verb=get --resource=pods --validate=warn
+delete role r8"
+    run_sequence kw "$seq" "$work/kw.out"
+    run_sequence kubectl "$seq" "$work/kubectl.out"
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    grep -q 'strict decoding error: unknown field "spec.foo"' "$work/kw.out"
+    grep -qx 'Warning: unknown field "spec.foo"' "$work/kw.out"
+    grep -qx 'error: invalid - validate option "bogus"; must be one of: strict (or true), warn, ignore (or false)' \
+      "$work/kw.out"
+    grep -qx 'pod/v created' "$work/kw.out"
+    ;;
+
+  edit_vs_kubectl)
+    # kw edit and kubectl edit with the same scripted editors: the file each hands the editor
+    # (KUBE_EDITOR=cat), the patches, the objects left behind, the printed lines and exit codes.
+    start_server; write_kubeconfig; manifests
+    mkdir -p "$work/ed" "$work/tmp"
+    editor() {  # NAME BODY: a script editing the file "$1"
+      printf '#!/bin/sh\n%s\n' "$2" >"$work/ed/$1"
+      chmod +x "$work/ed/$1"
+    }
+    editor cat 'cat "$1"'
+    editor image 'sed -i -e "s/image: nginx:1/image: nginx:2/" "$1"'
+    editor label 'sed -i -e "s/^\( *\)app: web$/\1app: web\n\1edited: \"yes\"/" "$1"'
+    editor data 'sed -i -e "s/\"mode\": \"fast\"/\"mode\": \"slow\"/" "$1"'
+    editor rename 'sed -i -e "s/^  name: settings$/  name: other/" "$1"'
+    editor invalid 'sed -i -e "s/^    name: main$/    name: Main_x/" "$1"'
+    editor garbage 'sed -i -e "s/^kind: Pod$/kind: [Pod/" "$1"'
+    editor empty ': >"$1"'
+    editor comment 'sed -i -e "1s/^/# more\\n/" "$1"'
+    editor status 'sed -i -e "s/phase: Pending/phase: Running/" "$1"'
+    editor fails 'exit 3'
+    editor size 'sed -i -e "s/size: .*/size: 2/" -e "s/- b$/- c/" "$1"'
+    editor extra 'sed -i -e "s/^data:/extra: 1\ndata:/" "$1"'
+    # An invalid change first, fixed when the file comes back with the server's reasons.
+    editor fixup 'if grep -q "was not valid" "$1"; then sed -i -e "s/name: Bad_x$/name: main/" -e "s/image: nginx:2$/image: nginx:5/" "$1"
+else sed -i -e "s/^      name: main$/      name: Bad_x/" -e "s/mode: .*/mode: two/" "$1"; fi'
+    # An unknown field in a List: kubectl checks it against the OpenAPI schema itself.
+    editor listextra 'grep -q "was not valid" "$1" || sed -i -e "s/^  data:/  extra: 1\n  data:/" "$1"'
+    editor saved 'sed -i -e "s/mode: slow/mode: saved/" "$1"'
+    # A custom resource: edited through a JSON merge patch (lists replaced whole).
+    cat >"$work/crd.yaml" <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              tags: {type: array, items: {type: string}}
+YAML
+    printf 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 1, tags: [a, b]}\n' \
+      >"$work/m/v1/widget.yaml"
+    kw create -f "$work/crd.yaml" >/dev/null
+    kubectl wait --for=condition=Established crd/widgets.example.com --timeout=20s >/dev/null
+    # Each line: EDITOR COMMAND... ("-": a kubectl command that shows what the edit left).
+    seq="cat edit pod web
+cat edit pod/web -o json
+cat edit configmap/settings deployment/dep
+cat edit configmap settings deployment/dep
+cat edit -f $work/m/v1/app.yaml
+comment edit pod web
+empty edit pod web
+empty edit pod web --validate=false
+image edit pod web --output-patch
+- get pod web -o jsonpath={.spec.containers[*].image}
+label edit pod/web configmap/settings
+- get pod web -o jsonpath={.metadata.labels}
+data edit configmap settings -o json --output-patch
+- get configmap settings -o jsonpath={.data}
+saved edit configmap settings --save-config
+extra edit configmap settings
+extra edit configmap settings --validate=ignore
+extra edit configmap settings --validate=warn
+fixup edit pod/web configmap/settings
+listextra edit pod/web configmap/settings
+listextra edit pod/web configmap/settings --validate=false
+- get pod web -o jsonpath={.spec.containers[*].image}{.metadata.labels}
+- get configmap settings -o jsonpath={.data}
+- get configmap settings -o jsonpath={.data}
+size edit widget w1 --output-patch
+- get widget w1 -o jsonpath={.spec}
+rename edit configmap settings
+invalid edit pod web
+garbage edit pod web
+fails edit pod web
+status edit pod web --subresource status
+- get pod web -o jsonpath={.status.phase}
+cat edit pod missing
+cat edit pod web -n kube-system
+cat edit pod web -n other
+cat edit pod web --validate=bogus
+cat edit pod web -o wide
+cat edit pod web --subresource scale
+cat edit
+- get pod web -o jsonpath={.metadata.managedFields[*].manager}"
+    # Run-to-run differences: the temporary file, and what the server makes up for each object.
+    normalise() {
+      sed -E -e 's#[^ "`]*/(kubectl|kw)-edit-[^ "`]*\.(yaml|json)#FILE#g' \
+        -e 's#("?(uid|creationTimestamp|resourceVersion|time)"?: ).*#\1X#' \
+        -e 's#kube-api-access-[a-z0-9]{5}#kube-api-access-X#' "$1"
+    }
+    for tool in kubectl kw; do
+      kw create -f "$work/m/v1" >/dev/null
+      out=$work/$tool.out
+      : >"$out"
+      while read -r ed line; do
+        echo "\$ $ed $line" >>"$out"
+        # shellcheck disable=SC2086
+        if [[ $ed == - ]]; then kubectl $line >>"$out" 2>&1 || echo "(exit $?)" >>"$out"
+        else TMPDIR=$work/tmp KUBE_EDITOR=$work/ed/$ed $tool $line >>"$out" 2>&1 || echo "(exit $?)" >>"$out"; fi
+      done <<<"$seq"
+      kw delete -f "$work/m/v1" >/dev/null
+      ls "$work/tmp" | sed -E 's/^(kubectl|kw)-edit-.*\.(yaml|json)$/FILE.\2/' >"$work/$tool.kept"
+      rm -f "$work/tmp/"*
+    done
+    diff -u <(normalise "$work/kubectl.out") <(normalise "$work/kw.out")
+    diff -u "$work/kubectl.kept" "$work/kw.kept"
+    grep -qx 'pod/web edited' "$work/kw.out"
+    grep -qx 'Edit cancelled, no changes made.' "$work/kw.out"
+    grep -q '^nginx:2' "$work/kw.out"
+    grep -q '^# Please edit the object below' "$work/kw.out"
+    # EDITOR is used when KUBE_EDITOR is not set; a command with spaces is split.
+    kw create -f "$work/m/v1/cm.json" >/dev/null
+    EDITOR="sed -i -e s/fast/quick/" kw edit configmap settings | contains -x 'configmap/settings edited'
+    [[ $(kw get configmap settings -o jsonpath='{.data.mode}') == quick ]]
+    ;;
+
   explain_vs_kubectl)
     start_server; write_kubeconfig
     # A custom resource's schema is explained from its CRD too.

@@ -16,7 +16,7 @@ struct TestApp {
   int exit_code = 0;
   TestApp() {
     using namespace kw::cli;
-    for (auto add : {add_get_command, add_create_command, add_apply_command, add_diff_command, add_delete_command,
+    for (auto add : {add_get_command, add_create_command, add_apply_command, add_diff_command, add_delete_command, add_edit_command,
                      add_label_command, add_annotate_command, add_patch_command, add_scale_command, add_wait_command,
                      add_rollout_command, add_events_command, add_explain_command, add_api_resources_command, add_auth_command,
                      add_config_command, add_completion_commands, add_manpage_command})
@@ -47,6 +47,13 @@ TEST_CASE("the completion model follows the CLI definition") {
   const auto* get = find(model, "get");
   REQUIRE(get != nullptr);
   CHECK(get->positional == "@resources");
+  const auto* edit = find(model, "edit");
+  REQUIRE(edit != nullptr);
+  CHECK(edit->positional == "@resources");
+  CHECK(contains(edit->flags, "--validate"));
+  CHECK(contains(find(model, "apply")->flags, "--validate"));
+  CHECK(contains(find(model, "create configmap")->flags, "--validate"));
+  CHECK_FALSE(contains(find(model, "diff")->flags, "--validate"));
   CHECK(contains(get->flags, "--output"));
   auto output = std::find_if(get->valued.begin(), get->valued.end(),
                              [](const auto& o) { return contains(o.names, "-o"); });

@@ -118,3 +118,13 @@ TEST_CASE("objects without apiVersion, kind or name are rejected with the file n
   auto broken = kw::cli::parse_manifests("a: [1, 2\n", "broken.yaml");
   CHECK_FALSE(broken);
 }
+
+TEST_CASE("the items of a List are marked as such, for the client-side check kubectl makes of them") {
+  std::istringstream input(pod_yaml("alone") + "---\napiVersion: v1\nkind: List\nitems:\n" +
+                           "- {apiVersion: v1, kind: Pod, metadata: {name: listed}}\n");
+  auto manifests = kw::cli::load_manifests({"-"}, false, input);
+  REQUIRE(manifests);
+  REQUIRE(manifests->size() == 2);
+  CHECK_FALSE((*manifests)[0].in_list);
+  CHECK((*manifests)[1].in_list);
+}

@@ -164,3 +164,56 @@ TEST_CASE("$patch: replace and null deletion in a strategic patch") {
   CHECK(kw::cli::apply_strategic_patch(target, json{{"a", {{"$patch", "replace"}, {"z", 3}}}, {"b", nullptr}}).value() ==
         json{{"a", {{"z", 3}}}});
 }
+
+TEST_CASE("edit's two-way patch carries every change, removals as null, containers merged by name") {
+  const json original = live_of(pod(json::array({{{"name", "a"}, {"image", "nginx:1"}}, {{"name", "b"}, {"image", "x"}}})));
+  json edited = original;
+  edited["spec"]["containers"][0]["image"] = "nginx:2";
+  edited["spec"]["containers"].erase(1);
+  edited["metadata"]["labels"] = {{"new", "1"}};
+  edited["status"].erase("phase");
+  const json patch = kw::cli::two_way_patch(original, edited, PatchStrategy::strategic);
+  CHECK(patch["metadata"] == json{{"labels", {{"app", nullptr}, {"new", "1"}}}});
+  CHECK(patch["spec"]["containers"] ==
+        json::array({{{"name", "a"}, {"image", "nginx:2"}}, {{"name", "b"}, {"$patch", "delete"}}}));
+  CHECK(patch["status"] == json{{"phase", nullptr}});
+  CHECK(kw::cli::two_way_patch(original, original, PatchStrategy::strategic).empty());
+  // A JSON merge patch (custom resources) replaces the list whole.
+  CHECK(kw::cli::two_way_patch(original, edited, PatchStrategy::merge)["spec"]["containers"] ==
+        edited["spec"]["containers"]);
+}
+
+TEST_CASE("lists merged by key carry $setElementOrder with a change or a new order, as kubectl writes them") {
+  const json original = pod(json::array({{{"name", "a"}, {"image", "1"}}, {{"name", "b"}, {"image", "1"}}}));
+  json reordered = original;
+  std::swap(reordered["spec"]["containers"][0], reordered["spec"]["containers"][1]);
+  const json order = json::array({{{"name", "b"}}, {{"name", "a"}}});
+  CHECK(kw::cli::two_way_patch(original, reordered, PatchStrategy::strategic) ==
+        json{{"spec", {{"$setElementOrder/containers", order}}}});
+  json changed = original;
+  changed["spec"]["containers"][1]["image"] = "2";
+  CHECK(kw::cli::two_way_patch(original, changed, PatchStrategy::strategic)["spec"] ==
+        json{{"$setElementOrder/containers", json::array({{{"name", "a"}}, {{"name", "b"}}})},
+             {"containers", json::array({{{"name", "b"}, {"image", "2"}}})}});
+  // Unchanged lists say nothing, in the three-way patch too.
+  CHECK(kw::cli::three_way_patch(original, original, live_of(original), PatchStrategy::strategic).empty());
+}
+
+TEST_CASE("a set of scalars (finalizers) is patched by additions, $deleteFromPrimitiveList and the order") {
+  json original = pod(json::array({{{"name", "a"}, {"image", "1"}}}));
+  original["metadata"]["finalizers"] = json::array({"x/c", "x/a", "x/b"});
+  json edited = original;
+  edited["metadata"]["finalizers"] = json::array({"x/b", "x/d"});
+  const json patch = kw::cli::two_way_patch(original, edited, PatchStrategy::strategic);
+  CHECK(patch == json{{"metadata",
+                       {{"finalizers", json::array({"x/d"})},
+                        {"$deleteFromPrimitiveList/finalizers", json::array({"x/a", "x/c"})},
+                        {"$setElementOrder/finalizers", json::array({"x/b", "x/d"})}}}});
+  // Apply's three-way patch: a finalizer dropped from the manifest is deleted, one another
+  // writer added is kept.
+  json live = live_of(original);
+  live["metadata"]["finalizers"].push_back("other/z");
+  const json three = kw::cli::three_way_patch(original, edited, live, PatchStrategy::strategic);
+  CHECK(three["metadata"]["$deleteFromPrimitiveList/finalizers"] == json::array({"x/a", "x/c"}));
+  CHECK(three["metadata"]["finalizers"] == json::array({"x/d"}));
+}
