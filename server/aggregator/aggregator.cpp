@@ -121,9 +121,9 @@ constexpr std::size_t k_max_tunnel_backlog = 16u << 20;
 
 // Reaches the running request of a Client until release(): cancels it, or sends bytes into its
 // tunnel. Thread-safe.
-class CancelHandle {
+class RequestHandle {
  public:
-  explicit CancelHandle(net::client::Client* client) : m_client(client) {}
+  explicit RequestHandle(net::client::Client* client) : m_client(client) {}
   void cancel() {
     std::lock_guard lock(m_mutex);
     if (m_client != nullptr) m_client->cancel();
@@ -381,7 +381,7 @@ void Aggregator::proxy(const net::Request& request, std::string_view group, std:
   if (!lease) return send_text(stream, 500, lease.error().message);
   // The stream's close callback can come from a transport thread at any time, even once the
   // Client is back in the pool: it cancels through this handle, which lets go of it first.
-  const auto cancel = std::make_shared<CancelHandle>(&**lease);
+  const auto cancel = std::make_shared<RequestHandle>(&**lease);
   net::client::Request forwarded{.method = request.method,
                                  .target = request.path + (request.query.empty() ? "" : "?" + request.query),
                                  .body = request.body,

@@ -13,7 +13,7 @@ import unittest
 import urllib.error
 import urllib.request
 
-from kwtest import KwServer, ServerTestCase
+from kwtest import KwServer, ServerTestCase, wait_for
 
 ENFORCE = "pod-security.kubernetes.io/enforce"
 WARN = "pod-security.kubernetes.io/warn"
@@ -174,6 +174,9 @@ class PodSecurityTest(Calls, ServerTestCase):
             self.assertEqual(code, 201, answer)
         code, answer, _ = self.create("ps-raise", pod("host", {"hostIPC": True, "containers": [{"name": "c", "image": "x"}]}))
         self.assertEqual(code, 201, answer)
+        # The existing pods are read from the watch cache (kube's plugin reads its informer's).
+        self.assertTrue(wait_for(lambda: len(self.call("GET", "/api/v1/namespaces/ps-raise/pods?resourceVersion=0")[1]
+                                             ["items"]) == 4))
         code, answer, warnings = self.call("PATCH", "/api/v1/namespaces/ps-raise",
                                            {"metadata": {"labels": {ENFORCE: "restricted"}}},
                                            "application/merge-patch+json")
@@ -187,6 +190,9 @@ class PodSecurityTest(Calls, ServerTestCase):
                                            {"metadata": {"labels": {ENFORCE: "baseline", "team": "a"}}},
                                            "application/merge-patch+json")
         self.assertEqual((code, warnings), (200, []))
+        # (the plugin reads namespaces from the watch cache, as kube's reads its informer's)
+        self.assertTrue(wait_for(lambda: self.call("GET", "/api/v1/namespaces/ps-raise?resourceVersion=0")[1]
+                                 ["metadata"]["labels"].get("team") == "a"))
         # A pod that breaks the level may still change what the checks do not see (its labels).
         code, answer, _ = self.call("PATCH", "/api/v1/namespaces/ps-raise/pods/host",
                                     {"metadata": {"labels": {"seen": "yes"}}}, "application/merge-patch+json")

@@ -30,7 +30,7 @@ TEST_CASE("--validate values map to fieldValidation as kubectl's GetValidationDi
         "error: invalid - validate option \"Strict\"; must be one of: strict (or true), warn, ignore (or false)");
 }
 
-TEST_CASE("a bare --validate is strict; --validate=VALUE takes the value") {
+TEST_CASE("a bare --validate is strict, and --validate=VALUE takes the value") {
   for (const auto& [args, expected] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{}, "strict"}, {{"--validate"}, "strict"}, {{"--validate=warn"}, "warn"}, {{"--validate", "false"}, "false"}}) {
     CLI::App app;
