@@ -3,10 +3,10 @@
 # times with its baselines in the same invocation, and prints a summary of medians and
 # ratios, also written to build-bench/bench-results.md.
 #
-#   scripts/bench.sh [-k K] [--quick] [--only codec,storage,fanout,client,api,cluster]
+#   scripts/bench.sh [-k K] [--quick] [--only codec,storage,fanout,client,api,webhook,cluster]
 #     -k K      runs per benchmark (default 3); the summary reports the median
 #     --quick   smaller counts (for a smoke run): fewer ops, events and watchers
-#     --only    a comma-separated subset of codec, storage, fanout, client, api, cluster
+#     --only    a comma-separated subset of codec, storage, fanout, client, api, webhook, cluster
 #               (cluster runs only when named: a simulated cluster of 5,000 kubelets, 10
 #               controllers and 100 pods/s of churn against kw serve, one run of about 3 min)
 # Every step is bounded by `timeout`; every process started here is stopped on exit.
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 runs=3
 quick=0
-only=codec,storage,fanout,client,api
+only=codec,storage,fanout,client,api,webhook
 while (($#)); do
   case $1 in
     -k|--runs) runs=${2:?-k needs a count}; shift 2 ;;
@@ -67,7 +67,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKW_BENCH=ON -DCMAKE
 cmake --build "$build" -j "$jobs" --target codec_bench storage_bench watch_fanout_bench rbac_bench connect_floor \
   cluster_load
 kw_bin=${KW_BIN:-$build/cli/kw}
-if [[ -z ${KW_BIN:-} ]] && { wants fanout || wants client || wants api || wants cluster; }; then
+if [[ -z ${KW_BIN:-} ]] && { wants fanout || wants client || wants api || wants webhook || wants cluster; }; then
   cmake --build "$build" -j "$jobs" --target kw
 fi
 rm -rf "$out"
@@ -162,7 +162,18 @@ if wants api; then
   KW_API_QUICK=$quick timeout 3600 bash tests/bench/api_bench.sh "$kw_bin" "$out" "$runs"
 fi
 
-# 7. A simulated cluster (tests/bench/cluster_run.sh): N kubelets and C controllers from one
+# 7. Creates through a validating webhook (tests/bench/webhook_bench.py): a webhook server that
+#    keeps its connections, which kw reuses, against one that closes each after its answer.
+if wants webhook; then
+  requests=600
+  ((quick)) && requests=100
+  for run in $(seq "$runs"); do
+    echo "== webhook_bench run $run/$runs"
+    timeout 900 "$python" tests/bench/webhook_bench.py --kw "$kw_bin" --requests "$requests" | tee "$out/webhook.$run.txt"
+  done
+fi
+
+# 8. A simulated cluster (tests/bench/cluster_run.sh): N kubelets and C controllers from one
 #    process over HTTP/2 + TLS with protobuf, pod churn, against a fresh kw serve on the embedded
 #    store; one run per -k (each is minutes long).
 if wants cluster; then
@@ -170,7 +181,7 @@ if wants cluster; then
     "$out" "$runs"
 fi
 
-# 8. Summary.
+# 9. Summary.
 "$python" tests/bench/summarize.py "$out" >"$build/bench-results.md"
 cat "$build/bench-results.md"
 echo "bench.sh: results in $build/bench-results.md (raw output in $out)"

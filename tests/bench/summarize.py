@@ -160,6 +160,20 @@ def client_section(out, lines):
     lines += ["", "Targets: at least 10x kubectl's events/s, start-up under 10 ms.", ""]
 
 
+def webhook_section(out, lines):
+    values = results(sorted(glob.glob(os.path.join(out, "webhook.*.txt"))))
+    if not values:
+        return
+    lines += ["## Creates through a validating webhook (h2load, one client; median of the runs)", "",
+              "| webhook server | creates/s | mean ms |", "|---|---:|---:|"]
+    for mode, label in (("keep", "keeps connections (kw reuses them)"),
+                        ("close", "closes each connection (a new TLS connection per call)")):
+        lines.append(f"| {label} | {fmt(median(values, f'webhook.{mode}.creates_per_s'))} | "
+                     f"{fmt(median(values, f'webhook.{mode}.mean_ms'))} |")
+    keep, close = median(values, "webhook.keep.creates_per_s"), median(values, "webhook.close.creates_per_s")
+    lines += ["", f"Kept connections: {fmt(ratio(keep, close))}x the creates/s of a new connection per call.", ""]
+
+
 API_STORES, API_TRANSPORTS, API_VERBS, API_CLIENTS = ("embedded", "etcd"), ("h1", "h2"), ("get", "create", "getdeploy", "apply"), (1, 64)
 API_AUTHZ = (("", "AlwaysAllow"), ("-rbac", "RBAC"), ("-audit", "AlwaysAllow + audit log (Metadata)"),
              ("-webhooks", "AlwaysAllow + 2 dead webhooks, unmatched"))
@@ -299,6 +313,7 @@ def main():
     fanout_section(out, lines)
     client_section(out, lines)
     api_section(out, lines)
+    webhook_section(out, lines)
     cluster_section(out, lines)
     print("\n".join(lines))
 
