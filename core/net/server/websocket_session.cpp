@@ -8,8 +8,8 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/websocket.hpp>
 
-#include <array>
 #include <deque>
+#include <vector>
 
 #include "core/net/server/http_text.hpp"
 #include "core/net/server/response_stream.hpp"
@@ -133,6 +133,7 @@ class WebSocketSession final : public Connection,
     m_accepted = true;
     m_on_receive = m_core->take_on_receive();
     m_tunnel_head = serialize_http1_head(101, head.headers);
+    m_raw_buffer.resize(16 * 1024);
     pump();
     read_raw();
   }
@@ -299,7 +300,7 @@ class WebSocketSession final : public Connection,
   bool m_tunnel = false;
   std::string m_tunnel_head;  // until written
   std::function<void(std::string_view)> m_on_receive;
-  std::array<char, 16 * 1024> m_raw_buffer{};
+  std::vector<char> m_raw_buffer;  // sized when the tunnel opens: a WebSocket watch holds none
 };
 
 }  // namespace
