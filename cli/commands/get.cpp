@@ -49,7 +49,7 @@ struct GetOptions {
   std::string resume_file;
 };
 
-struct Target {
+struct KindNames {
   KindInfo kind;
   std::vector<std::string> names;
 };
@@ -64,9 +64,9 @@ KindInfo store_kind(KindStore& store, api::ResourceInfo info) {
 // TYPE[,TYPE] [NAME...] or TYPE/NAME... A TYPE may be a category ("all") when it stands alone
 // or in a list without names; each kind is listed once, in the order first named (kubectl
 // drops repeats the same way).
-VerbResult<std::vector<Target>> parse_targets(Resolver& resolver, KindStore& store,
+VerbResult<std::vector<KindNames>> parse_targets(Resolver& resolver, KindStore& store,
                                              const std::vector<std::string>& args) {
-  std::vector<Target> targets;
+  std::vector<KindNames> targets;
   if (args.empty())
     return std::unexpected(usage_error(
         "you must specify the type of resource to get, e.g. 'kw get pods' (types: pods, services, deployments, "
@@ -79,7 +79,7 @@ VerbResult<std::vector<Target>> parse_targets(Resolver& resolver, KindStore& sto
                                            "passing arguments in resource/name form"));
       auto info = resolver.resolve(arg.substr(0, slash));
       if (!info) return std::unexpected(info.error());
-      targets.push_back(Target{store_kind(store, std::move(*info)), {arg.substr(slash + 1)}});
+      targets.push_back(KindNames{store_kind(store, std::move(*info)), {arg.substr(slash + 1)}});
     }
     return targets;
   }
@@ -99,10 +99,10 @@ VerbResult<std::vector<Target>> parse_targets(Resolver& resolver, KindStore& sto
     }
     if (infos.size() > 1 && !names.empty()) return std::unexpected(usage_error("you must specify only one resource"));
     for (auto& info : infos) {
-      const bool repeated = std::any_of(targets.begin(), targets.end(), [&](const Target& target) {
+      const bool repeated = std::any_of(targets.begin(), targets.end(), [&](const KindNames& target) {
         return target.kind.group == info.group && target.kind.kind == info.kind;
       });
-      if (!repeated) targets.push_back(Target{store_kind(store, std::move(info)), names});
+      if (!repeated) targets.push_back(KindNames{store_kind(store, std::move(info)), names});
     }
   }
   return targets;
@@ -191,7 +191,7 @@ Result<void> sort_items(std::vector<Item>& items, const std::string& sort_by) {
   return {};
 }
 
-int run_watch(GetOptions& options, ApiClient& api, std::vector<Target>& targets, Printer& printer) {
+int run_watch(GetOptions& options, ApiClient& api, std::vector<KindNames>& targets, Printer& printer) {
   std::signal(SIGPIPE, SIG_IGN);
   StopState stop;
   SignalWatcher signals(stop);

@@ -39,7 +39,7 @@ bool is_terminator(char c) {
   }
 }
 
-bool is_alnum(char c) { return c == '_' || std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80); }
+bool is_name_char(char c) { return c == '_' || std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80); }
 
 void append_utf8(std::string& out, unsigned long code) {
   if (code < 0x80) {
@@ -126,7 +126,7 @@ class Parser {
           return fail("invalid multiple recursive descent");
         m_pos += 2;
         list.children.push_back(make_node(NodeKind::Recursive));
-        if (is_alnum(peek())) parse_field(list);
+        if (is_name_char(peek())) parse_field(list);
         continue;
       } else {
         const char c = peek();
@@ -144,7 +144,7 @@ class Parser {
           parse_field(list);
         } else if (c == '+' || c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
           step = parse_number(list);
-        } else if (is_alnum(c)) {
+        } else if (is_name_char(c)) {
           parse_identifier(list);
         } else {
           return fail(std::string("unrecognized character in action: '") + c + "'");
@@ -234,7 +234,7 @@ Result<Node> parse_sub(std::string_view text) {
   return std::move(items->front());
 }
 
-std::string_view trim(std::string_view text) {
+std::string_view trim_spaces(std::string_view text) {
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
   return text;
@@ -261,7 +261,7 @@ Result<void> Parser::parse_array(Node& list) {
     Node union_node = make_node(NodeKind::Union);
     while (true) {
       const std::size_t comma = text.find(',');
-      auto sub = parse_sub("[" + std::string(trim(text.substr(0, comma))) + "]");
+      auto sub = parse_sub("[" + std::string(trim_spaces(text.substr(0, comma))) + "]");
       if (!sub) return std::unexpected(sub.error());
       union_node.children.push_back(std::move(*sub));
       if (comma == std::string_view::npos) break;

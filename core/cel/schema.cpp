@@ -10,9 +10,9 @@ namespace kw::cel {
 namespace {
 
 using Json = nlohmann::json;
-using Kind = SchemaType::Kind;
+using SchemaKind = SchemaType::Kind;
 
-const std::set<std::string_view, std::less<>> k_reserved = {
+const std::set<std::string_view, std::less<>> k_escaped_words = {
     "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
     "function", "if", "import", "let", "loop", "package", "namespace", "return", "var", "void",
     "while"};
@@ -39,15 +39,15 @@ std::optional<std::uint64_t> bound(const Json& schema, const char* key) {
   return it->get<std::uint64_t>();
 }
 
-Kind string_kind(const Json& schema) {
+SchemaKind string_kind(const Json& schema) {
   std::string format = string_of(schema, "format");
-  if (format == "byte") return Kind::bytes;
-  if (format == "duration") return Kind::duration;
-  if (format == "date" || format == "date-time") return Kind::timestamp;
-  return Kind::string;
+  if (format == "byte") return SchemaKind::bytes;
+  if (format == "duration") return SchemaKind::duration;
+  if (format == "date" || format == "date-time") return SchemaKind::timestamp;
+  return SchemaKind::string;
 }
 
-std::shared_ptr<SchemaType> leaf(Kind kind) {
+std::shared_ptr<SchemaType> leaf(SchemaKind kind) {
   auto t = std::make_shared<SchemaType>();
   t->kind = kind;
   return t;
@@ -63,15 +63,15 @@ void add_field(SchemaType& object, const std::string& json_name,
 
 // apiVersion, kind, metadata.name and metadata.generateName, when the schema lacks them.
 void add_resource_fields(SchemaType& object) {
-  if (!object.fields.contains("apiVersion")) add_field(object, "apiVersion", leaf(Kind::string));
-  if (!object.fields.contains("kind")) add_field(object, "kind", leaf(Kind::string));
+  if (!object.fields.contains("apiVersion")) add_field(object, "apiVersion", leaf(SchemaKind::string));
+  if (!object.fields.contains("kind")) add_field(object, "kind", leaf(SchemaKind::string));
   auto it = object.fields.find("metadata");
-  auto metadata = it != object.fields.end() && it->second.type->kind == Kind::object
+  auto metadata = it != object.fields.end() && it->second.type->kind == SchemaKind::object
                       ? std::make_shared<SchemaType>(*it->second.type)
-                      : leaf(Kind::object);
-  if (!metadata->fields.contains("name")) add_field(*metadata, "name", leaf(Kind::string));
+                      : leaf(SchemaKind::object);
+  if (!metadata->fields.contains("name")) add_field(*metadata, "name", leaf(SchemaKind::string));
   if (!metadata->fields.contains("generateName")) {
-    add_field(*metadata, "generateName", leaf(Kind::string));
+    add_field(*metadata, "generateName", leaf(SchemaKind::string));
   }
   add_field(object, "metadata", std::move(metadata));
 }
@@ -81,12 +81,12 @@ std::shared_ptr<const SchemaType> object_type(const Json& schema, bool resource_
   if (additional != schema.end() && additional->is_object()) {
     auto element = schema_type(*additional, flag(*additional, "x-kubernetes-embedded-resource"));
     if (!element) return nullptr;
-    auto t = leaf(Kind::map);
+    auto t = leaf(SchemaKind::map);
     t->element = std::move(element);
     t->max_size = bound(schema, "maxProperties");
     return t;
   }
-  auto t = leaf(Kind::object);
+  auto t = leaf(SchemaKind::object);
   t->open = flag(schema, "x-kubernetes-preserve-unknown-fields") ||
             (additional != schema.end() && additional->is_boolean() && additional->get<bool>());
   t->max_size = bound(schema, "maxProperties");
@@ -106,15 +106,15 @@ std::shared_ptr<const SchemaType> object_type(const Json& schema, bool resource_
 }  // namespace
 
 const SchemaType* SchemaType::member(std::string_view json_name) const {
-  if (kind == Kind::map) return element.get();
-  if (kind != Kind::object) return nullptr;
+  if (kind == SchemaKind::map) return element.get();
+  if (kind != SchemaKind::object) return nullptr;
   auto it = by_json_name.find(json_name);
   return it == by_json_name.end() ? nullptr : it->second;
 }
 
 std::shared_ptr<const SchemaType> schema_type(const Json& schema, bool resource_root) {
   if (!schema.is_object()) return nullptr;
-  if (flag(schema, "x-kubernetes-int-or-string")) return leaf(Kind::dyn);
+  if (flag(schema, "x-kubernetes-int-or-string")) return leaf(SchemaKind::dyn);
   std::string type = string_of(schema, "type");
   if (type == "object" || (type.empty() && (resource_root || schema.contains("properties")))) {
     return object_type(schema, resource_root);
@@ -124,7 +124,7 @@ std::shared_ptr<const SchemaType> schema_type(const Json& schema, bool resource_
     if (items == schema.end()) return nullptr;
     auto element = schema_type(*items, flag(*items, "x-kubernetes-embedded-resource"));
     if (!element) return nullptr;
-    auto t = leaf(Kind::list);
+    auto t = leaf(SchemaKind::list);
     t->element = std::move(element);
     t->max_size = bound(schema, "maxItems");
     return t;
@@ -134,33 +134,33 @@ std::shared_ptr<const SchemaType> schema_type(const Json& schema, bool resource_
     t->max_size = bound(schema, "maxLength");
     return t;
   }
-  if (type == "boolean") return leaf(Kind::boolean);
-  if (type == "number") return leaf(Kind::number);
-  if (type == "integer") return leaf(Kind::integer);
-  if (type.empty() && flag(schema, "x-kubernetes-preserve-unknown-fields")) return leaf(Kind::dyn);
+  if (type == "boolean") return leaf(SchemaKind::boolean);
+  if (type == "number") return leaf(SchemaKind::number);
+  if (type == "integer") return leaf(SchemaKind::integer);
+  if (type.empty() && flag(schema, "x-kubernetes-preserve-unknown-fields")) return leaf(SchemaKind::dyn);
   return nullptr;
 }
 
 std::string_view schema_type_name(const SchemaType& type) {
   switch (type.kind) {
-    case Kind::dyn: return "dyn";
-    case Kind::boolean: return "bool";
-    case Kind::integer: return "int";
-    case Kind::number: return "double";
-    case Kind::string: return "string";
-    case Kind::bytes: return "bytes";
-    case Kind::duration: return "google.protobuf.Duration";
-    case Kind::timestamp: return "google.protobuf.Timestamp";
-    case Kind::list: return "list";
-    case Kind::map: return "map";
-    case Kind::object: return "object";
+    case SchemaKind::dyn: return "dyn";
+    case SchemaKind::boolean: return "bool";
+    case SchemaKind::integer: return "int";
+    case SchemaKind::number: return "double";
+    case SchemaKind::string: return "string";
+    case SchemaKind::bytes: return "bytes";
+    case SchemaKind::duration: return "google.protobuf.Duration";
+    case SchemaKind::timestamp: return "google.protobuf.Timestamp";
+    case SchemaKind::list: return "list";
+    case SchemaKind::map: return "map";
+    case SchemaKind::object: return "object";
   }
   return "dyn";
 }
 
 std::optional<std::string> escape_property(std::string_view name) {
   if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return std::nullopt;
-  if (k_reserved.contains(name)) return "__" + std::string(name) + "__";
+  if (k_escaped_words.contains(name)) return "__" + std::string(name) + "__";
   std::string out;
   for (std::size_t i = 0; i < name.size(); ++i) {
     char c = name[i];
@@ -198,7 +198,7 @@ std::optional<std::string> unescape_property(std::string_view name) {
     else if (word == "dot") out += ".";
     else if (word == "dash") out += "-";
     else if (word == "slash") out += "/";
-    else if (k_reserved.contains(word) && start == 0 && end + 2 == name.size()) out += word;
+    else if (k_escaped_words.contains(word) && start == 0 && end + 2 == name.size()) out += word;
     else return std::nullopt;
     i = end + 2;
   }

@@ -13,22 +13,22 @@ namespace kw::cel {
 namespace {
 
 using Json = nlohmann::json;
-using Kind = SchemaType::Kind;
+using SchemaKind = SchemaType::Kind;
 
 // A JSON string read under a schema's string format.
 Value typed_string(const std::string& text, const SchemaType* schema) {
   if (schema == nullptr) return Value(text);
   switch (schema->kind) {
-    case Kind::bytes: {
+    case SchemaKind::bytes: {
       auto decoded = util::base64_decode(text);
       if (!decoded) return Value::error("illegal base64 data in bytes field");
       return Value(Bytes{std::move(*decoded)});
     }
-    case Kind::duration: {
+    case SchemaKind::duration: {
       auto d = parse_duration(text);
       return d ? Value(*d) : Value::error(d.error().message);
     }
-    case Kind::timestamp: {
+    case SchemaKind::timestamp: {
       auto t = parse_timestamp(text);
       if (!t) t = parse_date(text);
       return t ? Value(*t) : Value::error(t.error().message);
@@ -39,7 +39,7 @@ Value typed_string(const std::string& text, const SchemaType* schema) {
 }
 
 Value json_number(const Json& node, const SchemaType* schema) {
-  bool wants_double = schema != nullptr && schema->kind == Kind::number;
+  bool wants_double = schema != nullptr && schema->kind == SchemaKind::number;
   if (node.is_number_float() || wants_double) return Value(node.get<double>());
   if (node.is_number_unsigned()) {
     auto u = node.get<std::uint64_t>();

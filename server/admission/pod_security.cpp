@@ -63,7 +63,7 @@ struct LevelVersion {
   std::string text() const { return std::string(level_name(level)) + ":" + version.text(); }
 };
 
-struct Policy {
+struct NamespacePolicy {
   LevelVersion enforce, audit, warn;
 };
 
@@ -93,17 +93,17 @@ std::optional<Version> parse_version(std::string_view text) {
 // at privileged.
 struct Mode {
   const char* name;
-  LevelVersion Policy::*field;
+  LevelVersion NamespacePolicy::*field;
   Level on_bad_level;
 };
-constexpr Mode k_modes[] = {{"enforce", &Policy::enforce, Level::restricted},
-                            {"audit", &Policy::audit, Level::privileged},
-                            {"warn", &Policy::warn, Level::privileged}};
+constexpr Mode k_modes[] = {{"enforce", &NamespacePolicy::enforce, Level::restricted},
+                            {"audit", &NamespacePolicy::audit, Level::privileged},
+                            {"warn", &NamespacePolicy::warn, Level::privileged}};
 
 // `policy` with the levels and versions `settings` names as KEY_PREFIX + mode (+ "-version"); a
 // bad value is a field error at FIELD_PREFIX + key + FIELD_SUFFIX.
 void read_modes(const json& settings, std::string_view key_prefix, std::string_view field_prefix,
-                std::string_view field_suffix, Policy& policy, kinds::Causes& errors) {
+                std::string_view field_suffix, NamespacePolicy& policy, kinds::Causes& errors) {
   if (!settings.is_object()) return;
   for (const Mode& mode : k_modes) {
     LevelVersion& target = policy.*mode.field;
@@ -130,8 +130,8 @@ void read_modes(const json& settings, std::string_view key_prefix, std::string_v
 }
 
 // The policy a namespace's labels select over the configured defaults (kube's PolicyToEvaluate).
-Policy policy_of(const json& labels, const Policy& defaults, kinds::Causes& errors) {
-  Policy policy = defaults;
+NamespacePolicy policy_of(const json& labels, const NamespacePolicy& defaults, kinds::Causes& errors) {
+  NamespacePolicy policy = defaults;
   read_modes(labels, k_label_prefix, "metadata.labels[", "]", policy, errors);
   return policy;
 }
@@ -139,7 +139,7 @@ Policy policy_of(const json& labels, const Policy& defaults, kinds::Causes& erro
 // The plugin's PodSecurityConfiguration: the policy of namespaces without labels, and who is
 // never checked.
 struct Settings {
-  Policy defaults;
+  NamespacePolicy defaults;
   std::vector<std::string> exempt_usernames, exempt_namespaces, exempt_runtime_classes;
 };
 
@@ -756,7 +756,7 @@ class PodSecurity {
   ApiResult<void> namespace_write(const AdmissionRequest& r) const {
     if (!r.subresource.empty()) return {};
     kinds::Causes errors = json::array();
-    const Policy policy = policy_of(api::at(r.object, {"metadata", "labels"}), m_settings.defaults, errors);
+    const NamespacePolicy policy = policy_of(api::at(r.object, {"metadata", "labels"}), m_settings.defaults, errors);
     auto refuse = [&] { return std::unexpected(registry::invalid("", "Namespace", r.name, errors, labels_error(errors))); };
     if (r.operation == "CREATE") {
       if (!errors.empty()) return refuse();
@@ -764,7 +764,7 @@ class PodSecurity {
     }
     if (r.old == nullptr) return {};
     kinds::Causes old_errors = json::array();
-    const Policy old_policy = policy_of(api::at(*r.old, {"metadata", "labels"}), m_settings.defaults, old_errors);
+    const NamespacePolicy old_policy = policy_of(api::at(*r.old, {"metadata", "labels"}), m_settings.defaults, old_errors);
     if (!errors.empty() && (old_errors.empty() || errors != old_errors)) return refuse();
     const LevelVersion& now = policy.enforce;
     const LevelVersion& before = old_policy.enforce;
@@ -840,12 +840,12 @@ class PodSecurity {
   }
 
   // The policy of the request's namespace; an error when it cannot be read.
-  ApiResult<std::pair<Policy, kinds::Causes>> namespace_policy(const AdmissionRequest& r) const {
+  ApiResult<std::pair<NamespacePolicy, kinds::Causes>> namespace_policy(const AdmissionRequest& r) const {
     auto found = registry::cached_object(m_registry, "", "v1", "namespaces", "", r.namespace_);
     if (!found) return std::unexpected(found.error());
     if (!*found) return std::unexpected(registry::internal_error("failed to lookup namespace " + r.namespace_));
     kinds::Causes errors = json::array();
-    Policy policy = policy_of(api::at(**found, {"metadata", "labels"}), m_settings.defaults, errors);
+    NamespacePolicy policy = policy_of(api::at(**found, {"metadata", "labels"}), m_settings.defaults, errors);
     return std::pair{policy, std::move(errors)};
   }
 
@@ -893,7 +893,7 @@ class PodSecurity {
   }
 
   // kube's EvaluatePod: enforce (pods only) refuses, audit annotates, warn warns when allowed.
-  ApiResult<void> evaluate_pod(const AdmissionRequest& r, const Policy& policy, const kinds::Causes& errors,
+  ApiResult<void> evaluate_pod(const AdmissionRequest& r, const NamespacePolicy& policy, const kinds::Causes& errors,
                                const json& meta, const json& spec, bool enforce) const {
     const std::string prefix(k_label_prefix);
     if (exempt_runtime_class(spec)) {

@@ -104,7 +104,7 @@ std::optional<T> json_of(const cel::Value& value, cel::Value::Kind kind) {
   return as_json->get<T>();
 }
 
-std::string child(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
+std::string child_path(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
 
 struct CompiledRule {
   json rule = {};
@@ -213,7 +213,7 @@ class Walker {
     if (value.is_object()) {
       for (const auto& [name, below] : node.properties)
         if (auto found = value.find(name); found != value.end())
-          walk(*below, *found, member(old, name), child(path, name));
+          walk(*below, *found, member(old, name), child_path(path, name));
       if (node.additional)
         for (const auto& [key, item] : value.items())
           if (!node.properties.contains(key)) walk(*node.additional, item, member(old, key), path + "[" + key + "]");
@@ -298,7 +298,7 @@ class Walker {
     }
     const std::string at = compiled.field_path.empty()            ? path
                            : compiled.field_path.front() == '[' ? path + compiled.field_path
-                                                                : child(path, compiled.field_path);
+                                                                : child_path(path, compiled.field_path);
     failed(at, node.type, failure_message(compiled, activation), api::text(compiled.rule, "reason"));
   }
 

@@ -65,6 +65,12 @@ ApiError invalid(const std::string& group, const std::string& kind, const std::s
   return ApiError{422, "Invalid", what + " \"" + name + "\" is invalid: " + summary, std::move(details)};
 }
 
+ApiError conflict(const std::string& group, const std::string& plural, const std::string& name,
+                  const std::string& why) {
+  return ApiError{409, "Conflict", "Operation cannot be fulfilled on " + qualified(group, plural) + " \"" + name + "\": " + why,
+                  details_for(group, plural, name)};
+}
+
 ApiError from_storage(const storage::Error& error, const std::string& group, const std::string& plural,
                       const std::string& name) {
   const std::string what = qualified(group, plural) + " \"" + name + "\"";
@@ -73,10 +79,8 @@ ApiError from_storage(const storage::Error& error, const std::string& group, con
     case storage::ErrorCode::exists:
       return ApiError{409, "AlreadyExists", what + " already exists", details_for(group, plural, name)};
     case storage::ErrorCode::conflict:
-      return ApiError{409, "Conflict",
-                      "Operation cannot be fulfilled on " + what +
-                          ": the object has been modified; please apply your changes to the latest version and try again",
-                      details_for(group, plural, name)};
+      return conflict(group, plural, name,
+                      "the object has been modified; please apply your changes to the latest version and try again");
     case storage::ErrorCode::compacted:
       return ApiError{410, "Expired", "The resourceVersion for the provided list is too old.", {}};
     case storage::ErrorCode::too_large:

@@ -29,6 +29,10 @@ ApiError not_found(const std::string& group, const std::string& plural, const st
 // kube's words: `pods "web" is forbidden: WHY`.
 ApiError forbidden(const std::string& group, const std::string& plural, const std::string& name,
                    const std::string& why);
+// 409 Conflict about `name` of `plural` in `group`, in kube's words:
+// `Operation cannot be fulfilled on deployments.apps "web": WHY`.
+ApiError conflict(const std::string& group, const std::string& plural, const std::string& name,
+                  const std::string& why);
 // kube-apiserver's summary of field errors ({field, message} causes): the one error, or all
 // of them in brackets.
 std::string causes_summary(const nlohmann::json& causes);

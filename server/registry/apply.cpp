@@ -40,6 +40,7 @@ ApiResult<Applied> Registry::apply(const api::ResourceInfo& info, const std::str
   if (const auto sent = text_at(config, "namespace"); info.namespaced && !sent.empty() && sent != ns)
     return std::unexpected(bad_request("the namespace of the object (" + sent +
                                        ") does not match the namespace on the request (" + ns + ")"));
+  if (options.subresource == "scale") return apply_scale(info, ns, name, config, force, options);
   const auto manager = field_manager_for(info, options.subresource);
   if (!manager) return std::unexpected(bad_request(info.plural + " do not support server-side apply"));
   if (const std::string kind = config.value("kind", std::string()); kind != info.kind)
@@ -78,6 +79,24 @@ ApiResult<Applied> Registry::apply(const api::ResourceInfo& info, const std::str
     if (created.error().code != 409 || created.error().reason != "AlreadyExists" || attempt >= 2)
       return std::unexpected(created.error());
   }
+}
+
+ApiResult<Applied> Registry::apply_scale(const api::ResourceInfo& info, const std::string& ns,
+                                         const std::string& name, const nlohmann::json& config, bool force,
+                                         const WriteOptions& options) {
+  // (The Scale's field manager refuses a configuration of another apiVersion.)
+  const auto tracker = scale_field_manager();
+  if (!tracker) return std::unexpected(bad_request(info.plural + "/scale does not support server-side apply"));
+  auto written = write_scale(
+      info, ns, name,
+      [&](const nlohmann::json& scale) -> ApiResult<nlohmann::json> {
+        auto applied = tracker->apply(scale, config, options.field_manager, force, now_rfc3339());
+        if (!applied) return std::unexpected(apply_error(applied.error()));
+        return std::move(*applied);
+      },
+      options);
+  if (!written) return std::unexpected(written.error());
+  return Applied{std::move(*written), false};
 }
 
 }  // namespace kw::registry

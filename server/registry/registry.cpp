@@ -139,14 +139,9 @@ ApiResult<std::pair<storage::Revision, std::string>> decode_continue(const std::
   return std::pair{rv.get<storage::Revision>(), std::move(start)};
 }
 
-// The row of a built-in resource; null for custom resources.
-const kinds::KindSpec* spec_of(const api::ResourceInfo& info) {
-  return info.custom ? nullptr : kinds::find_kind(info.group, info.version, info.plural);
-}
-
 const kinds::Strategy& strategy_of(const api::ResourceInfo& info) {
   static const kinds::Strategy k_none;
-  const auto* spec = spec_of(info);
+  const auto* spec = kinds::find_kind(info);
   return spec ? spec->strategy : k_none;
 }
 
@@ -165,7 +160,7 @@ bool is_definitions(const api::ResourceInfo& info) { return lifecycle_of(info) =
 // The metadata fields a status write cannot change (the kind's status strategy); custom
 // resources reset the object metadata as kube-apiserver's ResetObjectMetaForStatus does.
 const std::vector<std::string>& status_keeps_meta(const api::ResourceInfo& info) {
-  const auto* spec = spec_of(info);
+  const auto* spec = kinds::find_kind(info);
   return spec ? spec->status_keeps_meta : kinds::status_meta::k_reset_all;
 }
 
@@ -239,7 +234,7 @@ bool generation_changes(const api::ResourceInfo& info, const nlohmann::json& obj
           return true;
     return false;
   }
-  const auto* spec = spec_of(info);
+  const auto* spec = kinds::find_kind(info);
   if (!spec || !spec->generation) return false;
   for (const auto& path : *spec->generation) {
     const nlohmann::json* now = &object;
@@ -299,7 +294,7 @@ std::shared_ptr<const api::ResourceTable> Registry::resources() const {
 std::string Registry::cache_key(const api::ResourceInfo& info) const {
   // Each served version of a custom resource, and each version stored as another (one
   // prefix, two rows), has its own cache: events carry its apiVersion.
-  const auto* spec = spec_of(info);
+  const auto* spec = kinds::find_kind(info);
   const bool shared_prefix = info.custom || (spec && spec->stored_as);
   return shared_prefix ? key_prefix(info, "") + "@" + info.version : key_prefix(info, "");
 }
@@ -309,7 +304,7 @@ Registry::~Registry() = default;
 std::string Registry::key_prefix(const api::ResourceInfo& info, const std::string& ns) const {
   // Built-in kinds where kube-apiserver keeps them (their rows say); custom resources
   // under <group>/<plural>.
-  const auto* spec = spec_of(info);
+  const auto* spec = kinds::find_kind(info);
   std::string out = m_options.prefix + "/";
   out += spec ? spec->storage_resource : info.group + "/" + info.plural;
   out += "/";
@@ -400,7 +395,7 @@ cache::ObjectPtr Registry::decoded_object(const api::ResourceInfo& info, const s
   object->name = meta.value("name", std::string());
   object->namespace_ = meta.value("namespace", std::string());
   object->labels = api::labels_of(parsed);
-  object->fields = selectable_fields(spec_of(info), info, parsed);
+  object->fields = selectable_fields(kinds::find_kind(info), info, parsed);
   object->object = std::move(parsed);
   object->protobuf = served_protobuf(info, kv.value, kv.mod_revision);
   return object;
@@ -445,7 +440,7 @@ storage::Result<void> Registry::start_cache(const api::ResourceInfo& info) {
   options.prefix = key_prefix(info, "");
   options.api_version = info.api_version();
   options.kind = info.kind;
-  const auto* spec = spec_of(info);
+  const auto* spec = kinds::find_kind(info);
   options.index_field = spec ? spec->index_field : "";
   options.dispatch_threads = m_options.watch_dispatch_threads;
   options.decode = [this, info](const storage::KeyValue& kv) { return decode(info, kv); };
@@ -562,7 +557,7 @@ ApiResult<cache::WatchFilter> Registry::make_filter(const api::ResourceInfo& inf
   if (!labels) return std::unexpected(bad_request("unable to parse labelSelector: " + labels.error().message));
   auto fields = api::FieldSelector::parse(field_selector);
   if (!fields) return std::unexpected(bad_request("unable to parse fieldSelector: " + fields.error().message));
-  const auto* spec = spec_of(info);
+  const auto* spec = kinds::find_kind(info);
   const auto supported = selectable_fields(spec, info, nlohmann::json::object());
   for (const auto& requirement : fields->requirements())
     if (!supported.contains(requirement.field))
@@ -646,7 +641,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   if (options.decoded) options.decoded(object);
   // Status is written through /status only: a create starts without one (the kind's
   // prepare_create gives it its first), except where the row says otherwise (Node).
-  if (info.has_subresource("status") && !(spec_of(info) && spec_of(info)->create_keeps_status)) object.erase("status");
+  if (info.has_subresource("status") && !(kinds::find_kind(info) && kinds::find_kind(info)->create_keeps_status)) object.erase("status");
   if (info.namespaced) {
     const auto body_ns = metadata(object).value("namespace", std::string());
     if (!body_ns.empty() && body_ns != ns)
@@ -672,12 +667,12 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
     meta.erase(server_set);
   meta["uid"] = util::new_uuid();
   meta["creationTimestamp"] = now_rfc3339();
-  if (info.custom || (spec_of(info) && spec_of(info)->generation)) meta["generation"] = 1;
+  if (info.custom || (kinds::find_kind(info) && kinds::find_kind(info)->generation)) meta["generation"] = 1;
   if (const auto& strategy = strategy_of(info); strategy.prepare_create) strategy.prepare_create(object);
   if (const auto& strategy = strategy_of(info); strategy.stamp_requester && options.requester.is_object())
     strategy.stamp_requester(object, options.requester);
   fill_go_shape(info, object);
-  auto causes = validate_object(spec_of(info), object);
+  auto causes = validate_object(kinds::find_kind(info), object);
   if (info.custom) append_rule_causes(info, object, nullptr, causes);
   if (!causes.empty()) return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
   if (is_definitions(info))
@@ -690,7 +685,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   if (options.dry_run) return object;
   auto value = stored_value(info, object);
   if (!value) return std::unexpected(value.error());
-  const auto* spec = spec_of(info);
+  const auto* spec = kinds::find_kind(info);
   const auto ttl = spec && spec->uses_event_ttl ? m_options.event_ttl : std::chrono::seconds{0};
   auto written = m_backend.create(key(info, ns, name), *value, ttl);
   // A generated name that is taken is drawn again, as kube-apiserver does (1 in 14 million
@@ -824,7 +819,7 @@ ApiResult<nlohmann::json> Registry::update_with(
     }
     if (deletion.is_object()) metadata(object).update(deletion);
     fill_go_shape(info, object);
-    auto causes = validate_object(spec_of(info), object);
+    auto causes = validate_object(kinds::find_kind(info), object);
     if (const auto& strategy = strategy_of(info); strategy.validate_update && options.subresource.empty())
       strategy.validate_update(object, existing, causes);
     if (const auto& strategy = strategy_of(info); strategy.validate_subresource && !options.subresource.empty())
@@ -900,7 +895,7 @@ ApiResult<nlohmann::json> Registry::prepare_review(const api::ResourceInfo& info
   // for creationTimestamp), and their status is the answer.
   meta["creationTimestamp"] = nullptr;
   object.erase("status");
-  const auto* spec = spec_of(info);
+  const auto* spec = kinds::find_kind(info);
   nlohmann::json causes = nlohmann::json::array();
   if (spec && spec->strategy.validate) spec->strategy.validate(object, causes);
   if (!causes.empty()) {
@@ -938,12 +933,10 @@ ApiResult<nlohmann::json> Registry::bind(const std::string& ns, const std::strin
           return std::unexpected(ApiError{409, "Conflict", "pod " + pod + " is being deleted, cannot be assigned to a host",
                                           {{"name", pod}, {"kind", "pods"}}});
         if (!uid.empty() && meta.value("uid", std::string()) != uid)
-          return std::unexpected(ApiError{409, "Conflict",
-                                          "Operation cannot be fulfilled on pods \"" + pod +
-                                              "\": the UID in the precondition (" + uid +
-                                              ") does not match the UID in record (" + meta.value("uid", std::string()) +
-                                              "). The object might have been deleted and then recreated",
-                                          {{"name", pod}, {"kind", "pods"}}});
+          return std::unexpected(conflict("", "pods", pod,
+                                          "the UID in the precondition (" + uid + ") does not match the UID in record (" +
+                                              meta.value("uid", std::string()) +
+                                              "). The object might have been deleted and then recreated"));
         const auto assigned = current.value("spec", nlohmann::json::object()).value("nodeName", std::string());
         if (!assigned.empty())
           return std::unexpected(ApiError{409, "Conflict",
@@ -1085,7 +1078,7 @@ ApiResult<Removed> Registry::remove(const api::ResourceInfo& info, const std::st
   metadata(existing)["resourceVersion"] = std::to_string(current->mod_revision);
   if (auto admitted = admit(admission_request(info, "DELETE", ns, name, k_no_object, &existing, options)); !admitted)
     return std::unexpected(admitted.error());
-  auto plan = deletion_plan(spec_of(info), existing, delete_options);
+  auto plan = deletion_plan(kinds::find_kind(info), existing, delete_options);
   if (!plan) return std::unexpected(plan.error());
   if (plan->keep && !plan->mark && !plan->finalizers) return Removed{existing, false};  // being deleted already
   if (plan->keep) {
@@ -1105,7 +1098,7 @@ ApiResult<Removed> Registry::remove(const api::ResourceInfo& info, const std::st
                        },
                        marking_deletion(options)));
   }
-  if (const auto* spec = spec_of(info); spec && spec->strategy.grace_period) {
+  if (const auto* spec = kinds::find_kind(info); spec && spec->strategy.grace_period) {
     // A kind deleted gracefully goes at once with a grace period of 0, and answers as marked
     // (kube-apiserver's graceful update before the removal).
     metadata(existing)["deletionTimestamp"] = rfc3339_after_seconds(m_options.clock(), plan->grace);

@@ -17,6 +17,7 @@
 #include "core/codec/protobuf.hpp"
 #include "core/net/client/pool.hpp"
 #include "server/apply/field_manager.hpp"
+#include "server/apply/scale_fields.hpp"
 #include "server/cache/watcher.hpp"
 #include "server/crd/definition.hpp"
 #include "server/registry/admission.hpp"
@@ -310,6 +311,19 @@ class Registry {
   // options.field_manager; unchanged for the server's own writes.
   nlohmann::json track_update(const api::ResourceInfo& info, const nlohmann::json& live, nlohmann::json next,
                               const WriteOptions& options) const;
+  // The scale subresource (scale.cpp). One write through it, as kube-apiserver's scale handler
+  // makes it: `change` turns the object's current Scale, with the managedFields the object's
+  // entries give it, into the new Scale with its managedFields; its replicas and those entries
+  // are written back to the object.
+  ApiResult<nlohmann::json> write_scale(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
+                                        const std::function<ApiResult<nlohmann::json>(const nlohmann::json&)>& change,
+                                        const WriteOptions& options);
+  ApiResult<Applied> apply_scale(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
+                                 const nlohmann::json& config, bool force, const WriteOptions& options);
+  // How writes through the scale subresource are tracked, on the Scale.
+  std::shared_ptr<const apply::FieldManager> scale_field_manager() const;
+  // Where `info`'s objects keep their replicas at each apiVersion their managedFields may name.
+  apply::ReplicasPathAt replicas_paths(const api::ResourceInfo& info) const;
   // A custom object (at any version) at `api_version`: with conversion None only its apiVersion
   // changes; with Webhook the CRD's conversion webhook converts it (ConversionReview), and what
   // it may not change (name, namespace, uid, the rest of metadata but labels and annotations)

@@ -10,20 +10,16 @@ namespace kw::registry {
 
 namespace {
 
-const kinds::KindSpec* spec_of(const api::ResourceInfo& info) {
-  return info.custom ? nullptr : kinds::find_kind(info.group, info.version, info.plural);
-}
-
 // Built-in kinds with a message, except the rows kube-apiserver keeps as JSON (CRDs).
 bool stored_as_protobuf(const api::ResourceInfo& info) {
   if (info.custom || info.proto_message.empty()) return false;
-  const auto* spec = spec_of(info);
+  const auto* spec = kinds::find_kind(info);
   return spec == nullptr || !spec->stored_as_json;
 }
 
 // Set when the row's objects are stored as another version of the kind.
 const kinds::StoredAs* stored_as_of(const api::ResourceInfo& info) {
-  const auto* spec = spec_of(info);
+  const auto* spec = kinds::find_kind(info);
   return spec && spec->stored_as ? &*spec->stored_as : nullptr;
 }
 

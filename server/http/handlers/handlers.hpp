@@ -53,5 +53,8 @@ std::optional<PatchType> requested_patch_type(const ResourceRequest& r, bool str
 // The change a PATCH body of `type` (not apply) makes to the current object.
 using Mutation = std::function<registry::ApiResult<nlohmann::json>(const nlohmann::json&)>;
 std::optional<Mutation> patch_mutation(const ResourceRequest& r, PatchType type);
+// PATCH with application/apply-patch+yaml: the body applied by fieldManager (to the
+// subresource the request names), answered 201 when it created the object, else 200.
+void server_side_apply(const ResourceRequest& r, WriteContext& write);
 
 }  // namespace kw::http::handlers

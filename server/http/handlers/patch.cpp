@@ -44,7 +44,8 @@ registry::ApiResult<nlohmann::json> apply_configuration(const std::string& body)
   return std::move((*documents)[0]);
 }
 
-// PATCH with application/apply-patch+yaml: the configuration applied by fieldManager.
+}  // namespace
+
 void server_side_apply(const ResourceRequest& r, WriteContext& write) {
   auto config = apply_configuration(r.request.body);
   if (!config) return r.fail(config.error());
@@ -53,8 +54,6 @@ void server_side_apply(const ResourceRequest& r, WriteContext& write) {
   if (!applied) return r.fail(applied.error());
   reply(r, write.format, applied->created ? 201 : 200, std::move(applied->object), write.warnings);
 }
-
-}  // namespace
 
 void patch(const ResourceRequest& r) {
   WriteContext write;

@@ -40,11 +40,15 @@ void update_scale(const ResourceRequest& r) {
 void patch_scale(const ResourceRequest& r) {
   const auto type = requested_patch_type(r, true);
   if (!type) return;
-  if (*type == PatchType::apply)
-    return r.fail(registry::ApiError{415, "UnsupportedMediaType",
-                                     "server-side apply of the scale subresource is not supported; patch spec.replicas "
-                                     "with a merge patch",
-                                     {}});
+  if (*type == PatchType::apply) {
+    WriteContext write;
+    if (!write.begin(r, k_scale_offers, "PatchOptions") ||
+        !write.track(r, "PatchOptions", {.patch = true, .apply = true}))
+      return;
+    write.options.decoded = nullptr;  // as for any scale write
+    if (r.audit) r.audit->request_patch(r.request.body);
+    return server_side_apply(r, write);
+  }
   if (r.audit) r.audit->request_patch(r.request.body);
   write_scale(r, [&r, type] { return patch_mutation(r, *type); }, "PatchOptions", {.patch = true});
 }

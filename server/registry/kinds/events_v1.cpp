@@ -209,7 +209,7 @@ void validate_events_event_update(const json& served, const json& served_old, Ca
   text("reportingInstance", "reportingInstance");
 }
 
-KindSpec event_row() {
+KindSpec events_v1_event_row() {
   return {
       .info = {.group = "events.k8s.io",
                .version = "v1",
@@ -237,6 +237,6 @@ KindSpec event_row() {
 
 }  // namespace
 
-std::vector<KindSpec> events_v1_kinds() { return {event_row()}; }
+std::vector<KindSpec> events_v1_kinds() { return {events_v1_event_row()}; }
 
 }  // namespace kw::kinds

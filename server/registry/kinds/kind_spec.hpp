@@ -155,6 +155,8 @@ struct KindSpec {
 const std::vector<KindSpec>& builtin_kinds();
 // The row of a served built-in resource; null for custom resources.
 const KindSpec* find_kind(std::string_view group, std::string_view version, std::string_view plural);
+// The row of `info`; null for custom resources.
+const KindSpec* find_kind(const api::ResourceInfo& info);
 // The lifecycle of a served resource's row; plain for custom resources.
 Lifecycle lifecycle_of(const api::ResourceInfo& info);
 // The one row whose lifecycle is `lifecycle` (Namespace, CustomResourceDefinition).

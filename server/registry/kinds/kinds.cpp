@@ -60,8 +60,12 @@ const KindSpec* find_kind(std::string_view group, std::string_view version, std:
   return nullptr;
 }
 
+const KindSpec* find_kind(const api::ResourceInfo& info) {
+  return info.custom ? nullptr : find_kind(info.group, info.version, info.plural);
+}
+
 Lifecycle lifecycle_of(const api::ResourceInfo& info) {
-  const auto* spec = info.custom ? nullptr : find_kind(info.group, info.version, info.plural);
+  const auto* spec = find_kind(info);
   return spec ? spec->lifecycle : Lifecycle::plain;
 }
 

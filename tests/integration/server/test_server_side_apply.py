@@ -187,5 +187,105 @@ current-context: kw
         self.assertEqual(failures, [], "\n\n".join(failures))
 
 
+class ScaleSubresourceApplyTest(unittest.TestCase):
+    """Apply and updates through /scale, with the managedFields kube-apiserver's scale handler
+    keeps: the Scale's spec.replicas is owned by whoever owns the workload's replicas; a Scale
+    manager's entry on the workload names the workload's version and subresource scale."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory(prefix="kw-ssa-scale-")
+        tokens = write_tokens(cls.dir.name, [{"token": "admin-token", "user": "admin", "groups": ["system:masters"]}])
+        cls.server = KwServer(["--token-auth-file", tokens, "--authorization-mode", "RBAC"], secure_port=free_port())
+        cls.server.start()
+        cls.base = cls.server.secure_url + "/apis/apps/v1/namespaces/default/deployments/web"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.cleanup()
+        cls.dir.cleanup()
+
+    def call(self, method, path, body=None, content_type="application/apply-patch+yaml"):
+        code, text = request(self.base + path, "admin-token", method, body,
+                             {"Content-Type": content_type} if body is not None else {})
+        return code, json.loads(text)
+
+    def entries(self):
+        code, deployment = self.call("GET", "")
+        self.assertEqual(code, 200)
+        return {(e["manager"], e["operation"], e.get("subresource", "")): e
+                for e in deployment["metadata"]["managedFields"]}, deployment
+
+    def test_apply_through_scale(self):
+        manifest = json.dumps({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                     "template": {"metadata": {"labels": {"app": "web"}},
+                                  "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+        code, _ = self.call("PATCH", "?fieldManager=mgr1", manifest)
+        self.assertEqual(code, 201)
+
+        scale = json.dumps({"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "web"},
+                            "spec": {"replicas": 3}})
+        # mgr1 owns the replicas: the Scale shows them as its, and an apply by another conflicts.
+        code, status = self.call("PATCH", "/scale?fieldManager=hpa", scale)
+        self.assertEqual(code, 409, status)
+        self.assertEqual(status["message"], 'Apply failed with 1 conflict: conflict with "mgr1": .spec.replicas')
+        self.assertEqual(status["details"]["causes"],
+                         [{"reason": "FieldManagerConflict", "message": 'conflict with "mgr1"',
+                           "field": ".spec.replicas"}])
+
+        code, answer = self.call("PATCH", "/scale?fieldManager=hpa&force=true", scale)
+        self.assertEqual(code, 200, answer)
+        self.assertEqual(answer["kind"], "Scale")
+        self.assertEqual(answer["spec"]["replicas"], 3)
+        self.assertNotIn("managedFields", answer["metadata"])
+        entries, deployment = self.entries()
+        self.assertEqual(deployment["spec"]["replicas"], 3)
+        hpa = entries[("hpa", "Apply", "scale")]
+        self.assertEqual(hpa["apiVersion"], "apps/v1")
+        self.assertEqual(hpa["fieldsV1"], {"f:spec": {"f:replicas": {}}})
+        self.assertNotIn("time", hpa)  # the workload had no entry of this identity
+        self.assertNotIn("f:replicas", entries[("mgr1", "Apply", "")]["fieldsV1"]["f:spec"])
+
+        # The Scale's applier owns the replicas now: it changes them freely, mgr1 conflicts.
+        code, answer = self.call("PATCH", "/scale?fieldManager=hpa",
+                                 scale.replace('"replicas": 3', '"replicas": 4'))
+        self.assertEqual((code, answer["spec"]["replicas"]), (200, 4))
+        code, status = self.call("PATCH", "?fieldManager=mgr1", manifest)
+        self.assertEqual(code, 409)
+        self.assertEqual(status["message"],
+                         'Apply failed with 1 conflict: conflict with "hpa" with subresource "scale": .spec.replicas')
+
+        # A merge patch through /scale by a third manager takes them as an Update entry.
+        code, answer = self.call("PATCH", "/scale?fieldManager=scaler", '{"spec":{"replicas":5}}',
+                                 "application/merge-patch+json")
+        self.assertEqual((code, answer["spec"]["replicas"]), (200, 5))
+        entries, _ = self.entries()
+        self.assertNotIn(("hpa", "Apply", "scale"), entries)
+        self.assertEqual(entries[("scaler", "Update", "scale")]["fieldsV1"], {"f:spec": {"f:replicas": {}}})
+
+        # A Scale that names another object's uid is refused as a failed precondition.
+        code, status = self.call("PUT", "/scale?fieldManager=scaler", json.dumps(
+            {"apiVersion": "autoscaling/v1", "kind": "Scale",
+             "metadata": {"name": "web", "uid": "00000000-0000-0000-0000-000000000000"}, "spec": {"replicas": 1}}),
+            "application/json")
+        self.assertEqual(code, 409, status)
+        self.assertEqual(status["message"],
+                         'Operation cannot be fulfilled on deployments/scale.apps "web": Precondition failed: UID in '
+                         "precondition: 00000000-0000-0000-0000-000000000000, UID in object meta: "
+                         + deployment["metadata"]["uid"])
+        self.assertEqual(status["details"], {"name": "web", "group": "apps", "kind": "deployments/scale"})
+
+        # Apply through /scale never creates, and wants a Scale.
+        code, status = request(self.base.replace("/web", "/none") + "/scale?fieldManager=hpa", "admin-token", "PATCH",
+                               scale.replace('"web"', '"none"'), {"Content-Type": "application/apply-patch+yaml"})
+        self.assertEqual(code, 404, status)
+        code, status = self.call("PATCH", "/scale?fieldManager=hpa", manifest)
+        self.assertEqual(code, 400, status)
+        self.assertEqual(status["message"], "Incorrect version specified in apply patch. Specified patch version: "
+                                            "apps/v1, expected: autoscaling/v1")
+
+
 if __name__ == "__main__":
     unittest.main()

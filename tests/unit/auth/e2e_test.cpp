@@ -16,8 +16,8 @@ namespace kw::auth::test {
 
 namespace {
 
-constexpr const char* k_tokens = "s3cret,alice,1001,\"devs,ops\"\nb0b,bob,1002\n";
-constexpr const char* k_policy =
+constexpr const char* k_e2e_tokens = "s3cret,alice,1001,\"devs,ops\"\nb0b,bob,1002\n";
+constexpr const char* k_e2e_policy =
     R"({"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"user": "alice", "nonResourcePath": "*"}})"
     "\n"
     R"({"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"group": "*", "readonly": true, "nonResourcePath": "/whoami"}})"
@@ -49,8 +49,8 @@ struct Fixture {
     auto files = ensure_pki(tmp.file("pki"), {"kw.example.com"});
     REQUIRE_MESSAGE(files, (files ? "" : files.error().message));
     pki = *files;
-    write_text(tmp.file("tokens.csv"), k_tokens);
-    write_text(tmp.file("policy.jsonl"), k_policy);
+    write_text(tmp.file("tokens.csv"), k_e2e_tokens);
+    write_text(tmp.file("policy.jsonl"), k_e2e_policy);
     auto loaded_authn =
         Authenticator::load({.token_auth_file = tmp.file("tokens.csv"), .client_certs = true, .anonymous = false});
     REQUIRE(loaded_authn);

@@ -48,7 +48,7 @@ std::vector<Item> full_items(const std::string& frame, KindInfo& kind) {
   return items;
 }
 
-KindInfo pod_kind() {
+KindInfo pod_kind_with_columns() {
   KindInfo kind;
   kind.kind = "Pod";
   kind.api_version = "v1";
@@ -77,7 +77,7 @@ TEST_CASE("thin table events keep the cells and the metadata the printer and see
     REQUIRE(thin.has_value());
     CHECK(thin->type == type);
     REQUIRE(thin->rows.has_value());
-    KindInfo kind = pod_kind();
+    KindInfo kind = pod_kind_with_columns();
     const auto full = full_items(frame, kind);
     REQUIRE(thin->rows->size() == full.size());
     const Item& got = thin->rows->front();
@@ -94,7 +94,7 @@ TEST_CASE("thin table events keep the cells and the metadata the printer and see
     for (PrintOptions options : {PrintOptions{}, PrintOptions{.output = "wide", .show_labels = true},
                                  PrintOptions{.with_namespace = true, .watch_events = true,
                                               .label_columns = {"tier", "k8s.io/ünï"}}}) {
-      KindInfo a = pod_kind(), b = pod_kind();
+      KindInfo a = pod_kind_with_columns(), b = pod_kind_with_columns();
       CHECK(print(*thin->rows, a, options) == print(full, b, options));
     }
   }
