@@ -1,7 +1,9 @@
-// kw rollout status: follows the rollout of a Deployment, StatefulSet or DaemonSet through a
-// watch, printing each new progress line as kubectl does, until it completes.
+// kw rollout: `status` follows the rollout of a Deployment, StatefulSet or DaemonSet through a
+// watch, printing each new progress line as kubectl does, until it completes; `pause`, `resume`
+// and `restart` patch the objects as kubectl's do.
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <iostream>
 #include <memory>
 
@@ -10,7 +12,10 @@
 #include "cli/commands/rollout_status.hpp"
 #include "cli/commands/targets.hpp"
 #include "cli/commands/verbs.hpp"
+#include "core/api/json_access.hpp"
+#include "core/api/print_support.hpp"
 #include "core/util/go_time.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::cli {
 
@@ -80,10 +85,127 @@ int run_rollout_status(const RolloutStatusOptions& options) {
   return k_exit_ok;
 }
 
+// ---- pause, resume, restart ---------------------------------------------------------------
+
+struct RolloutEditOptions {
+  ConnectionFlags connection;
+  std::vector<std::string> args;
+  std::string selector;
+  std::string output;  // "" (the outcome line) | json | yaml | name
+  std::string field_manager = "kubectl-rollout";
+};
+
+// What a verb does to one object: the strategic merge patch (empty: nothing to change), or why
+// the object cannot take it (kubectl's words, after the object's name).
+struct RolloutEdit {
+  std::string done;  // "paused": the outcome line's verb
+  std::function<Result<json>(const std::string& kind, const json& live)> patch;
+};
+
+const json& spec_paused(const json& live) { return api::at(live, {"spec", "paused"}); }
+
+RolloutEdit pause_edit() {
+  return {"paused", [](const std::string& kind, const json& live) -> Result<json> {
+            if (kind != "Deployment") return fail("pausing is not supported");
+            if (spec_paused(live) == true) return fail("is already paused");
+            return json{{"spec", {{"paused", true}}}};
+          }};
+}
+
+RolloutEdit resume_edit() {
+  return {"resumed", [](const std::string& kind, const json& live) -> Result<json> {
+            if (kind != "Deployment") return fail("resuming is not supported");
+            if (spec_paused(live) != true) return fail("is not paused");
+            return json{{"spec", {{"paused", nullptr}}}};
+          }};
+}
+
+constexpr const char* k_restarted_at = "kubectl.kubernetes.io/restartedAt";
+
+// The pod template gets an annotation with the time, in the local zone as kubectl writes it; a
+// second restart within the same second would change nothing.
+RolloutEdit restart_edit() {
+  return {"restarted", [](const std::string& kind, const json& live) -> Result<json> {
+            if (kind != "Deployment" && kind != "DaemonSet" && kind != "StatefulSet")
+              return fail("restarting is not supported");
+            if (kind == "Deployment" && spec_paused(live) == true)
+              return fail("can't restart paused deployment (run rollout resume first)");
+            const std::string now = api::print::format_rfc3339_local(std::chrono::system_clock::now());
+            if (api::at(live, {"spec", "template", "metadata", "annotations", k_restarted_at}) == now) return json();
+            return json{{"spec", {{"template", {{"metadata", {{"annotations", {{k_restarted_at, now}}}}}}}}}};
+          }};
+}
+
+int run_rollout_edit(const RolloutEditOptions& options, const RolloutEdit& edit) {
+  if (options.args.empty()) return report_usage("required resource not specified");
+  auto api = ApiClient::create(options.connection);
+  if (!api) return report_usage(api.error().message);
+  Resolver resolver(**api);
+  // A TYPE alone (or TYPE,TYPE) means every object of it, as for kubectl's rollout verbs.
+  const bool types_only = options.args.size() == 1 && options.args[0].find('/') == std::string::npos;
+  auto objects = objects_of(**api, resolver, TargetArgs{options.args, options.selector, types_only && options.selector.empty(), false});
+  if (!objects) return report(objects.error());
+  // Every object is read before any is changed: one that cannot be read stops the command.
+  std::vector<std::pair<NamedObject, json>> found;
+  for (const auto& object : *objects) {
+    auto live = read_object(**api, object);
+    if (!live) return report(live.error());
+    found.emplace_back(object, std::move(*live));
+  }
+  const WriteOutput printer{.output = options.output};
+  std::vector<std::string> errors;
+  for (const auto& [object, live] : found) {
+    const std::string resource = object.info.group.empty() ? object.info.plural : object.info.plural + "." + object.info.group;
+    auto patch = edit.patch(object.info.kind, live);
+    if (!patch) {
+      errors.push_back("error: " + resource + " " + util::go_quote(object.name) + " " + patch.error().message);
+      continue;
+    }
+    if (patch->is_null()) {
+      errors.push_back("failed to create patch for " + object.name +
+                       ": if restart has already been triggered within the past second, please wait before "
+                       "attempting to trigger another");
+      continue;
+    }
+    const WriteQuery query{.field_manager = options.field_manager, .field_validation = {}};
+    auto patched = call_json(**api, "PATCH", query.apply_to(object_path(object.info, object.namespace_name, object.name)),
+                             "application/strategic-merge-patch+json", patch->dump());
+    if (!patched) {
+      errors.push_back(patched.error().message);
+      continue;
+    }
+    const std::string kind_name = kind_prefix(object.info) + "/" + object.name;
+    printer.print(*patched, kind_name, kind_name + " " + edit.done, false);
+  }
+  if (errors.empty()) return k_exit_ok;
+  std::cout.flush();
+  // One error is printed as kubectl prints any ("error: " first); several line by line as given.
+  if (errors.size() == 1 && !errors[0].starts_with("error: ") && !errors[0].starts_with("Error from server"))
+    errors[0] = "error: " + errors[0];
+  for (const auto& error : errors) std::cerr << error << "\n";
+  return k_exit_usage;
+}
+
+void add_rollout_edit(CLI::App& rollout, const char* name, const char* description, RolloutEdit edit,
+                      int* exit_code) {
+  auto options = std::make_shared<RolloutEditOptions>();
+  CLI::App* command = rollout.add_subcommand(name, description);
+  command->footer(std::string(k_client_exit_codes));
+  command->add_option("args", options->args, "TYPE NAME..., TYPE/NAME... or TYPE (every object of it)");
+  command->add_option("-l,--selector", options->selector, "Only the objects matching this label selector");
+  command->add_option("-o,--output", options->output, "Print the changed object instead of the outcome line: json, yaml or name")
+      ->check(CLI::IsMember({"json", "yaml", "name"}));
+  command->add_option("--field-manager", options->field_manager, "The manager the server records the change under")
+      ->default_str("kubectl-rollout");
+  add_connection_flags(*command, options->connection);
+  command->callback([options, exit_code, edit = std::move(edit)] { *exit_code = run_rollout_edit(*options, edit); });
+}
+
 }  // namespace
 
 void add_rollout_command(CLI::App& app, int* exit_code) {
-  CLI::App* rollout = app.add_subcommand("rollout", "Follow the rollout of deployments, statefulsets and daemonsets");
+  CLI::App* rollout =
+      app.add_subcommand("rollout", "Follow, pause, resume or restart the rollout of deployments, statefulsets and daemonsets");
   rollout->require_subcommand(1);
   auto options = std::make_shared<RolloutStatusOptions>();
   CLI::App* status = rollout->add_subcommand(
@@ -99,6 +221,13 @@ void add_rollout_command(CLI::App& app, int* exit_code) {
       ->default_str("0s");
   add_connection_flags(*status, options->connection);
   status->callback([options, exit_code] { *exit_code = run_rollout_status(*options); });
+  add_rollout_edit(*rollout, "pause", "Pause deployments: changes to their pod template start no rollout (kubectl rollout pause)",
+                   pause_edit(), exit_code);
+  add_rollout_edit(*rollout, "restart",
+                   "Restart the pods of deployments, daemonsets and statefulsets with a new rollout (kubectl rollout "
+                   "restart)",
+                   restart_edit(), exit_code);
+  add_rollout_edit(*rollout, "resume", "Resume paused deployments (kubectl rollout resume)", resume_edit(), exit_code);
 }
 
 }  // namespace kw::cli

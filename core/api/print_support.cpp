@@ -1,7 +1,9 @@
 #include "core/api/print_support.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
+#include <utility>
 
 #include "core/api/selector.hpp"
 #include "core/api/table.hpp"
@@ -39,13 +41,30 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
 
 // ---- time ---------------------------------------------------------------------------------
 
-std::string format_rfc3339(TimePoint t) {
+namespace {
+
+// "2024-01-02T03:04:05" of `t` in UTC or the local zone, and that zone's offset east of UTC.
+std::pair<std::string, long> date_time(TimePoint t, bool local) {
   const std::time_t seconds = std::chrono::system_clock::to_time_t(t);
   std::tm tm{};
-  gmtime_r(&seconds, &tm);
+  if (local) localtime_r(&seconds, &tm);
+  else gmtime_r(&seconds, &tm);
   char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
+  return {buffer, local ? tm.tm_gmtoff : 0};
+}
+
+}  // namespace
+
+std::string format_rfc3339(TimePoint t) { return date_time(t, false).first + "Z"; }
+
+std::string format_rfc3339_local(TimePoint t) {
+  auto [text, offset] = date_time(t, true);
+  if (offset == 0) return text + "Z";
+  const long minutes = (offset < 0 ? -offset : offset) / 60;
+  char zone[48];
+  std::snprintf(zone, sizeof zone, "%c%02ld:%02ld", offset < 0 ? '-' : '+', minutes / 60, minutes % 60);
+  return text + zone;
 }
 
 std::optional<TimePoint> parse_rfc3339(std::string_view s) {

@@ -34,6 +34,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::optional<TimePoint> parse_rfc3339(std::string_view s);
 // metav1.Time on the wire: "2024-01-02T03:04:05Z" (whole seconds, UTC).
 std::string format_rfc3339(TimePoint t);
+// Go's time.Now().Format(time.RFC3339): the local time with its offset ("Z" at UTC).
+std::string format_rfc3339_local(TimePoint t);
 std::optional<TimePoint> time_of(const json& j);
 // kubectl's human age of `t` at `now`; "<unknown>" without a time.
 std::string since(std::optional<TimePoint> t, TimePoint now);

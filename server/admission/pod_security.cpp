@@ -25,6 +25,7 @@
 #include "server/admission/builtin.hpp"
 #include "server/admission/lookup.hpp"
 #include "server/registry/kinds/checks.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::admission {
 namespace {
@@ -690,22 +691,19 @@ Verdict evaluate(const LevelVersion& policy, const json& meta, const json& spec)
 constexpr std::string_view k_ignored_pod_subresources[] = {"exec", "attach", "binding", "eviction",
                                                            "log",  "portforward", "proxy", "status"};
 
-// The workload kinds whose pod templates get warnings and audit annotations (never refusals).
-struct Workload {
-  std::string_view group, plural;
-};
-constexpr Workload k_workloads[] = {{"", "replicationcontrollers"}, {"", "podtemplates"}, {"apps", "replicasets"},
-                                    {"apps", "deployments"},        {"apps", "statefulsets"}, {"apps", "daemonsets"},
-                                    {"batch", "jobs"},              {"batch", "cronjobs"}};
-
-// The pod template of a workload object: its metadata and spec (null when it has none).
+// The pod template of a workload object (its row says where it keeps one): its metadata and
+// spec, null when the kind has none or the object does not hold one.
 std::pair<const json*, const json*> pod_template(const AdmissionRequest& r) {
-  const json* holder = nullptr;
-  if (r.info.plural == "podtemplates") holder = &api::at(r.object, {"template"});
-  else if (r.info.plural == "cronjobs") holder = &api::at(r.object, {"spec", "jobTemplate", "spec", "template"});
-  else holder = &api::at(r.object, {"spec", "template"});
-  if (!holder->is_object()) return {nullptr, nullptr};
+  const auto* row = kinds::find_kind(r.info);
+  const json* holder = row ? kinds::pod_template_of(*row, r.object) : nullptr;
+  if (holder == nullptr) return {nullptr, nullptr};
   return {&api::at(*holder, {"metadata"}), &api::at(*holder, {"spec"})};
+}
+
+// Kinds holding a pod template get warnings and audit annotations for it (never refusals).
+bool holds_pod_template(const api::ResourceInfo& info) {
+  const auto* row = kinds::find_kind(info);
+  return row != nullptr && !row->pod_template.empty();
 }
 
 std::string labels_error(const kinds::Causes& errors) { return registry::causes_summary(errors); }
@@ -747,8 +745,7 @@ class PodSecurity {
     if (r.operation != "CREATE" && r.operation != "UPDATE") return {};
     if (r.info.group.empty() && r.info.plural == "namespaces") return namespace_write(r);
     if (r.info.group.empty() && r.info.plural == "pods") return pod_write(r);
-    for (const auto& workload : k_workloads)
-      if (r.info.group == workload.group && r.info.plural == workload.plural) return workload_write(r);
+    if (holds_pod_template(r.info)) return workload_write(r);
     return {};
   }
 

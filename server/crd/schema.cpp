@@ -75,12 +75,20 @@ bool allows_additional(const json& schema) {
   return extra != schema.end() && (extra->is_object() || (extra->is_boolean() && extra->get<bool>()));
 }
 
+// The member `name` of `old` (an object), null when there is none.
+const json* member(const json* old, const std::string& name) {
+  if (old == nullptr || !old->is_object()) return nullptr;
+  const auto found = old->find(name);
+  return found == old->end() ? nullptr : &*found;
+}
+
 class Validator {
  public:
   json causes = json::array();
 
-  void check(const json& schema, const json& value, const std::string& path, bool root) {
+  void check(const json& schema, const json& value, const std::string& path, bool root, const json* old) {
     if (!schema.is_object()) return;
+    if (old != nullptr && *old == value) return;  // unchanged: ratcheted
     if (value.is_null()) {
       if (flag(schema, "nullable") || (type_of(schema).empty() && !flag(schema, "x-kubernetes-int-or-string"))) return;
       type_invalid(path, value, type_of(schema).empty() ? "integer,string" : type_of(schema));
@@ -94,8 +102,8 @@ class Validator {
     check_enum(schema, value, path);
     if (value.is_number()) check_number(schema, value, path);
     if (value.is_string()) check_string(schema, value.get_ref<const std::string&>(), value, path);
-    if (value.is_array()) check_array(schema, value, path);
-    if (value.is_object()) check_object(schema, value, path, root);
+    if (value.is_array()) check_array(schema, value, path, old);
+    if (value.is_object()) check_object(schema, value, path, root, old);
   }
 
  private:
@@ -161,7 +169,7 @@ class Validator {
     }
   }
 
-  void check_array(const json& schema, const json& value, const std::string& path) {
+  void check_array(const json& schema, const json& value, const std::string& path, const json* old) {
     if (auto min = schema.find("minItems"); min != schema.end() && min->is_number_integer() &&
                                             value.size() < min->get<std::size_t>())
       invalid(path, value.size(), "should have at least " + min->dump() + " items");
@@ -171,10 +179,16 @@ class Validator {
           "Too many: " + std::to_string(value.size()) + ": must have at most " + max->dump() + " items");
     auto items = schema.find("items");
     if (items == schema.end() || !items->is_object()) return;
-    for (std::size_t i = 0; i < value.size(); ++i) check(*items, value[i], index(path, i), false);
+    const std::string list_type = schema.value("x-kubernetes-list-type", std::string());
+    std::vector<std::string> keys;
+    if (auto found = schema.find("x-kubernetes-list-map-keys"); found != schema.end() && found->is_array())
+      for (const auto& key : *found)
+        if (key.is_string()) keys.push_back(key.get<std::string>());
+    for (std::size_t i = 0; i < value.size(); ++i)
+      check(*items, value[i], index(path, i), false, correlated_item(list_type, keys, value[i], old));
   }
 
-  void check_object(const json& schema, const json& value, const std::string& path, bool root) {
+  void check_object(const json& schema, const json& value, const std::string& path, bool root, const json* old) {
     if (auto required = schema.find("required"); required != schema.end() && required->is_array())
       for (const auto& name : *required)
         if (name.is_string() && !value.contains(name.get<std::string>()))
@@ -184,11 +198,11 @@ class Validator {
       if (root && is_root_field(key)) continue;
       if (props != schema.end() && props->is_object())
         if (auto found = props->find(key); found != props->end()) {
-          check(*found, field, child(path, key), false);
+          check(*found, field, child(path, key), false, member(old, key));
           continue;
         }
       if (auto extra = schema.find("additionalProperties"); extra != schema.end() && extra->is_object())
-        check(*extra, field, map_key(path, key), false);
+        check(*extra, field, map_key(path, key), false, member(old, key));
     }
   }
 };
@@ -261,9 +275,23 @@ void check_schema_into(const json& schema, const std::string& path, std::vector<
 
 }  // namespace
 
-json validate_custom_object(const json& schema, const json& object) {
+const json* correlated_item(std::string_view list_type, const std::vector<std::string>& map_keys, const json& item,
+                            const json* old_list) {
+  if (old_list == nullptr || !old_list->is_array()) return nullptr;
+  for (const auto& old : *old_list) {
+    if (list_type == "set" && old == item) return &old;
+    if (list_type != "map" || !old.is_object() || !item.is_object()) continue;
+    const bool same = std::all_of(map_keys.begin(), map_keys.end(), [&](const std::string& key) {
+      return old.value(key, json()) == item.value(key, json());
+    });
+    if (same) return &old;
+  }
+  return nullptr;
+}
+
+json validate_custom_object(const json& schema, const json& object, const json* old) {
   Validator validator;
-  validator.check(schema, object, "", true);
+  validator.check(schema, object, "", true, old);
   return std::move(validator.causes);
 }
 

@@ -8,6 +8,7 @@
 #include "core/api/json_access.hpp"
 #include "core/cel/cel.hpp"
 #include "core/util/text.hpp"
+#include "server/crd/schema.hpp"
 
 namespace kw::crd {
 
@@ -189,20 +190,6 @@ std::unique_ptr<Node> build(const json& schema, bool resource_root) {
   return any ? std::move(node) : nullptr;
 }
 
-// The old list item that correlates with `item`: same map keys (list-type=map) or equal (set).
-const json* correlated_item(const Node& node, const json& item, const json* old_list) {
-  if (old_list == nullptr || !old_list->is_array()) return nullptr;
-  for (const auto& old : *old_list) {
-    if (node.list_type == "set" && old == item) return &old;
-    if (node.list_type != "map" || !old.is_object() || !item.is_object()) continue;
-    const bool same = std::all_of(node.map_keys.begin(), node.map_keys.end(), [&](const std::string& key) {
-      return old.value(key, json()) == item.value(key, json());
-    });
-    if (same) return &old;
-  }
-  return nullptr;
-}
-
 class Walker {
  public:
   explicit Walker(json& causes) : m_causes(causes) {}
@@ -219,7 +206,7 @@ class Walker {
           if (!node.properties.contains(key)) walk(*node.additional, item, member(old, key), path + "[" + key + "]");
     } else if (value.is_array() && node.items) {
       for (std::size_t i = 0; i < value.size(); ++i)
-        walk(*node.items, value[i], correlated_item(node, value[i], old), path + "[" + std::to_string(i) + "]");
+        walk(*node.items, value[i], correlated_item(node.list_type, node.map_keys, value[i], old), path + "[" + std::to_string(i) + "]");
     }
   }
 
@@ -258,6 +245,8 @@ class Walker {
       const auto flag = compiled.rule.find("optionalOldSelf");  // null or absent: false
       const bool optional_old_self = flag != compiled.rule.end() && flag->is_boolean() && flag->get<bool>();
       if (!compiled.program || (compiled.uses_old_self && old == nullptr && !optional_old_self)) continue;
+      // A rule without oldSelf ratchets: a value equal to its old value is not checked again.
+      if (!compiled.uses_old_self && old != nullptr && *old == value) continue;
       if (!optional_old_self) {
         run_rule(node, compiled, activation, path);
         continue;

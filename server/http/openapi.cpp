@@ -147,12 +147,143 @@ void serve_v3_group_version(const net::Request& request, net::ResponseStream& st
 
 }  // namespace
 
-json swagger_v2_document(const api::ResourceTable& table) {
+std::vector<std::string> openapi_v3_group_versions(const api::ResourceTable& table) {
+  std::vector<std::string> out;
+  for (const auto& resource : table.all()) {
+    std::string path = group_version_path(resource);
+    if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(std::move(path));
+  }
+  return out;
+}
+
+// The schema as kube-apiserver keeps a CRD's (its structural form): the keywords of structural
+// schemas at every level; others ("example", "externalDocs", "$schema", ...) are not published.
+json structural(const json& schema) {
+  static constexpr std::string_view k_kept[] = {
+      "type", "description", "title", "default", "nullable", "format", "maximum", "exclusiveMaximum", "minimum",
+      "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "multipleOf",
+      "enum", "maxProperties", "minProperties", "required", "allOf", "anyOf", "oneOf", "not", "items", "properties",
+      "additionalProperties", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource",
+      "x-kubernetes-int-or-string", "x-kubernetes-list-map-keys", "x-kubernetes-list-type", "x-kubernetes-map-type",
+      "x-kubernetes-validations"};
+  if (!schema.is_object()) return schema;
+  json out = json::object();
+  for (const auto& [key, value] : schema.items()) {
+    if (std::find(std::begin(k_kept), std::end(k_kept), key) == std::end(k_kept)) continue;
+    if (key == "properties" && value.is_object()) {
+      json& properties = out[key] = json::object();
+      for (const auto& [name, property] : value.items()) properties[name] = structural(property);
+    } else if ((key == "allOf" || key == "anyOf" || key == "oneOf") && value.is_array()) {
+      json& list = out[key] = json::array();
+      for (const auto& item : value) list.push_back(structural(item));
+    } else if (key == "items" || key == "not" || key == "additionalProperties") {
+      out[key] = structural(value);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+// Swagger 2.0 cannot say what a structural schema says with junctors or nullable, and kubectl
+// reads an untyped value, or an object that keeps unknown fields, wrongly when it has
+// properties or items. As kube-apiserver publishes a CRD schema in /openapi/v2: at every
+// level allOf, anyOf, oneOf and not go; a nullable value loses its type, items and properties
+// (and is no longer required of its parent); one that keeps unknown fields loses its items and
+// properties, and its type when that was "object"; an array left without items loses its type.
+json swagger_v2_compatible(json schema) {
+  if (!schema.is_object()) return schema;
+  for (const char* junctor : {"allOf", "anyOf", "oneOf", "not"}) schema.erase(junctor);
+  const bool nullable = schema.value("nullable", false);
+  schema.erase("nullable");
+  if (nullable) {
+    schema.erase("type");
+    schema.erase("items");
+    schema.erase("properties");
+  }
+  const bool preserve = schema.value("x-kubernetes-preserve-unknown-fields", false);
+  if (preserve) {
+    schema.erase("items");
+    schema.erase("properties");
+  }
+  const std::string type = schema.value("type", std::string());
+  if ((type == "array" && !schema.contains("items")) || (preserve && type == "object")) schema.erase("type");
+  // A required property that may be null is not required (checked before the properties change).
+  if (auto required = schema.find("required"); required != schema.end() && required->is_array()) {
+    const auto extra = schema.find("additionalProperties");
+    if (extra != schema.end() && extra->is_object() && extra->value("nullable", false)) {
+      schema.erase(required);
+    } else if (const auto properties = schema.find("properties"); properties != schema.end() && properties->is_object()) {
+      json kept = json::array();
+      for (const auto& name : *required)
+        if (!name.is_string() || !properties->contains(name.get<std::string>()) ||
+            !(*properties)[name.get<std::string>()].value("nullable", false))
+          kept.push_back(name);
+      *required = std::move(kept);
+    }
+  }
+  if (auto properties = schema.find("properties"); properties != schema.end() && properties->is_object())
+    for (auto& [name, property] : properties->items()) property = swagger_v2_compatible(std::move(property));
+  if (auto items = schema.find("items"); items != schema.end()) *items = swagger_v2_compatible(std::move(*items));
+  if (auto extra = schema.find("additionalProperties"); extra != schema.end() && extra->is_object())
+    *extra = swagger_v2_compatible(std::move(*extra));
+  return schema;
+}
+
+// An object marked x-kubernetes-embedded-resource, at any depth, gets the apiVersion, kind and
+// metadata properties of an object, with apiVersion and kind required. (Not in Swagger 2.0 for
+// one that keeps unknown fields: kubectl would then refuse the fields it does not list.)
+void add_embedded_properties(json& schema, const json& type_meta, Dialect dialect) {
+  if (!schema.is_object()) return;
+  if (auto properties = schema.find("properties"); properties != schema.end() && properties->is_object())
+    for (auto& [name, property] : properties->items()) add_embedded_properties(property, type_meta, dialect);
+  if (auto items = schema.find("items"); items != schema.end()) add_embedded_properties(*items, type_meta, dialect);
+  if (auto extra = schema.find("additionalProperties"); extra != schema.end())
+    add_embedded_properties(*extra, type_meta, dialect);
+  if (dialect == Dialect::swagger_v2 && schema.value("x-kubernetes-preserve-unknown-fields", false)) return;
+  if (!schema.value("x-kubernetes-embedded-resource", false)) return;
+  json& properties = schema["properties"];
+  for (const char* field : {"apiVersion", "kind", "metadata"})
+    if (type_meta.contains(field)) properties[field] = type_meta[field];
+  json& required = schema["required"];
+  if (!required.is_array()) required = json::array();
+  for (const char* field : {"kind", "apiVersion"})
+    if (std::find(required.begin(), required.end(), field) == required.end()) required.push_back(field);
+}
+
+// A custom resource's kind schema: its CRD's openAPIV3Schema (made Swagger 2.0 compatible for
+// v2), with the type and object metadata of the generic one. A v2 schema that keeps unknown
+// fields at its root says only that the object is an object.
+void use_custom_schema(const api::ResourceInfo& resource, const CustomSchemas& custom, Dialect dialect,
+                       json& schemas) {
+  auto found = custom.find(resource.group + "/" + resource.version + "/" + resource.kind);
+  if (!resource.custom || found == custom.end() || !found->second.is_object()) return;
+  json& generic = schemas[openapi::kind_definition(resource)];
+  json type_meta = json::object();
+  for (const char* field : {"apiVersion", "kind", "metadata"})
+    if (generic.contains("properties") && generic["properties"].contains(field))
+      type_meta[field] = generic["properties"][field];
+  const json gvk = generic.value("x-kubernetes-group-version-kind", json::array());
+  if (dialect == Dialect::swagger_v2 && found->second.value("x-kubernetes-preserve-unknown-fields", false)) {
+    generic = {{"type", "object"}, {"x-kubernetes-group-version-kind", gvk}};
+    return;
+  }
+  json merged = structural(found->second);
+  if (dialect == Dialect::swagger_v2) merged = swagger_v2_compatible(std::move(merged));
+  add_embedded_properties(merged, type_meta, dialect);
+  if (!merged.contains("properties") || !merged["properties"].is_object()) merged["properties"] = json::object();
+  for (auto& [field, schema] : type_meta.items()) merged["properties"][field] = schema;
+  merged["x-kubernetes-group-version-kind"] = gvk;
+  generic = std::move(merged);
+}
+
+json swagger_v2_document(const api::ResourceTable& table, const CustomSchemas& custom) {
   json definitions = json::object();
   json paths = json::object();
   openapi::add_meta_schemas(Dialect::swagger_v2, definitions);
   for (const auto& resource : table.all()) {
     openapi::add_resource_schemas(resource, Dialect::swagger_v2, definitions);
+    use_custom_schema(resource, custom, Dialect::swagger_v2, definitions);
     openapi::add_resource_paths(resource, Dialect::swagger_v2, paths);
   }
   return {{"swagger", "2.0"},
@@ -168,30 +299,6 @@ json swagger_v2_document(const api::ResourceTable& table) {
           {"security", json::array({{{"BearerToken", json::array()}}})}};
 }
 
-std::vector<std::string> openapi_v3_group_versions(const api::ResourceTable& table) {
-  std::vector<std::string> out;
-  for (const auto& resource : table.all()) {
-    std::string path = group_version_path(resource);
-    if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(std::move(path));
-  }
-  return out;
-}
-
-// A custom resource's kind schema: its CRD's openAPIV3Schema, with the type and object
-// metadata of the generic one.
-void use_custom_schema(const api::ResourceInfo& resource, const CustomSchemas& custom, json& schemas) {
-  auto found = custom.find(resource.group + "/" + resource.version + "/" + resource.kind);
-  if (!resource.custom || found == custom.end() || !found->second.is_object()) return;
-  json& generic = schemas[openapi::kind_definition(resource)];
-  json merged = found->second;
-  if (!merged.contains("properties") || !merged["properties"].is_object()) merged["properties"] = json::object();
-  for (const char* field : {"apiVersion", "kind", "metadata"})
-    if (generic.contains("properties") && generic["properties"].contains(field))
-      merged["properties"][field] = generic["properties"][field];
-  merged["x-kubernetes-group-version-kind"] = generic.value("x-kubernetes-group-version-kind", json::array());
-  generic = std::move(merged);
-}
-
 json openapi_v3_document(const api::ResourceTable& table, std::string_view path, const CustomSchemas& custom) {
   json schemas = json::object();
   json paths = json::object();
@@ -200,7 +307,7 @@ json openapi_v3_document(const api::ResourceTable& table, std::string_view path,
     if (group_version_path(resource) != path) continue;
     found = true;
     openapi::add_resource_schemas(resource, Dialect::openapi_v3, schemas);
-    use_custom_schema(resource, custom, schemas);
+    use_custom_schema(resource, custom, Dialect::openapi_v3, schemas);
     openapi::add_resource_paths(resource, Dialect::openapi_v3, paths);
   }
   if (!found) return nullptr;
@@ -225,7 +332,7 @@ std::shared_ptr<const OpenApiDocumentSet> OpenApiDocuments::documents(const api:
   std::lock_guard lock(m_mutex);
   if (m_documents && current == m_fingerprint) return m_documents;
   auto set = std::make_shared<OpenApiDocumentSet>();
-  const json v2 = swagger_v2_document(table);
+  const json v2 = swagger_v2_document(table, custom);
   set->v2 = serialize(v2);
   set->v2_protobuf.body = openapi::swagger_v2_protobuf(v2);
   set->v2_protobuf.hash = content_hash(set->v2_protobuf.body);

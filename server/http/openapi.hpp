@@ -26,10 +26,10 @@
 namespace kw::http {
 
 // The openAPIV3Schema of each custom resource version, by "<group>/<version>/<kind>":
-// the v3 documents describe custom resources with them (kubectl explain).
+// the documents describe custom resources with them (kubectl explain and validation, Helm).
 using CustomSchemas = std::map<std::string, nlohmann::json>;
 
-nlohmann::json swagger_v2_document(const api::ResourceTable& table);
+nlohmann::json swagger_v2_document(const api::ResourceTable& table, const CustomSchemas& custom = {});
 // "api/v1", "apis/apps/v1", ...: the group versions of `table`, in discovery order.
 std::vector<std::string> openapi_v3_group_versions(const api::ResourceTable& table);
 // The OpenAPI 3.0 document of one group version ("api/v1", "apis/apps/v1"); null when

@@ -3,6 +3,7 @@
 // package openapi.v2 (gnostic), written field by field from the JSON document.
 // Vendor extensions travel as Any{yaml}; JSON text is valid YAML.
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "core/api/json_access.hpp"
@@ -26,6 +27,18 @@ class Writer {
   }
   // A nested message, written even when empty (its presence can matter: oneof members).
   void message(int field, const Writer& nested) { bytes(field, nested.m_out); }
+  void int64(int field, std::int64_t value) {
+    if (value == 0) return;
+    key(field, 0);
+    varint(static_cast<std::uint64_t>(value));
+  }
+  void float64(int field, double value) {
+    if (value == 0) return;
+    key(field, 1);
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    for (int i = 0; i < 8; ++i) m_out.push_back(static_cast<char>(bits >> (8 * i)));
+  }
   const std::string& bytes() const { return m_out; }
 
  private:
@@ -48,15 +61,20 @@ class Writer {
   std::string m_out;
 };
 
+// Any{yaml}: a value as YAML text (JSON is YAML).
+Writer any_value(const json& value) {
+  Writer any;
+  any.text(2, value.dump());
+  return any;
+}
+
 // NamedAny{name, Any{yaml}} for every "x-..." key of `object`.
 void vendor_extensions(const json& object, int field, Writer& out) {
   for (const auto& [key, value] : object.items()) {
     if (!key.starts_with("x-")) continue;
-    Writer any;
-    any.text(2, value.dump());
     Writer named;
     named.text(1, key);
-    named.message(2, any);
+    named.message(2, any_value(value));
     out.message(field, named);
   }
 }
@@ -65,8 +83,29 @@ Writer schema(const json& s) {
   Writer out;
   out.text(1, api::text(s, "$ref"));
   out.text(2, api::text(s, "format"));
+  out.text(3, api::text(s, "title"));
   out.text(4, api::text(s, "description"));
+  if (const auto value = s.find("default"); value != s.end()) out.message(5, any_value(*value));
+  // The validations a custom resource's schema may carry.
+  const auto number = [&s](const char* name) { return s.contains(name) && s[name].is_number() ? s[name].get<double>() : 0.0; };
+  const auto count = [&s](const char* name) {
+    return s.contains(name) && s[name].is_number_integer() ? s[name].get<std::int64_t>() : std::int64_t{0};
+  };
+  out.float64(6, number("multipleOf"));
+  out.float64(7, number("maximum"));
+  out.flag(8, s.value("exclusiveMaximum", false));
+  out.float64(9, number("minimum"));
+  out.flag(10, s.value("exclusiveMinimum", false));
+  out.int64(11, count("maxLength"));
+  out.int64(12, count("minLength"));
+  out.text(13, api::text(s, "pattern"));
+  out.int64(14, count("maxItems"));
+  out.int64(15, count("minItems"));
+  out.flag(16, s.value("uniqueItems", false));
+  out.int64(17, count("maxProperties"));
+  out.int64(18, count("minProperties"));
   for (const auto& name : api::at(s, {"required"})) out.text(19, name.get<std::string>());
+  for (const auto& value : api::at(s, {"enum"})) out.message(20, any_value(value));
   if (const auto extra = s.find("additionalProperties"); extra != s.end()) {
     Writer item;
     if (extra->is_boolean())

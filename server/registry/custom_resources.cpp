@@ -86,8 +86,10 @@ ApiResult<void> Registry::convert_custom_all(const api::ResourceInfo& info, std:
     return {};
   }
   const auto& webhook = definition->conversion_webhook;
-  // (kube names the list it converts; kw, which converts the items of a page, names the first)
-  const std::string gvk = go_gvk(objects[due.front()]);
+  // A list page is converted as kube converts the list read from storage: its failures name the
+  // list kind at the storage version.
+  const std::string gvk = list ? api::go_group_version_kind(info.group + "/" + info.storage_version, info.list_kind)
+                               : go_gvk(objects[due.front()]);
   auto failed = [&](const std::string& why) {
     return std::unexpected(internal_error("conversion webhook for " + gvk + " failed: " + why));
   };
@@ -160,7 +162,7 @@ ApiResult<void> Registry::convert_custom_all(const api::ResourceInfo& info, std:
 }
 
 ApiResult<nlohmann::json> Registry::normalize_custom(const api::ResourceInfo& info, nlohmann::json object,
-                                                     const WriteOptions& options) const {
+                                                     const WriteOptions& options, const nlohmann::json* old) const {
   const auto definition = definition_for(info);
   const crd::Version* version = definition ? definition->find_version(info.version) : nullptr;
   if (!version || !version->schema.is_object()) return object;
@@ -173,15 +175,16 @@ ApiResult<nlohmann::json> Registry::normalize_custom(const api::ResourceInfo& in
   if (options.field_validation == codec::FieldValidation::Warn && options.warnings)
     options.warnings->insert(options.warnings->end(), problems.begin(), problems.end());
   crd::default_custom_object(version->schema, object);
-  if (auto checked = check_custom(info, object); !checked) return std::unexpected(checked.error());
+  if (auto checked = check_custom(info, object, old); !checked) return std::unexpected(checked.error());
   return object;
 }
 
-ApiResult<void> Registry::check_custom(const api::ResourceInfo& info, const nlohmann::json& object) const {
+ApiResult<void> Registry::check_custom(const api::ResourceInfo& info, const nlohmann::json& object,
+                                       const nlohmann::json* old) const {
   const auto definition = definition_for(info);
   const crd::Version* version = definition ? definition->find_version(info.version) : nullptr;
   if (!version || !version->schema.is_object()) return {};
-  auto causes = crd::validate_custom_object(version->schema, object);
+  auto causes = crd::validate_custom_object(version->schema, object, old);
   if (causes.empty()) return {};
   const std::string name = object.value("metadata", nlohmann::json::object()).value("name", "");
   const std::string summary = causes_summary(causes);

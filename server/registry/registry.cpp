@@ -272,7 +272,9 @@ AdmissionRequest admission_request(const api::ResourceInfo& info, std::string_vi
 void apply_defaults(const api::ResourceInfo& info, nlohmann::json& object, bool status_only) {
   const auto& strategy = strategy_of(info);
   if (strategy.canonicalize) strategy.canonicalize(object);
-  if (strategy.defaults && !status_only) strategy.defaults(object);
+  if (status_only) return;
+  if (const auto* row = kinds::find_kind(info)) kinds::default_object(*row, object);
+  else if (strategy.defaults) strategy.defaults(object);
 }
 
 }  // namespace
@@ -408,8 +410,8 @@ storage::Result<cache::ObjectPtr> Registry::decode(const api::ResourceInfo& info
 }
 
 ApiResult<nlohmann::json> Registry::normalize(const api::ResourceInfo& info, const nlohmann::json& object,
-                                              const WriteOptions& options) const {
-  if (info.custom && object.is_object()) return normalize_custom(info, object, options);
+                                              const WriteOptions& options, const nlohmann::json* old) const {
+  if (info.custom && object.is_object()) return normalize_custom(info, object, options, old);
   if (info.proto_message.empty() || !object.is_object()) return object;
   // Strict gathers every unknown field first, to name them all (and the repeated members).
   const bool strict = options.field_validation == codec::FieldValidation::Strict;
@@ -753,7 +755,7 @@ ApiResult<nlohmann::json> Registry::update_with(
     if (!wanted) return wanted;
     if (!wanted->is_object()) return std::unexpected(bad_request("the request body must be a JSON object"));
     if (auto wrong = normalize_meta_types(*wanted)) return std::unexpected(bad_request(*wrong));
-    auto normalized = normalize(info, *wanted, options);
+    auto normalized = normalize(info, *wanted, options, &existing);
     if (!normalized) return std::unexpected(normalized.error());
     nlohmann::json object = std::move(*normalized);
     apply_defaults(info, object, options.subresource == "status");
@@ -828,7 +830,7 @@ ApiResult<nlohmann::json> Registry::update_with(
     if (!causes.empty())
       return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
     if (info.custom && options.subresource == "status")
-      if (auto checked = check_custom(info, object); !checked) return std::unexpected(checked.error());
+      if (auto checked = check_custom(info, object, &existing); !checked) return std::unexpected(checked.error());
     if (is_definitions(info))
       if (auto prepared = prepare_definition(object, &existing); !prepared) return std::unexpected(prepared.error());
     if (auto admitted = admit(admission_request(info, "UPDATE", ns, name, object, &existing, options));

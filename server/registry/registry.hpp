@@ -248,15 +248,18 @@ class Registry {
   void schedule_namespace_cleanup(const std::string& name, std::chrono::milliseconds delay);
   std::string now_rfc3339() const;
   // A typed object as its kind defines it: unknown fields dropped (with warnings) or
-  // refused per options.field_validation; known fields kept exactly.
+  // refused per options.field_validation; known fields kept exactly. `old`: the stored object
+  // an update replaces (null on a create).
   ApiResult<nlohmann::json> normalize(const api::ResourceInfo& info, const nlohmann::json& object,
-                                      const WriteOptions& options) const;
+                                      const WriteOptions& options, const nlohmann::json* old = nullptr) const;
 
   // The object as the schema of its custom resource version allows: unknown fields pruned
-  // (warned about or refused per options.field_validation), then validated (422).
+  // (warned about or refused per options.field_validation), then validated (422), with the
+  // errors of values an update leaves as they were ratcheted.
   ApiResult<nlohmann::json> normalize_custom(const api::ResourceInfo& info, nlohmann::json object,
-                                             const WriteOptions& options) const;
-  ApiResult<void> check_custom(const api::ResourceInfo& info, const nlohmann::json& object) const;
+                                             const WriteOptions& options, const nlohmann::json* old) const;
+  ApiResult<void> check_custom(const api::ResourceInfo& info, const nlohmann::json& object,
+                               const nlohmann::json* old) const;
   // The x-kubernetes-validations rules `object` breaks, appended to `causes` (`old`: the stored
   // object on an update).
   void append_rule_causes(const api::ResourceInfo& info, const nlohmann::json& object, const nlohmann::json* old,

@@ -81,13 +81,11 @@ void default_deployment(json& deployment) {
   }
   default_value(spec, "revisionHistoryLimit", 10);
   default_value(spec, "progressDeadlineSeconds", 600);
-  default_spec_template(spec);
 }
 
 void default_replica_set(json& replica_set) {
   auto& spec = object_member(replica_set, "spec");
   default_value(spec, "replicas", 1);
-  default_spec_template(spec);
 }
 
 void default_stateful_set(json& stateful_set) {
@@ -106,7 +104,6 @@ void default_stateful_set(json& stateful_set) {
     if (str(at(retention, {key})).empty()) retention[key] = "Retain";
   default_value(spec, "replicas", 1);
   default_value(spec, "revisionHistoryLimit", 10);
-  default_spec_template(spec);
   if (at(spec, {"volumeClaimTemplates"}).is_array())
     for (auto& claim : spec["volumeClaimTemplates"])
       if (claim.is_object()) default_persistent_volume_claim(claim);
@@ -122,7 +119,6 @@ void default_daemon_set(json& daemon_set) {
     if (at(rolling, {"maxSurge"}).is_null()) rolling["maxSurge"] = 0;
   }
   default_value(spec, "revisionHistoryLimit", 10);
-  default_spec_template(spec);
 }
 
 // ---- validation
@@ -210,6 +206,7 @@ KindSpec deployment_row() {
                    .printer = print_deployment},
           .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = {"labels"},  // the status strategy keeps spec and labels
+          .pod_template = {"spec", "template"},
           .strategy = {.defaults = default_deployment, .validate = validate_deployment}};
 }
 
@@ -226,6 +223,7 @@ KindSpec replica_set_row() {
           .fields = {{"status.replicas", {"status", "replicas"}, ""}},
           .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = {},  // the status strategy keeps spec only
+          .pod_template = {"spec", "template"},
           .strategy = {.defaults = default_replica_set, .validate = validate_workload}};
 }
 
@@ -237,6 +235,7 @@ KindSpec stateful_set_row() {
                    .printer = print_stateful_set},
           .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = {},  // the status strategy keeps spec only
+          .pod_template = {"spec", "template"},
           .strategy = {.defaults = default_stateful_set, .validate = validate_workload}};
 }
 
@@ -266,6 +265,7 @@ KindSpec daemon_set_row() {
                    .printer = print_daemon_set},
           .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = {},  // the status strategy keeps spec only
+          .pod_template = {"spec", "template"},
           .strategy = {.defaults = default_daemon_set, .validate = validate_workload}};
 }
 

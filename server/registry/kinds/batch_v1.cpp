@@ -75,7 +75,6 @@ void default_job(json& job) {
   const auto& template_labels = at(spec, {"template", "metadata", "labels"});
   if ((!labels.is_object() || labels.empty()) && template_labels.is_object() && !template_labels.empty())
     object_member(job, "metadata")["labels"] = template_labels;
-  default_spec_template(spec);
 }
 
 // PrepareForCreate: no status yet, and unless the user picks the selector, pods are
@@ -348,7 +347,6 @@ void default_cron_job(json& cron_job) {
   default_value(spec, "suspend", false);
   default_value(spec, "successfulJobsHistoryLimit", 3);
   default_value(spec, "failedJobsHistoryLimit", 1);
-  if (at(spec, {"jobTemplate", "spec"}).is_object()) default_spec_template(spec["jobTemplate"]["spec"]);
 }
 
 void prepare_cron_job(json& cron_job) { cron_job["status"] = json::object(); }
@@ -417,6 +415,7 @@ KindSpec cron_job_row() {
           .generation = std::vector<std::string>{"spec"},
           // The status strategy resets only spec: metadata stays writable through /status.
           .status_keeps_meta = {},
+          .pod_template = {"spec", "jobTemplate", "spec", "template"},
           .strategy = {.defaults = default_cron_job, .prepare_create = prepare_cron_job, .validate = validate_cron_job}};
 }
 
@@ -436,6 +435,7 @@ KindSpec job_row() {
           .generation = std::vector<std::string>{"spec"},
           // The status strategy resets only spec: metadata stays writable through /status.
           .status_keeps_meta = {},
+          .pod_template = {"spec", "template"},
           .strategy = {.defaults = default_job,
                        .prepare_create = prepare_job,
                        .validate = validate_job,

@@ -705,7 +705,6 @@ void default_replication_controller(json& rc) {
     if (!at(meta, {"labels"}).is_object() || meta["labels"].empty()) meta["labels"] = template_labels;
   }
   default_value(spec, "replicas", 1);
-  default_spec_template(spec);
 }
 
 // PrepareForCreate: status starts at zero replicas.
@@ -765,7 +764,6 @@ void validate_replication_controller(const json& rc, Causes& causes) {
 
 // ---- PodTemplate ------------------------------------------------------------------------
 
-void default_pod_template_object(json& pt) { default_pod_template(object_member(pt, "template")); }
 
 // PrepareForCreate: generation 1 (the template is a pod template's spec).
 void validate_pod_template_object(const json& pt, Causes& causes) {
@@ -1332,8 +1330,8 @@ KindSpec pod_template_row() {
                    .printer = print_pod_template},
           .generation = std::vector<std::string>{"template"},
           .delete_returns_object = true,
-          .strategy = {.defaults = default_pod_template_object,
-                       .validate = validate_pod_template_object}};
+          .pod_template = {"template"},
+          .strategy = {.validate = validate_pod_template_object}};
 }
 
 KindSpec replication_controller_row() {
@@ -1365,6 +1363,7 @@ KindSpec replication_controller_row() {
           .storage_resource = "controllers",
           .fields = {{"status.replicas", {"status", "replicas"}, "0"}},
           .generation = std::vector<std::string>{"spec"},
+          .pod_template = {"spec", "template"},
           .strategy = {.defaults = default_replication_controller,
                        .prepare_create = prepare_replication_controller,
                        .validate = validate_replication_controller}};

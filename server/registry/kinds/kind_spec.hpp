@@ -141,6 +141,9 @@ struct KindSpec {
   bool delete_returns_object = false;
   // Metadata fields a status write keeps from the stored object (see status_meta).
   std::vector<std::string> status_keeps_meta;
+  // Where the objects hold a pod template (metadata and spec of the pods a controller makes):
+  // {"spec", "template"} for Deployments, {"template"} for PodTemplates; empty for kinds without.
+  std::vector<std::string> pod_template;
   NameRule name_rule = NameRule::subdomain;
   Lifecycle lifecycle = Lifecycle::plain;
   Review review = Review::none;  // set with Lifecycle::review
@@ -157,6 +160,12 @@ const std::vector<KindSpec>& builtin_kinds();
 const KindSpec* find_kind(std::string_view group, std::string_view version, std::string_view plural);
 // The row of `info`; null for custom resources.
 const KindSpec* find_kind(const api::ResourceInfo& info);
+// Every default of the row's kind on `object`: its strategy's, then a pod's on the pod template
+// it holds.
+void default_object(const KindSpec& row, nlohmann::json& object);
+// The pod template an object of `row` holds (at row.pod_template), null when it holds none.
+const nlohmann::json* pod_template_of(const KindSpec& row, const nlohmann::json& object);
+nlohmann::json* pod_template_of(const KindSpec& row, nlohmann::json& object);
 // The lifecycle of a served resource's row; plain for custom resources.
 Lifecycle lifecycle_of(const api::ResourceInfo& info);
 // The one row whose lifecycle is `lifecycle` (Namespace, CustomResourceDefinition).

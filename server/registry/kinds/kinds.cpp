@@ -2,10 +2,13 @@
 #include <cctype>
 #include <unordered_map>
 
+#include <utility>
+
 #include "core/codec/protobuf.hpp"
 #include "core/util/text.hpp"
 #include "server/registry/kinds/groups.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
+#include "server/registry/kinds/pod_spec.hpp"
 
 namespace kw::kinds {
 namespace {
@@ -62,6 +65,27 @@ const KindSpec* find_kind(std::string_view group, std::string_view version, std:
 
 const KindSpec* find_kind(const api::ResourceInfo& info) {
   return info.custom ? nullptr : find_kind(info.group, info.version, info.plural);
+}
+
+const nlohmann::json* pod_template_of(const KindSpec& row, const nlohmann::json& object) {
+  if (row.pod_template.empty()) return nullptr;
+  const nlohmann::json* at = &object;
+  for (const auto& field : row.pod_template) {
+    if (!at->is_object()) return nullptr;
+    const auto found = at->find(field);
+    if (found == at->end()) return nullptr;
+    at = &*found;
+  }
+  return at->is_object() ? at : nullptr;
+}
+
+nlohmann::json* pod_template_of(const KindSpec& row, nlohmann::json& object) {
+  return const_cast<nlohmann::json*>(pod_template_of(row, std::as_const(object)));
+}
+
+void default_object(const KindSpec& row, nlohmann::json& object) {
+  if (row.strategy.defaults) row.strategy.defaults(object);
+  if (auto* pod_template = pod_template_of(row, object)) default_pod_template(*pod_template);
 }
 
 Lifecycle lifecycle_of(const api::ResourceInfo& info) {

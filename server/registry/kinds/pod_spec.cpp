@@ -266,10 +266,6 @@ void visit_config_map_names(const json& spec, const std::function<void(const std
 
 void default_pod_template(json& pod_template) { default_pod_spec(object_member(pod_template, "spec")); }
 
-void default_spec_template(json& spec) {
-  if (at(spec, {"template"}).is_object()) default_pod_template(spec["template"]);
-}
-
 void default_persistent_volume_claim(json& claim) {
   default_value(object_member(claim, "spec"), "volumeMode", "Filesystem");
   default_string(object_member(claim, "status"), "phase", "Pending");

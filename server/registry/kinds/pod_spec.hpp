@@ -20,8 +20,6 @@ namespace kw::kinds {
 void default_pod_spec(nlohmann::json& spec);
 // A PodTemplateSpec: its spec's defaults.
 void default_pod_template(nlohmann::json& pod_template);
-// The pod template at `spec`.template of a workload, when it has one.
-void default_spec_template(nlohmann::json& spec);
 void default_container(nlohmann::json& container);
 // The deprecated serviceAccount mirrors serviceAccountName (which it fills when only it is
 // set), as kube's v1 conversion keeps them.

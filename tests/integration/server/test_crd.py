@@ -10,7 +10,7 @@ import tempfile
 import time
 import unittest
 
-from kwtest import Background, KwServer, ServerTestCase, fields
+from kwtest import Background, KwServer, ServerTestCase, fields, wait_for
 
 GROUP = "stable.example.com"
 
@@ -290,6 +290,52 @@ class CustomResourceTest(CrdCase):
         status, _, _ = self.server.request("GET", path + "/scale", None,
                                            {"Accept": "application/vnd.kubernetes.protobuf"})
         self.assertEqual(status, 406)
+        # Server-side apply through /scale: the applier owns the replicas path of the CRD.
+        status, body = self.server.json(
+            "PATCH", path + "/scale?fieldManager=hpa&force=true",
+            {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "scaled"}, "spec": {"replicas": 7}},
+            {"Content-Type": "application/apply-patch+yaml"})
+        self.assertEqual(status, 200, body)
+        self.assertEqual(body["spec"]["replicas"], 7)
+        got = json.loads(self.server.kubectl("get", "ct", "scaled", "-o", "json", "--show-managed-fields").stdout)
+        self.assertEqual(got["spec"]["replicas"], 7)
+        entries = [e for e in got["metadata"]["managedFields"] if e["manager"] == "hpa"]
+        self.assertEqual([(e["operation"], e["apiVersion"], e.get("subresource"), e["fieldsV1"]) for e in entries],
+                         [("Apply", f"{GROUP}/v1", "scale", {"f:spec": {"f:replicas": {}}})])
+
+    def test_updates_ratchet_on_a_tightened_schema(self):
+        group = "ratchet.example.com"
+        crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+               "metadata": {"name": f"gauges.{group}"},
+               "spec": {"group": group, "scope": "Namespaced",
+                        "names": {"plural": "gauges", "singular": "gauge", "kind": "Gauge"},
+                        "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                            "type": "object", "properties": {"spec": {"type": "object", "properties": {
+                                "size": {"type": "integer"}, "note": {"type": "string"}}}}}}}]}}
+        status, body = self.server.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+        self.assertEqual(status, 201, body)
+        path = f"/apis/{group}/v1/namespaces/default/gauges"
+        gauge = {"apiVersion": f"{group}/v1", "kind": "Gauge", "metadata": {"name": "old"}, "spec": {"size": 9}}
+        self.assertTrue(wait_for(lambda: self.server.json("POST", path, gauge)[0] == 201, 30))
+        # The schema now allows at most 5.
+        status, body = self.server.json(
+            "PATCH", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gauges.{group}",
+            {"spec": {"versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                "type": "object", "properties": {"spec": {"type": "object", "properties": {
+                    "size": {"type": "integer", "maximum": 5}, "note": {"type": "string"}}}}}}}]}},
+            {"Content-Type": "application/merge-patch+json"})
+        self.assertEqual(status, 200, body)
+        fresh = dict(gauge, metadata={"name": "fresh"})
+        self.assertTrue(wait_for(lambda: self.server.json("POST", path + "?dryRun=All", fresh)[0] == 422, 30))
+        # The old object can still be changed elsewhere; its size only to a valid value.
+        merge = {"Content-Type": "application/merge-patch+json"}
+        status, body = self.server.json("PATCH", path + "/old", {"spec": {"note": "kept"}}, merge)
+        self.assertEqual(status, 200, body)
+        status, body = self.server.json("PATCH", path + "/old", {"spec": {"size": 8}}, merge)
+        self.assertEqual(status, 422, body)
+        self.assertIn("spec.size", body["message"])
+        status, body = self.server.json("PATCH", path + "/old", {"spec": {"size": 4}}, merge)
+        self.assertEqual(status, 200, body)
 
     def test_other_served_version_changes_only_api_version(self):
         self.apply_object(crontab("versions", replicas=5))

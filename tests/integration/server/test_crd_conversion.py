@@ -167,7 +167,7 @@ class CrdConversionTest(unittest.TestCase):
         status, body = self.server.json("GET", self.path("v2") + "?limit=500")
         self.assertEqual(status, 500, body)
         self.assertEqual(body["message"], "Internal error occurred: conversion webhook for "
-                                          f"{GROUP}/v1, Kind=Widget failed: cannot convert today")
+                                          f"{GROUP}/v1, Kind=WidgetList failed: cannot convert today")
 
     def test_a_list_is_converted_in_one_review(self):
         for name in ("batch-a", "batch-b", "batch-c"):
@@ -186,7 +186,7 @@ class CrdConversionTest(unittest.TestCase):
         status, body = self.server.json("GET", self.path("v2") + "?limit=500")
         self.assertEqual(status, 500, body)
         self.assertEqual(body["message"], "Internal error occurred: conversion webhook for "
-                                          f"{GROUP}/v1, Kind=Widget returned invalid converted object at index 1: "
+                                          f"{GROUP}/v1, Kind=WidgetList returned invalid converted object at index 1: "
                                           f"must have the same name: {names[0]} != other")
 
     def test_a_webhook_that_renames(self):

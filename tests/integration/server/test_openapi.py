@@ -9,7 +9,7 @@ import tempfile
 import urllib.error
 import urllib.request
 
-from kwtest import ServerTestCase
+from kwtest import ServerTestCase, wait_for
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -127,6 +127,39 @@ class OpenApiTest(ServerTestCase):
         self.assertIn("RESOURCE: containers <[]Object>", out)
         self.assertRegex(out, r"\n   image\t<string>")
         self.assertRegex(out, r"\n   name\t<string> -required-")
+
+    def test_custom_resource_schema_in_v2(self):
+        crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+               "metadata": {"name": "gadgets.v2.example.com"},
+               "spec": {"group": "v2.example.com", "scope": "Namespaced",
+                        "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget",
+                                  "listKind": "GadgetList"},
+                        "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                            "type": "object",
+                            "properties": {"spec": {
+                                "type": "object", "required": ["size", "note"],
+                                "properties": {
+                                    "size": {"type": "integer", "description": "How big the gadget is."},
+                                    "note": {"type": "string", "nullable": True},
+                                    "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
+                                              "properties": {"a": {"type": "string"}}}}}}}}}]}}
+        status, _ = self.server.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+        self.assertEqual(status, 201)
+
+        def published():
+            status, doc = self.server.json("GET", "/openapi/v2", headers={"Accept": "application/json"})
+            return status == 200 and "com.example.v2.v1.Gadget" in doc["definitions"] and doc
+
+        self.assertTrue(wait_for(published, 30))
+        spec = published()["definitions"]["com.example.v2.v1.Gadget"]["properties"]["spec"]
+        self.assertEqual(spec["required"], ["size"])  # a nullable field is not required in v2
+        self.assertEqual(spec["properties"]["note"], {})
+        self.assertEqual(spec["properties"]["extra"], {"x-kubernetes-preserve-unknown-fields": True})
+        # kubectl reads the v2 document in protobuf form.
+        out = self.kubectl("explain", "gadgets.spec", "--output=plaintext-openapiv2").stdout
+        self.assertRegex(out, r"\n   size\t<integer> -required-\n")
+        self.assertIn("How big the gadget is.", out)
+        self.assertNotRegex(out, r"note\t<string> -required-")
 
     def test_apply_deployment_and_configmap_twice_with_validation(self):
         dep = self.write("deploy.yaml", DEPLOYMENT.replace("IMAGE", "nginx:1.25"))

@@ -475,6 +475,52 @@ rollout status configmap kube-root-ca.crt"
     grep -qx 'exit 0' "$work/kw.progress"
     ;;
 
+  rollout_edit_vs_kubectl)
+    # pause, resume and restart, each tool on objects of its own (their state changes).
+    start_server; write_kubeconfig
+    for tool in kw kubectl; do
+      kw create deployment "$tool-a" --image=nginx >/dev/null
+      kw create deployment "$tool-b" --image=nginx >/dev/null
+      kw label deployment "$tool-a" "$tool-b" "tool=$tool" >/dev/null
+      kw apply -f - >/dev/null <<EOF
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: $tool-ds}
+spec:
+  selector: {matchLabels: {app: $tool-ds}}
+  template:
+    metadata: {labels: {app: $tool-ds}}
+    spec: {containers: [{name: c, image: nginx}]}
+EOF
+      kw create configmap "$tool-cm" >/dev/null
+      seq="rollout pause deployment/TOOL-a
+rollout pause deployment/TOOL-a
+rollout restart deployment/TOOL-a
+rollout resume deployment/TOOL-a
+rollout resume deployment/TOOL-a
+rollout restart deployment/TOOL-a -o name
+rollout restart daemonset/TOOL-ds
+rollout pause daemonset/TOOL-ds
+rollout resume daemonset TOOL-ds
+rollout restart configmap/TOOL-cm
+rollout restart deployment/TOOL-none
+rollout restart
+rollout pause deployment -l tool=TOOL
+rollout restart deployment -l tool=TOOL
+rollout resume deployment -l tool=TOOL -o name
+get deployment TOOL-b -o jsonpath={.spec.paused}"
+      run_sequence "$tool" "${seq//TOOL/$tool}" "$work/$tool.out"
+    done
+    diff -u <(sed 's/kubectl-/kw-/g; s/tool=kubectl/tool=kw/g' "$work/kubectl.out") "$work/kw.out"
+    grep -qx 'deployment.apps/kw-a paused' "$work/kw.out"
+    grep -qx 'error: deployments.apps "kw-a" is already paused' "$work/kw.out"
+    grep -qx 'error: configmaps "kw-cm" restarting is not supported' "$work/kw.out"
+    # The restart stamps the pod template with the time, under kubectl's manager name.
+    kw get deployment kw-a -o jsonpath='{.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt}' |
+      grep -Eqx '[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2})'
+    kw get deployment kw-a -o json --show-managed-fields | contains '"manager": *"kubectl-rollout"'
+    ;;
+
   events_vs_kubectl)
     start_server; write_kubeconfig
     event() {  # NAME KIND API-VERSION OBJECT TYPE REASON COUNT FIRST LAST

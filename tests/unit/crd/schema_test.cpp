@@ -137,3 +137,41 @@ TEST_CASE("defaults fill missing declared fields, recursively") {
   CHECK(object["spec"]["size"] == 5);
   CHECK(object["spec"]["items"] == json({{{"weight", 1}}, {{"weight", 2}}}));
 }
+
+TEST_CASE("an update ratchets the errors of values it leaves as they were") {
+  const json keyed = json::parse(R"({
+    "type": "object",
+    "properties": {"spec": {"type": "object", "properties": {
+      "size": {"type": "integer", "maximum": 5},
+      "name": {"type": "string", "maxLength": 3},
+      "items": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["key"],
+                "items": {"type": "object", "properties": {"key": {"type": "string"},
+                                                            "value": {"type": "integer", "minimum": 0}}}},
+      "plain": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+      "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string", "maxLength": 2}}
+    }}}
+  })");
+  const json old = object_with({{"size", 9},
+                                {"name", "toolong"},
+                                {"items", {{{"key", "a"}, {"value", -1}}}},
+                                {"plain", {-1}},
+                                {"tags", {"xyz"}}});
+  // Created today the object would be refused for every field.
+  CHECK(fields_of(validate_custom_object(keyed, old)) ==
+        json::array({"spec.items[0].value", "spec.name", "spec.plain[0]", "spec.size", "spec.tags[0]"}));
+  // Unchanged values pass; items correlate by key in a map list (moved to index 1) and by value
+  // in a set, never by index in an atomic list.
+  json next = old;
+  next["metadata"]["labels"]["changed"] = "yes";
+  next["spec"]["items"] = {{{"key", "b"}, {"value", 1}}, {{"key", "a"}, {"value", -1}}};
+  next["spec"]["tags"] = {"ok", "xyz"};
+  next["spec"]["plain"] = {-1, 2};
+  CHECK(fields_of(validate_custom_object(keyed, next, &old)) == json::array({"spec.plain[0]"}));
+  // A changed value is checked: a new too-big size, or an item whose value changed.
+  next["spec"]["size"] = 8;
+  next["spec"]["items"][1]["value"] = -2;
+  CHECK(fields_of(validate_custom_object(keyed, next, &old)) ==
+        json::array({"spec.items[1].value", "spec.plain[0]", "spec.size"}));
+  // Without an old object (a create) nothing ratchets.
+  CHECK(validate_custom_object(keyed, next).size() == 5);
+}

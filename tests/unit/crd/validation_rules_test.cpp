@@ -74,6 +74,19 @@ TEST_CASE("validation rules: transition rules see the correlated old value") {
                {"byName[x]", R"(Invalid value: "integer": failed rule: self >= oldSelf)"}});
 }
 
+TEST_CASE("validation rules: a rule without oldSelf ratchets on a value the update left as it was") {
+  const json small = {{"type", "integer"}, {"x-kubernetes-validations", rules({{{"rule", "self < 5"}}})}};
+  const json grow = {{"type", "integer"}, {"x-kubernetes-validations", rules({{{"rule", "self > oldSelf"}}})}};
+  const json schema = {{"type", "object"}, {"properties", {{"a", small}, {"b", small}, {"c", grow}}}};
+  const json old = {{"a", 9}, {"b", 9}, {"c", 3}};
+  CHECK(run(schema, old).size() == 2);  // created today, a and b would be refused
+  // a is unchanged and ratchets; b changed and is checked; the transition rule on c is not
+  // ratcheted and runs on its unchanged value too.
+  const json now = {{"a", 9}, {"b", 8}, {"c", 3}};
+  CHECK(run(schema, now, &old) == Causes{{"b", R"(Invalid value: "integer": failed rule: self < 5)"},
+                                         {"c", R"(Invalid value: "integer": failed rule: self > oldSelf)"}});
+}
+
 TEST_CASE("validation rules: optionalOldSelf runs without an old value too") {
   const json schema = {{"type", "object"},
                        {"properties",

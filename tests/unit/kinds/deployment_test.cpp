@@ -21,7 +21,7 @@ std::string causes_of(const json& strategy) {
                      {"kind", "Deployment"},
                      {"metadata", {{"name", "web"}, {"namespace", "default"}}},
                      {"spec", spec}};
-  row->strategy.defaults(deployment);
+  default_object(*row, deployment);
   Causes causes = json::array();
   row->strategy.validate(deployment, causes);
   std::string out;

@@ -24,7 +24,7 @@ json stored_pod() {
                 {"schedulingGates", {{{"name", "example.com/quota"}}}}}}};
   const KindSpec* row = find_kind("", "v1", "pods");
   REQUIRE(row != nullptr);
-  row->strategy.defaults(pod);
+  default_object(*row, pod);
   return pod;
 }
 

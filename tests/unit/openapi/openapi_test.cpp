@@ -229,16 +229,28 @@ TEST_CASE("paths: operations, GVK extension and query parameters kubectl looks f
   CHECK(core_v3()["openapi"] == "3.0.0");
 }
 
-TEST_CASE("a custom resource gets a permissive schema and merge-patch only") {
+namespace {
+
+// The built-in table with one more resource, served as custom resources are (v1).
+kw::api::ResourceTable with_resource(const std::string& group, const std::string& kind, const std::string& plural,
+                                     bool custom) {
   kw::api::ResourceTable crds = kw::kinds::builtin_table();
   kw::api::ResourceInfo info;
-  info.group = "stable.example.com";
+  info.group = group;
   info.version = "v1";
-  info.kind = "CronTab";
-  info.list_kind = "CronTabList";
-  info.plural = "crontabs";
+  info.kind = kind;
+  info.list_kind = kind + "List";
+  info.plural = plural;
+  info.custom = custom;
   info.verbs = {"get", "list", "create", "update", "patch", "delete", "watch"};
   crds.add(info);
+  return crds;
+}
+
+}  // namespace
+
+TEST_CASE("a custom resource gets a permissive schema and merge-patch only") {
+  const auto crds = with_resource("stable.example.com", "CronTab", "crontabs", false);
   const json doc = kw::http::openapi_v3_document(crds, "apis/stable.example.com/v1");
   const json& cron = schema(doc, "com.example.stable.v1.CronTab");
   CHECK(cron["x-kubernetes-preserve-unknown-fields"] == true);
@@ -247,6 +259,90 @@ TEST_CASE("a custom resource gets a permissive schema and merge-patch only") {
   CHECK(patch["operationId"] == "patchStableExampleComV1NamespacedCronTab");
   CHECK(has_query_param(patch, "fieldValidation"));
   CHECK_FALSE(patch["requestBody"]["content"].contains("application/strategic-merge-patch+json"));
+}
+
+namespace {
+
+kw::api::ResourceTable with_widgets() { return with_resource("example.com", "Widget", "widgets", true); }
+
+const json k_widget_schema = json::parse(R"({
+  "type": "object",
+  "required": ["spec"],
+  "properties": {
+    "spec": {
+      "type": "object",
+      "required": ["size", "note"],
+      "properties": {
+        "size": {"type": "integer", "minimum": 1, "maximum": 10, "example": 3},
+        "note": {"type": "string", "nullable": true},
+        "port": {"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]},
+        "mode": {"type": "string", "enum": ["a", "b"], "default": "a"},
+        "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                  "properties": {"kept": {"type": "string"}}},
+        "raw": {"type": "array", "x-kubernetes-preserve-unknown-fields": true, "items": {"type": "string"}},
+        "template": {"type": "object", "x-kubernetes-embedded-resource": true,
+                     "properties": {"spec": {"type": "object"}}},
+        "loose": {"type": "object", "x-kubernetes-embedded-resource": true,
+                  "x-kubernetes-preserve-unknown-fields": true}
+      }
+    }
+  }
+})");
+
+}  // namespace
+
+TEST_CASE("a custom resource's schema in /openapi/v2 is made Swagger 2.0 compatible as kube-apiserver makes it") {
+  const auto crds = with_widgets();
+  const kw::http::CustomSchemas custom = {{"example.com/v1/Widget", k_widget_schema}};
+  const json v2_doc = kw::http::swagger_v2_document(crds, custom);
+  const json& widget = schema(v2_doc, "com.example.v1.Widget");
+  CHECK(widget["x-kubernetes-group-version-kind"][0]["kind"] == "Widget");
+  CHECK(widget["properties"]["metadata"]["$ref"] == "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+  CHECK(widget["properties"].contains("apiVersion"));
+  CHECK(widget["required"] == json::array({"spec"}));
+  const json& spec = widget["properties"]["spec"];
+  // A nullable property is untyped and no longer required.
+  CHECK(spec["required"] == json::array({"size"}));
+  CHECK(spec["properties"]["note"] == json::object());
+  CHECK(spec["properties"]["size"] == json({{"type", "integer"}, {"minimum", 1}, {"maximum", 10}}));
+  // Junctors go; the int-or-string marker stays.
+  CHECK(spec["properties"]["port"] == json({{"x-kubernetes-int-or-string", true}}));
+  CHECK(spec["properties"]["mode"]["enum"] == json::array({"a", "b"}));
+  // What keeps unknown fields loses its properties, items and (object) type; an array left
+  // without items loses its type.
+  CHECK(spec["properties"]["extra"] == json({{"x-kubernetes-preserve-unknown-fields", true}}));
+  CHECK(spec["properties"]["raw"] == json({{"x-kubernetes-preserve-unknown-fields", true}}));
+  // An embedded resource gets an object's type and metadata, unless it keeps unknown fields.
+  const json& embedded = spec["properties"]["template"];
+  CHECK(embedded["required"] == json::array({"kind", "apiVersion"}));
+  CHECK(embedded["properties"]["metadata"] == widget["properties"]["metadata"]);
+  CHECK(embedded["properties"].contains("kind"));
+  CHECK_FALSE(spec["properties"]["loose"].contains("properties"));
+
+  // OpenAPI v3 keeps the schema as the CRD has it, and also completes embedded resources.
+  const json v3_doc = kw::http::openapi_v3_document(crds, "apis/example.com/v1", custom);
+  const json& v3_spec = schema(v3_doc, "com.example.v1.Widget")["properties"]["spec"];
+  CHECK(v3_spec["properties"]["note"]["nullable"] == true);
+  CHECK_FALSE(v3_spec["properties"]["size"].contains("example"));  // not a structural schema keyword
+  CHECK(v3_spec["required"] == json::array({"size", "note"}));
+  CHECK(v3_spec["properties"]["loose"]["required"] == json::array({"kind", "apiVersion"}));
+
+  // The protobuf form carries the validations (gnostic Schema fields 7 and 9: maximum, minimum;
+  // 20: enum values as YAML).
+  const std::string bytes = kw::http::openapi::swagger_v2_protobuf(v2_doc);
+  CHECK(bytes.find("com.example.v1.Widget") != std::string::npos);
+  CHECK(bytes.find("\"a\"") != std::string::npos);
+}
+
+TEST_CASE("a custom resource that keeps unknown fields at its root is only an object in /openapi/v2") {
+  const auto crds = with_widgets();
+  const kw::http::CustomSchemas custom = {
+      {"example.com/v1/Widget", {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}};
+  const json doc = kw::http::swagger_v2_document(crds, custom);
+  const json& widget = schema(doc, "com.example.v1.Widget");
+  CHECK(widget == json({{"type", "object"},
+                        {"x-kubernetes-group-version-kind",
+                         {{{"group", "example.com"}, {"version", "v1"}, {"kind", "Widget"}}}}}));
 }
 
 TEST_CASE("handle_openapi serves discovery, documents, ETag and ?hash=") {
