@@ -13,6 +13,7 @@
 
 #include "cli/client/discovery.hpp"
 #include "cli/commands/common.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 #include "cli/commands/create_sources.hpp"
 #include "cli/commands/verbs.hpp"
 #include "core/util/base64.hpp"
@@ -42,9 +43,21 @@ VerbError create_failure(const net::client::Response& response, const std::strin
 
 int create_generated(const ConnectionFlags& connection, const WriteOutput& write, const WriteQuery& query,
                      Generated generated) {
+  json& object = generated.object;
+  if (write.client_dry_run()) {
+    // Nothing is sent: as with kubectl, neither a server nor a kubeconfig is needed (the
+    // generated kinds are built in; -n names the namespace, as it does below).
+    const auto* info = kinds::builtin_table().find_kind(object["apiVersion"].get<std::string>(),
+                                                        object["kind"].get<std::string>());
+    if (info == nullptr) return report_usage("no built-in resource holds " + object["kind"].get<std::string>());
+    if (info->namespaced && connection.overrides.namespace_name)
+      object["metadata"]["namespace"] = *connection.overrides.namespace_name;
+    const std::string kind_name = kind_prefix(*info) + "/" + object["metadata"]["name"].get<std::string>();
+    write.print(object, kind_name, kind_name + " created");
+    return k_exit_ok;
+  }
   auto api = ApiClient::create(connection);
   if (!api) return report_usage(api.error().message);
-  json& object = generated.object;
   Resolver resolver(**api);
   auto info = resolver.resolve_kind(object["apiVersion"].get<std::string>(), object["kind"].get<std::string>());
   if (!info) return report(info.error());
@@ -53,10 +66,6 @@ int create_generated(const ConnectionFlags& connection, const WriteOutput& write
   if (info->namespaced && config.namespace_from_flag) object["metadata"]["namespace"] = config.namespace_name;
   const std::string name = object["metadata"]["name"].get<std::string>();
   const std::string kind_name = kind_prefix(*info) + "/" + name;
-  if (write.client_dry_run()) {
-    write.print(object, kind_name, kind_name + " created");
-    return k_exit_ok;
-  }
   const std::string path =
       query.apply_to(write.with_dry_run(object_path(*info, info->namespaced ? config.namespace_name : "", "")));
   auto response = (*api)->send("POST", path, std::string(k_json), std::string(k_json), object.dump());

@@ -19,6 +19,7 @@
 #include "cli/client/list.hpp"
 #include "cli/print/printers.hpp"
 #include "cli/commands/common.hpp"
+#include "cli/commands/targets.hpp"
 #include "cli/client/watch.hpp"
 #include "core/api/jsonpath.hpp"
 
@@ -282,6 +283,8 @@ int run_get(GetOptions& options) {
   }
   int code = k_exit_ok;
   bool printed_any = false;
+  // What could not be read is reported after what could, as kubectl reports it.
+  std::vector<std::string> errors;
   const bool single = targets->size() == 1 && targets->front().names.size() == 1;
   for (auto& target : *targets) {
     Query query = make_query(options, target.kind, (*api)->config(), (*printer)->wants_table());
@@ -289,7 +292,7 @@ int run_get(GetOptions& options) {
     if (target.names.empty()) {
       auto listing = list_objects(**api, target.kind, query);
       if (!listing) {
-        std::cerr << listing.error().text() << '\n';
+        errors.push_back(listing.error().text());
         code = listing.error().exit_code();
         continue;
       }
@@ -298,7 +301,11 @@ int run_get(GetOptions& options) {
       for (const auto& name : target.names) {
         auto listing = get_object(**api, target.kind, query, name);
         if (!listing) {
-          std::cerr << listing.error().text() << '\n';
+          std::string text = listing.error().text();
+          // An object in a namespace that does not exist: kubectl names the namespace.
+          if (listing.error().http_status == 404 && target.kind.info != nullptr)
+            if (auto missing = missing_namespace(**api, *target.kind.info, query.namespace_name)) text = missing->message;
+          errors.push_back(std::move(text));
           code = listing.error().exit_code();
           continue;
         }
@@ -321,6 +328,8 @@ int run_get(GetOptions& options) {
     std::cerr << "error: " << finished.error().message << '\n';
     return k_exit_usage;
   }
+  std::cout.flush();
+  for (const auto& error : errors) std::cerr << error << '\n';
   if (!printed_any && code == k_exit_ok && (*printer)->wants_table()) {
     const bool namespaced = targets->front().kind.info && targets->front().kind.info->namespaced;
     if (options.all_namespaces || !namespaced) std::cerr << "No resources found\n";

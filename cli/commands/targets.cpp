@@ -47,15 +47,20 @@ VerbResult<std::vector<NamedObject>> listed_objects(ApiClient& api, const api::R
   return out;
 }
 
+std::optional<VerbError> missing_namespace(ApiClient& api, const api::ResourceInfo& info,
+                                           const std::string& namespace_name) {
+  if (!info.namespaced || namespace_name.empty() || namespace_name == "default") return std::nullopt;
+  auto found = call_json(api, "GET", "/api/v1/namespaces/" + url_escape(namespace_name), {}, {});
+  if (!found && found.error().http_status == 404) return found.error();
+  return std::nullopt;
+}
+
 VerbResult<json> read_object(ApiClient& api, const NamedObject& object, const std::string& subresource) {
   std::string path = object_path(object.info, object.namespace_name, object.name);
   if (!subresource.empty()) path += "/" + subresource;
   auto live = call_json(api, "GET", path, {}, {});
-  if (live || live.error().http_status != 404 || !object.info.namespaced || object.namespace_name.empty() ||
-      object.namespace_name == "default")
-    return live;
-  auto found = call_json(api, "GET", "/api/v1/namespaces/" + url_escape(object.namespace_name), {}, {});
-  if (!found && found.error().http_status == 404) return std::unexpected(found.error());
+  if (!live && live.error().http_status == 404)
+    if (auto missing = missing_namespace(api, object.info, object.namespace_name)) return std::unexpected(*missing);
   return live;
 }
 

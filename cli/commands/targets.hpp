@@ -2,6 +2,7 @@
 // The objects a verb's arguments name, as kubectl's label, annotate and scale take them:
 // TYPE NAME..., TYPE/NAME..., or TYPE (or a category) with -l SELECTOR / --all (listed from
 // the server).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ VerbResult<std::vector<NamedObject>> objects_of(ApiClient& api, Resolver& resolv
 // every one) matches, listed from the server.
 VerbResult<std::vector<NamedObject>> listed_objects(ApiClient& api, const api::ResourceInfo& info,
                                                    const std::string& namespace_name, const std::string& selector);
+
+// kubectl's reading of a NotFound for an object of `info` in `namespace_name`: when that namespace
+// (other than default) does not exist either, its own NotFound ("namespaces \"x\" not found").
+std::optional<VerbError> missing_namespace(ApiClient& api, const api::ResourceInfo& info,
+                                           const std::string& namespace_name);
 
 // The object read from the server (its `subresource` when not ""), as kubectl's Info.Get
 // reads it: a NotFound in a namespace (other than default) that does not exist reports the

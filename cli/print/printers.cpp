@@ -198,9 +198,11 @@ class ObjectPrinter final : public Printer {
   }
 
  private:
-  // kubectl's -o json|yaml leave managedFields out unless --show-managed-fields.
+  // kubectl's -o json|yaml leave managedFields out unless --show-managed-fields (a JSONPath
+  // template still sees them).
   json shown(const KindInfo& kind, json object) const {
-    if (!m_options.show_managed_fields && object.is_object())
+    const bool hides = m_format == ObjectFormat::Json || m_format == ObjectFormat::Yaml;
+    if (hides && !m_options.show_managed_fields && object.is_object())
       if (auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) meta->erase("managedFields");
     return with_type_meta(kind, std::move(object));
   }

@@ -89,6 +89,18 @@ case "$scenario" in
     [[ $code -eq 1 && $kcode -eq 1 && $(wc -l <"$work/err.txt") -eq 1 ]] ||
       { echo "unreachable: kw exit $code, kubectl exit $kcode"; cat "$work/err.txt"; exit 1; }
     grep -q 'is the API server running' "$work/err.txt"
+    # A missing object in a namespace that does not exist names the namespace; what was found
+    # prints before what was not; a JSONPath template sees managedFields (-o json hides them).
+    for tool in "$KW" kubectl; do
+      for args in "get pod web-1 -n nowhere" "get pods web-1 missing --no-headers" \
+                  "get pod web-1 -o jsonpath={.metadata.managedFields[0].manager}"; do
+        # shellcheck disable=SC2086
+        timeout 20 "$tool" --server "$url" $args 2>&1 | awk '/^Error/ {print; next} {if (NF > 4) NF--; print}' || true
+        echo
+      done >"$work/$(basename "$tool").edge"
+    done
+    diff -u "$work/kubectl.edge" "$work/kw.edge"
+    grep -qx 'Error from server (NotFound): namespaces "nowhere" not found' "$work/kw.edge"
     ;;
   get_all_vs_kubectl)
     # A category ("all") expands through discovery into one table per kind, rows named

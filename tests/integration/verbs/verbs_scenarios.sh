@@ -328,6 +328,15 @@ get deployment v1 -o jsonpath={.spec.template.spec.containers}"
     grep -qx 'deployment.apps/v1 created' "$work/kw.out"
     grep -qx 'job.batch/v1 created' "$work/kw.out"
     grep -qx 'error: failed to create configmap: configmaps "v1" already exists' "$work/kw.out"
+    # A client dry run needs no server and no kubeconfig, as kubectl's.
+    offline="create deployment off --image=nginx --dry-run=client -o yaml
+create deployment off --image=nginx --dry-run=client -n elsewhere
+create namespace off --dry-run=client -o name
+create configmap off --from-literal=a=1 --dry-run=client -o yaml -n elsewhere"
+    ( export HOME="$work/nohome" KUBECONFIG=""; mkdir -p "$HOME"
+      run_sequence kw "$offline" "$work/kw.offline"; run_sequence kubectl "$offline" "$work/kubectl.offline" )
+    diff -u "$work/kubectl.offline" "$work/kw.offline"
+    grep -qx 'deployment.apps/off created (dry run)' "$work/kw.offline"
     ;;
 
   scale_vs_kubectl)
