@@ -262,6 +262,10 @@ std::string kind_prefix(const api::ResourceInfo& info) {
   return info.group.empty() ? lower : lower + "." + info.group;
 }
 
+std::string qualified_resource(const api::ResourceInfo& info) {
+  return info.group.empty() ? info.plural : info.plural + "." + info.group;
+}
+
 KindInfo kind_info(const api::ResourceInfo& info) {
   return KindInfo{&info, info.kind, info.group, info.api_version(), info.columns};
 }

@@ -86,6 +86,9 @@ class Resolver {
 
 // "pod" / "deployment.apps": the resource part kubectl prints before "/name".
 std::string kind_prefix(const api::ResourceInfo& info);
+// "pods" / "deployments.apps": the group-qualified resource kubectl names in messages and in
+// `api-resources -o name`.
+std::string qualified_resource(const api::ResourceInfo& info);
 // The KindInfo printers and the list helpers take.
 KindInfo kind_info(const api::ResourceInfo& info);
 

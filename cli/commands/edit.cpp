@@ -282,13 +282,9 @@ struct SaveResults {
   int not_found = 0;            // objects deleted meanwhile
 };
 
-std::string resource_name(const api::ResourceInfo& info) {
-  return info.group.empty() ? info.plural : info.plural + "." + info.group;
-}
-
 // `pods "web"`: how kubectl names an object in edit's errors.
 std::string object_words(const EditTarget& target) {
-  return resource_name(target.object.info) + " " + util::go_quote(target.object.name);
+  return qualified_resource(target.object.info) + " " + util::go_quote(target.object.name);
 }
 
 // kubectl's editResults.addError: the line printed for a refused patch, and the tally.

@@ -55,7 +55,7 @@ int run_api_resources(ApiResourcesOptions& options) {
     return a.group != b.group ? a.group < b.group : a.plural < b.plural;
   });
   if (options.output == "name") {
-    for (const auto& r : shown) std::cout << (r.group.empty() ? r.plural : r.plural + "." + r.group) << '\n';
+    for (const auto& r : shown) std::cout << qualified_resource(r) << '\n';
     return k_exit_ok;
   }
   const bool wide = options.output == "wide";

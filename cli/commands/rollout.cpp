@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/client/discovery.hpp"
 #include "cli/client/object_watch.hpp"
 #include "cli/commands/common.hpp"
 #include "cli/commands/rollout_status.hpp"
@@ -155,7 +156,7 @@ int run_rollout_edit(const RolloutEditOptions& options, const RolloutEdit& edit)
   const WriteOutput printer{.output = options.output};
   std::vector<std::string> errors;
   for (const auto& [object, live] : found) {
-    const std::string resource = object.info.group.empty() ? object.info.plural : object.info.plural + "." + object.info.group;
+    const std::string resource = qualified_resource(object.info);
     auto patch = edit.patch(object.info.kind, live);
     if (!patch) {
       errors.push_back("error: " + resource + " " + util::go_quote(object.name) + " " + patch.error().message);

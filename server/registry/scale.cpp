@@ -12,22 +12,11 @@ namespace kw::registry {
 
 namespace {
 
-std::vector<std::string> path_segments(std::string_view path) {
-  std::vector<std::string> out;
-  if (path.starts_with('.')) path.remove_prefix(1);
-  while (!path.empty()) {
-    const auto dot = path.find('.');
-    out.emplace_back(path.substr(0, dot));
-    path.remove_prefix(dot == std::string_view::npos ? path.size() : dot + 1);
-  }
-  return out;
-}
-
 const nlohmann::json* find_path(const nlohmann::json& object, std::string_view path) {
   const nlohmann::json* at = &object;
-  for (const auto& segment : path_segments(path)) {
+  for (const auto& segment : apply::field_path(path)) {
     if (!at->is_object()) return nullptr;
-    auto it = at->find(segment);
+    auto it = at->find(segment.name);
     if (it == at->end()) return nullptr;
     at = &*it;
   }
@@ -36,9 +25,9 @@ const nlohmann::json* find_path(const nlohmann::json& object, std::string_view p
 
 void set_path(nlohmann::json& object, std::string_view path, nlohmann::json value) {
   nlohmann::json* at = &object;
-  for (const auto& segment : path_segments(path)) {
+  for (const auto& segment : apply::field_path(path)) {
     if (!at->is_object()) *at = nlohmann::json::object();
-    at = &(*at)[segment];
+    at = &(*at)[segment.name];
   }
   *at = std::move(value);
 }
