@@ -153,6 +153,14 @@ if wants client; then
       --floor "$build/tests/bench/connect_floor" \
       | tee "$out/client.$run.txt"
   done
+  # The first state of a 100,000-pod namespace: watch-list against LIST+WATCH, same binary.
+  pods=100000
+  ((quick)) && pods=10000
+  for run in $(seq "$runs"); do
+    echo "== client_state_bench run $run/$runs"
+    timeout 1800 "$python" tests/bench/client_state_bench.py --kw "$kw_bin" --server "127.0.0.1:$port" --pods "$pods" \
+      | tee "$out/client-state.$run.txt"
+  done
 fi
 
 # 6. The REST API under h2load (tests/bench/api_bench.sh): GET and CREATE at 1 and 64 clients,

@@ -1,6 +1,7 @@
 #include "cli/client/watch.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -8,6 +9,8 @@
 #include <sstream>
 
 #include "cli/client/event_pipeline.hpp"
+#include "cli/print/table_event.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::cli {
 
@@ -17,7 +20,35 @@ using nlohmann::json;
 
 namespace {
 std::string uid_of(const json& object) { return meta_string(object, "uid"); }
+
+// The bookmark that ends a watch-list's initial events carries this annotation; in a Table
+// stream it is on the row's object, the bookmark object made into a table row.
+bool ends_initial_events(const json& object) {
+  auto marked = [](const json& item) {
+    const auto meta = item.find("metadata");
+    if (meta == item.end() || !meta->is_object()) return false;
+    const auto annotations = meta->find("annotations");
+    return annotations != meta->end() && annotations->is_object() &&
+           annotations->value("k8s.io/initial-events-end", "") == "true";
+  };
+  if (!object.is_object()) return false;
+  if (object.value("kind", "") == "Table") {
+    const auto rows = object.find("rows");
+    if (rows == object.end() || !rows->is_array()) return false;
+    return std::any_of(rows->begin(), rows->end(), [&](const json& row) {
+      return row.is_object() && row.contains("object") && marked(row["object"]);
+    });
+  }
+  return marked(object);
+}
 }  // namespace
+
+bool watch_list_enabled() {
+  const char* value = std::getenv("KUBE_FEATURE_WatchListClient");
+  if (value == nullptr) return true;
+  const std::string text = util::to_lower(value);
+  return !(text == "false" || text == "0");
+}
 
 std::string SeenSet::key_of(const json& object) {
   return meta_string(object, "namespace") + "/" + meta_string(object, "name");
@@ -25,10 +56,14 @@ std::string SeenSet::key_of(const json& object) {
 
 std::string SeenSet::resource_version_of(const json& object) { return meta_string(object, "resourceVersion"); }
 
-void SeenSet::reset(const std::vector<Item>& listed) {
+void SeenSet::reset(std::vector<Item> listed) {
   m_entries.clear();
-  for (const auto& item : listed)
-    m_entries[key_of(item.object)] = Entry{resource_version_of(item.object), uid_of(item.object), item};
+  m_entries.reserve(listed.size());
+  for (auto& item : listed) {
+    std::string key = key_of(item.object);
+    Entry entry{resource_version_of(item.object), uid_of(item.object), std::move(item)};
+    m_entries.insert_or_assign(std::move(key), std::move(entry));
+  }
   m_complete = true;
 }
 
@@ -121,7 +156,17 @@ WatchSession::WatchSession(ApiClient& api, KindInfo kind, Query query, WatchOpti
   }
 }
 
-ApiResult<Listing> WatchSession::list() { return list_objects(m_api, m_kind, m_query); }
+bool WatchSession::thin_tables() const {
+  return m_query.want_table && !m_query.include_object && m_output.printer.wants_table();
+}
+
+ApiResult<Listing> WatchSession::list() {
+  auto listing = list_objects(m_api, m_kind, m_query);
+  // Kept as the stream's rows are kept: the printer and the seen-set need no more.
+  if (listing && thin_tables())
+    for (auto& item : listing->items) thin_row_object(item.object);
+  return listing;
+}
 
 bool WatchSession::emit(const Item& item, bool flush) {
   std::lock_guard lock(m_output.mutex);
@@ -139,17 +184,16 @@ bool WatchSession::emit(const Item& item, bool flush) {
   return true;
 }
 
-bool WatchSession::emit_initial(const std::vector<Item>& items) {
-  std::vector<Item> typed;
-  for (const auto& item : items) typed.push_back(Item{"ADDED", item.object, item.cells});
+bool WatchSession::emit_initial(std::vector<Item>& items) {
+  for (auto& item : items) item.type = "ADDED";
   if (!m_output.printer.wants_table() && !m_options.initial_as_list) {
-    for (const auto& item : typed)
+    for (const auto& item : items)
       if (!emit(item)) return false;
     return true;
   }
   std::lock_guard lock(m_output.mutex);
   if (m_output.closed) return false;
-  auto printed = m_output.printer.print_list(m_kind, typed, false, m_output.out);
+  auto printed = m_output.printer.print_list(m_kind, items, false, m_output.out);
   m_output.out.flush();
   if (!m_output.out) {
     m_output.closed = true;
@@ -171,8 +215,9 @@ bool WatchSession::relist(bool initial) {
   }
   m_resource_version = listing->resource_version;
   if (initial) {
-    m_seen.reset(listing->items);
-    if (m_options.print_initial && !emit_initial(listing->items)) return false;
+    const bool printed = !m_options.print_initial || emit_initial(listing->items);
+    m_seen.reset(std::move(listing->items));
+    if (!printed) return false;
   } else {
     for (const auto& item : m_seen.diff(listing->items))
       if (!emit(item)) return false;
@@ -203,6 +248,17 @@ bool WatchSession::handle_event(RawEvent& event) {
   if (event.type == "BOOKMARK") {
     std::string rv = SeenSet::resource_version_of(event.object);
     if (rv.empty()) rv = event.object.value("metadata", json::object()).value("resourceVersion", "");
+    if (event.object.value("kind", "") == "Table") {
+      // A Table bookmark may be the stream's first event, the one with the column definitions.
+      std::vector<Item> bookmark_rows;
+      collect_items(event.object, m_kind, event.type, bookmark_rows);
+    }
+    if (m_syncing) {
+      // Only the bookmark that ends the initial events says where the state stands.
+      if (!ends_initial_events(event.object)) return true;
+      if (!rv.empty()) m_resource_version = rv;
+      return finish_sync();
+    }
     if (!rv.empty()) m_resource_version = rv;
     save_resume();
     return true;
@@ -212,6 +268,11 @@ bool WatchSession::handle_event(RawEvent& event) {
     items = std::move(*event.rows);
   else
     collect_items(std::move(event.object), m_kind, event.type, items);
+  if (m_syncing) {
+    // Part of the state: shown when it is complete, as a listing would be.
+    for (auto& item : items) m_sync_items.push_back(std::move(item));
+    return true;
+  }
   for (auto& item : items) {
     std::string key = SeenSet::key_of(item.object);
     std::string rv = SeenSet::resource_version_of(item.object);
@@ -222,6 +283,29 @@ bool WatchSession::handle_event(RawEvent& event) {
   }
   m_resume_pending = true;
   return true;
+}
+
+bool WatchSession::finish_sync() {
+  m_syncing = false;
+  std::vector<Item> state = std::move(m_sync_items);
+  m_sync_items.clear();
+  if (m_sync_initial) {
+    const bool printed = !m_options.print_initial || emit_initial(state);
+    m_seen.reset(std::move(state));
+    if (!printed) return false;
+  } else {
+    for (const auto& item : m_seen.diff(state))
+      if (!emit(item, false)) return false;
+  }
+  m_resume_pending = true;
+  return true;
+}
+
+int WatchSession::initial_failure() {
+  if (m_stop.stopped() || m_output.closed) return k_exit_ok;
+  std::cerr << "error: " << m_error << '\n';
+  if (m_fatal_code != k_exit_ok) return m_fatal_code;
+  return m_status != 0 && m_status != 200 && m_status != 101 ? k_exit_server : k_exit_unreachable;
 }
 
 bool WatchSession::end_batch() {
@@ -245,8 +329,6 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
   std::string error_body;
   int status = 0;
   const bool websocket = m_api.transport() == net::client::Transport::WebSocket;
-  // A table printer without --sort-by uses only the cells and metadata of Table rows.
-  const bool thin_tables = m_query.want_table && !m_query.include_object && m_output.printer.wants_table();
   Result<void> decode_error;
   // Events are decoded on this thread (it reads the stream) and handled on the pipeline's:
   // the events of one read, or of several when printing lags, are printed together and
@@ -274,7 +356,7 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
           return false;
         }
         decoder.emplace(std::move(*created));
-        decoder->read_tables_thin(thin_tables);
+        decoder->read_tables_thin(thin_tables());
         return true;
       },
       .on_data = [&](std::string_view bytes) {
@@ -286,7 +368,7 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
                               : first == '-' ? "application/yaml"
                                              : "application/vnd.kubernetes.protobuf";
           decoder.emplace(std::move(*EventDecoder::create(media, true)));
-          decoder->read_tables_thin(thin_tables);
+          decoder->read_tables_thin(thin_tables());
         }
         if (!decoder) {
           error_body.append(bytes.substr(0, 4096));
@@ -306,11 +388,17 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
         }
         return true;
       }};
-  const std::string path = collection_path(m_kind, m_kind.info && m_kind.info->namespaced, m_query.namespace_name) +
-                           query_string(m_query, true, m_resource_version, "");
+  // A watch-list starts from the newest state (resourceVersion unset: as fresh as storage).
+  std::string path = collection_path(m_kind, m_kind.info && m_kind.info->namespaced, m_query.namespace_name) +
+                     query_string(m_query, true, m_syncing ? std::string() : m_resource_version, "");
+  if (m_syncing) {
+    path += "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan";
+    m_sync_items.clear();
+  }
   m_expired = false;
   auto result = m_api.stream(path, accept_for(m_query, true), handler);
   pipeline.finish();
+  m_status = status;
   if (m_stop.stopped() || m_output.closed) return StreamOutcome::Stopped;
   if (m_expired) return StreamOutcome::Expired;
   if (!decode_error) {
@@ -321,6 +409,9 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
     net::client::Response response{{status, {}, ""}, error_body};
     m_error = error_message(response);
     if (status == 410) return StreamOutcome::Expired;
+    // A server without watch-list refuses its parameters (400 or 422, as kube-apiserver
+    // before 1.27 or with the WatchList feature off does).
+    if (m_syncing && (status == 400 || status == 422)) return StreamOutcome::Unsupported;
     if (status == 406 && m_query.encoding == "yaml")
       m_error = "the server cannot stream YAML watch events; use --encoding=json";
     if (status == 429 || status >= 500) return StreamOutcome::Failed;
@@ -339,10 +430,7 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
     end_batch();
     if (m_expired) return StreamOutcome::Expired;
   }
-  if (!m_error.empty() && !m_expired) {
-    m_error.clear();
-    return StreamOutcome::Failed;
-  }
+  if (!m_error.empty() && !m_expired) return StreamOutcome::Failed;
   return StreamOutcome::Ended;
 }
 
@@ -372,15 +460,22 @@ int WatchSession::run() {
       listed = true;
     }
   }
+  m_watch_list = m_options.watch_list;
   if (!listed && m_options.list_first) {
-    if (!relist(true)) {
-      if (m_stop.stopped() || m_output.closed) return k_exit_ok;
-      std::cerr << "error: " << m_error << '\n';
-      return m_fatal_code == k_exit_ok ? k_exit_unreachable : m_fatal_code;
+    if (m_watch_list) {
+      m_syncing = true;
+      m_sync_initial = true;
+    } else if (!relist(true)) {
+      return initial_failure();
     }
   }
   bool need_relist = false;
   while (!m_stop.stopped()) {
+    if (need_relist && m_watch_list) {
+      m_syncing = true;
+      m_sync_initial = false;
+      need_relist = false;
+    }
     if (need_relist) {
       if (!relist(false)) {
         if (m_stop.stopped() || m_output.closed) break;
@@ -394,9 +489,24 @@ int WatchSession::run() {
       }
       need_relist = false;
     }
-    switch (watch_once()) {
+    const bool first_state = m_syncing && m_sync_initial;
+    const auto outcome = watch_once();
+    // The first state failing to arrive ends the session, as a failed first LIST does.
+    if (first_state && m_syncing && (outcome == StreamOutcome::Failed || outcome == StreamOutcome::Expired))
+      return initial_failure();
+    switch (outcome) {
       case StreamOutcome::Stopped:
         return k_exit_ok;
+      case StreamOutcome::Unsupported:
+        m_watch_list = false;
+        m_syncing = false;
+        m_error.clear();
+        if (first_state) {
+          if (!relist(true)) return initial_failure();
+        } else {
+          need_relist = true;
+        }
+        continue;
       case StreamOutcome::Ended:
         m_failures = 0;
         continue;

@@ -1,7 +1,10 @@
 #pragma once
-// The watch loop of kw get -w / kw watch: list, watch from the list's resourceVersion,
-// reconnect with exponential backoff and jitter from the last seen resourceVersion, and on
-// 410 Expired relist and print only the differences, so each change is printed once.
+// The watch loop of kw get -w / kw watch: the state of the collection, then its changes from
+// that state's resourceVersion; reconnect with exponential backoff and jitter from the last
+// seen resourceVersion, and on 410 Expired fetch the state again and print only the
+// differences, so each change is printed once. The state comes from one watch-list stream
+// (sendInitialEvents, ended by the initial-events-end bookmark) where the server has it, else
+// from a paged LIST.
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -18,7 +21,7 @@ namespace kw::cli {
 class SeenSet {
  public:
   // Replaces the contents with a full listing (nothing printed).
-  void reset(const std::vector<Item>& listed);
+  void reset(std::vector<Item> listed);
   // An event from the stream; false when the consumer has already seen it (a duplicate).
   bool apply(const Item& item);
   // apply() in two steps, so the item can be printed before it is moved in: whether the
@@ -73,6 +76,9 @@ struct SharedOutput {
   bool closed = false;  // stdout went away: end quietly
 };
 
+// Whether the environment allows watch-list (KUBE_FEATURE_WatchListClient, default true).
+bool watch_list_enabled();
+
 struct WatchOptions {
   bool list_first = true;      // list, then watch from its resourceVersion
   bool print_initial = true;   // print the listed objects (false with --watch-only)
@@ -81,6 +87,9 @@ struct WatchOptions {
   // Hand the initial listing to Printer::print_list whole, even when it is empty (as a table
   // printer gets it), so the consumer learns what was there at the start.
   bool initial_as_list = false;
+  // Fetch the state through watch-list (falls back to LIST where the server refuses it);
+  // KUBE_FEATURE_WatchListClient=false in the environment turns it off, as for client-go.
+  bool watch_list = watch_list_enabled();
   std::chrono::milliseconds initial_backoff{500};
   std::chrono::milliseconds max_backoff{30'000};
 };
@@ -93,15 +102,23 @@ class WatchSession {
   int run();
 
  private:
-  enum class StreamOutcome { Ended, Expired, Failed, Fatal, Stopped };
+  // Unsupported: the server refused a watch-list request (it has no watch-list).
+  enum class StreamOutcome { Ended, Expired, Failed, Fatal, Stopped, Unsupported };
   ApiResult<Listing> list();
   bool relist(bool initial);
   StreamOutcome watch_once();
   bool handle_event(RawEvent& event);
+  // The initial-events-end bookmark came: the collected state replaces a LIST's.
+  bool finish_sync();
+  // What the first fetch of the state failing ends the session with.
+  int initial_failure();
   // After the events of one read: flushes the output and saves the resume file.
   bool end_batch();
   bool emit(const Item& item, bool flush = true);
-  bool emit_initial(const std::vector<Item>& items);
+  // Prints the first state (its items become ADDED events).
+  bool emit_initial(std::vector<Item>& items);
+  // A table printer without --sort-by uses only the cells and metadata of Table rows.
+  bool thin_tables() const;
   void save_resume();
   std::chrono::milliseconds next_backoff();
 
@@ -118,6 +135,11 @@ class WatchSession {
   int m_failures = 0;
   bool m_expired = false;
   bool m_resume_pending = false;
+  bool m_watch_list = true;    // the state is fetched by watch-list (until the server refuses it)
+  bool m_syncing = false;      // the stream is sending the state (before initial-events-end)
+  bool m_sync_initial = false;  // that state is the first: printed whole, as a LIST's would be
+  std::vector<Item> m_sync_items;  // the state received so far
+  int m_status = 0;                // the HTTP status of the last watch request
 };
 
 }  // namespace kw::cli

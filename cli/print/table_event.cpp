@@ -1,5 +1,7 @@
 #include "cli/print/table_event.hpp"
 
+#include <iterator>
+
 #include "core/codec/json_cursor.hpp"
 
 namespace kw::cli {
@@ -44,14 +46,20 @@ bool labels(JsonCursor& in, json& out) {
   return members(in, [&](const std::string& key) { return string_member(in, out, key); });
 }
 
+// The metadata fields a thin row keeps (labels aside) as strings.
+bool kept_metadata_string(std::string_view key) {
+  return key == "name" || key == "namespace" || key == "uid" || key == "resourceVersion" || key == "generateName" ||
+         key == "creationTimestamp" || key == "deletionTimestamp";
+}
+
+bool kept_object_string(std::string_view key) { return key == "kind" || key == "apiVersion"; }
+
 bool metadata(JsonCursor& in, json& out) {
   if (in.peek() != '{') return in.skip();
   out = json::object();
   return members(in, [&](const std::string& key) {
     if (key == "labels") return labels(in, out["labels"]);
-    if (key == "name" || key == "namespace" || key == "uid" || key == "resourceVersion" || key == "generateName" ||
-        key == "creationTimestamp" || key == "deletionTimestamp")
-      return string_member(in, out, key);
+    if (kept_metadata_string(key)) return string_member(in, out, key);
     return in.skip();
   });
 }
@@ -61,9 +69,16 @@ bool row_object(JsonCursor& in, json& out) {
   out = json::object();
   return members(in, [&](const std::string& key) {
     if (key == "metadata") return metadata(in, out["metadata"]);
-    if (key == "kind" || key == "apiVersion") return string_member(in, out, key);
+    if (kept_object_string(key)) return string_member(in, out, key);
     return in.skip();
   });
+}
+
+// Keeps the string members `keep` names (the rest, and non-strings, go).
+template <class Keep>
+void keep_strings(json& object, Keep&& keep) {
+  for (auto it = object.begin(); it != object.end();)
+    it = keep(it.key()) && it->is_string() ? std::next(it) : object.erase(it);
 }
 
 bool cells(JsonCursor& in, json& out) {
@@ -114,6 +129,20 @@ bool table(JsonCursor& in, std::vector<Item>& rows) {
 }
 
 }  // namespace
+
+void thin_row_object(json& object) {
+  if (!object.is_object()) return;
+  json meta = object.contains("metadata") ? std::move(object["metadata"]) : json();
+  keep_strings(object, kept_object_string);
+  if (!meta.is_object()) return;
+  json labels_of = meta.contains("labels") ? std::move(meta["labels"]) : json();
+  keep_strings(meta, kept_metadata_string);
+  if (labels_of.is_object()) {
+    keep_strings(labels_of, [](std::string_view) { return true; });
+    meta["labels"] = std::move(labels_of);
+  }
+  object["metadata"] = std::move(meta);
+}
 
 std::optional<RawEvent> decode_thin_table_event(std::string_view frame) {
   JsonCursor in(frame);

@@ -18,4 +18,8 @@ namespace kw::cli {
 // with column definitions, anything unexpected or malformed): decode that one in full.
 std::optional<RawEvent> decode_thin_table_event(std::string_view frame);
 
+// A row's object (decoded in full, as a LIST's rows are) cut down to what the thin decoder
+// keeps of it.
+void thin_row_object(nlohmann::json& object);
+
 }  // namespace kw::cli

@@ -52,15 +52,17 @@ std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& e
         return codec::watch_event_protobuf_encoded(type, cache::enveloped_protobuf(*event.object()), m_message_framed);
       });
     case Format::table: {
+      // Every event's object becomes a one-row Table, bookmarks too (as kube-apiserver converts
+      // them): the row's object carries the bookmark's annotations (initial-events-end). The
+      // first event, whatever its type, carries the column definitions.
       auto make = [&](bool with_columns) {
-        nlohmann::json rows = nlohmann::json::array();
-        if (event.type() != cache::EventType::bookmark)
-          rows.push_back(table_row(*m_table_info, object, m_table_format->include_object, std::chrono::system_clock::now()));
+        nlohmann::json rows = nlohmann::json::array(
+            {table_row(*m_table_info, object, m_table_format->include_object, std::chrono::system_clock::now())});
         return codec::watch_event_json(
             type, table_document(*m_table_info, {{"resourceVersion", std::to_string(event.revision())}}, std::move(rows),
                                  with_columns));
       };
-      if (m_first && event.type() != cache::EventType::bookmark) {
+      if (m_first) {
         m_first = false;
         return std::make_shared<const std::string>(make(true));
       }

@@ -158,6 +158,18 @@ def client_section(out, lines):
         lines.append(f"| the same for a static program that only connects (the harness's share), ms | "
                      f"{fmt(floor)} | | |")
     lines += ["", "Targets: at least 10x kubectl's events/s, start-up under 10 ms.", ""]
+    state = results(sorted(glob.glob(os.path.join(out, "client-state.*.txt"))))
+    if not state:
+        return
+    lines += ["## Client: the first state of `kw get pods -w` on a large namespace (median of the runs)", "",
+              "| output | metric | watch-list | LIST + WATCH | watch-list / LIST |", "|---|---|---:|---:|---:|"]
+    for output in ("table", "name"):
+        for metric, label in (("seconds", "seconds to the last pod printed"), ("peak_rss_mib", "peak RSS, MiB")):
+            w = median(state, f"client.state.watchlist.{output}.{metric}")
+            l = median(state, f"client.state.list.{output}.{metric}")
+            lines.append(f"| {output} | {label} | {fmt(w)} | {fmt(l)} | {fmt(ratio(w, l))} |")
+    lines += ["", "watch-list: one watch with sendInitialEvents=true (the state ends at the initial-events-end "
+              "bookmark); LIST: pages of 500, then a watch. Same binary, same server, same pods.", ""]
 
 
 def webhook_section(out, lines):

@@ -18,7 +18,8 @@ CREATE TABLE IF NOT EXISTS kv (
   deleted INTEGER NOT NULL,
   expires_at INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS kv_key_rev ON kv(key, rev);
+CREATE INDEX IF NOT EXISTS kv_key_rev_deleted ON kv(key, rev, deleted);
+DROP INDEX IF EXISTS kv_key_rev;
 CREATE INDEX IF NOT EXISTS kv_expiry ON kv(expires_at) WHERE expires_at > 0;
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta(name, value) VALUES ('compacted', 0);
@@ -35,21 +36,25 @@ inline constexpr const char* k_latest_at =
 inline constexpr const char* k_insert =
     "INSERT INTO kv(rev, key, value, create_rev, prev_rev, deleted, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
-// Live keys in [?1, ?2) as of revision ?3, by key; ?4 = limit (-1 = all).
+// Live keys in [?1, ?2) (or >= ?1) as of revision ?3, by key; ?4 = limit (-1 = all). The rows
+// are walked in key order through kv_key_rev_deleted and each is kept when it is its key's
+// newest at ?3, so a page costs its own size, not the size of the range.
 inline constexpr const char* k_list_bounded =
-    "SELECT kv.rev, kv.key, kv.value, kv.create_rev, kv.prev_rev, kv.deleted, kv.expires_at FROM "
-    "(SELECT MAX(rev) AS r FROM kv WHERE key >= ?1 AND key < ?2 AND rev <= ?3 GROUP BY key) m "
-    "JOIN kv ON kv.rev = m.r WHERE kv.deleted = 0 ORDER BY kv.key LIMIT ?4";
+    "SELECT kv.rev, kv.key, kv.value, kv.create_rev, kv.prev_rev, kv.deleted, kv.expires_at FROM kv "
+    "WHERE kv.key >= ?1 AND kv.key < ?2 AND kv.rev <= ?3 AND kv.deleted = 0 AND kv.rev = "
+    "(SELECT MAX(k2.rev) FROM kv k2 WHERE k2.key = kv.key AND k2.rev <= ?3) ORDER BY kv.key LIMIT ?4";
 inline constexpr const char* k_list_open =
-    "SELECT kv.rev, kv.key, kv.value, kv.create_rev, kv.prev_rev, kv.deleted, kv.expires_at FROM "
-    "(SELECT MAX(rev) AS r FROM kv WHERE key >= ?1 AND rev <= ?3 GROUP BY key) m "
-    "JOIN kv ON kv.rev = m.r WHERE kv.deleted = 0 ORDER BY kv.key LIMIT ?4";
+    "SELECT kv.rev, kv.key, kv.value, kv.create_rev, kv.prev_rev, kv.deleted, kv.expires_at FROM kv "
+    "WHERE kv.key >= ?1 AND kv.rev <= ?3 AND kv.deleted = 0 AND kv.rev = "
+    "(SELECT MAX(k2.rev) FROM kv k2 WHERE k2.key = kv.key AND k2.rev <= ?3) ORDER BY kv.key LIMIT ?4";
+// How many of those there are: the index alone answers (the deleted flag of each key's newest
+// row, SQLite's bare column beside MAX).
 inline constexpr const char* k_count_bounded =
-    "SELECT COUNT(*) FROM (SELECT MAX(rev) AS r FROM kv WHERE key >= ?1 AND key < ?2 AND rev <= ?3 GROUP BY key) m "
-    "JOIN kv ON kv.rev = m.r WHERE kv.deleted = 0";
+    "SELECT COUNT(*) FROM (SELECT MAX(rev), deleted FROM kv WHERE key >= ?1 AND key < ?2 AND rev <= ?3 GROUP BY key) "
+    "WHERE deleted = 0";
 inline constexpr const char* k_count_open =
-    "SELECT COUNT(*) FROM (SELECT MAX(rev) AS r FROM kv WHERE key >= ?1 AND rev <= ?3 GROUP BY key) m "
-    "JOIN kv ON kv.rev = m.r WHERE kv.deleted = 0";
+    "SELECT COUNT(*) FROM (SELECT MAX(rev), deleted FROM kv WHERE key >= ?1 AND rev <= ?3 GROUP BY key) "
+    "WHERE deleted = 0";
 
 // Rows with ?1 < rev <= ?2 for keys in [?3, ?4) (or >= ?3), by revision.
 inline constexpr const char* k_history_bounded =

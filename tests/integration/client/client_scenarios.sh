@@ -47,6 +47,10 @@ for line in open(sys.argv[1]):
 ' "$1"
 }
 
+if [[ $scenario == watch_list ]]; then
+  printf '%s\n' 'apiVersion: audit.k8s.io/v1' 'kind: Policy' 'rules: [{level: Metadata}]' >"$work/policy.yaml"
+  KW_SERVE_ARGS="--audit-log-path $work/audit.log --audit-policy-file $work/policy.yaml"
+fi
 start_server
 mkdir -p "$work/home"
 export HOME="$work/home" KUBECONFIG=""
@@ -451,6 +455,99 @@ CFG
       [[ $want_code != 0 ]] || [[ "$got" == "$want" ]] || { echo "output differs for: $line"; diff <(echo "$want") <(echo "$got"); exit 1; }
       [[ $want_code != 0 ]] || [[ "$got" == "pod/web-1" ]]
     done
+    ;;
+
+  watch_list)
+    # Against a server with watch-list, kw get -w fetches the state with one watch request
+    # (sendInitialEvents, ended by the initial-events-end bookmark) and makes no LIST; the
+    # output is what LIST+WATCH prints. KUBE_FEATURE_WatchListClient=false goes back to LIST.
+    requests() {  # the requests kw made, one "VERB URI" line each
+      /usr/bin/python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["stage"] == "ResponseStarted" or (e["stage"] == "ResponseComplete" and e["verb"] != "watch"):
+        if e.get("userAgent", "").startswith("kw/"): print(e["verb"], e["requestURI"])
+' "$work/audit.log"
+    }
+    create w-0; create w-1
+    for mode in true false; do
+      : >"$work/audit.log"
+      KUBE_FEATURE_WatchListClient=$mode timeout 60 "$KW" get pods --server "$url" -w \
+        >"$work/$mode.txt" 2>"$work/watch.err" &
+      watch_pid=$!
+      wait_for_lines "$work/$mode.txt" '^w-1 ' 1
+      create "w-$mode"
+      wait_for_lines "$work/$mode.txt" "^w-$mode " 1
+      kill -INT "$watch_pid"; wait "$watch_pid"; watch_pid=""
+      requests >"$work/$mode.requests"
+    done
+    diff <(awk '{print $1, $2, $3}' "$work/true.txt") <(printf 'NAME READY STATUS\nw-0 0/1 Pending\nw-1 0/1 Pending\nw-true 0/1 Pending\n')
+    grep -qx 'watch /api/v1/namespaces/default/pods?watch=1&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan' \
+      "$work/true.requests" || { cat "$work/true.requests"; exit 1; }
+    if grep -q '^list ' "$work/true.requests"; then cat "$work/true.requests"; exit 1; fi
+    grep -q '^list ' "$work/false.requests" || { cat "$work/false.requests"; exit 1; }
+    if grep -q 'sendInitialEvents' "$work/false.requests"; then cat "$work/false.requests"; exit 1; fi
+    # Every output format and transport through watch-list: the state, then a change.
+    for args in "-o name" "-o json" "--encoding protobuf -o name" "--encoding yaml -o name" "--watch-only -o name" \
+                "--transport websocket -o name" "--transport http1 -o name"; do
+      # shellcheck disable=SC2086
+      timeout 60 "$KW" get pods --server "$url" -w $args >"$work/out.txt" 2>"$work/watch.err" &
+      watch_pid=$!
+      [[ $args == --watch-only* ]] || wait_for_lines "$work/out.txt" 'w-false' 1
+      sleep 0.3
+      delete w-0; create w-0
+      wait_for_lines "$work/out.txt" 'w-0' 2
+      kill -INT "$watch_pid"; wait "$watch_pid"; watch_pid=""
+    done
+    # A server without watch-list (kube-apiserver 1.23 refuses resourceVersionMatch on a watch
+    # with 422): kw falls back to LIST and WATCH, and prints the same.
+    fake_port=$(free_port)
+    python3 - "$fake_port" "$work/fake.log" <<'PY' &
+import json, sys, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+port, log = int(sys.argv[1]), sys.argv[2]
+def pod(name, rv):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "resourceVersion": rv}}
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *args): pass
+    def reply(self, code, body):
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    def do_GET(self):
+        with open(log, "a") as f: f.write(self.path + "\n")
+        if "resourceVersionMatch" in self.path:
+            return self.reply(422, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Invalid", "code": 422,
+                                    "message": "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch"})
+        if "watch=" not in self.path:
+            return self.reply(200, {"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "10"}, "items": [pod("old", "9")]})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        data = json.dumps({"type": "ADDED", "object": pod("new", "11")}).encode() + b"\n"
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+        time.sleep(20)
+ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+PY
+    fake_pid=$!
+    for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$fake_port") 2>/dev/null && break; sleep 0.1; done
+    timeout 60 "$KW" get pods --server "http://127.0.0.1:$fake_port" -w -o name >"$work/fake.txt" 2>"$work/watch.err" &
+    watch_pid=$!
+    wait_for_lines "$work/fake.txt" 'pod/new' 1
+    kill -INT "$watch_pid"; wait "$watch_pid"; watch_pid=""
+    kill "$fake_pid"
+    diff "$work/fake.txt" <(printf 'pod/old\npod/new\n')
+    diff <(sed 's/?.*//' "$work/fake.log") <(printf '/api/v1/namespaces/default/pods\n%.0s' 1 2 3)
+    grep -q 'sendInitialEvents' <(head -1 "$work/fake.log")
+    grep -q 'resourceVersion=10' <(tail -1 "$work/fake.log")
+    [[ ! -s "$work/watch.err" ]] || { cat "$work/watch.err"; exit 1; }
     ;;
 
   *) echo "unknown scenario $scenario"; exit 2 ;;

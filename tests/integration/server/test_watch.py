@@ -163,6 +163,25 @@ class WatchTest(ServerTestCase):
         status, body = self.server.json("GET", NS + "/pods?watch=1&sendInitialEvents=true")
         self.assertEqual(status, 422)
 
+    def test_send_initial_events_in_a_table_watch(self):
+        # kube-apiserver makes every event's object a Table, the bookmark too: its one row's
+        # object carries the bookmark's annotations. The first event has the columns.
+        self.create(pod("wlt", labels={"t": "wlt"}))
+        conn, resp = self.open_watch(NS + "/pods?watch=1&labelSelector=t%3Dwlt&sendInitialEvents=true"
+                                     "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true",
+                                     {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+        events = read_events(resp, 2)
+        conn.close()
+        self.assertEqual([e["type"] for e in events], ["ADDED", "BOOKMARK"])
+        self.assertEqual(events[0]["object"]["columnDefinitions"][0]["name"], "Name")
+        bookmark = events[1]["object"]
+        self.assertEqual(bookmark["kind"], "Table")
+        self.assertIsNone(bookmark["columnDefinitions"])
+        self.assertEqual(len(bookmark["rows"]), 1)
+        row_meta = bookmark["rows"][0]["object"]["metadata"]
+        self.assertEqual(row_meta["annotations"], {"k8s.io/initial-events-end": "true"})
+        self.assertEqual(row_meta["resourceVersion"], bookmark["metadata"]["resourceVersion"])
+
     def test_send_initial_events_false_streams_only_changes(self):
         self.create(pod("quiet1", labels={"t": "quiet"}))
         conn, resp = self.open_watch(NS + "/pods?watch=1&labelSelector=t%3Dquiet&sendInitialEvents=false"

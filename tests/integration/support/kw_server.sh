@@ -1,5 +1,6 @@
 # Sourced by the scenario scripts: one `kw serve` on the embedded store, plain HTTP on a
-# free 127.0.0.1 port. Needs $KW_SERVE (the binary) and $work (the scenario's temp dir);
+# free 127.0.0.1 port. Needs $KW_SERVE (the binary) and $work (the scenario's temp dir),
+# takes more flags from $KW_SERVE_ARGS;
 # sets port, url and server_pid. The server is bounded by `timeout` so a scenario that dies
 # early cannot leave it behind for long.
 
@@ -27,8 +28,9 @@ start_server() {
   [[ -n "$port" ]] || { port=$(free_port); url="http://127.0.0.1:$port"; }
   local banner="serving HTTP/1.1 and h2c on $url" before
   before=$(grep -c "$banner" "$work/server.log" 2>/dev/null || true)
+  # shellcheck disable=SC2086  # KW_SERVE_ARGS: extra flags, split on spaces
   timeout "${KW_SERVE_TIMEOUT:-110}" "$KW_SERVE" serve --data-dir "$work/data" --insecure-port "$port" \
-    --secure-port 0 >>"$work/server.log" 2>&1 &
+    --secure-port 0 ${KW_SERVE_ARGS:-} >>"$work/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 150); do
     kill -0 "$server_pid" 2>/dev/null || break

@@ -150,3 +150,21 @@ TEST_CASE("an event decoder reading tables thin gives the full decoder's events 
   CHECK(events[2].type == "ERROR");
   CHECK(events[2].object["code"] == 410);
 }
+
+TEST_CASE("a LIST's row object cut down by thin_row_object equals the thin decoder's") {
+  for (const char* name : {"web-7f9c", "db-0"}) {
+    CAPTURE(name);
+    const json event = table_event("ADDED", name, sample_cells(name));
+    auto thin = decode_thin_table_event(event.dump());
+    REQUIRE(thin.has_value());
+    REQUIRE(thin->rows->size() == 1);
+    json object = event["object"]["rows"][0]["object"];
+    thin_row_object(object);
+    CHECK(object == thin->rows->front().object);
+    CHECK_FALSE(object["metadata"].contains("managedFields"));
+    CHECK(object["metadata"]["labels"].size() == 3);
+  }
+  json odd = {{"kind", "PartialObjectMetadata"}, {"metadata", {{"name", 7}, {"labels", "none"}}}, {"extra", 1}};
+  thin_row_object(odd);
+  CHECK(odd == json{{"kind", "PartialObjectMetadata"}, {"metadata", json::object()}});
+}
