@@ -128,7 +128,8 @@ void collect_items(const json& body, KindInfo& kind, const std::string& type, st
   collect_items(json(body), kind, type, out);
 }
 
-ApiResult<Listing> list_objects(ApiClient& api, KindInfo& kind, const Query& query) {
+ApiResult<Listing> list_objects(ApiClient& api, KindInfo& kind, const Query& query,
+                                const std::function<void(Item&)>& keep) {
   Listing listing;
   std::string continue_token;
   const std::string base = collection_path(kind, kind.info && kind.info->namespaced, query.namespace_name);
@@ -140,7 +141,10 @@ ApiResult<Listing> list_objects(ApiClient& api, KindInfo& kind, const Query& que
     auto body = decode_body(content_type ? *content_type : "application/json", response->body);
     if (!body) return std::unexpected(ApiError{response->head.status, body.error().message, {}});
     const json metadata = body->value("metadata", json::object());
+    const std::size_t first = listing.items.size();
     collect_items(std::move(*body), kind, "", listing.items);
+    if (keep)
+      for (std::size_t i = first; i < listing.items.size(); ++i) keep(listing.items[i]);
     if (page == 0) listing.resource_version = metadata.value("resourceVersion", "");
     continue_token = metadata.value("continue", "");
     if (continue_token.empty()) break;

@@ -2,6 +2,7 @@
 // Listing and decoding for kw get / kw watch: paginated LISTs (server Table or plain list,
 // JSON, YAML or protobuf bodies), watch event decoding by the response's Content-Type,
 // and the exit codes the client commands return.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,8 +54,10 @@ std::string accept_for(const Query& query, bool watch);
 std::string query_string(const Query& query, bool watch, const std::string& resource_version,
                          const std::string& continue_token);
 
-// A LIST of the collection (all pages), or a GET of one named object.
-ApiResult<Listing> list_objects(ApiClient& api, KindInfo& kind, const Query& query);
+// A LIST of the collection (all pages), or a GET of one named object. `keep`, when given,
+// cuts each item down as its page arrives (what the caller keeps of them).
+ApiResult<Listing> list_objects(ApiClient& api, KindInfo& kind, const Query& query,
+                                const std::function<void(Item&)>& keep = {});
 ApiResult<Listing> get_object(ApiClient& api, KindInfo& kind, const Query& query, const std::string& name);
 
 // Turns a decoded body (Table, list or single object) into items; updates kind.columns from

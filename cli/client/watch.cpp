@@ -160,12 +160,12 @@ bool WatchSession::thin_tables() const {
   return m_query.want_table && !m_query.include_object && m_output.printer.wants_table();
 }
 
+bool WatchSession::thin_objects() const { return thin_tables() || !m_output.printer.needs_objects(); }
+
 ApiResult<Listing> WatchSession::list() {
-  auto listing = list_objects(m_api, m_kind, m_query);
   // Kept as the stream's rows are kept: the printer and the seen-set need no more.
-  if (listing && thin_tables())
-    for (auto& item : listing->items) thin_row_object(item.object);
-  return listing;
+  if (!thin_objects()) return list_objects(m_api, m_kind, m_query);
+  return list_objects(m_api, m_kind, m_query, [](Item& item) { thin_row_object(item.object); });
 }
 
 bool WatchSession::emit(const Item& item, bool flush) {
@@ -268,9 +268,13 @@ bool WatchSession::handle_event(RawEvent& event) {
     items = std::move(*event.rows);
   else
     collect_items(std::move(event.object), m_kind, event.type, items);
+  const bool thin = !event.rows && thin_objects();
   if (m_syncing) {
     // Part of the state: shown when it is complete, as a listing would be.
-    for (auto& item : items) m_sync_items.push_back(std::move(item));
+    for (auto& item : items) {
+      if (thin) thin_row_object(item.object);
+      m_sync_items.push_back(std::move(item));
+    }
     return true;
   }
   for (auto& item : items) {
@@ -279,6 +283,7 @@ bool WatchSession::handle_event(RawEvent& event) {
     if (!rv.empty()) m_resource_version = rv;
     if (!m_seen.is_new(item, key, rv)) continue;
     if (!emit(item, false)) return false;
+    if (thin) thin_row_object(item.object);
     m_seen.record(std::move(item), std::move(key), std::move(rv));
   }
   m_resume_pending = true;

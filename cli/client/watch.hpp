@@ -119,6 +119,8 @@ class WatchSession {
   bool emit_initial(std::vector<Item>& items);
   // A table printer without --sort-by uses only the cells and metadata of Table rows.
   bool thin_tables() const;
+  // What is kept of the objects shown is a thin row's object (thin_row_object).
+  bool thin_objects() const;
   void save_resume();
   std::chrono::milliseconds next_backoff();
 

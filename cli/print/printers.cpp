@@ -163,6 +163,8 @@ class ObjectPrinter final : public Printer {
     return {};
   }
 
+  bool needs_objects() const override { return m_format != ObjectFormat::Name; }
+
   Result<void> finish(std::ostream& out) override {
     if (m_format == ObjectFormat::Name) return {};
     json document;

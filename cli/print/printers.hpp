@@ -62,6 +62,10 @@ class Printer {
   virtual Result<void> print_event(const KindInfo& kind, const Item& item, std::ostream& out) = 0;
   // Whether the printer wants server-side Tables.
   virtual bool wants_table() const { return false; }
+  // Whether it reads more of an object than a thin table row keeps (kind, apiVersion, name,
+  // namespace, uid, resourceVersion, timestamps, labels): what a watch must remember of the
+  // objects it has shown, to print them again when they go.
+  virtual bool needs_objects() const { return true; }
 };
 
 // Validates -o; the error lists the valid formats.

@@ -34,6 +34,16 @@ POPULATION = 1000               # distinct pods the stream cycles through
 CHUNK = 256 * 1024
 
 
+def sample_pod(**metadata):
+    """The pod the client benchmarks stream and create, with `metadata` (name or generateName)."""
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": dict(metadata, labels={"app": "bench", "tier": "web"}),
+            "spec": {"nodeName": "node-1",
+                     "containers": [{"name": "app", "image": "registry.example/app:1.2.3",
+                                     "ports": [{"containerPort": 8080}],
+                                     "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}}
+
+
 def request(server, method, path, body=None, accept="application/json"):
     conn = http.client.HTTPConnection(server, timeout=30)
     headers = {"Accept": accept}
@@ -64,12 +74,7 @@ def record_templates(server):
     for ns in (NAMESPACE, TEMPLATE_NS):
         request(server, "POST", "/api/v1/namespaces",
                 {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
-    pod = {"apiVersion": "v1", "kind": "Pod",
-           "metadata": {"name": "template", "labels": {"app": "bench", "tier": "web"}},
-           "spec": {"nodeName": "node-1",
-                    "containers": [{"name": "app", "image": "registry.example/app:1.2.3",
-                                    "ports": [{"containerPort": 8080}],
-                                    "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}}
+    pod = sample_pod(name="template")
     request(server, "POST", f"/api/v1/namespaces/{TEMPLATE_NS}/pods", pod)
     base = f"/api/v1/namespaces/{TEMPLATE_NS}/pods?watch=1&timeoutSeconds=5"
     pod_event = first_watch_event(server, base, "application/json")

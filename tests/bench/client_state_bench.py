@@ -13,7 +13,6 @@ baseline is the LIST mode of the same binary in the same invocation):
 Usage: client_state_bench.py --kw BIN --server HOST:PORT [--pods N]
 """
 import argparse
-import http.client
 import json
 import os
 import signal
@@ -22,30 +21,16 @@ import sys
 import tempfile
 import time
 
+from client_bench import request, sample_pod
+
 NAMESPACE = "kw-state-bench"
-POD = {"apiVersion": "v1", "kind": "Pod",
-       "metadata": {"generateName": "p-", "labels": {"app": "bench", "tier": "web"}},
-       "spec": {"nodeName": "node-1",
-                "containers": [{"name": "app", "image": "registry.example/app:1.2.3",
-                                "ports": [{"containerPort": 8080}],
-                                "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}}
-
-
-def request(server, method, path, body=None):
-    conn = http.client.HTTPConnection(server, timeout=60)
-    headers = {"Accept": "application/json"}
-    if body is not None:
-        headers["Content-Type"] = "application/json"
-    conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
-    resp = conn.getresponse()
-    data = resp.read()
-    conn.close()
-    return resp.status, (json.loads(data) if data else None)
+POD = sample_pod(generateName="p-")
 
 
 def pods_there(server):
-    status, body = request(server, "GET", f"/api/v1/namespaces/{NAMESPACE}/pods?limit=1")
-    if status != 200:
+    try:
+        body = request(server, "GET", f"/api/v1/namespaces/{NAMESPACE}/pods?limit=1")
+    except RuntimeError:
         return 0
     return len(body.get("items", [])) + body["metadata"].get("remainingItemCount", 0)
 
