@@ -141,6 +141,7 @@ storage::Result<void> WatchCache::relist_locked(std::unique_lock<std::mutex>& lo
   std::map<std::string, ObjectPtr> store;
   storage::ListOptions options;
   options.limit = k_relist_page;
+  options.count_remaining = false;
   Revision revision = 0;
   for (;;) {
     auto page = m_backend.list(m_options.prefix, options);

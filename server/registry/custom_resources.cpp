@@ -293,7 +293,7 @@ ApiResult<void> Registry::retire_definition(const std::string& name) {
   uninstall_definition(name);
   const std::string prefix = m_options.prefix + "/" + definition->group + "/" + definition->plural + "/";
   for (;;) {
-    auto page = m_backend.list(prefix, storage::ListOptions{0, k_delete_page, ""});
+    auto page = m_backend.list(prefix, storage::ListOptions{0, k_delete_page, "", false});
     if (!page) return std::unexpected(from_storage(page.error(), definition->group, definition->plural, ""));
     for (const auto& kv : page->items) {
       auto removed = m_backend.remove(kv.key);

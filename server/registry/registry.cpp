@@ -93,9 +93,20 @@ nlohmann::json& metadata(nlohmann::json& object) {
 }
 
 // Continue tokens carry the list revision and the next key, as kube-apiserver's do: unpadded
-// base64url of {"v":"meta.k8s.io/v1","rv":REVISION,"start":KEY}.
-std::string encode_continue(storage::Revision revision, const std::string& start) {
-  return util::base64url_encode(nlohmann::json{{"v", "meta.k8s.io/v1"}, {"rv", revision}, {"start", start}}.dump());
+// base64url of {"v":"meta.k8s.io/v1","rv":REVISION,"start":KEY}. kw adds "remaining" to
+// those of unfiltered lists: how many objects the rest of the list holds, so the next page
+// need not count them again (the revision fixes the number; kube's decoder ignores the field).
+struct ContinueToken {
+  storage::Revision revision = 0;
+  std::string start;
+  std::optional<std::int64_t> remaining = {};
+};
+
+std::string encode_continue(storage::Revision revision, const std::string& start,
+                            std::optional<std::int64_t> remaining) {
+  nlohmann::json token{{"v", "meta.k8s.io/v1"}, {"rv", revision}, {"start", start}};
+  if (remaining) token["remaining"] = *remaining;
+  return util::base64url_encode(token.dump());
 }
 
 // A start key that `/` + key would not survive Go's path.Clean unchanged (empty, `.` or `..`
@@ -116,7 +127,7 @@ bool clean_start_key(std::string_view start) {
 }
 
 // kube's decodeContinue, with its words for each refusal.
-ApiResult<std::pair<storage::Revision, std::string>> decode_continue(const std::string& token) {
+ApiResult<ContinueToken> decode_continue(const std::string& token) {
   auto refuse = [](const std::string& why) {
     return std::unexpected(bad_request("invalid continue token: continue key is not valid: " + why));
   };
@@ -136,7 +147,12 @@ ApiResult<std::pair<storage::Revision, std::string>> decode_continue(const std::
   auto start = start_value.get<std::string>();
   if (!clean_start_key(start)) return refuse(start);
   if (start.front() == '/') start.erase(0, 1);
-  return std::pair{rv.get<storage::Revision>(), std::move(start)};
+  ContinueToken out{rv.get<storage::Revision>(), std::move(start)};
+  // A count that is not one is ignored: it only ever informs remainingItemCount.
+  if (const auto remaining = parsed.find("remaining");
+      remaining != parsed.end() && remaining->is_number_integer() && remaining->get<std::int64_t>() >= 0)
+    out.remaining = remaining->get<std::int64_t>();
+  return out;
 }
 
 const kinds::Strategy& strategy_of(const api::ResourceInfo& info) {
@@ -1181,7 +1197,7 @@ void Registry::finalize_namespace(const std::string& name) {
   for (const auto& resource : table->all()) {
     if (!resource.namespaced) continue;
     for (;;) {
-      auto page = m_backend.list(key_prefix(resource, name), storage::ListOptions{0, 500, ""});
+      auto page = m_backend.list(key_prefix(resource, name), storage::ListOptions{0, 500, "", false});
       if (!page) return retry(page.error().message);
       for (const auto& kv : page->items) {
         auto removed = m_backend.remove(kv.key);
@@ -1273,15 +1289,20 @@ ApiResult<ListResult> Registry::list(const api::ResourceInfo& info, const ListRe
   storage::ListOptions options;
   options.limit = request.limit;
   if (exact) options.revision = *revision;
+  const bool filtered = static_cast<bool>(filter->matches);
+  // Objects from the start key on, as the previous page counted them (unfiltered lists).
+  std::optional<std::int64_t> known = {};
   if (!request.continue_token.empty()) {
     auto token = decode_continue(request.continue_token);
     if (!token) return std::unexpected(token.error());
     if (revision && *revision != 0) return std::unexpected(bad_request("specifying resource version is not allowed when using continue"));
-    options.revision = token->first;
-    options.continue_key = prefix + token->second;
+    options.revision = token->revision;
+    options.continue_key = prefix + token->start;
+    if (!filtered) known = token->remaining;
   }
+  // A filtered list reports no remaining count, and a known one needs no counting.
+  options.count_remaining = !filtered && !known;
   ListResult out;
-  const bool filtered = static_cast<bool>(filter->matches);
   for (;;) {
     auto page = m_backend.list(prefix, options);
     if (!page) {
@@ -1316,8 +1337,9 @@ ApiResult<ListResult> Registry::list(const api::ResourceInfo& info, const ListRe
     const bool more_here = !page->items.empty() && last_key != page->items.back().key;
     if (full || !page->more) {
       if (more_here || page->more) {
-        out.continue_token = encode_continue(page->revision, last_key.substr(prefix.size()) + '\0');
-        if (!filtered && !more_here) out.remaining = page->remaining;
+        if (!filtered && !more_here)
+          out.remaining = known ? *known - static_cast<std::int64_t>(out.items.size()) : page->remaining;
+        out.continue_token = encode_continue(page->revision, last_key.substr(prefix.size()) + '\0', out.remaining);
       }
       break;
     }

@@ -21,7 +21,7 @@ storage::Result<std::vector<json>> Registry::read_all(const api::ResourceInfo& i
   std::vector<json> out;
   std::string start;
   for (;;) {
-    auto page = m_backend.list(key_prefix(info, ""), storage::ListOptions{0, 500, start});
+    auto page = m_backend.list(key_prefix(info, ""), storage::ListOptions{0, 500, start, false});
     if (!page) return std::unexpected(page.error());
     for (const auto& kv : page->items)
       if (auto object = decode_stored(info, kv.value)) out.push_back(std::move(*object));

@@ -63,13 +63,14 @@ struct ListOptions {
   Revision revision = 0;     // 0 = current; otherwise read as of this revision
   std::int64_t limit = 0;    // 0 = no limit
   std::string continue_key;  // start at this key (inclusive), empty = start of prefix
+  bool count_remaining = true;  // count the keys after a full page (ListResult::remaining)
 };
 
 struct ListResult {
   std::vector<KeyValue> items;  // sorted by key
   Revision revision = 0;        // the revision the list was read at
   bool more = false;            // more keys after the last item
-  std::int64_t remaining = 0;   // keys left after the last item (0 when !more)
+  std::int64_t remaining = 0;   // keys left after the last item (0 when !more or not counted)
 };
 
 struct WriteResult {

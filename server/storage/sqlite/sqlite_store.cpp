@@ -131,6 +131,7 @@ Result<ListResult> SqliteStore::list(const std::string& prefix, const ListOption
   if (options.limit > 0 && static_cast<std::int64_t>(result.items.size()) > options.limit) {
     result.items.pop_back();
     result.more = true;
+    if (!options.count_remaining) return result;
     auto count = db.prepare(end ? sql::k_count_bounded : sql::k_count_open);
     if (!count) return std::unexpected(count.error());
     count->bind_blob(1, start).bind(3, *at);

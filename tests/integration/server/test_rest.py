@@ -106,17 +106,28 @@ class RestTest(ServerTestCase):
         for i in range(5):
             status, _ = self.server.json("POST", base, pod(f"p{i}", labels={"odd": str(i % 2)}, node=f"n{i % 2}"))
             self.assertEqual(status, 201)
-        names, token, pages = [], "", 0
+        # A pod created after the first page is not in the pages (they read one revision), and
+        # each page's remainingItemCount says how many of that revision's pods are left.
+        names, token, pages, remaining = [], "", 0, []
         while True:
             status, body = self.server.json("GET", base + "?limit=2" + (f"&continue={token}" if token else ""))
             self.assertEqual(status, 200)
             names += [p["metadata"]["name"] for p in body["items"]]
             pages += 1
             token = body["metadata"].get("continue", "")
+            remaining.append(body["metadata"].get("remainingItemCount"))
+            if pages == 1:
+                self.server.json("POST", base, pod("p9", labels={"odd": "late"}))
             if not token:
                 break
         self.assertEqual(names, [f"p{i}" for i in range(5)])
         self.assertEqual(pages, 3)
+        self.assertEqual(remaining, [3, 1, None])
+        # A filtered list says nothing of what remains (kube-apiserver cannot know it either).
+        _, body = self.server.json("GET", base + "?limit=1&labelSelector=odd%3D0")
+        self.assertIn("continue", body["metadata"])
+        self.assertNotIn("remainingItemCount", body["metadata"])
+        self.server.json("DELETE", base + "/p9")
         _, body = self.server.json("GET", base + "?labelSelector=odd%3D1")
         self.assertEqual([p["metadata"]["name"] for p in body["items"]], ["p1", "p3"])
         _, body = self.server.json("GET", base + "?fieldSelector=spec.nodeName%3Dn0,metadata.name!%3Dp0")
