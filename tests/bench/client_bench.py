@@ -123,6 +123,19 @@ def render_streams(pod, table, events):
     return streams
 
 
+def initial_events_end(kind):
+    """The bookmark that ends a watch-list's initial events, in the stream's form ("json" or
+    "table": a Table whose one row carries the bookmark's metadata, as kube-apiserver sends it)."""
+    meta = {"resourceVersion": "999", "annotations": {"k8s.io/initial-events-end": "true"}}
+    if kind == "json":
+        return {"type": "BOOKMARK", "object": {"kind": "Pod", "apiVersion": "v1", "metadata": meta}}
+    row = {"cells": ["", "0/0", "", 0, "<unknown>"],
+           "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta}}
+    return {"type": "BOOKMARK", "object": {"kind": "Table", "apiVersion": "meta.k8s.io/v1",
+                                           "metadata": {"resourceVersion": "999"}, "columnDefinitions": None,
+                                           "rows": [row]}}
+
+
 class Replay:
     """The proxy: forwards to kw serve, replays pod watches, notes when the first connection arrives."""
 
@@ -181,6 +194,10 @@ class Replay:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
+                if "sendInitialEvents=true" in self.path:
+                    # A watch-list: the namespace is empty, so its state ends at once.
+                    line = json.dumps(initial_events_end(kind), separators=(",", ":")).encode() + b"\n"
+                    self.wfile.write(b"%x\r\n" % len(line) + line + b"\r\n")
                 for piece in replay.streams[kind]:
                     self.wfile.write(piece)
                 self.wfile.flush()
