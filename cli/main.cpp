@@ -47,6 +47,24 @@ bool reject_unknown_subcommand(const CLI::App& app, int argc, char** argv) {
 
 void add_version(CLI::App& app, int*) { kw::cli::add_version_command(app); }
 
+// pflag, kubectl's flag parser, reads "-p=VALUE" as -p with VALUE; CLI11 would keep the '='
+// in the value. Short options written that way (before a "--") are split in two.
+std::vector<std::string> with_short_flag_values_split(std::vector<std::string> args) {
+  std::vector<std::string> out;
+  out.reserve(args.size());
+  bool after_separator = false;
+  for (auto& word : args) {
+    after_separator = after_separator || word == "--";
+    if (!after_separator && word.size() >= 3 && word[0] == '-' && word[1] != '-' && word[2] == '=') {
+      out.push_back(word.substr(0, 2));
+      out.push_back(word.substr(3));
+    } else {
+      out.push_back(std::move(word));
+    }
+  }
+  return out;
+}
+
 // kubectl takes its global flags (--kubeconfig, --context, -n, --server, --token, --as...)
 // before the verb as well as after it: `kw --context prod -n web get pods`. Those flags are the
 // connection flags every client verb registers (cli/client/api.cpp); the ones given before the
@@ -133,7 +151,8 @@ void add_commands(CLI::App& app, int argc, char** argv, int* exit_code) {
 }  // namespace
 
 int main(int raw_argc, char** raw_argv) {
-  auto words = with_global_flags_after_verb(std::vector<std::string>(raw_argv, raw_argv + raw_argc));
+  auto words = with_global_flags_after_verb(
+      with_short_flag_values_split(std::vector<std::string>(raw_argv, raw_argv + raw_argc)));
   std::vector<char*> pointers;
   for (auto& word : words) pointers.push_back(word.data());
   pointers.push_back(nullptr);

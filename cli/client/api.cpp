@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <iostream>
@@ -11,6 +12,7 @@
 
 #include "core/kubeconfig/auth_provider.hpp"
 #include "core/net/client/proxy.hpp"
+#include "core/util/go_time.hpp"
 #include "core/util/text.hpp"
 
 namespace kw::cli {
@@ -40,11 +42,28 @@ void add_connection_flags(CLI::App& command, ConnectionFlags& flags, bool kubeco
       ->check(CLI::IsMember({"auto", "h2", "http1", "websocket"}));
   command.add_option("--encoding", flags.encoding, "Wire encoding: auto|json|yaml|protobuf (auto = protobuf for built-in kinds, JSON for tables and custom resources)")
       ->check(CLI::IsMember({"auto", "json", "yaml", "protobuf"}));
-  command.add_option("--request-timeout", flags.request_timeout_seconds,
-                     "Seconds to wait for a single (non-watch) request; 0 = no limit");
+  command.add_option("--request-timeout", flags.request_timeout,
+                     "How long to wait for a single (non-watch) request: seconds, or a duration such as 1s, 2m or "
+                     "3h; 0 = no limit");
 }
 
+namespace {
+
+// The limit --request-timeout sets, as client-go reads it: a bare integer is seconds.
+Result<std::chrono::nanoseconds> request_timeout_of(const std::string& text) {
+  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+  if (digits && text.size() <= 9) return std::chrono::seconds(std::stoll(text));
+  if (!digits)
+    if (auto nanos = util::parse_go_duration(text)) return std::chrono::nanoseconds(std::max<std::int64_t>(*nanos, 0));
+  return fail("Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a "
+              "corresponding time unit (e.g. 1s | 2m | 3h)");
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ApiClient>> ApiClient::create(const ConnectionFlags& flags) {
+  const auto timeout = request_timeout_of(flags.request_timeout);
+  if (!timeout) return std::unexpected(timeout.error());
   auto config = kubeconfig::load(flags.overrides, kubeconfig::Environment::from_process());
   if (!config) return std::unexpected(config.error());
   std::unique_ptr<ApiClient> api(new ApiClient());
@@ -62,7 +81,7 @@ Result<std::unique_ptr<ApiClient>> ApiClient::create(const ConnectionFlags& flag
   cc.proxy_url = net::client::choose_proxy(c.server, c.proxy_url, net::client::ProxyEnvironment::from_process());
   cc.insecure_skip_tls_verify = c.insecure_skip_tls_verify;
   cc.transport = net::client::parse_transport(flags.transport).value_or(net::client::Transport::Auto);
-  cc.request_timeout = std::chrono::seconds(flags.request_timeout_seconds);
+  cc.request_timeout = std::chrono::duration_cast<decltype(cc.request_timeout)>(*timeout);
   cc.user_agent = "kw/0.1";
   if (c.exec) {
     auto credential = kubeconfig::run_exec_plugin(*c.exec, c);

@@ -17,7 +17,8 @@ struct ConnectionFlags {
   kubeconfig::Overrides overrides;
   std::string transport = "auto";
   std::string encoding = "auto";
-  int request_timeout_seconds = 0;
+  // kubectl's --request-timeout: whole seconds ("30") or a Go duration ("1m30s"); "0" = no limit.
+  std::string request_timeout = "0";
 };
 
 // `kubeconfig_user` false leaves --user out, for commands whose own --user names a subject

@@ -60,7 +60,7 @@ std::string query_string(const Query& query, bool watch, const std::string& reso
 Result<json> decode_body(const std::string& content_type, std::string_view body) {
   const std::string essence = essence_of(content_type);
   if (essence == "application/vnd.kubernetes.protobuf") {
-    auto decoded = codec::decode_object_protobuf(body, codec::builtin_message_for);
+    auto decoded = codec::decode_object_protobuf_go_shaped(body, codec::builtin_message_for);
     if (!decoded) return fail("cannot decode protobuf response: " + decoded.error().message);
     return decoded;
   }
@@ -90,21 +90,25 @@ std::string string_field(const json& object, const char* key) {
 
 }  // namespace
 
+void read_columns(const json& table, KindInfo& kind) {
+  const auto defs = table.find("columnDefinitions");
+  if (defs == table.end() || !defs->is_array() || defs->empty()) return;
+  kind.columns.clear();
+  for (const auto& d : *defs) {
+    if (!d.is_object()) continue;
+    const auto priority = d.find("priority");
+    kind.columns.push_back(api::ColumnDefinition{
+        .name = string_field(d, "name"), .type = string_field(d, "type"), .format = string_field(d, "format"),
+        .description = string_field(d, "description"),
+        .priority = priority != d.end() && priority->is_number_integer() ? priority->get<int>() : 0,
+        .json_path = {}});
+  }
+}
+
 void collect_items(json&& body, KindInfo& kind, const std::string& type, std::vector<Item>& out) {
   if (!body.is_object()) return;
   if (string_field(body, "kind") == "Table") {
-    if (auto defs = body.find("columnDefinitions"); defs != body.end() && defs->is_array() && !defs->empty()) {
-      kind.columns.clear();
-      for (const auto& d : *defs) {
-        if (!d.is_object()) continue;
-        const auto priority = d.find("priority");
-        kind.columns.push_back(api::ColumnDefinition{
-            .name = string_field(d, "name"), .type = string_field(d, "type"), .format = string_field(d, "format"),
-            .description = string_field(d, "description"),
-            .priority = priority != d.end() && priority->is_number_integer() ? priority->get<int>() : 0,
-            .json_path = {}});
-      }
-    }
+    read_columns(body, kind);
     if (auto rows = body.find("rows"); rows != body.end() && rows->is_array())
       for (auto& row : *rows)
         if (row.is_object())
@@ -122,10 +126,6 @@ void collect_items(json&& body, KindInfo& kind, const std::string& type, std::ve
     if (meta == body.end() || !meta->is_object() || !meta->contains("name")) return;
   }
   out.push_back(Item{type, std::move(body), nullptr});
-}
-
-void collect_items(const json& body, KindInfo& kind, const std::string& type, std::vector<Item>& out) {
-  collect_items(json(body), kind, type, out);
 }
 
 ApiResult<Listing> list_objects(ApiClient& api, KindInfo& kind, const Query& query,
@@ -153,8 +153,9 @@ ApiResult<Listing> list_objects(ApiClient& api, KindInfo& kind, const Query& que
 }
 
 ApiResult<Listing> get_object(ApiClient& api, KindInfo& kind, const Query& query, const std::string& name) {
-  const std::string path = collection_path(kind, kind.info && kind.info->namespaced, query.namespace_name) + "/" +
-                           url_escape(name);
+  std::string path = collection_path(kind, kind.info && kind.info->namespaced, query.namespace_name) + "/" +
+                     url_escape(name);
+  if (!query.subresource.empty()) path += "/" + query.subresource;
   Query single = query;
   single.chunk_size = 0;
   single.label_selector.clear();
@@ -166,8 +167,8 @@ ApiResult<Listing> get_object(ApiClient& api, KindInfo& kind, const Query& query
   auto body = decode_body(content_type ? *content_type : "application/json", response->body);
   if (!body) return std::unexpected(ApiError{response->head.status, body.error().message, {}});
   Listing listing;
-  collect_items(*body, kind, "", listing.items);
   listing.resource_version = body->value("metadata", json::object()).value("resourceVersion", "");
+  collect_items(std::move(*body), kind, "", listing.items);
   return listing;
 }
 
@@ -194,7 +195,7 @@ Result<RawEvent> EventDecoder::decode_frame(std::string_view frame) const {
   if (m_format == Format::Protobuf) {
     auto raw = codec::decode_watch_event_protobuf(frame);
     if (!raw) return fail("bad protobuf watch event: " + raw.error().message);
-    auto object = codec::decode_object_protobuf(raw->object, codec::builtin_message_for);
+    auto object = codec::decode_object_protobuf_go_shaped(raw->object, codec::builtin_message_for);
     if (!object) return fail("bad protobuf object in a " + raw->type + " event: " + object.error().message);
     return RawEvent{raw->type, std::move(*object), std::nullopt};
   }

@@ -43,6 +43,7 @@ struct Query {
   bool want_table = true;
   bool include_object = false;  // includeObject=Object (for --sort-by)
   std::string encoding = "json";  // json | yaml | protobuf
+  std::string subresource;        // GET of a named object's subresource ("status", "scale")
 };
 
 struct Listing {
@@ -62,8 +63,9 @@ ApiResult<Listing> get_object(ApiClient& api, KindInfo& kind, const Query& query
 
 // Turns a decoded body (Table, list or single object) into items; updates kind.columns from
 // a Table's columnDefinitions.
-void collect_items(const nlohmann::json& body, KindInfo& kind, const std::string& type, std::vector<Item>& out);
 void collect_items(nlohmann::json&& body, KindInfo& kind, const std::string& type, std::vector<Item>& out);
+// Takes a Table's columnDefinitions into kind.columns, when it has any.
+void read_columns(const nlohmann::json& table, KindInfo& kind);
 Result<nlohmann::json> decode_body(const std::string& content_type, std::string_view body);
 
 struct RawEvent {

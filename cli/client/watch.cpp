@@ -248,11 +248,8 @@ bool WatchSession::handle_event(RawEvent& event) {
   if (event.type == "BOOKMARK") {
     std::string rv = SeenSet::resource_version_of(event.object);
     if (rv.empty()) rv = event.object.value("metadata", json::object()).value("resourceVersion", "");
-    if (event.object.value("kind", "") == "Table") {
-      // A Table bookmark may be the stream's first event, the one with the column definitions.
-      std::vector<Item> bookmark_rows;
-      collect_items(event.object, m_kind, event.type, bookmark_rows);
-    }
+    // A Table bookmark may be the stream's first event, the one with the column definitions.
+    if (event.object.value("kind", "") == "Table") read_columns(event.object, m_kind);
     if (m_syncing) {
       // Only the bookmark that ends the initial events says where the state stands.
       if (!ends_initial_events(event.object)) return true;

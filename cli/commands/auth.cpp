@@ -3,15 +3,19 @@
 // printed as kubectl prints the answers.
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "cli/client/discovery.hpp"
 #include "cli/commands/common.hpp"
 #include "cli/commands/verbs.hpp"
 #include "cli/print/printers.hpp"
 #include "core/codec/yaml.hpp"
+#include "core/util/text.hpp"
 
 namespace kw::cli {
 
@@ -22,7 +26,7 @@ using nlohmann::json;
 // Prints `object` as -o asks (json, yaml), or returns false for the default form.
 bool print_structured(const json& object, const std::string& output) {
   if (output == "json") {
-    std::cout << object.dump(4) << "\n";
+    std::cout << to_kubectl_typed_json(object) << "\n";
     return true;
   }
   if (output == "yaml") {
@@ -121,27 +125,38 @@ int run_can_i(const CanIOptions& o) {
     return report_usage("you must specify two or three arguments: verb, resource, and optional resourceName");
   json attributes;
   const std::string& verb = o.args[0];
+  // kubectl's warnings, each followed by an empty line as its warning printer writes them.
+  const auto warn = [](const std::string& text) { std::cerr << "Warning: " << text << "\n\n"; };
+  static const std::set<std::string, std::less<>> known_resource_verbs = {
+      "get", "list", "watch", "create", "update", "patch", "delete", "deletecollection", "use", "bind", "impersonate", "*"};
+  static const std::set<std::string, std::less<>> known_non_resource_verbs = {"get",     "put",    "post", "head",
+                                                                              "options", "delete", "patch", "*"};
   if (o.args[1].starts_with("/")) {
+    if (!known_non_resource_verbs.contains(verb)) warn("verb '" + verb + "' is not a known verb");
     attributes = {{"nonResourceAttributes", {{"verb", verb}, {"path", o.args[1]}}}};
   } else {
-    std::string type = o.args[1];
+    std::string type = util::to_lower(o.args[1]);
     std::string name = o.args.size() == 3 ? o.args[2] : "";
     if (const auto slash = type.find('/'); slash != std::string::npos) {
       name = type.substr(slash + 1);
       type = type.substr(0, slash);
     }
     Resolver resolver(**api);
-    std::string group, plural;
-    if (auto resolved = resolver.resolve(type)) {
-      group = resolved->group;
-      plural = resolved->plural;
-    } else {
-      // kubectl warns and asks about the name as typed: the server may still know it.
-      std::cerr << "Warning: the server doesn't have a resource type '" << type << "'\n";
-      const auto dot = type.find('.');
-      plural = type.substr(0, dot);
-      group = dot == std::string::npos ? "" : type.substr(dot + 1);
+    std::string group, plural = type;
+    if (type != "*") {
+      if (auto resolved = resolver.resolve(type)) {
+        group = resolved->group;
+        plural = resolved->plural;
+        if (!resolved->namespaced && !o.all_namespaces)
+          warn("resource '" + plural + "' is not namespace scoped" + (group.empty() ? "" : " in group '" + group + "'"));
+      } else if (type != "users" && type != "groups") {
+        // kubectl warns and asks about the name as typed: the server may still know it.
+        const auto dot = type.find('.');
+        warn("the server doesn't have a resource type '" + type.substr(0, dot) + "'" +
+             (dot == std::string::npos ? "" : " in group '" + type.substr(dot + 1) + "'"));
+      }
     }
+    if (!known_resource_verbs.contains(verb)) warn("verb '" + verb + "' is not a known verb");
     json resource = {{"verb", verb}, {"group", group}, {"resource", plural}};
     if (!ns.empty()) resource["namespace"] = ns;
     if (!name.empty()) resource["name"] = name;
@@ -234,7 +249,9 @@ int run_create_token(const TokenOptions& o) {
   auto answer = call_json(**api, "POST", path, std::string(k_json), request.dump());
   if (!answer) return report(answer.error());
   if (print_structured(*answer, o.output)) return k_exit_ok;
-  std::cout << answer->value("status", json::object()).value("token", std::string()) << "\n";
+  // As kubectl: a newline only on a terminal, so $(kw create token x) and pipes get the bare token.
+  std::cout << answer->value("status", json::object()).value("token", std::string())
+            << (isatty(STDOUT_FILENO) ? "\n" : "");
   return k_exit_ok;
 }
 

@@ -129,10 +129,8 @@ Result<std::vector<ResourceArgs>> parse_resource_args(const std::vector<std::str
     }
     return out;
   }
+  // "a,b NAME..." names a/NAME... and b/NAME..., as kubectl reads it.
   const auto types = split_list(args.front(), ',');
-  if (types.size() > 1 && args.size() > 1)
-    return fail("there is no need to specify a resource type as a separate argument when passing arguments in "
-                "resource/name form");
   for (const auto& type : types) out.push_back(ResourceArgs{type, {args.begin() + 1, args.end()}});
   return out;
 }
@@ -177,12 +175,23 @@ void add_validate_flag(CLI::App& command, ValidateFlag& flag) {
       ->default_str("strict");
 }
 
+namespace {
+
+// kubectl's printers leave metadata.managedFields out of -o json and -o yaml.
+nlohmann::json without_managed_fields(nlohmann::json object) {
+  if (object.is_object())
+    if (auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) meta->erase("managedFields");
+  return object;
+}
+
+}  // namespace
+
 void WriteOutput::print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,
                         bool dry_run_note) const {
   if (output == "json") {
-    std::cout << to_kubectl_json(object) << '\n';
+    std::cout << to_kubectl_json(without_managed_fields(object)) << '\n';
   } else if (output == "yaml") {
-    std::cout << codec::json_to_yaml(object);
+    std::cout << codec::json_to_yaml(without_managed_fields(object));
   } else if (output == "name") {
     std::cout << kind_name << '\n';
   } else {
@@ -191,9 +200,16 @@ void WriteOutput::print(const nlohmann::json& object, const std::string& kind_na
   }
 }
 
+void WriteOutput::print_typed(const nlohmann::json& object, const std::string& kind_name,
+                              const std::string& line) const {
+  if (output == "json") std::cout << to_kubectl_typed_json(without_managed_fields(object)) << '\n';
+  else print(object, kind_name, line);
+}
+
 CLI::Option* add_manifest_flags(CLI::App& command, std::vector<std::string>& filenames, bool& recursive,
                                 const std::string& help) {
-  CLI::Option* filename = command.add_option("-f,--filename", filenames, help);
+  // One file per -f, as kubectl's: the next word is an argument again (label -f x.yaml k=v).
+  CLI::Option* filename = command.add_option("-f,--filename", filenames, help)->allow_extra_args(false);
   command.add_flag("-R,--recursive", recursive, "Also read the manifests of subdirectories of -f directories");
   return filename;
 }

@@ -67,6 +67,9 @@ struct WriteOutput {
   // kubectl's patch adds no dry-run note: `dry_run_note` false does the same.
   void print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,
              bool dry_run_note = true) const;
+  // The same for an object kubectl holds in its Go type (create's generators): -o json keeps
+  // the struct's key order.
+  void print_typed(const nlohmann::json& object, const std::string& kind_name, const std::string& line) const;
 };
 // `target` with KEY=VALUE (VALUE escaped) added to its query.
 std::string with_query(std::string target, std::string_view key, std::string_view value);

@@ -21,7 +21,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int k_completion_timeout_seconds = 5;
+constexpr const char* k_completion_timeout = "5s";
 
 struct CompleteOptions {
   ConnectionFlags connection;
@@ -80,8 +80,7 @@ int run_complete(CompleteOptions& options) {
         "__complete needs what to complete: resource-types, names TYPE, namespaces, contexts, clusters or users");
   const std::string what = options.words.front();
   if (what == "contexts" || what == "clusters" || what == "users") return print_kubeconfig_names(options.connection, what);
-  if (options.connection.request_timeout_seconds == 0)
-    options.connection.request_timeout_seconds = k_completion_timeout_seconds;
+  if (options.connection.request_timeout == "0") options.connection.request_timeout = k_completion_timeout;
   auto api = ApiClient::create(options.connection);
   if (what == "resource-types") {
     // Without a usable server: the built-in kinds.

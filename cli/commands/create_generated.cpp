@@ -15,6 +15,7 @@
 #include "cli/commands/common.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 #include "cli/commands/create_sources.hpp"
+#include "cli/commands/targets.hpp"
 #include "cli/commands/verbs.hpp"
 #include "core/util/base64.hpp"
 
@@ -53,7 +54,7 @@ int create_generated(const ConnectionFlags& connection, const WriteOutput& write
     if (info->namespaced && connection.overrides.namespace_name)
       object["metadata"]["namespace"] = *connection.overrides.namespace_name;
     const std::string kind_name = kind_prefix(*info) + "/" + object["metadata"]["name"].get<std::string>();
-    write.print(object, kind_name, kind_name + " created");
+    write.print_typed(object, kind_name, kind_name + " created");
     return k_exit_ok;
   }
   auto api = ApiClient::create(connection);
@@ -74,15 +75,22 @@ int create_generated(const ConnectionFlags& connection, const WriteOutput& write
     return report(create_failure(*response, generated.failure_prefix));
   auto created = json::parse(response->body, nullptr, false);
   if (created.is_discarded()) created = object;
-  write.print(created, kind_name, kind_name + " created");
+  write.print_typed(created, kind_name, kind_name + " created");
   return k_exit_ok;
 }
 
-// One create subcommand: NAME, the connection and output flags, and its generator.
-template <class Options>
+// A generator's failure as the verb reports it: a plain error is a usage error ("error: ...").
+VerbResult<Generated> as_verb_result(Result<Generated> generated) {
+  if (!generated) return std::unexpected(usage_error(std::move(generated.error().message)));
+  return std::move(*generated);
+}
+VerbResult<Generated> as_verb_result(VerbResult<Generated> generated) { return generated; }
+
+// One create subcommand: NAME, the connection and output flags, and its generator (which
+// returns Result<Generated>, or VerbResult<Generated> when it reads from the server).
+template <class Options, class Generate>
 CLI::App* generator_command(CLI::App& create, const char* name, const char* description,
-                            std::shared_ptr<Options> options, int* exit_code,
-                            Result<Generated> (*generate)(const Options&)) {
+                            std::shared_ptr<Options> options, int* exit_code, Generate generate) {
   CLI::App* command = create.add_subcommand(name, description);
   add_connection_flags(*command, options->connection);
   add_write_output_flags(*command, options->write);
@@ -96,9 +104,9 @@ CLI::App* generator_command(CLI::App& create, const char* name, const char* desc
       *exit_code = report_usage(validation.error().message);
       return;
     }
-    auto generated = generate(*options);
+    auto generated = as_verb_result(generate(*options));
     if (!generated) {
-      *exit_code = report_usage(generated.error().message);
+      *exit_code = report(generated.error());
       return;
     }
     *exit_code = create_generated(options->connection, options->write,
@@ -229,6 +237,7 @@ struct DeploymentOptions {
   std::vector<std::string> images;
   int replicas = 1;
   int port = -1;
+  std::vector<std::string> command;
 };
 
 // kubectl names a deployment's container after its image: the last path part without tag or
@@ -250,9 +259,13 @@ std::string container_name_of(const std::string& image) {
 
 Result<Generated> generate_deployment(const DeploymentOptions& o) {
   if (o.images.empty()) return fail("required flag(s) \"image\" not set");
+  if (o.images.size() > 1 && !o.command.empty()) return fail("cannot specify multiple --image options and command");
   json containers = json::array();
-  for (const auto& image : o.images)
-    containers.push_back({{"name", container_name_of(image)}, {"image", image}, {"resources", json::object()}});
+  for (const auto& image : o.images) {
+    json container = {{"name", container_name_of(image)}, {"image", image}, {"resources", json::object()}};
+    if (!o.command.empty()) container["command"] = o.command;
+    containers.push_back(std::move(container));
+  }
   if (o.port >= 0) containers[0]["ports"] = json::array({{{"containerPort", o.port}}});
   const json labels = {{"app", o.name}};
   json object = bare_object("apps/v1", "Deployment", o.name);
@@ -272,11 +285,51 @@ struct JobOptions {
   WriteOutput write;
   std::string name;
   std::string image;
+  std::string from;  // cronjob/NAME
   std::vector<std::string> command;
 };
 
-Result<Generated> generate_job(const JobOptions& o) {
-  if (o.image.empty()) return fail("--image must be specified");
+// A Job made from a CronJob's job template, as kubectl makes one to run it now: its labels,
+// its annotations plus cronjob.kubernetes.io/instantiate=manual, owned by the CronJob.
+VerbResult<Generated> job_from_cronjob(const JobOptions& o) {
+  auto api = ApiClient::create(o.connection);
+  if (!api) return std::unexpected(usage_error(api.error().message));
+  Resolver resolver(**api);
+  TargetArgs from;
+  from.args = {o.from};
+  auto named = objects_of(**api, resolver, from);
+  if (!named) return std::unexpected(named.error());
+  if (named->size() != 1) return std::unexpected(usage_error("from must be an existing cronjob"));
+  const NamedObject& source = named->front();
+  auto cronjob = read_object(**api, source);
+  if (!cronjob) return std::unexpected(cronjob.error());
+  if (source.info.kind != "CronJob")
+    return std::unexpected(usage_error("unknown object type *" + source.info.version + "." + source.info.kind));
+  const json& job_template = cronjob->value("spec", json::object()).value("jobTemplate", json::object());
+  const json template_meta = job_template.value("metadata", json::object());
+  json annotations = {{"cronjob.kubernetes.io/instantiate", "manual"}};
+  const json template_annotations = template_meta.value("annotations", json::object());
+  for (const auto& [key, value] : template_annotations.items()) annotations[key] = value;
+  json object = bare_object("batch/v1", "Job", o.name);
+  object["metadata"]["annotations"] = std::move(annotations);
+  if (auto labels = template_meta.find("labels"); labels != template_meta.end()) object["metadata"]["labels"] = *labels;
+  const json& source_meta = (*cronjob)["metadata"];
+  object["metadata"]["ownerReferences"] = json::array({{{"apiVersion", "batch/v1"},
+                                                        {"kind", "CronJob"},
+                                                        {"name", source_meta.value("name", "")},
+                                                        {"uid", source_meta.value("uid", "")},
+                                                        {"controller", true}}});
+  object["spec"] = job_template.value("spec", json::object());
+  object["status"] = json::object();
+  return Generated{std::move(object), "failed to create job: "};
+}
+
+VerbResult<Generated> generate_job(const JobOptions& o) {
+  if (o.image.empty() == o.from.empty()) return std::unexpected(usage_error("either --image or --from must be specified"));
+  if (!o.from.empty()) {
+    if (!o.command.empty()) return std::unexpected(usage_error("cannot specify --from and command"));
+    return job_from_cronjob(o);
+  }
   json container = {{"name", o.name}, {"image", o.image}, {"resources", json::object()}};
   if (!o.command.empty()) container["command"] = o.command;
   json object = bare_object("batch/v1", "Job", o.name);
@@ -330,11 +383,15 @@ void add_create_generated_commands(CLI::App& create, int* exit_code) {
   deploy->add_option("--image", deployment->images, "An image to run, one container each (repeatable)");
   deploy->add_option("-r,--replicas", deployment->replicas, "How many pods to run")->default_str("1");
   deploy->add_option("--port", deployment->port, "The port the first container exposes")->default_str("-1");
+  deploy->add_option("command", deployment->command, "The command the container runs, after --");
 
   auto job = std::make_shared<JobOptions>();
-  CLI::App* job_command = generator_command(create, "job", "Create a Job running an image: NAME --image=I [-- COMMAND...]",
+  CLI::App* job_command = generator_command(create, "job",
+                                            "Create a Job running an image (NAME --image=I [-- COMMAND...]) or from a "
+                                            "CronJob (NAME --from=cronjob/C)",
                                             job, exit_code, &generate_job);
   job_command->add_option("--image", job->image, "The image to run");
+  job_command->add_option("--from", job->from, "The CronJob to make the Job from: cronjob/NAME");
   job_command->add_option("command", job->command, "The command to run, after --");
 }
 

@@ -127,7 +127,7 @@ int run_create_rbac(const RbacCreateOptions& o) {
                                                                : "clusterrolebindings";
   const std::string kind_name = plural.substr(0, plural.size() - 1) + "." + k_rbac_group + "/" + o.name;
   if (o.write.client_dry_run()) {
-    o.write.print(object, kind_name, kind_name + " created");
+    o.write.print_typed(object, kind_name, kind_name + " created");
     return k_exit_ok;
   }
   std::string path = "/apis/" + std::string(k_rbac_version);
@@ -136,7 +136,7 @@ int run_create_rbac(const RbacCreateOptions& o) {
   const WriteQuery query{"kubectl-create", std::move(*validation)};
   auto created = call_json(**api, "POST", query.apply_to(o.write.with_dry_run(path)), std::string(k_json), object.dump());
   if (!created) return report(created.error());
-  o.write.print(*created, kind_name, kind_name + " created");
+  o.write.print_typed(*created, kind_name, kind_name + " created");
   return k_exit_ok;
 }
 

@@ -26,6 +26,8 @@ struct DeleteOptions {
   bool all_namespaces = false;
   bool ignore_not_found = false;
   int grace_period = -1;
+  bool now = false;    // --now: a grace period of 1 s
+  bool force = false;  // --force: with no grace period, deleted at once
   WriteOutput write;
 };
 
@@ -57,16 +59,24 @@ class Deleter {
         if (colon != std::string::npos && error.message.starts_with("Error from server"))
           error.message.insert(colon + 2, "error when deleting \"" + victim.source + "\": ");
       }
-      m_code = report(error);
+      // As kubectl's visitor, which goes on past a failed object: reported after the rest.
+      m_failures.push_back(std::move(error));
       return;
     }
+    const bool forced = m_options.force && m_options.grace_period == 0;
     write.print(*deleted, kind_prefix(victim.info) + "/" + victim.name,
-                kind_prefix(victim.info) + " \"" + victim.name + "\" deleted");
+                kind_prefix(victim.info) + " \"" + victim.name + "\" " + (forced ? "force deleted" : "deleted"));
     m_deleted_any = true;
   }
 
   void fail_with(const VerbError& error) { m_code = report(error); }
-  int code() const { return m_code; }
+  // Reports the objects that could not be deleted; the exit status.
+  int finish() {
+    std::cout.flush();
+    for (const auto& failure : m_failures) m_code = report(failure);
+    m_failures.clear();
+    return m_code;
+  }
   bool deleted_any() const { return m_deleted_any; }
 
  private:
@@ -74,6 +84,7 @@ class Deleter {
   const DeleteOptions& m_options;
   int m_code = k_exit_ok;
   bool m_deleted_any = false;
+  std::vector<VerbError> m_failures;
 };
 
 void delete_from_manifests(DeleteOptions& options, ApiClient& api, Resolver& resolver, Deleter& deleter) {
@@ -103,6 +114,16 @@ void delete_matching(const DeleteOptions& options, ApiClient& api, const api::Re
 
 int run_delete(DeleteOptions& options) {
   const bool by_selector = !options.selector.empty() || options.all;
+  if (options.now) {
+    if (options.grace_period != -1) return report_usage("--now and --grace-period cannot be specified together");
+    options.grace_period = 1;
+  }
+  // kubectl's reading of the grace period: 0 only with --force (else 1), --force alone is 0.
+  if (options.grace_period == 0 && !options.force) options.grace_period = 1;
+  if (options.force && options.grace_period < 0) options.grace_period = 0;
+  if (options.force && options.grace_period == 0)
+    std::cerr << "Warning: Immediate deletion does not wait for confirmation that the running resource has been "
+                 "terminated. The resource may continue to run on the cluster indefinitely.\n";
   if (options.filenames.empty() && options.args.empty())
     return report_usage("You must provide one or more resources by argument or filename.");
   if (!options.filenames.empty() && !options.args.empty())
@@ -140,10 +161,11 @@ int run_delete(DeleteOptions& options) {
       const std::string namespace_name = info->namespaced ? (*api)->config().namespace_name : std::string();
       for (const auto& name : group.names) deleter.remove(Victim{*info, namespace_name, name, {}});
     }
-    if (by_selector && !deleter.deleted_any() && deleter.code() == k_exit_ok) std::cerr << "No resources found\n";
   }
-  std::cout.flush();
-  return deleter.code();
+  const int code = deleter.finish();
+  if (options.filenames.empty() && by_selector && !deleter.deleted_any() && code == k_exit_ok)
+    std::cerr << "No resources found\n";
+  return code;
 }
 
 }  // namespace
@@ -162,6 +184,10 @@ void add_delete_command(CLI::App& app, int* exit_code) {
   command->add_flag("--ignore-not-found", options->ignore_not_found, "Treat an object that does not exist as deleted");
   command->add_option("--grace-period", options->grace_period,
                       "Seconds the object is given to terminate (-1: the object's own default)");
+  command->add_flag("--now", options->now, "Signal the objects to stop at once (a grace period of 1 s)");
+  command->add_flag("--force", options->force,
+                    "With --grace-period=0 (its default): remove the objects at once, without waiting for "
+                    "confirmation that they stopped");
   add_write_output_flags(*command, options->write, false);
   add_connection_flags(*command, options->connection);
   command->callback([options, exit_code] { *exit_code = run_delete(*options); });

@@ -214,7 +214,10 @@ VerbResult<std::vector<EditTarget>> read_targets(ApiClient& api, Resolver& resol
   } else {
     // A bare TYPE edits every object of it in the namespace, as kubectl does.
     const bool every = options.args.size() == 1 && options.args.front().find('/') == std::string::npos;
-    auto listed = objects_of(api, resolver, TargetArgs{options.args, {}, every, false});
+    TargetArgs targets;
+    targets.args = options.args;
+    targets.all = every;
+    auto listed = objects_of(api, resolver, targets);
     if (!listed) return std::unexpected(listed.error());
     named = std::move(*listed);
   }

@@ -25,6 +25,7 @@ struct EventsOptions {
   std::vector<std::string> types;
   bool all_namespaces = false;
   bool watch = false;
+  std::string output;  // -o: json, yaml, name, jsonpath=...
 };
 
 // When the event last happened (the order of the listing): the series' last observation,
@@ -78,6 +79,32 @@ bool wanted(const json& event, const std::vector<std::string>& types) {
              return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
            });
   });
+}
+
+// An event of the listing as kubectl's typed list holds it: with its apiVersion and kind, and
+// without managedFields, which kubectl's printers leave out.
+json typed_event(json event) {
+  event["apiVersion"] = "v1";
+  event["kind"] = "Event";
+  if (auto meta = event.find("metadata"); meta != event.end() && meta->is_object()) meta->erase("managedFields");
+  return event;
+}
+
+// The listing in an -o format: for -o name one line per event, otherwise the EventList
+// kubectl builds (no list metadata) as one document.
+Result<void> print_listing(Printer& printer, const KindInfo& kind, const std::string& output,
+                           const std::vector<json>& events) {
+  std::vector<Item> items;
+  if (output == "name") {
+    for (const auto& event : events) items.push_back(Item{"", typed_event(event), nullptr});
+    if (auto printed = printer.print_list(kind, items, false, std::cout); !printed) return printed;
+    return printer.finish(std::cout);
+  }
+  json list = {{"apiVersion", "v1"}, {"items", json::array()}, {"kind", "EventList"}, {"metadata", json::object()}};
+  for (const auto& event : events) list["items"].push_back(typed_event(event));
+  items.push_back(Item{"", std::move(list), nullptr});
+  if (auto printed = printer.print_list(kind, items, true, std::cout); !printed) return printed;
+  return printer.finish(std::cout);
 }
 
 // Prints each watched event as one row (the header came with the listing).
@@ -134,14 +161,27 @@ int run_events(const EventsOptions& options) {
               << '\n';
     return k_exit_ok;
   }
-  const auto now = std::chrono::system_clock::now();
-  std::vector<std::vector<std::string>> rows = {header(options.all_namespaces)};
-  for (const auto& event : events) rows.push_back(event_row(event, options.all_namespaces, now));
-  std::cout << tabulate(rows) << std::flush;
+  std::unique_ptr<Printer> printer;
+  if (options.output.empty()) {
+    const auto now = std::chrono::system_clock::now();
+    std::vector<std::vector<std::string>> rows = {header(options.all_namespaces)};
+    for (const auto& event : events) rows.push_back(event_row(event, options.all_namespaces, now));
+    std::cout << tabulate(rows) << std::flush;
+    printer = std::make_unique<EventRowPrinter>(options.all_namespaces, options.types);
+  } else {
+    PrintOptions print;
+    print.output = options.output;
+    auto chosen = make_printer(print);
+    if (!chosen) return report_usage(chosen.error().message);
+    printer = std::move(*chosen);
+    const KindInfo kind = kind_info(*info);
+    if (auto printed = print_listing(*printer, kind, options.output, events); !printed)
+      return report_usage(printed.error().message);
+    std::cout << std::flush;
+  }
   if (!options.watch) return k_exit_ok;
-  EventRowPrinter printer(options.all_namespaces, options.types);
   StopState stop;
-  SharedOutput output{printer, std::cout, {}, false};
+  SharedOutput output{*printer, std::cout, {}, false};
   Query query;
   query.namespace_name = namespace_name;
   query.field_selector = selector;
@@ -163,6 +203,7 @@ void add_events_command(CLI::App& app, int* exit_code) {
       ->delimiter(',');
   command->add_flag("-A,--all-namespaces", options->all_namespaces, "Events of every namespace");
   command->add_flag("-w,--watch", options->watch, "After the listing, print new events as they come");
+  command->add_option("-o,--output", options->output, "Output format: json, yaml, name, jsonpath=..., go-template=...");
   add_connection_flags(*command, options->connection);
   command->callback([options, exit_code] { *exit_code = run_events(*options); });
 }

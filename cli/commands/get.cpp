@@ -48,11 +48,16 @@ struct GetOptions {
   bool output_watch_events = false;
   bool show_managed_fields = false;
   std::string resume_file;
+  std::vector<std::string> filenames;  // -f: the objects of these manifests
+  bool recursive = false;
+  std::string subresource;  // --subresource: status or scale of named objects
+  std::string template_text;  // --template
 };
 
 struct KindNames {
   KindInfo kind;
   std::vector<std::string> names;
+  std::optional<std::string> namespace_name;  // a manifest's own namespace
 };
 
 // The resolved kinds of one run; KindInfo points into it, so it only grows.
@@ -80,7 +85,7 @@ VerbResult<std::vector<KindNames>> parse_targets(Resolver& resolver, KindStore& 
                                            "passing arguments in resource/name form"));
       auto info = resolver.resolve(arg.substr(0, slash));
       if (!info) return std::unexpected(info.error());
-      targets.push_back(KindNames{store_kind(store, std::move(*info)), {arg.substr(slash + 1)}});
+      targets.push_back(KindNames{store_kind(store, std::move(*info)), {arg.substr(slash + 1)}, std::nullopt});
     }
     return targets;
   }
@@ -103,8 +108,26 @@ VerbResult<std::vector<KindNames>> parse_targets(Resolver& resolver, KindStore& 
       const bool repeated = std::any_of(targets.begin(), targets.end(), [&](const KindNames& target) {
         return target.kind.group == info.group && target.kind.kind == info.kind;
       });
-      if (!repeated) targets.push_back(KindNames{store_kind(store, std::move(info)), names});
+      if (!repeated) targets.push_back(KindNames{store_kind(store, std::move(info)), names, std::nullopt});
     }
+  }
+  return targets;
+}
+
+// The objects -f's manifests describe, one target each, in the order given.
+VerbResult<std::vector<KindNames>> manifest_targets(ApiClient& api, Resolver& resolver, KindStore& store,
+                                                    const GetOptions& options) {
+  TargetArgs files;
+  files.args = options.args;
+  files.filenames = options.filenames;
+  files.recursive = options.recursive;
+  auto objects = objects_of(api, resolver, files);
+  if (!objects) return std::unexpected(objects.error());
+  std::vector<KindNames> targets;
+  for (auto& object : *objects) {
+    const bool namespaced = object.info.namespaced;
+    targets.push_back(KindNames{store_kind(store, std::move(object.info)), {object.name},
+                                namespaced ? std::optional(object.namespace_name) : std::nullopt});
   }
   return targets;
 }
@@ -162,11 +185,14 @@ std::string encoding_of(const GetOptions& options, const KindInfo& kind, bool wa
   return has_protobuf && !want_table ? std::string("protobuf") : std::string("json");
 }
 
-Query make_query(const GetOptions& options, const KindInfo& kind, const kubeconfig::RestConfig& config,
+Query make_query(const GetOptions& options, const KindNames& target, const kubeconfig::RestConfig& config,
                  bool want_table) {
   Query query;
+  const KindInfo& kind = target.kind;
   const bool namespaced = kind.info == nullptr || kind.info->namespaced;
-  query.namespace_name = namespaced && !options.all_namespaces ? config.namespace_name : std::string();
+  query.namespace_name = namespaced && !options.all_namespaces ? target.namespace_name.value_or(config.namespace_name)
+                                                               : std::string();
+  query.subresource = options.subresource;
   query.label_selector = options.label_selector;
   query.field_selector = options.field_selector;
   query.chunk_size = options.chunk_size;
@@ -217,7 +243,7 @@ int run_watch(GetOptions& options, ApiClient& api, std::vector<KindNames>& targe
                                             : (options.resume_file.empty() ? std::string()
                                                                            : options.resume_file + "." + targets[i].kind.prefix());
     if (targets[i].names.size() == 1) watch.single_name = targets[i].names.front();
-    Query query = make_query(options, targets[i].kind, api.config(), printer.wants_table());
+    Query query = make_query(options, targets[i], api.config(), printer.wants_table());
     threads.emplace_back([&, i, client, query, watch] {
       WatchSession session(*client, targets[i].kind, query, watch, output, stop);
       codes[i] = session.run();
@@ -238,7 +264,8 @@ int run_get(GetOptions& options) {
                      .with_kind = false,
                      .watch_events = options.output_watch_events,
                      .label_columns = {},
-                     .show_managed_fields = options.show_managed_fields};
+                     .show_managed_fields = options.show_managed_fields,
+                     .template_text = options.template_text};
   for (const auto& column : options.label_columns)
     for (auto& key : split_list(column, ',')) print.label_columns.push_back(key);
   if (options.watch_only) options.watch = true;
@@ -254,6 +281,10 @@ int run_get(GetOptions& options) {
     std::cerr << "error: --sort-by cannot be used with --watch\n";
     return k_exit_usage;
   }
+  if (!options.subresource.empty() && options.subresource != "status" && options.subresource != "scale") {
+    std::cerr << "error: invalid subresource value: \"" << options.subresource << "\". Must be one of [status scale]\n";
+    return k_exit_usage;
+  }
   auto api = ApiClient::create(options.connection);
   if (!api) {
     std::cerr << "error: " << api.error().message << '\n';
@@ -261,7 +292,8 @@ int run_get(GetOptions& options) {
   }
   Resolver resolver(**api);
   KindStore kinds;
-  auto targets = parse_targets(resolver, kinds, options.args);
+  auto targets = options.filenames.empty() ? parse_targets(resolver, kinds, options.args)
+                                           : manifest_targets(**api, resolver, kinds, options);
   if (!targets) {
     std::cerr << targets.error().message << '\n';
     return targets.error().exit_code;
@@ -287,9 +319,14 @@ int run_get(GetOptions& options) {
   std::vector<std::string> errors;
   const bool single = targets->size() == 1 && targets->front().names.size() == 1;
   for (auto& target : *targets) {
-    Query query = make_query(options, target.kind, (*api)->config(), (*printer)->wants_table());
+    Query query = make_query(options, target, (*api)->config(), (*printer)->wants_table());
     std::vector<Item> items;
     if (target.names.empty()) {
+      if (!query.subresource.empty()) {
+        errors.push_back("error: --subresource can only be used with named resources");
+        code = k_exit_usage;
+        continue;
+      }
       auto listing = list_objects(**api, target.kind, query);
       if (!listing) {
         errors.push_back(listing.error().text());
@@ -345,7 +382,10 @@ void add_common(CLI::App* command, GetOptions& options) {
   command->add_option("-l,--selector", options.label_selector, "Label selector to filter on (e.g. -l key1=value1,key2)");
   command->add_option("--field-selector", options.field_selector, "Field selector to filter on (e.g. status.phase=Running)");
   command->add_option("-o,--output", options.output,
-                      "Output format: " + std::string(k_output_formats) + " (jsonpath=TEMPLATE, custom-columns=SPEC)");
+                      "Output format: " + std::string(k_output_formats) +
+                          " (jsonpath=TEMPLATE, custom-columns=SPEC, go-template=TEMPLATE)");
+  command->add_option("--template", options.template_text,
+                      "The Go template of -o go-template or -o template (alone, it implies -o go-template)");
   command->add_flag("--no-headers", options.no_headers, "Do not print headers");
   command->add_flag("--show-labels", options.show_labels, "Show all labels as the last column");
   command->add_option("-L,--label-columns", options.label_columns, "Labels to show as columns (comma-separated)");
@@ -364,9 +404,10 @@ void add_get_command(CLI::App& app, int* exit_code) {
   CLI::App* command = app.add_subcommand("get", "Display one or many resources (kubectl get)");
   command->footer(std::string(k_exit_codes));
   command->add_option("args", options->args,
-                      "TYPE[,TYPE...] [NAME...] or TYPE/NAME...; a TYPE may be a category such as all")
-      ->required();
+                      "TYPE[,TYPE...] [NAME...] or TYPE/NAME...; a TYPE may be a category such as all");
   add_common(command, *options);
+  add_manifest_flags(*command, options->filenames, options->recursive, "Files, directories or - (stdin) whose objects to get");
+  command->add_option("--subresource", options->subresource, "Get this subresource of the named objects: status or scale");
   command->add_option("--sort-by", options->sort_by, "Sort by a JSONPath expression (e.g. .metadata.name)");
   command->add_flag("-w,--watch", options->watch, "After listing, watch for changes (reconnects and resumes)");
   command->add_flag("--watch-only", options->watch_only, "Watch for changes without printing the current state");

@@ -23,6 +23,7 @@ struct MetadataOptions {
   ConnectionFlags connection;
   TargetArgs targets;
   bool overwrite = false;
+  std::string resource_version;  // the update succeeds only at this version (one object)
   WriteOutput write;
 };
 
@@ -95,6 +96,8 @@ int run_metadata(MetadataOptions& options, const std::string& field) {
   Resolver resolver(**api);
   auto objects = objects_of(**api, resolver, options.targets);
   if (!objects) return report(objects.error());
+  if (!options.resource_version.empty() && objects->size() > 1)
+    return report_usage("--resource-version may only be used with a single resource");
   int code = k_exit_ok;
   for (const auto& object : *objects) {
     const std::string path = object_path(object.info, object.namespace_name, object.name);
@@ -116,7 +119,8 @@ int run_metadata(MetadataOptions& options, const std::string& field) {
     if (patch->empty()) {
       if (labels) message = "not labeled";
     } else {
-      const json body = {{"metadata", {{field, *patch}}}};
+      json body = {{"metadata", {{field, *patch}}}};
+      if (!options.resource_version.empty()) body["metadata"]["resourceVersion"] = options.resource_version;
       if (options.write.client_dry_run()) {
         result.merge_patch(body);
       } else {
@@ -144,9 +148,12 @@ void add_metadata_command(CLI::App& app, int* exit_code, const std::string& name
   command->footer(std::string(k_client_exit_codes));
   const std::string what = name == "label" ? "label" : "annotation";
   command->add_option("args", options->targets.args,
-                      "TYPE NAME... or TYPE/NAME..., then KEY=VALUE to set and KEY- to remove a " + what)
+                      "TYPE NAME... or TYPE/NAME... (or -f), then KEY=VALUE to set and KEY- to remove a " + what)
       ->required();
+  add_target_file_flags(*command, options->targets, "change");
   command->add_flag("--overwrite", options->overwrite, "Allow replacing the value of an existing " + what);
+  command->add_option("--resource-version", options->resource_version,
+                      "Only change the object if this is its current resourceVersion (one object only)");
   command->add_option("-l,--selector", options->targets.selector, "Change every object matching this label selector");
   command->add_flag("--all", options->targets.all, "Change every object of the type in the namespace");
   command->add_flag("-A,--all-namespaces", options->targets.all_namespaces, "With -l or --all: look in every namespace");
@@ -161,6 +168,7 @@ struct PatchOptions {
   std::string patch;
   std::string patch_file;
   std::string type = "strategic";
+  std::string subresource;  // status or scale
   WriteOutput write;
 };
 
@@ -207,6 +215,8 @@ int run_patch(PatchOptions& options) {
   if (!parsed) return report_usage(parsed.error().message);
   if (parsed->empty() || parsed->front().names.empty())
     return report_usage("you must specify the object to patch as TYPE NAME or TYPE/NAME");
+  if (!options.subresource.empty() && options.subresource != "status" && options.subresource != "scale")
+    return report_usage("invalid subresource value: \"" + options.subresource + "\". Must be one of [status scale]");
   if (options.write.client_dry_run() && options.type == "strategic")
     return report_usage("a strategic merge patch is applied by the server: use --dry-run=server, or --type merge|json");
   auto api = ApiClient::create(options.connection);
@@ -221,7 +231,8 @@ int run_patch(PatchOptions& options) {
     if (!info) return report(info.error());
     const std::string namespace_name = info->namespaced ? (*api)->config().namespace_name : std::string();
     for (const auto& name : group.names) {
-      const std::string path = object_path(*info, namespace_name, name);
+      std::string path = object_path(*info, namespace_name, name);
+      if (!options.subresource.empty()) path += "/" + options.subresource;
       auto before = call_json(**api, "GET", path, {}, {});
       if (!before) {
         code = report(before.error());
@@ -234,7 +245,13 @@ int run_patch(PatchOptions& options) {
         code = report(after.error());
         continue;
       }
-      const std::string kind_name = kind_prefix(*info) + "/" + name;
+      // A subresource's answer is named by its own kind (scale.autoscaling/NAME).
+      api::ResourceInfo answered = *info;
+      if (!options.subresource.empty() && after->contains("kind")) {
+        answered.kind = after->value("kind", info->kind);
+        answered.group = api::split_api_version(after->value("apiVersion", "")).group;
+      }
+      const std::string kind_name = kind_prefix(answered) + "/" + name;
       options.write.print(*after, kind_name, kind_name + (*after == *before ? " patched (no change)" : " patched"),
                           false);
     }
@@ -263,6 +280,7 @@ void add_patch_command(CLI::App& app, int* exit_code) {
   command->add_option("--type", options->type, "The kind of patch: strategic, merge (RFC 7386) or json (RFC 6902)")
       ->check(CLI::IsMember({"strategic", "merge", "json"}))
       ->capture_default_str();
+  command->add_option("--subresource", options->subresource, "Patch this subresource of the object: status or scale");
   add_write_output_flags(*command, options->write);
   add_connection_flags(*command, options->connection);
   command->callback([options, exit_code] { *exit_code = run_patch(*options); });

@@ -1,6 +1,6 @@
 // kw rollout: `status` follows the rollout of a Deployment, StatefulSet or DaemonSet through a
 // watch, printing each new progress line as kubectl does, until it completes; `pause`, `resume`
-// and `restart` patch the objects as kubectl's do.
+// and `restart` patch the objects as kubectl's do; `history` and `undo` live in rollout_history.
 #include <CLI/CLI.hpp>
 
 #include <functional>
@@ -10,6 +10,7 @@
 #include "cli/client/discovery.hpp"
 #include "cli/client/object_watch.hpp"
 #include "cli/commands/common.hpp"
+#include "cli/commands/rollout_history.hpp"
 #include "cli/commands/rollout_status.hpp"
 #include "cli/commands/targets.hpp"
 #include "cli/commands/verbs.hpp"
@@ -68,7 +69,9 @@ int run_rollout_status(const RolloutStatusOptions& options) {
   auto api = ApiClient::create(options.connection);
   if (!api) return report_usage(api.error().message);
   Resolver resolver(**api);
-  auto objects = objects_of(**api, resolver, TargetArgs{options.args, {}, false, false});
+  TargetArgs targets;
+  targets.args = options.args;
+  auto objects = objects_of(**api, resolver, targets);
   if (!objects) return report(objects.error());
   for (const auto& object : *objects) {
     auto live = read_object(**api, object);
@@ -142,9 +145,7 @@ int run_rollout_edit(const RolloutEditOptions& options, const RolloutEdit& edit)
   auto api = ApiClient::create(options.connection);
   if (!api) return report_usage(api.error().message);
   Resolver resolver(**api);
-  // A TYPE alone (or TYPE,TYPE) means every object of it, as for kubectl's rollout verbs.
-  const bool types_only = options.args.size() == 1 && options.args[0].find('/') == std::string::npos;
-  auto objects = objects_of(**api, resolver, TargetArgs{options.args, options.selector, types_only && options.selector.empty(), false});
+  auto objects = objects_of(**api, resolver, rollout_targets(options.args, options.selector));
   if (!objects) return report(objects.error());
   // Every object is read before any is changed: one that cannot be read stops the command.
   std::vector<std::pair<NamedObject, json>> found;
@@ -206,7 +207,8 @@ void add_rollout_edit(CLI::App& rollout, const char* name, const char* descripti
 
 void add_rollout_command(CLI::App& app, int* exit_code) {
   CLI::App* rollout =
-      app.add_subcommand("rollout", "Follow, pause, resume or restart the rollout of deployments, statefulsets and daemonsets");
+      app.add_subcommand("rollout", "Follow, pause, resume, restart or undo the rollout of deployments, statefulsets and "
+                                    "daemonsets, and list their revisions");
   rollout->require_subcommand(1);
   auto options = std::make_shared<RolloutStatusOptions>();
   CLI::App* status = rollout->add_subcommand(
@@ -229,6 +231,7 @@ void add_rollout_command(CLI::App& app, int* exit_code) {
                    "restart)",
                    restart_edit(), exit_code);
   add_rollout_edit(*rollout, "resume", "Resume paused deployments (kubectl rollout resume)", resume_edit(), exit_code);
+  add_rollout_history_commands(*rollout, exit_code);
 }
 
 }  // namespace kw::cli

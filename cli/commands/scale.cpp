@@ -69,7 +69,7 @@ int run_scale(const ScaleOptions& options) {
   if (!options.replicas_given) return report_usage("required flag(s) \"replicas\" not set");
   if (options.replicas < 0)
     return report_usage("The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
-  if (options.targets.args.empty())
+  if (options.targets.args.empty() && options.targets.filenames.empty())
     return report_usage(no_resources_message());
   if (!options.targets.selector.empty() && options.targets.all)
     return report_usage("cannot set --all and --selector at the same time");
@@ -110,6 +110,7 @@ void add_scale_command(CLI::App& app, int* exit_code) {
                                   "controllers (the scale subresource; kubectl scale)");
   command->footer(std::string(k_client_exit_codes));
   command->add_option("args", options->targets.args, "TYPE NAME... or TYPE/NAME...");
+  add_target_file_flags(*command, options->targets, "scale");
   command->add_option("--replicas", options->replicas, "The new number of replicas");
   command->add_option("--current-replicas", options->current_replicas,
                       "Only scale when the current number of replicas is this (-1: any)")

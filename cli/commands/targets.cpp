@@ -1,10 +1,52 @@
 #include "cli/commands/targets.hpp"
 
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/client/manifest.hpp"
+
 namespace kw::cli {
 
 using nlohmann::json;
 
+void add_target_file_flags(CLI::App& command, TargetArgs& targets, const std::string& what) {
+  add_manifest_flags(command, targets.filenames, targets.recursive,
+                     "Files, directories or - (stdin) whose objects to " + what);
+}
+
+TargetArgs rollout_targets(const std::vector<std::string>& args, const std::string& selector) {
+  TargetArgs targets;
+  targets.args = args;
+  targets.selector = selector;
+  targets.all = args.size() == 1 && args[0].find('/') == std::string::npos && selector.empty();
+  return targets;
+}
+
+namespace {
+
+// The objects -f's manifests describe, in their own namespace or the context's.
+VerbResult<std::vector<NamedObject>> objects_of_manifests(ApiClient& api, Resolver& resolver, const TargetArgs& targets) {
+  if (!targets.args.empty() || !targets.selector.empty() || targets.all)
+    return std::unexpected(usage_error("resources are named by -f or by arguments, not both"));
+  auto manifests = load_manifests(targets.filenames, targets.recursive, std::cin);
+  if (!manifests) return std::unexpected(usage_error(manifests.error().message));
+  std::vector<NamedObject> out;
+  for (const auto& manifest : *manifests) {
+    auto info = resolver.resolve_manifest(manifest.object, manifest.source);
+    if (!info) return std::unexpected(info.error());
+    const json metadata = manifest.object.value("metadata", json::object());
+    std::string namespace_name;
+    if (info->namespaced) namespace_name = metadata.value("namespace", api.config().namespace_name);
+    out.push_back(NamedObject{*info, namespace_name, metadata.value("name", "")});
+  }
+  return out;
+}
+
+}  // namespace
+
 VerbResult<std::vector<NamedObject>> objects_of(ApiClient& api, Resolver& resolver, const TargetArgs& targets) {
+  if (!targets.filenames.empty()) return objects_of_manifests(api, resolver, targets);
   auto parsed = parse_resource_args(targets.args);
   if (!parsed) return std::unexpected(usage_error(parsed.error().message));
   if (parsed->empty())

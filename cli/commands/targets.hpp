@@ -1,7 +1,7 @@
 #pragma once
 // The objects a verb's arguments name, as kubectl's label, annotate and scale take them:
 // TYPE NAME..., TYPE/NAME..., or TYPE (or a category) with -l SELECTOR / --all (listed from
-// the server).
+// the server), or the objects of manifests given with -f.
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +22,16 @@ struct TargetArgs {
   std::string selector;
   bool all = false;
   bool all_namespaces = false;  // with a selector or --all: every namespace
+  std::vector<std::string> filenames;  // -f: the objects these manifests describe
+  bool recursive = false;              // -R
 };
+
+// The targets of kubectl's rollout verbs: TYPE NAME..., TYPE/NAME..., TYPE with -l, or a TYPE
+// alone, which means every object of it.
+TargetArgs rollout_targets(const std::vector<std::string>& args, const std::string& selector);
+
+// -f and -R for a verb that takes TargetArgs.
+void add_target_file_flags(CLI::App& command, TargetArgs& targets, const std::string& what);
 
 // The named objects (not fetched), or those a selector or --all lists. With a selector or
 // --all, a TYPE may be a category ("all"), as in kubectl: each of its resources is listed.

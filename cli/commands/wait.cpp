@@ -75,7 +75,7 @@ int run_wait(const WaitOptions& options) {
   if (!timeout) return report_usage(timeout.error().message);
   auto condition = parse_wait_condition(options.for_text);
   if (!condition) return report_usage(condition.error().message);
-  if (options.targets.args.empty()) return report_usage(no_resources_message());
+  if (options.targets.args.empty() && options.targets.filenames.empty()) return report_usage(no_resources_message());
   auto api = ApiClient::create(options.connection);
   if (!api) return report_usage(api.error().message);
   Resolver resolver(**api);
@@ -105,6 +105,7 @@ void add_wait_command(CLI::App& app, int* exit_code) {
       "resumes after a disconnect. Exit status: 0 every object met the condition, 1 a timeout, an unmet condition, "
       "or an error (usage, resource type, the server's answer, a server that cannot be reached).");
   command->add_option("args", options->targets.args, "TYPE NAME..., TYPE/NAME..., or TYPE with -l or --all");
+  add_target_file_flags(*command, options->targets, "wait for");
   command->add_option("--for", options->for_text, "What to wait for: delete, condition=NAME[=VALUE], jsonpath=EXPR[=VALUE]");
   command->add_option("--timeout", options->timeout,
                       "How long to wait for each object (Go duration: 30s, 5m, 1h; 0 checks once, negative is a week)")

@@ -27,13 +27,19 @@ Result<WaitCondition> parse_condition(std::string_view rest) {
 }
 
 Result<WaitCondition> parse_jsonpath(std::string_view rest) {
+  // Split at each '=' outside braces: a filter's == belongs to the expression.
   std::vector<std::string_view> parts;
-  for (std::size_t start = 0;;) {
-    const auto eq = rest.find('=', start);
-    parts.push_back(rest.substr(start, eq == std::string_view::npos ? std::string_view::npos : eq - start));
-    if (eq == std::string_view::npos) break;
-    start = eq + 1;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '{') ++depth;
+    else if (rest[i] == '}') --depth;
+    else if (rest[i] == '=' && depth == 0) {
+      parts.push_back(rest.substr(start, i - start));
+      start = i + 1;
+    }
   }
+  parts.push_back(rest.substr(start));
   if (parts.size() > 2)
     return fail("jsonpath wait format must be --for=jsonpath='{.status.readyReplicas}'=3 or "
                 "--for=jsonpath='{.status.readyReplicas}'");

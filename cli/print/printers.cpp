@@ -1,13 +1,22 @@
 #include "cli/print/printers.hpp"
 
+#include "cli/print/go_template.hpp"
+
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <optional>
 
 #include "core/api/jsonpath.hpp"
 #include "core/api/table.hpp"
+#include "core/codec/protobuf.hpp"
+#include "core/codec/protobuf_mapping.hpp"
 #include "core/codec/text.hpp"
 #include "core/codec/yaml.hpp"
+#include <google/protobuf/descriptor.h>
+
+#include "core/proto/registry.hpp"
 #include "core/util/text.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
@@ -143,12 +152,14 @@ class TablePrinter final : public Printer {
 
 // ---- object printers (json, yaml, name, jsonpath) -------------------------------------------
 
-enum class ObjectFormat { Json, Yaml, Name, JsonPath };
+enum class ObjectFormat { Json, Yaml, Name, JsonPath, GoTemplate };
 
 class ObjectPrinter final : public Printer {
  public:
   ObjectPrinter(PrintOptions options, ObjectFormat format, api::JsonPath path = {})
       : m_options(std::move(options)), m_format(format), m_path(std::move(path)) {}
+  ObjectPrinter(PrintOptions options, GoTemplate go_template)
+      : m_options(std::move(options)), m_format(ObjectFormat::GoTemplate), m_template(std::move(go_template)) {}
 
   Result<void> print_list(const KindInfo& kind, const std::vector<Item>& items, bool single_object,
                           std::ostream& out) override {
@@ -239,6 +250,16 @@ class ObjectPrinter final : public Printer {
         if (streaming && !text->empty() && text->back() != '\n') out << '\n';
         return {};
       }
+      case ObjectFormat::GoTemplate: {
+        std::string text;
+        auto executed = execute(*m_template, document, text);
+        out << text;
+        if (!executed)
+          return fail("error executing template " + json(m_options.template_text).dump() + ": " +
+                      executed.error().message);
+        if (streaming && !text.empty() && text.back() != '\n') out << '\n';
+        return {};
+      }
       case ObjectFormat::Name:
         return {};
     }
@@ -253,6 +274,7 @@ class ObjectPrinter final : public Printer {
   PrintOptions m_options;
   ObjectFormat m_format;
   api::JsonPath m_path;
+  std::optional<GoTemplate> m_template;
   std::vector<json> m_collected;
   bool m_single = false;
   int m_lists = 0;
@@ -270,21 +292,27 @@ class CustomColumnsPrinter final : public Printer {
   CustomColumnsPrinter(PrintOptions options, std::vector<Column> columns)
       : m_options(std::move(options)), m_columns(std::move(columns)) {}
 
-  Result<void> print_list(const KindInfo&, const std::vector<Item>& items, bool, std::ostream& out) override {
-    std::vector<std::vector<std::string>> rows;
-    if (!m_header_done && !m_options.no_headers) rows.push_back(header());
+  // A listing's rows wait for finish(): the rows of every kind share one table, as in kubectl.
+  Result<void> print_list(const KindInfo&, const std::vector<Item>& items, bool, std::ostream&) override {
+    if (!m_header_done && !m_options.no_headers) m_rows.push_back(header());
     m_header_done = true;
     for (const auto& item : items) {
       auto cells = row(item);
       if (!cells) return std::unexpected(cells.error());
-      rows.push_back(std::move(*cells));
+      m_rows.push_back(std::move(*cells));
     }
-    if (!rows.empty()) out << tabulate(rows);
+    return {};
+  }
+
+  Result<void> finish(std::ostream& out) override {
+    if (!m_rows.empty()) out << tabulate(m_rows);
+    m_rows.clear();
     return {};
   }
 
   Result<void> print_event(const KindInfo& kind, const Item& item, std::ostream& out) override {
-    return print_list(kind, {item}, false, out);
+    if (auto listed = print_list(kind, {item}, false, out); !listed) return listed;
+    return finish(out);
   }
 
  private:
@@ -315,6 +343,7 @@ class CustomColumnsPrinter final : public Printer {
   PrintOptions m_options;
   std::vector<Column> m_columns;
   bool m_header_done = false;
+  std::vector<std::vector<std::string>> m_rows;
 };
 
 }  // namespace
@@ -329,14 +358,13 @@ std::string KindInfo::prefix() const {
   return group.empty() ? lower : lower + "." + group;
 }
 
-std::string tabulate(const std::vector<std::vector<std::string>>& rows) {
-  constexpr std::size_t k_min_width = 6, k_padding = 3;
+std::string tabulate(const std::vector<std::vector<std::string>>& rows, std::size_t min_width, std::size_t padding) {
   std::size_t columns = 0;
   for (const auto& row : rows) columns = std::max(columns, row.size());
   std::vector<std::size_t> widths(columns, 0);
   for (const auto& row : rows)
     for (std::size_t i = 0; i + 1 < row.size(); ++i)
-      widths[i] = std::max(widths[i], std::max(rune_count(row[i]) + k_padding, k_min_width));
+      widths[i] = std::max(widths[i], std::max(rune_count(row[i]) + padding, min_width));
   std::string out;
   for (const auto& row : rows) {
     for (std::size_t i = 0; i < row.size(); ++i) {
@@ -384,6 +412,53 @@ std::string to_kubectl_json(const json& value) {
   return codec::go_json_escape(value.dump(4, ' ', false, json::error_handler_t::replace));
 }
 
+namespace {
+
+// `value` with its keys in the order of the fields of `message` (the order of the Go struct,
+// which its .proto keeps): kind and apiVersion first, as TypeMeta comes first; maps and keys
+// the message lacks sorted, after the fields.
+nlohmann::ordered_json in_struct_order(const json& value, const google::protobuf::Descriptor* message) {
+  if (value.is_array()) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& item : value) out.push_back(in_struct_order(item, message));
+    return out;
+  }
+  if (!value.is_object()) return nlohmann::ordered_json(value);
+  std::vector<std::pair<int, std::string>> order;
+  for (const auto& [key, field_value] : value.items()) {
+    const auto* field = message ? codec::json_field(*message, key) : nullptr;
+    const int rank = key == "kind" && field == nullptr         ? -2
+                     : key == "apiVersion" && field == nullptr ? -1
+                     : field != nullptr                        ? field->index()
+                                                               : 1 << 20;
+    order.emplace_back(rank, key);
+  }
+  std::ranges::sort(order);
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [rank, key] : order) {
+    const auto* field = message ? codec::json_field(*message, key) : nullptr;
+    const google::protobuf::Descriptor* child = field != nullptr ? field->message_type() : nullptr;
+    if (field != nullptr && field->is_map()) child = field->message_type()->map_value()->message_type();
+    out[key] = in_struct_order(value[key], field != nullptr && field->is_map() ? nullptr : child);
+    if (field != nullptr && field->is_map() && child != nullptr && value[key].is_object())
+      for (const auto& [entry, entry_value] : value[key].items()) out[key][entry] = in_struct_order(entry_value, child);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string to_kubectl_typed_json(const json& object) {
+  const google::protobuf::Descriptor* message = nullptr;
+  if (object.is_object() && object.contains("apiVersion") && object.contains("kind") &&
+      object["apiVersion"].is_string() && object["kind"].is_string())
+    if (auto name = codec::builtin_message_for(object["apiVersion"].get<std::string>(), object["kind"].get<std::string>()))
+      message = proto::find_message(*name);
+  if (message == nullptr) return to_kubectl_json(object);
+  return codec::go_json_escape(
+      in_struct_order(object, message).dump(4, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+}
+
 json client_cells(const KindInfo& kind, const json& object, std::chrono::system_clock::time_point now) {
   if (kind.info != nullptr) return api::table_cells(*kind.info, object, now);
   api::ResourceInfo generic;
@@ -396,8 +471,45 @@ json client_cells(const KindInfo& kind, const json& object, std::chrono::system_
   return api::table_cells(generic, object, now);
 }
 
+namespace {
+
+// -o go-template=T, go-template-file=F, template=T, templatefile=F, or go-template / template
+// with --template T (kubectl's spellings).
+Result<std::unique_ptr<Printer>> template_printer(PrintOptions options) {
+  const std::string& output = options.output;
+  const auto equals = output.find('=');
+  const std::string format = output.substr(0, equals);
+  if (equals != std::string::npos) options.template_text = output.substr(equals + 1);
+  if (format == "go-template-file" || format == "templatefile") {
+    const std::string path = options.template_text;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return fail("error reading --template " + path + ", open " + path + ": no such file or directory");
+    std::ostringstream text;
+    text << in.rdbuf();
+    options.template_text = text.str();
+  }
+  if (options.template_text.empty()) return fail("template format specified but no template given");
+  auto parsed = parse_go_template(options.template_text);
+  if (!parsed) return fail("error parsing template " + options.template_text + ", " + parsed.error().message);
+  return std::make_unique<ObjectPrinter>(std::move(options), std::move(*parsed));
+}
+
+bool is_template_format(const std::string& output) {
+  const std::string format = output.substr(0, output.find('='));
+  return format == "go-template" || format == "go-template-file" || format == "template" || format == "templatefile";
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Printer>> make_printer(const PrintOptions& options) {
   const std::string& output = options.output;
+  // --template alone means -o go-template, as in kubectl.
+  if (output.empty() && !options.template_text.empty()) {
+    PrintOptions templated = options;
+    templated.output = "go-template";
+    return template_printer(std::move(templated));
+  }
+  if (is_template_format(output)) return template_printer(options);
   if (output.empty() || output == "wide") return std::make_unique<TablePrinter>(options);
   if (output == "json") return std::make_unique<ObjectPrinter>(options, ObjectFormat::Json);
   if (output == "yaml") return std::make_unique<ObjectPrinter>(options, ObjectFormat::Yaml);

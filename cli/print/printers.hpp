@@ -27,6 +27,7 @@ struct PrintOptions {
   bool watch_events = false;    // --output-watch-events
   std::vector<std::string> label_columns;  // -L
   bool show_managed_fields = false;  // -o json|yaml keep metadata.managedFields
+  std::string template_text;  // --template: the text of -o go-template / -o template
 };
 
 // One printable object: the full object or, from a server Table, its metadata, plus the row's
@@ -48,7 +49,8 @@ struct KindInfo {
 };
 
 // The valid -o values, for the error an unknown one gets.
-inline constexpr std::string_view k_output_formats = "custom-columns, json, jsonpath, name, wide, yaml";
+inline constexpr std::string_view k_output_formats =
+    "custom-columns, go-template, go-template-file, json, jsonpath, name, template, templatefile, wide, yaml";
 
 class Printer {
  public:
@@ -71,8 +73,10 @@ class Printer {
 // Validates -o; the error lists the valid formats.
 Result<std::unique_ptr<Printer>> make_printer(const PrintOptions& options);
 
-// Go text/tabwriter with kubectl's settings (minwidth 6, padding 3, pad ' ').
-std::string tabulate(const std::vector<std::vector<std::string>>& rows);
+// Go text/tabwriter with kubectl's settings (minwidth 6, padding 3, pad ' '), or others (kubectl's
+// describe and history text: minwidth 0, padding 2).
+std::string tabulate(const std::vector<std::vector<std::string>>& rows, std::size_t min_width = 6,
+                     std::size_t padding = 3);
 // A string field of .metadata ("" when absent or not a string).
 std::string meta_string(const nlohmann::json& object, std::string_view key);
 // kubectl's cell rendering: cut at the first newline ("..."), terminal escapes neutralised.
@@ -80,6 +84,9 @@ std::string cell_text(const nlohmann::json& cell);
 std::string escape_terminal(std::string_view text);
 // kubectl -o json text: 4-space indent, keys sorted, <>& escaped as Go does.
 std::string to_kubectl_json(const nlohmann::json& value);
+// The same for an object kubectl prints from its Go type (what create's generators make, a
+// review's answer): keys in the Go struct's order, for the built-in kinds.
+std::string to_kubectl_typed_json(const nlohmann::json& object);
 
 // Row cells for an object of a kind known locally (kwcore printers) when no server Table came.
 nlohmann::json client_cells(const KindInfo& kind, const nlohmann::json& object,

@@ -6,6 +6,7 @@
 
 #include "k8s.io/apimachinery/pkg/apis/meta/v1/generated.pb.h"
 #include "k8s.io/apimachinery/pkg/runtime/generated.pb.h"
+#include "core/codec/protobuf_mapping.hpp"
 #include "core/proto/registry.hpp"
 
 namespace kw::codec {
@@ -117,7 +118,9 @@ kw::Result<std::string> encode_object_protobuf(const nlohmann::json& object, con
   return std::move(encoded->bytes);
 }
 
-kw::Result<nlohmann::json> decode_object_protobuf(std::string_view bytes, const ResourceLookup& lookup) {
+namespace {
+
+kw::Result<nlohmann::json> decode_enveloped(std::string_view bytes, const ResourceLookup& lookup, bool go_shaped) {
   auto envelope = decode_envelope(bytes);
   if (!envelope) return std::unexpected(envelope.error());
   // What the object is comes from its envelope alone, and is written back into the JSON.
@@ -127,9 +130,21 @@ kw::Result<nlohmann::json> decode_object_protobuf(std::string_view bytes, const 
   if (!name) return std::unexpected(name.error());
   auto object = protobuf_to_json(envelope->raw, *name);
   if (!object) return object;
+  if (go_shaped)
+    if (const auto* message = proto::find_message(*name)) fill_go_values(*object, *message);
   (*object)["apiVersion"] = envelope->api_version;
   (*object)["kind"] = envelope->kind;
   return object;
+}
+
+}  // namespace
+
+kw::Result<nlohmann::json> decode_object_protobuf(std::string_view bytes, const ResourceLookup& lookup) {
+  return decode_enveloped(bytes, lookup, false);
+}
+
+kw::Result<nlohmann::json> decode_object_protobuf_go_shaped(std::string_view bytes, const ResourceLookup& lookup) {
+  return decode_enveloped(bytes, lookup, true);
 }
 
 kw::Result<WatchEventBytes> decode_watch_event_protobuf(std::string_view bytes) {

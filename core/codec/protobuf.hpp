@@ -86,6 +86,9 @@ kw::Result<ProtobufEncoding> encode_object_protobuf(const nlohmann::json& object
                                                     FieldValidation validation);
 // Enveloped protobuf bytes -> JSON object with apiVersion/kind restored.
 kw::Result<nlohmann::json> decode_object_protobuf(std::string_view bytes, const ResourceLookup& lookup);
+// The same, in the shape Go's JSON of the typed object has (fill_go_values of the message
+// the envelope names): what a JSON answer from kube-apiserver would have held.
+kw::Result<nlohmann::json> decode_object_protobuf_go_shaped(std::string_view bytes, const ResourceLookup& lookup);
 
 struct WatchEventBytes {
   std::string type;

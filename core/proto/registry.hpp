@@ -4,7 +4,10 @@
 // Every message of the k8s.io packages kw knows (runtime, meta/v1, resource,
 // intstr, and each API group compiled in) is reachable by its full protobuf name, e.g.
 // "k8s.io.api.core.v1.Pod". Descriptors live in protobuf's generated pool and
-// stay valid for the life of the process.
+// stay valid for the life of the process. A message declares its fields in the order of
+// the Kubernetes Go struct (not by number), as Kubernetes' own .proto files do: that
+// order is the key order of Go's JSON for a typed object (what kubectl's typed printers
+// write), and descriptor->field(i) reads it.
 #include <string_view>
 
 namespace google::protobuf {

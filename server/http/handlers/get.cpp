@@ -4,8 +4,9 @@ namespace kw::http::handlers {
 
 void get(const ResourceRequest& r) {
   const bool has_protobuf = !r.resource.proto_message.empty();
+  // A status subresource answers a Table in the main resource's columns (kube-apiserver 1.24+).
   auto format = negotiate(r, {.partial_metadata = r.info.subresource.empty() ? "PartialObjectMetadata" : "",
-                                .table = r.info.subresource.empty(),
+                                .table = r.info.subresource.empty() || r.info.subresource == "status",
                                 .protobuf = has_protobuf});
   if (!format) return;
   const std::string resource_version = r.param("resourceVersion");

@@ -1,5 +1,7 @@
 #include "server/http/handlers/handlers.hpp"
 
+#include "core/api/print_support.hpp"
+
 namespace kw::http::handlers {
 namespace {
 
@@ -17,12 +19,36 @@ void write_scale(const ResourceRequest& r, const std::function<std::optional<Mut
         r.registry.update_scale(r.resource, r.info.namespace_, r.info.name, *mutate, write.options), write.warnings);
 }
 
+// kube-apiserver's Table of an autoscaling/v1 Scale: Name, Desired, Available, Age.
+const api::ResourceInfo& scale_table_info() {
+  static const api::ResourceInfo info = [] {
+    api::ResourceInfo scale;
+    scale.group = "autoscaling";
+    scale.version = "v1";
+    scale.kind = "Scale";
+    auto desired = api::print::col("Desired", "integer", "desired number of instances for the scaled object.");
+    desired.json_path = ".spec.replicas";
+    auto available = api::print::col("Available", "integer", "actual number of observed instances of the scaled object.");
+    available.json_path = ".status.replicas";
+    scale.columns = {api::print::name_col(), std::move(desired), std::move(available), api::print::age_col()};
+    return scale;
+  }();
+  return info;
+}
+
 }  // namespace
 
 void get_scale(const ResourceRequest& r) {
-  auto format = negotiate(r, k_scale_offers);
+  auto format = negotiate(r, {.table = true});
   if (!format) return;
-  reply(r, *format, 200, r.registry.get_scale(r.resource, r.info.namespace_, r.info.name));
+  auto scale = r.registry.get_scale(r.resource, r.info.namespace_, r.info.name);
+  if (!scale || format->format != Format::table) return reply(r, *format, 200, scale);
+  const auto& info = scale_table_info();
+  const auto rv = scale->value("metadata", nlohmann::json::object()).value("resourceVersion", "");
+  const auto row = table_row(info, *scale, format->include_object, std::chrono::system_clock::now());
+  const auto table = table_document(info, {{"resourceVersion", rv}}, nlohmann::json::array({row}));
+  if (r.audit) r.audit->response_object(table);
+  send_object(*r.stream, 200, table, *format);
 }
 
 void update_scale(const ResourceRequest& r) {

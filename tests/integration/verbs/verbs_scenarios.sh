@@ -106,7 +106,145 @@ run_sequence() {  # TOOL SEQUENCE OUT
   done <<<"$sequence"
 }
 
+# The objects kubectl's examples name, and the files they read, created the same way before
+# each tool's run on a fresh server. kw serve runs no controllers: statuses, ReplicaSets and
+# ControllerRevisions are written here as the controllers would.
+examples_setup() {
+  local ex=$work/ex
+  mkdir -p "$ex/bar"
+  printf 'one' >"$ex/bar/file1.txt"; printf 'two' >"$ex/bar/file2.txt"
+  printf 'A=1\n# note\nB=two words\n' >"$ex/foo.env"; printf 'C=3\n' >"$ex/bar.env"
+  printf 'not a real key\n' >"$ex/id_rsa"
+  cat >"$ex/pod.json" <<'JSON'
+{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-pod-13je7", "labels": {"app": "web"}},
+ "spec": {"containers": [{"name": "web", "image": "nginx:1.25", "ports": [{"containerPort": 80}]}]}}
+JSON
+  cat >"$ex/foo.yaml" <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: mysql}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: mysql}}
+  template:
+    metadata: {labels: {app: mysql}}
+    spec: {containers: [{name: mysql, image: mysql:8}]}
+YAML
+  cat >"$ex/deploy.yaml" <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ssa, labels: {app: ssa}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: ssa}}
+  template:
+    metadata: {labels: {app: ssa}}
+    spec: {containers: [{name: web, image: nginx:1.25}]}
+YAML
+  local pod='{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","labels":{"app":"%s","name":"%s"}},
+    "spec":{"containers":[{"name":"c","image":"busybox"}]}}\n'
+  {
+    for n in backend test-namespace myns foo prod monitoring; do
+      printf '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"%s"}}\n' "$n"
+    done
+    cat "$ex/pod.json"; echo ---; cat "$ex/foo.yaml"
+    # shellcheck disable=SC2059
+    for p in test-pod busybox1 foo baz; do printf "$pod" "$p" "$p" "$p"; done
+    printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"labelled","labels":{"name":"myLabel"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}\n'
+    for s in frontend foo; do
+      printf '{"apiVersion":"v1","kind":"Service","metadata":{"name":"%s","labels":{"name":"%s"}},"spec":{"ports":[{"port":80}],"selector":{"app":"web"}}}\n' "$s" "$s"
+    done
+    for rc in web example1 example2 example3; do
+      printf '{"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"%s"},"spec":{"replicas":1,"selector":{"app":"%s"},"template":{"metadata":{"labels":{"app":"%s"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}\n' "$rc" "$rc" "$rc"
+    done
+    for d in default/nginx default/abc backend/api test-namespace/one test-namespace/two; do
+      printf '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"%s","namespace":"%s","labels":{"app":"nginx"}},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"%s"}},"template":{"metadata":{"labels":{"app":"%s"}},"spec":{"containers":[{"name":"c","image":"nginx:1.24"}]}}}}\n' \
+        "${d#*/}" "${d%/*}" "${d#*/}" "${d#*/}"
+    done
+    printf '{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"foo"},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"foo"}},"template":{"metadata":{"labels":{"app":"foo"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}\n'
+    printf '{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"},"spec":{"replicas":1,"serviceName":"web","selector":{"matchLabels":{"app":"sts"}},"template":{"metadata":{"labels":{"app":"sts"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}\n'
+    printf '{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"abc"},"spec":{"selector":{"matchLabels":{"app":"ds"}},"template":{"metadata":{"labels":{"app":"ds"}},"spec":{"containers":[{"name":"c","image":"nginx:1"}]}}}}\n'
+    printf '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"a-cronjob"},"spec":{"schedule":"*/1 * * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"c","image":"busybox"}]}}}}}}\n'
+    printf '{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"myapp"}}\n'
+    printf '{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"myapp","namespace":"myns"}}\n'
+    printf '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"mysecret"},"stringData":{"k":"v"}}\n'
+    printf '{"apiVersion":"v1","kind":"Node","metadata":{"name":"k8s-node-1"}}\n'
+  } | awk '/^\{/ {print "---"} {print}' | "$KW" create -f - >/dev/null
+  # Days-old events, so both clients print the same ages.
+  local when
+  when=$(date -u -d '-50 hours' +%FT%T.000000Z)
+  for e in default/one:Normal:Pulled default/two:Warning:BackOff backend/three:Normal:Created; do
+    IFS=: read -r where type reason <<<"$e"
+    curl -sf -X POST -H 'Content-Type: application/json' -d "{\"apiVersion\":\"events.k8s.io/v1\",
+      \"kind\":\"Event\",\"metadata\":{\"name\":\"${where#*/}\"},\"eventTime\":\"$when\",
+      \"reportingController\":\"kubelet\",\"reportingInstance\":\"k8s-node-1\",\"action\":\"$reason\",
+      \"regarding\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"name\":\"web-pod-13je7\",\"namespace\":\"${where%/*}\"},
+      \"type\":\"$type\",\"reason\":\"$reason\",\"note\":\"$reason the pod\"}" \
+      "$url/apis/events.k8s.io/v1/namespaces/${where%/*}/events" >/dev/null
+  done
+  # deployment/nginx has rolled out; deployment/abc has three revisions, as its controller
+  # would have left them: a ReplicaSet each, owned by the Deployment, the newest the
+  # Deployment's own template. daemonset/abc has two ControllerRevisions.
+  curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' \
+    -d '{"status":{"observedGeneration":1,"replicas":1,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":1}}' \
+    "$url/apis/apps/v1/namespaces/default/deployments/nginx/status" >/dev/null
+  "$KW" annotate deployment abc deployment.kubernetes.io/revision=3 >/dev/null
+  local uid
+  uid=$("$KW" get deployment abc -o jsonpath='{.metadata.uid}')
+  for r in 1:nginx:1.22:hash1 2:nginx:1.23:hash2 3:nginx:1.24:hash3; do
+    IFS=: read -r rev image tag hash <<<"$r"
+    printf '{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"abc-%s","labels":{"app":"abc","pod-template-hash":"%s"},
+      "annotations":{"deployment.kubernetes.io/revision":"%s"%s},
+      "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"abc","uid":"%s","controller":true,"blockOwnerDeletion":true}]},
+      "spec":{"replicas":0,"selector":{"matchLabels":{"app":"abc","pod-template-hash":"%s"}},
+      "template":{"metadata":{"labels":{"app":"abc","pod-template-hash":"%s"}},"spec":{"containers":[{"name":"c","image":"%s:%s"}]}}}}\n' \
+      "$hash" "$hash" "$rev" "$([[ $rev == 2 ]] && echo ',"kubernetes.io/change-cause":"kubectl set image deployment/abc c=nginx:1.23"')" \
+      "$uid" "$hash" "$hash" "$image" "$tag"
+  done | "$KW" create -f - >/dev/null
+  uid=$("$KW" get daemonset abc -o jsonpath='{.metadata.uid}')
+  for rev in 1 2; do
+    printf '{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"abc-rev%s","labels":{"app":"ds"},
+      "ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"abc","uid":"%s","controller":true,"blockOwnerDeletion":true}]},
+      "revision":%s,"data":{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"ds"}},"spec":{"containers":[{"name":"c","image":"nginx:%s"}]}}}}}\n' \
+      "$rev" "$uid" "$rev" "$rev"
+  done | "$KW" create -f - >/dev/null
+}
+
+# Runs one client through the example lines (shell quoting applies) and records stdout,
+# stderr and each failing line's exit code, with what differs from run to run (ages,
+# times, uids, tokens, the diff tool's temp paths) replaced.
+run_examples() {  # TOOL OUT
+  local tool=$1 out=$2 line
+  : >"$out"
+  while IFS= read -r line; do
+    [[ -z "$line" || "$line" == \#* ]] && continue
+    echo "\$ $line" >>"$out"
+    EX=$work/ex URL=$url eval "$tool $line" >>"$out" 2>&1 </dev/null || echo "(exit $?)" >>"$out"
+  done <"$SRC/tests/integration/verbs/kubectl_examples.txt"
+  # Ages (and the table spacing they change), times, uids, tokens, allocated IPs and the names
+  # of generated volumes; kw names itself where kubectl does in the apply warning.
+  sed -i -E -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z/<time>/g' \
+    -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uid>/g' \
+    -e 's/eyJ[A-Za-z0-9_.-]+/<token>/g' -e 's#/tmp/[A-Za-z0-9_./-]+(\t.*)?#<tmp>#g' \
+    -e 's/kube-api-access-[a-z0-9]{5}/kube-api-access-<x>/g' -e 's/10\.0\.[0-9]+\.[0-9]+/<ip>/g' \
+    -e 's/kw (apply|create)/kubectl \1/g' \
+    -e '/^\$ /!s/(^| )[0-9]+[smhd]([0-9]+[smh])?( |$)/\1<age>\3/g' \
+    -e '/^\$ /!{/<age>|AGE|LAST SEEN/s/  +/  /g}' "$out"
+}
+
 case "$scenario" in
+  kubectl_examples_vs_kubectl)
+    # kubectl's documented examples, each tool on a fresh server with the same objects.
+    for tool in kw kubectl; do
+      kill_server; rm -rf "$work/data"; start_server; write_kubeconfig
+      examples_setup
+      run_examples "$tool" "$work/$tool.out"
+    done
+    diff -u "$work/kubectl.out" "$work/kw.out"
+    [[ $(grep -c '^\$ ' "$work/kw.out") -ge 80 ]]
+    grep -qx 'deployment.apps/abc rolled back' "$work/kw.out"
+    ;;
+
   create_delete_vs_kubectl)
     start_server; write_kubeconfig; manifests
     seq="create -f $work/m/v1

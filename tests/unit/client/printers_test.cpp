@@ -83,8 +83,8 @@ TEST_CASE("name, json, yaml, jsonpath and custom-columns") {
 TEST_CASE("unknown output format lists the valid ones") {
   auto printer = make_printer({.output = "xml"});
   REQUIRE_FALSE(printer.has_value());
-  CHECK(printer.error().message.find("allowed formats are: custom-columns, json, jsonpath, name, wide, yaml") !=
-        std::string::npos);
+  CHECK(printer.error().message.find("allowed formats are: custom-columns, go-template, go-template-file, json, "
+                                     "jsonpath, name, template, templatefile, wide, yaml") != std::string::npos);
 }
 
 TEST_CASE("watch events: compact JSON per line, EVENT column, yaml separators") {
@@ -120,4 +120,43 @@ TEST_CASE("watch events: compact JSON per line, EVENT column, yaml separators") 
 
 TEST_CASE("tabulate follows Go tabwriter minimum width and padding") {
   CHECK(tabulate({{"A", "B", "C"}, {"longer", "x", ""}}) == "A        B     C\nlonger   x     \n");
+}
+
+TEST_CASE("custom-columns: the rows of every kind share one table, as kubectl prints them") {
+  auto printer = make_printer({.output = "custom-columns=NAME:.metadata.name,N:.spec.replicas"});
+  REQUIRE(printer.has_value());
+  KindInfo kind = pod_kind();
+  std::ostringstream out;
+  const json first = {{"metadata", {{"name", "a-long-name"}}}, {"spec", {{"replicas", 3}}}};
+  const json second = {{"metadata", {{"name", "b"}}}, {"spec", {{"replicas", 1}}}};
+  REQUIRE((*printer)->print_list(kind, {Item{"", first, nullptr}}, false, out));
+  REQUIRE((*printer)->print_list(kind, {Item{"", second, nullptr}}, false, out));
+  CHECK(out.str().empty());
+  REQUIRE((*printer)->finish(out));
+  CHECK(out.str() == "NAME          N\na-long-name   3\nb             1\n");
+}
+
+TEST_CASE("typed JSON keeps the Go struct's key order, maps sorted") {
+  const json config_map = {{"apiVersion", "v1"},
+                           {"kind", "ConfigMap"},
+                           {"metadata", {{"name", "c"}, {"creationTimestamp", nullptr}, {"labels", {{"b", "1"}, {"a", "2"}}}}},
+                           {"data", {{"y", "1"}, {"x", "2"}}}};
+  CHECK(to_kubectl_typed_json(config_map) ==
+        "{\n    \"kind\": \"ConfigMap\",\n    \"apiVersion\": \"v1\",\n    \"metadata\": {\n        \"name\": \"c\",\n"
+        "        \"creationTimestamp\": null,\n        \"labels\": {\n            \"a\": \"2\",\n            \"b\": \"1\"\n"
+        "        }\n    },\n    \"data\": {\n        \"x\": \"2\",\n        \"y\": \"1\"\n    }\n}");
+  // A kind kw has no Go type for keeps kubectl's sorted keys.
+  CHECK(to_kubectl_typed_json(json{{"kind", "Widget"}, {"apiVersion", "example.com/v1"}}) ==
+        "{\n    \"apiVersion\": \"example.com/v1\",\n    \"kind\": \"Widget\"\n}");
+}
+
+TEST_CASE("go-template: -o go-template=T, -o template with --template, --template alone") {
+  CHECK(print({.output = "go-template={{range .items}}{{.metadata.name}} {{end}}"}) == "web-1 db ");
+  CHECK(print({.output = "template", .template_text = "{{len .items}}"}) == "2");
+  CHECK(print({.template_text = "{{.kind}}"}) == "List");
+  CHECK(make_printer({.output = "go-template"}).error().message == "template format specified but no template given");
+  CHECK(make_printer({.output = "go-template={{.a"}).error().message ==
+        "error parsing template {{.a, template: output:1: unclosed action");
+  CHECK(make_printer({.output = "templatefile=/nonexistent/t"}).error().message ==
+        "error reading --template /nonexistent/t, open /nonexistent/t: no such file or directory");
 }

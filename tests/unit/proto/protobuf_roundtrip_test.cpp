@@ -152,3 +152,25 @@ TEST_CASE("inline Go structs are flat in JSON and nested on the wire") {
   auto wrapped = kw::codec::json_to_protobuf(json::parse(R"({"handler": {}})"), "k8s.io.api.core.v1.Probe", kw::codec::FieldValidation::Strict);
   CHECK_FALSE(wrapped);
 }
+
+TEST_CASE("a go-shaped decode fills in what Go's JSON of the typed object always has") {
+  const json deployment = {{"apiVersion", "apps/v1"},
+                           {"kind", "Deployment"},
+                           {"metadata", {{"name", "d"}}},
+                           {"spec",
+                            {{"selector", {{"matchLabels", {{"app", "d"}}}}},
+                             {"template",
+                              {{"metadata", {{"labels", {{"app", "d"}}}}},
+                               {"spec", {{"containers", {{{"name", "c"}, {"image", "nginx"}}}}}}}}}}};
+  auto encoded = kw::codec::encode_object_protobuf(deployment, kw::test::k_builtin_lookup);
+  REQUIRE(encoded);
+  auto plain = kw::codec::decode_object_protobuf(*encoded, kw::test::k_builtin_lookup);
+  auto shaped = kw::codec::decode_object_protobuf_go_shaped(*encoded, kw::test::k_builtin_lookup);
+  REQUIRE(plain);
+  REQUIRE(shaped);
+  CHECK_FALSE((*plain)["spec"]["template"]["metadata"].contains("creationTimestamp"));
+  CHECK((*shaped)["spec"]["template"]["metadata"]["creationTimestamp"].is_null());
+  CHECK((*shaped)["spec"]["template"]["spec"]["containers"][0]["resources"] == json::object());
+  CHECK((*shaped)["status"] == json::object());
+  CHECK((*shaped)["kind"] == "Deployment");
+}

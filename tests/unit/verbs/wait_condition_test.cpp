@@ -23,6 +23,11 @@ TEST_CASE("wait --for parses delete, conditions and JSONPath values") {
   CHECK(phase->expression == "{.status.phase}");
   CHECK(*phase->value == "Running");
   CHECK_FALSE(parse_wait_condition("jsonpath={.status.phase}")->value.has_value());
+  // A filter's == is part of the expression: only an '=' outside braces starts the value.
+  auto ready_status = parse_wait_condition(R"(jsonpath={.status.conditions[?(@.type=="Ready")].status}=True)");
+  REQUIRE(ready_status);
+  CHECK(ready_status->expression == R"({.status.conditions[?(@.type=="Ready")].status})");
+  CHECK(*ready_status->value == "True");
 }
 
 TEST_CASE("wait --for refuses what kubectl refuses, in its words") {
