@@ -57,10 +57,11 @@ std::string query_string(const Query& query, bool watch, const std::string& reso
   return out;
 }
 
-Result<json> decode_body(const std::string& content_type, std::string_view body) {
+Result<json> decode_body(const std::string& content_type, std::string_view body, bool thin) {
   const std::string essence = essence_of(content_type);
   if (essence == "application/vnd.kubernetes.protobuf") {
-    auto decoded = codec::decode_object_protobuf_go_shaped(body, codec::builtin_message_for);
+    auto decoded = thin ? codec::decode_object_protobuf(body, codec::builtin_message_for)
+                        : codec::decode_object_protobuf_go_shaped(body, codec::builtin_message_for);
     if (!decoded) return fail("cannot decode protobuf response: " + decoded.error().message);
     return decoded;
   }
@@ -138,7 +139,7 @@ ApiResult<Listing> list_objects(ApiClient& api, KindInfo& kind, const Query& que
     if (!response) return std::unexpected(ApiError{0, response.error().message, {}});
     if (response->head.status != 200) return std::unexpected(response_error(*response));
     const std::string* content_type = response->head.header("content-type");
-    auto body = decode_body(content_type ? *content_type : "application/json", response->body);
+    auto body = decode_body(content_type ? *content_type : "application/json", response->body, bool(keep));
     if (!body) return std::unexpected(ApiError{response->head.status, body.error().message, {}});
     const json metadata = body->value("metadata", json::object());
     const std::size_t first = listing.items.size();
@@ -195,7 +196,8 @@ Result<RawEvent> EventDecoder::decode_frame(std::string_view frame) const {
   if (m_format == Format::Protobuf) {
     auto raw = codec::decode_watch_event_protobuf(frame);
     if (!raw) return fail("bad protobuf watch event: " + raw.error().message);
-    auto object = codec::decode_object_protobuf_go_shaped(raw->object, codec::builtin_message_for);
+    auto object = m_thin_objects ? codec::decode_object_protobuf(raw->object, codec::builtin_message_for)
+                                 : codec::decode_object_protobuf_go_shaped(raw->object, codec::builtin_message_for);
     if (!object) return fail("bad protobuf object in a " + raw->type + " event: " + object.error().message);
     return RawEvent{raw->type, std::move(*object), std::nullopt};
   }

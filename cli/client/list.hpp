@@ -66,7 +66,9 @@ ApiResult<Listing> get_object(ApiClient& api, KindInfo& kind, const Query& query
 void collect_items(nlohmann::json&& body, KindInfo& kind, const std::string& type, std::vector<Item>& out);
 // Takes a Table's columnDefinitions into kind.columns, when it has any.
 void read_columns(const nlohmann::json& table, KindInfo& kind);
-Result<nlohmann::json> decode_body(const std::string& content_type, std::string_view body);
+// A response body by its Content-Type; protobuf objects in the shape of Go's JSON unless
+// `thin` (the caller keeps only names and metadata).
+Result<nlohmann::json> decode_body(const std::string& content_type, std::string_view body, bool thin = false);
 
 struct RawEvent {
   std::string type;
@@ -85,6 +87,9 @@ class EventDecoder {
   // Reads Table events thin (cli/table_event.hpp): for a table printer that needs only the
   // cells and the rows' metadata.
   void read_tables_thin(bool thin) { m_thin_tables = thin; }
+  // Protobuf objects come in the shape of Go's JSON (codec::decode_object_protobuf_go_shaped)
+  // unless the reader keeps only their thin parts, which that shape does not touch.
+  void read_objects_thin(bool thin) { m_thin_objects = thin; }
 
  private:
   enum class Format { Json, Yaml, Protobuf };
@@ -94,6 +99,7 @@ class EventDecoder {
   Format m_format = Format::Json;
   bool m_message_framed = false;
   bool m_thin_tables = false;
+  bool m_thin_objects = false;
   std::unique_ptr<codec::FrameDecoder> m_frames;
 };
 

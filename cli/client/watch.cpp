@@ -359,6 +359,7 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
         }
         decoder.emplace(std::move(*created));
         decoder->read_tables_thin(thin_tables());
+        decoder->read_objects_thin(thin_objects());
         return true;
       },
       .on_data = [&](std::string_view bytes) {
@@ -371,6 +372,7 @@ WatchSession::StreamOutcome WatchSession::watch_once() {
                                              : "application/vnd.kubernetes.protobuf";
           decoder.emplace(std::move(*EventDecoder::create(media, true)));
           decoder->read_tables_thin(thin_tables());
+          decoder->read_objects_thin(thin_objects());
         }
         if (!decoder) {
           error_body.append(bytes.substr(0, 4096));

@@ -241,6 +241,30 @@ class RestTest(ServerTestCase):
         status, _, _ = self.server.request("GET", NS + "/pods/tabled", headers={"Accept": "image/png"})
         self.assertEqual(status, 406)
 
+    def test_status_and_scale_subresources_answer_tables(self):
+        # kube-apiserver 1.24+: a status subresource in its resource's columns, a Scale in its own.
+        table_accept = {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io, application/json"}
+        self.server.json("POST", NS + "/pods", pod("sub"))
+        status, _, raw = self.server.request("GET", NS + "/pods/sub/status", headers=table_accept)
+        table = json.loads(raw)
+        self.assertEqual((status, table["kind"]), (200, "Table"))
+        self.assertEqual([c["name"] for c in table["columnDefinitions"]][:3], ["Name", "Ready", "Status"])
+        self.assertEqual(table["rows"][0]["cells"][:3], ["sub", "0/1", "Pending"])
+        deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "scaled"},
+                      "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "s"}},
+                               "template": {"metadata": {"labels": {"app": "s"}},
+                                            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+        apps = "/apis/apps/v1/namespaces/" + NS.rsplit("/", 1)[-1]
+        self.assertEqual(self.server.json("POST", apps + "/deployments", deployment)[0], 201)
+        status, _, raw = self.server.request("GET", apps + "/deployments/scaled/scale", headers=table_accept)
+        table = json.loads(raw)
+        self.assertEqual((status, table["kind"]), (200, "Table"))
+        self.assertEqual([c["name"] for c in table["columnDefinitions"]], ["Name", "Desired", "Available", "Age"])
+        self.assertEqual(table["rows"][0]["cells"][:3], ["scaled", 3, 0])
+        # Without a Table in Accept the Scale itself comes back.
+        status, scale = self.server.json("GET", apps + "/deployments/scaled/scale")
+        self.assertEqual((status, scale["kind"]), (200, "Scale"))
+
     def test_keepalive_request_body_arriving_after_its_headers(self):
         # Regression: a read outstanding while the previous request's bytes were consumed made
         # the connection re-parse stale bytes, answering a POST with the last GET's response.

@@ -221,12 +221,15 @@ run_examples() {  # TOOL OUT
     echo "\$ $line" >>"$out"
     EX=$work/ex URL=$url eval "$tool $line" >>"$out" 2>&1 </dev/null || echo "(exit $?)" >>"$out"
   done <"$SRC/tests/integration/verbs/kubectl_examples.txt"
-  # Ages (and the table spacing they change), times, uids, tokens, allocated IPs and the names
-  # of generated volumes; kw names itself where kubectl does in the apply warning.
+  # Ages (and the table spacing they change), times, uids, tokens, allocated IPs, the names of
+  # generated volumes and resourceVersions (the server's own writes, such as each namespace's
+  # root CA ConfigMap, interleave with the setup's); kw names itself where kubectl does in the
+  # apply warning.
   sed -i -E -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z/<time>/g' \
     -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uid>/g' \
     -e 's/eyJ[A-Za-z0-9_.-]+/<token>/g' -e 's#/tmp/[A-Za-z0-9_./-]+(\t.*)?#<tmp>#g' \
     -e 's/kube-api-access-[a-z0-9]{5}/kube-api-access-<x>/g' -e 's/10\.0\.[0-9]+\.[0-9]+/<ip>/g' \
+    -e 's/("?resourceVersion"?: )"[0-9]+"/\1"<rv>"/g' \
     -e 's/kw (apply|create)/kubectl \1/g' \
     -e '/^\$ /!s/(^| )[0-9]+[smhd]([0-9]+[smh])?( |$)/\1<age>\3/g' \
     -e '/^\$ /!{/<age>|AGE|LAST SEEN/s/  +/  /g}' "$out"
