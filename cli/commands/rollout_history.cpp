@@ -132,7 +132,8 @@ VerbResult<std::string> history_text(const std::vector<Revision>& revisions, std
 
 int run_history(const HistoryOptions& options) {
   if (options.args.empty()) return report_usage("required resource not specified");
-  if (options.revision < 0) return report_usage("revision must be a positive integer: " + std::to_string(options.revision));
+  if (options.revision < 0)
+    return report_usage("revision must be a positive integer: " + std::to_string(options.revision));
   auto api = ApiClient::create(options.connection);
   if (!api) return report_usage(api.error().message);
   Resolver resolver(**api);
@@ -177,17 +178,22 @@ json without_hash_label(json pod_template) {
   return pod_template;
 }
 
+VerbError revision_not_found(std::int64_t revision) {
+  return usage_error("unable to find specified revision " + std::to_string(revision) + " in history");
+}
+
 // The revision to go back to: the one asked for, or the newest before the newest.
 VerbResult<const Revision*> chosen_revision(const std::vector<Revision>& revisions, std::int64_t to_revision,
                                             const std::string& kind, const std::string& name) {
   if (to_revision > 0) {
     const auto found = std::ranges::find(revisions, to_revision, &Revision::number);
     if (found == revisions.end())
-      return std::unexpected(usage_error("unable to find specified revision " + std::to_string(to_revision) + " in history"));
+      return std::unexpected(revision_not_found(to_revision));
     return &*found;
   }
   if (revisions.size() < 2) {
-    if (kind == "Deployment") return std::unexpected(usage_error("no rollout history found for deployment " + util::go_quote(name)));
+    if (kind == "Deployment")
+      return std::unexpected(usage_error("no rollout history found for deployment " + util::go_quote(name)));
     return std::unexpected(usage_error("no last revision to roll back to"));
   }
   return &revisions[revisions.size() - 2];
@@ -197,14 +203,15 @@ VerbResult<const Revision*> chosen_revision(const std::vector<Revision>& revisio
 VerbResult<std::string> roll_back(ApiClient& api, const NamedObject& object, const json& live,
                                   const UndoOptions& options) {
   if (options.to_revision < 0)
-    return std::unexpected(usage_error("unable to find specified revision " + std::to_string(options.to_revision) + " in history"));
+    return std::unexpected(revision_not_found(options.to_revision));
   auto revisions = revisions_of(api, object, live, "no rollbacker has been implemented for");
   if (!revisions) return std::unexpected(revisions.error());
   auto chosen = chosen_revision(*revisions, options.to_revision, object.info.kind, object.name);
   if (!chosen) return std::unexpected(chosen.error());
   const Revision& revision = **chosen;
   const std::string number = std::to_string(options.to_revision);
-  if (options.dry_run == "client") return describe_pod_template(revision.pod_template);
+  // kubectl's outcome for a client dry run: the pod template it would restore.
+  if (options.dry_run == "client") return describe_pod_template(revision.pod_template) + " (dry run)";
   std::string content_type;
   json patch;
   if (object.info.kind == "Deployment") {
@@ -271,7 +278,8 @@ int run_undo(const UndoOptions& options) {
 void add_rollout_history_commands(CLI::App& rollout, int* exit_code) {
   auto history = std::make_shared<HistoryOptions>();
   CLI::App* command = rollout.add_subcommand(
-      "history", "List the revisions of deployments, daemonsets and statefulsets, or show one (kubectl rollout history)");
+      "history",
+      "List the revisions of deployments, daemonsets and statefulsets, or show one (kubectl rollout history)");
   command->footer(std::string(k_client_exit_codes));
   command->add_option("args", history->args, "TYPE NAME..., TYPE/NAME... or TYPE (every object of it)");
   command->add_option("-l,--selector", history->selector, "Only the objects matching this label selector");

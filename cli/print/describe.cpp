@@ -20,14 +20,18 @@ using api::str;
 // kubectl's PrefixWriter: two spaces per level before the text.
 class DescribeWriter {
  public:
-  void write(int level, const std::string& text) { m_out << std::string(static_cast<std::size_t>(level) * 2, ' ') << text; }
+  void write(int level, const std::string& text) {
+    m_out << std::string(static_cast<std::size_t>(level) * 2, ' ') << text;
+  }
   std::string take() { return m_out.str(); }
 
  private:
   std::ostringstream m_out;
 };
 
-std::string value_text(const json& value) { return value.is_string() ? value.get<std::string>() : api::go_value_text(value); }
+std::string value_text(const json& value) {
+  return value.is_string() ? value.get<std::string>() : api::go_value_text(value);
+}
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -159,8 +163,8 @@ void write_environment(DescribeWriter& w, const json& container) {
     } else if (const json& resource = at(from, {"resourceFieldRef"}); resource.is_object()) {
       w.write(3, name + ":\t (" + str(at(resource, {"resource"})) + ")\n");
     } else if (const json& secret = at(from, {"secretKeyRef"}); secret.is_object()) {
-      w.write(3, name + ":\t<set to the key '" + str(at(secret, {"key"})) + "' in secret '" + str(at(secret, {"name"})) +
-                     "'>\tOptional: " + optional_text(secret) + "\n");
+      w.write(3, name + ":\t<set to the key '" + str(at(secret, {"key"})) + "' in secret '" +
+                     str(at(secret, {"name"})) + "'>\tOptional: " + optional_text(secret) + "\n");
     } else if (const json& config = at(from, {"configMapKeyRef"}); config.is_object()) {
       w.write(3, name + ":\t<set to the key '" + str(at(config, {"key"})) + "' of config map '" +
                      str(at(config, {"name"})) + "'>\tOptional: " + optional_text(config) + "\n");
@@ -257,8 +261,8 @@ std::string describe_pod_template(const json& pod_template) {
   w.write(0, "Pod Template:\n");
   const json& spec = at(pod_template, {"spec"});
   write_labels(w, "  Labels", at(pod_template, {"metadata", "labels"}));
-  if (const json& annotations = at(pod_template, {"metadata", "annotations"}); annotations.is_object() && !annotations.empty())
-    write_annotations(w, "  Annotations", annotations);
+  const json& annotations = at(pod_template, {"metadata", "annotations"});
+  if (annotations.is_object() && !annotations.empty()) write_annotations(w, "  Annotations", annotations);
   if (const std::string account = str(at(spec, {"serviceAccountName"})); !account.empty())
     w.write(1, "Service Account:\t" + account + "\n");
   if (!arr(at(spec, {"initContainers"})).empty()) write_containers(w, "Init Containers", at(spec, {"initContainers"}));

@@ -191,15 +191,31 @@ YAML
   "$KW" annotate deployment abc deployment.kubernetes.io/revision=3 >/dev/null
   local uid
   uid=$("$KW" get deployment abc -o jsonpath='{.metadata.uid}')
+  # Revision 1 has a bit of everything kubectl's pod template description shows.
+  local rich_pod='"serviceAccountName":"builder","nodeSelector":{"disk":"ssd","zone":"a"},
+    "tolerations":[{"key":"k","operator":"Equal","value":"v","effect":"NoSchedule"},{"operator":"Exists"},
+      {"key":"t","operator":"Exists","effect":"NoExecute","tolerationSeconds":30}],
+    "volumes":[{"name":"cache","emptyDir":{}},{"name":"conf","configMap":{"name":"cm"}},
+      {"name":"sec","secret":{"secretName":"s","optional":true}},{"name":"data","persistentVolumeClaim":{"claimName":"pvc"}},
+      {"name":"host","hostPath":{"path":"/var/log","type":"Directory"}}],
+    "initContainers":[{"name":"init","image":"busybox","command":["sh","-c","echo hi"]}],'
+  local rich_container=',"ports":[{"containerPort":80},{"containerPort":443,"hostPort":8443}],"command":["nginx"],
+    "args":["--x","--y"],"resources":{"limits":{"cpu":"500m","memory":"128Mi"},"requests":{"cpu":"100m"}},
+    "livenessProbe":{"httpGet":{"path":"/healthz","port":8080}},"readinessProbe":{"tcpSocket":{"port":80},"periodSeconds":5},
+    "env":[{"name":"A","value":"1"},{"name":"POD","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},
+      {"name":"S","valueFrom":{"secretKeyRef":{"name":"s","key":"k"}}},
+      {"name":"C","valueFrom":{"configMapKeyRef":{"name":"cm","key":"k","optional":true}}}],
+    "envFrom":[{"configMapRef":{"name":"cm"}},{"secretRef":{"name":"s"},"prefix":"S_"}],
+    "volumeMounts":[{"name":"conf","mountPath":"/etc/conf","readOnly":true},{"name":"cache","mountPath":"/cache","subPath":"x"}]'
   for r in 1:nginx:1.22:hash1 2:nginx:1.23:hash2 3:nginx:1.24:hash3; do
     IFS=: read -r rev image tag hash <<<"$r"
     printf '{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"abc-%s","labels":{"app":"abc","pod-template-hash":"%s"},
       "annotations":{"deployment.kubernetes.io/revision":"%s"%s},
       "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"abc","uid":"%s","controller":true,"blockOwnerDeletion":true}]},
       "spec":{"replicas":0,"selector":{"matchLabels":{"app":"abc","pod-template-hash":"%s"}},
-      "template":{"metadata":{"labels":{"app":"abc","pod-template-hash":"%s"}},"spec":{"containers":[{"name":"c","image":"%s:%s"}]}}}}\n' \
+      "template":{"metadata":{"labels":{"app":"abc","pod-template-hash":"%s"}},"spec":{%s"containers":[{"name":"c","image":"%s:%s"%s}]}}}}\n' \
       "$hash" "$hash" "$rev" "$([[ $rev == 2 ]] && echo ',"kubernetes.io/change-cause":"kubectl set image deployment/abc c=nginx:1.23"')" \
-      "$uid" "$hash" "$hash" "$image" "$tag"
+      "$uid" "$hash" "$hash" "$([[ $rev == 1 ]] && echo "$rich_pod")" "$image" "$tag" "$([[ $rev == 1 ]] && echo "$rich_container")"
   done | "$KW" create -f - >/dev/null
   uid=$("$KW" get daemonset abc -o jsonpath='{.metadata.uid}')
   for rev in 1 2; do
@@ -237,7 +253,9 @@ run_examples() {  # TOOL OUT
 
 case "$scenario" in
   kubectl_examples_vs_kubectl)
-    # kubectl's documented examples, each tool on a fresh server with the same objects.
+    # kubectl's documented examples, each tool on a fresh server with the same objects (which
+    # lives long enough for kubectl's slower run on a loaded machine).
+    KW_SERVE_TIMEOUT=300
     for tool in kw kubectl; do
       kill_server; rm -rf "$work/data"; start_server; write_kubeconfig
       examples_setup
