@@ -26,6 +26,9 @@
 // - PodSecurity: the Pod Security Standards from the namespaces' pod-security.kubernetes.io/
 //   labels: pods refused (enforce), warned about (warn) or annotated in the audit log (audit);
 //   workload templates warned about and annotated (pod_security.cpp).
+// - NodeRestriction: a kubelet (system:node:NAME) writes only its own Node, Lease and CSINode,
+//   mirror pods bound to it, the status and evictions of pods bound to it, tokens bound to
+//   those pods and claims' status (node_restriction.cpp). Off unless enabled, as in kube.
 //
 //   registry.add_admission_mutation(admission::namespace_lifecycle(registry));
 #include "server/auth/authorizer.hpp"
@@ -39,6 +42,7 @@ registry::AdmissionMutation storage_object_in_use_protection();
 registry::AdmissionCheck persistent_volume_claim_resize(registry::Registry& registry);
 registry::AdmissionMutation default_ingress_class(registry::Registry& registry);
 registry::AdmissionMutation taint_nodes_by_condition();
+registry::AdmissionMutation node_restriction(registry::Registry& registry);
 registry::AdmissionMutation runtime_class_mutation(registry::Registry& registry);
 registry::AdmissionCheck runtime_class_check(registry::Registry& registry);
 registry::AdmissionMutation limit_ranger_mutation(registry::Registry& registry);

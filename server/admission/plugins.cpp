@@ -40,6 +40,10 @@ void install_limit_ranger(registry::Registry& registry, const PluginSelection&, 
   registry.add_admission_check(limit_ranger_check(registry));
 }
 
+void install_node_restriction(registry::Registry& registry, const PluginSelection&, Installed&) {
+  registry.add_admission_mutation(node_restriction(registry));
+}
+
 void install_taint_nodes_by_condition(registry::Registry& registry, const PluginSelection&, Installed&) {
   registry.add_admission_mutation(taint_nodes_by_condition());
 }
@@ -130,7 +134,7 @@ constexpr Plugin k_plugins[] = {
     {"NamespaceLifecycle", true, install_namespace_lifecycle},
     {"LimitRanger", true, install_limit_ranger},
     {"ServiceAccount", true, install_service_account},
-    {"NodeRestriction", false, nullptr},
+    {"NodeRestriction", false, install_node_restriction},
     {"TaintNodesByCondition", true, install_taint_nodes_by_condition},
     {"AlwaysPullImages", false, nullptr},
     {"ImagePolicyWebhook", false, nullptr},

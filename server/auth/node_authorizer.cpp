@@ -206,6 +206,11 @@ bool NodeGraph::related(const std::string& node, NodeObject kind, const std::str
 
 // ---- the authorization mode -------------------------------------------------------------------------
 
+std::optional<std::string> node_identity(const UserInfo& user) {
+  if (!user.name.starts_with(k_node_prefix) || !user.in_group(k_nodes_group)) return std::nullopt;
+  return user.name.substr(k_node_prefix.size());
+}
+
 namespace {
 
 using Verdict = AuthorizerMode::Verdict;
@@ -216,7 +221,7 @@ class NodeMode final : public AuthorizerMode {
       : m_graph(std::move(graph)), m_rules(std::move(rules)) {}
 
   Verdict authorize(const Attributes& a, std::string& reason, bool) const override {
-    const auto node = node_name(a.user);
+    const auto node = node_identity(a.user);
     if (!node) return Verdict::no_opinion;
     if (node->empty()) {
       reason = "unknown node for user \"" + a.user.name + "\"";
@@ -238,18 +243,11 @@ class NodeMode final : public AuthorizerMode {
   }
 
   RuleSet rules_for(const UserInfo& user, const std::string&) const override {
-    if (!node_name(user)) return {};
+    if (!node_identity(user)) return {};
     return {.rules = {}, .incomplete = true, .errors = {"node authorizer does not support user rule resolution"}};
   }
 
  private:
-  // kube's NodeIdentity: the node's name for system:node:NAME in system:nodes ("" when it
-  // names none), nullopt for anyone else.
-  static std::optional<std::string> node_name(const UserInfo& user) {
-    if (!user.name.starts_with(k_node_prefix) || !user.in_group(k_nodes_group)) return std::nullopt;
-    return user.name.substr(k_node_prefix.size());
-  }
-
   static Verdict refuse(std::string& reason, std::string why) {
     reason = std::move(why);
     return Verdict::no_opinion;

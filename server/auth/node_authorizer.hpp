@@ -13,6 +13,7 @@
 //                                        .node_rules = rules});
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -69,6 +70,10 @@ class NodeGraph {
   std::map<std::string, std::string> m_attachments;                          // VolumeAttachment -> node
   std::map<std::string, std::string> m_node_config_maps;                     // node -> ConfigMap "ns/name"
 };
+
+// kube's NodeIdentity: the node's name for a user system:node:NAME in group system:nodes (""
+// when the name names none), nullopt for anyone else.
+std::optional<std::string> node_identity(const UserInfo& user);
 
 // The Node mode over `graph`; `node_rules` are the system:node ClusterRole's rules, what a
 // node may do beyond the objects the graph relates it to.

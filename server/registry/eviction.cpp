@@ -50,12 +50,22 @@ ApiResult<json> Registry::evict(const std::string& ns, const std::string& name, 
   if (pods == nullptr) return std::unexpected(bad_request("pods are not served"));
   if (!eviction.is_object() || eviction.value("metadata", json::object()).value("name", std::string()) != name)
     return std::unexpected(bad_request("name in URL does not match name in Eviction object"));
-  json delete_options = eviction.value("deleteOptions", json::object());
+  json admitted = eviction;
+  admitted["kind"] = "Eviction";
+  if (!admitted.contains("apiVersion")) admitted["apiVersion"] = "policy/v1";
+  WriteOptions eviction_write = options;
+  eviction_write.subresource = "eviction";
+  if (auto checked = admit_create(*pods, ns, name, admitted, eviction_write); !checked)
+    return std::unexpected(checked.error());
+  json delete_options = admitted.value("deleteOptions", json::object());
   if (!delete_options.is_object()) delete_options = json::object();
   const auto body_dry_run = delete_options.value("dryRun", json::array());
   const bool dry_run = options.dry_run || (body_dry_run.is_array() && !body_dry_run.empty());
+  // The pod's writes are the eviction's own, admitted above (kube's eviction store writes the
+  // pod without admission).
   WriteOptions write = options;
   write.dry_run = dry_run;
+  write.admitted = true;
   const json success = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()},
                         {"status", "Success"}, {"code", 201}};
 
@@ -99,8 +109,10 @@ ApiResult<json> Registry::evict(const std::string& ns, const std::string& name, 
                                                 status_number(covering[0], "desiredHealthy") > 0));
     if (!unready_goes) {
       // Take one disruption from the budget (re-read on conflicts).
+      // (the budget's status is written as through the API, admission included)
       WriteOptions status_write = write;
       status_write.subresource = "status";
+      status_write.admitted = false;
       auto taken = update_with(
           *budgets, ns, budget_name,
           [&](const json& now) -> ApiResult<json> {

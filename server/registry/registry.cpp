@@ -163,8 +163,11 @@ const kinds::Strategy& strategy_of(const api::ResourceInfo& info) {
 
 using kinds::lifecycle_of;
 
+// The write that marks an object deleted (kube's graceful deletion update): part of the DELETE,
+// which admission saw; the update is not admitted again.
 WriteOptions marking_deletion(WriteOptions options) {
   options.marks_deletion = true;
+  options.admitted = true;
   return options;
 }
 
@@ -545,6 +548,13 @@ ApiResult<void> Registry::admit(const AdmissionRequest& request) const {
   return {};
 }
 
+ApiResult<void> Registry::admit_create(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
+                                       nlohmann::json& object, const WriteOptions& options) const {
+  if (auto mutated = mutate(admission_request(info, "CREATE", ns, name, object, nullptr, options), object); !mutated)
+    return mutated;
+  return admit(admission_request(info, "CREATE", ns, name, object, nullptr, options));
+}
+
 storage::Result<void> Registry::storage_health() { return m_backend.health(); }
 
 bool Registry::ready() const {
@@ -669,7 +679,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
     metadata(object).erase("namespace");
   }
   object = track_update(info, nullptr, std::move(object), options);
-  if (!m_admission_mutations.empty()) {
+  if (!m_admission_mutations.empty() && !options.admitted) {
     static const std::string k_unnamed;  // a create's name is not known to admission yet
     if (auto mutated = mutate(admission_request(info, "CREATE", ns, k_unnamed, object, nullptr, options), object);
         !mutated)
@@ -695,9 +705,9 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   if (!causes.empty()) return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
   if (is_definitions(info))
     if (auto prepared = prepare_definition(object); !prepared) return std::unexpected(prepared.error());
-  if (auto admitted = admit(admission_request(info, "CREATE", ns, name, object, nullptr, options));
-      !admitted)
-    return std::unexpected(admitted.error());
+  if (!options.admitted)
+    if (auto admitted = admit(admission_request(info, "CREATE", ns, name, object, nullptr, options)); !admitted)
+      return std::unexpected(admitted.error());
   auto reserved = allocate(info, object, nullptr, options.dry_run);
   if (!reserved) return std::unexpected(reserved.error());
   if (options.dry_run) return object;
@@ -810,7 +820,7 @@ ApiResult<nlohmann::json> Registry::update_with(
       if (old_meta.contains(kept)) meta[kept] = old_meta[kept];
       else meta.erase(kept);
     object = track_update(info, existing, std::move(object), options);
-    if (!m_admission_mutations.empty())
+    if (!m_admission_mutations.empty() && !options.admitted)
       if (auto mutated = this->mutate(admission_request(info, "UPDATE", ns, name, object, &existing, options), object);
           !mutated)
         return std::unexpected(mutated.error());
@@ -849,9 +859,9 @@ ApiResult<nlohmann::json> Registry::update_with(
       if (auto checked = check_custom(info, object, &existing); !checked) return std::unexpected(checked.error());
     if (is_definitions(info))
       if (auto prepared = prepare_definition(object, &existing); !prepared) return std::unexpected(prepared.error());
-    if (auto admitted = admit(admission_request(info, "UPDATE", ns, name, object, &existing, options));
-        !admitted)
-      return std::unexpected(admitted.error());
+    if (!options.admitted)
+      if (auto admitted = admit(admission_request(info, "UPDATE", ns, name, object, &existing, options)); !admitted)
+        return std::unexpected(admitted.error());
     metadata(object).erase("resourceVersion");
     const bool deletes = finishes_deletion(info, object, existing);
     auto reserved = deletes ? ApiResult<ServiceAllocator::Reservation>() : allocate(info, object, &existing, options.dry_run);
@@ -931,18 +941,24 @@ ApiResult<nlohmann::json> Registry::bind(const std::string& ns, const std::strin
                                          const WriteOptions& options) {
   const auto* pods = resources()->find_plural("", "v1", "pods");
   if (pods == nullptr) return std::unexpected(bad_request("pods are not served"));
-  const auto target = binding.value("target", nlohmann::json::object());
-  const std::string node = target.value("name", std::string());
   // ValidatePodBinding.
+  const auto target = binding.value("target", nlohmann::json::object());
   kinds::Causes causes = nlohmann::json::array();
   const auto kind = target.value("kind", std::string());
   if (!kind.empty() && kind != "Node") kinds::unsupported(causes, "target.kind", kind, {"Node", "<empty>"});
-  if (node.empty()) kinds::required(causes, "target.name");
+  if (target.value("name", std::string()).empty()) kinds::required(causes, "target.name");
   if (!causes.empty()) return std::unexpected(invalid("", "Binding", pod, causes, causes_summary(causes)));
-  const auto uid = binding.value("metadata", nlohmann::json::object()).value("uid", std::string());
-  const auto annotations = binding.value("metadata", nlohmann::json::object()).value("annotations", nlohmann::json());
   WriteOptions binding_write = options;
   binding_write.subresource = "binding";
+  binding["kind"] = "Binding";
+  binding["apiVersion"] = "v1";
+  if (auto admitted = admit_create(*pods, ns, pod, binding, binding_write); !admitted)
+    return std::unexpected(admitted.error());
+  binding_write.admitted = true;
+  // (what admission left: a mutating webhook may have changed the binding)
+  const std::string node = binding.value("target", nlohmann::json::object()).value("name", std::string());
+  const auto uid = binding.value("metadata", nlohmann::json::object()).value("uid", std::string());
+  const auto annotations = binding.value("metadata", nlohmann::json::object()).value("annotations", nlohmann::json());
   auto bound = update_with(
       *pods, ns, pod,
       [&](const nlohmann::json& current) -> ApiResult<nlohmann::json> {
@@ -1064,7 +1080,7 @@ ApiResult<Removed> Registry::remove(const api::ResourceInfo& info, const std::st
   };
   // Mutating admission sees a DELETE before anything else (NamespaceLifecycle keeps the system
   // namespaces); validating admission sees the stored object, once it is read.
-  if (!m_admission_mutations.empty()) {
+  if (!m_admission_mutations.empty() && !options.admitted) {
     nlohmann::json scratch;
     if (auto mutated = mutate(admission_request(info, "DELETE", ns, name, k_no_object, nullptr, options), scratch);
         !mutated)
@@ -1094,8 +1110,9 @@ ApiResult<Removed> Registry::remove(const api::ResourceInfo& info, const std::st
                                         ", ResourceVersion in object meta: " + std::to_string(current->mod_revision),
                                     {}});
   metadata(existing)["resourceVersion"] = std::to_string(current->mod_revision);
-  if (auto admitted = admit(admission_request(info, "DELETE", ns, name, k_no_object, &existing, options)); !admitted)
-    return std::unexpected(admitted.error());
+  if (!options.admitted)
+    if (auto admitted = admit(admission_request(info, "DELETE", ns, name, k_no_object, &existing, options)); !admitted)
+      return std::unexpected(admitted.error());
   auto plan = deletion_plan(kinds::find_kind(info), existing, delete_options);
   if (!plan) return std::unexpected(plan.error());
   if (plan->keep && !plan->mark && !plan->finalizers) return Removed{existing, false};  // being deleted already
@@ -1178,7 +1195,7 @@ ApiResult<Removed> Registry::remove_namespace(const api::ResourceInfo& info, con
                                    out["status"] = {{"phase", "Terminating"}};
                                    return out;
                                  },
-                                 {.dry_run = options.dry_run, .subresource = "status", .marks_deletion = true});
+                                 {.dry_run = options.dry_run, .subresource = "status", .marks_deletion = true, .admitted = true});
   if (!terminating) return std::unexpected(terminating.error());
   if (!options.dry_run && m_options.namespace_controller) schedule_namespace_cleanup(name, m_options.namespace_cleanup_delay);
   return Removed{std::move(*terminating), false};

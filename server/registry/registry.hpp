@@ -115,6 +115,10 @@ struct WriteOptions {
   std::function<void(const nlohmann::json&)> decoded = {};
   // Adds an annotation to the request's audit event (admission webhooks' audit annotations).
   std::function<void(const std::string& key, const std::string& value)> annotate = {};
+  // Admission ran on the request that makes this write (a binding or an eviction, through
+  // admit_create): the write itself is not admitted again, as kube-apiserver's subresource
+  // stores write the pod without admission.
+  bool admitted = false;
 };
 
 // What a DELETE did: the object as it was removed, or as it is kept marked for deletion
@@ -165,6 +169,12 @@ class Registry {
   // defaulted as a create would, never stored. The caller fills in its status.
   ApiResult<nlohmann::json> prepare_review(const api::ResourceInfo& info, const std::string& ns,
                                            nlohmann::json object, const WriteOptions& options) const;
+  // Admission of a create through a subresource that stores no object of its own (a binding,
+  // an eviction, a TokenRequest): `object` (the Binding, Eviction or TokenRequest, with its
+  // kind and apiVersion) through the mutating, then the validating, plugins as a CREATE of
+  // `info`/options.subresource named `name`.
+  ApiResult<void> admit_create(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
+                               nlohmann::json& object, const WriteOptions& options) const;
   // A v1 Binding (POST bindings or pods/{name}/binding): assigns the pod to the target node
   // once, sets its PodScheduled condition and merges the binding's annotations. 409 when the
   // pod is bound already. Answers the Success Status kube-apiserver does.

@@ -53,14 +53,23 @@ void request_token(const ResourceRequest& r) {
                                         " cannot be handled as a TokenRequest: converting (" + version + "." + kind +
                                         ") to (authentication.TokenRequest): unknown conversion"));
   }
-  // NamespaceLifecycle comes first: a missing namespace is named as such.
-  if (auto ns = stored_in(r, "namespaces", "", r.info.namespace_); !ns) return r.fail(ns.error());
+  // SetDefaults_TokenRequestSpec, admission (NamespaceLifecycle names a missing namespace;
+  // NodeRestriction holds kubelets to their pods' tokens), then ValidateTokenRequest.
+  {
+    json& spec = request["spec"];
+    if (!spec.is_object()) spec = json::object();
+    if (!spec.contains("expirationSeconds") || spec["expirationSeconds"].is_null())
+      spec["expirationSeconds"] = k_default_expiration;
+    if (!spec["expirationSeconds"].is_number_integer())
+      return r.fail(registry::bad_request("spec.expirationSeconds must be an integer"));
+  }
+  request["kind"] = "TokenRequest";
+  request["apiVersion"] = "authentication.k8s.io/v1";
+  if (auto admitted = r.registry.admit_create(r.resource, r.info.namespace_, r.info.name, request, write.options);
+      !admitted)
+    return r.fail(admitted.error());
   json& spec = request["spec"];
-  if (!spec.is_object()) spec = json::object();
-  // SetDefaults_TokenRequestSpec, then ValidateTokenRequest.
-  if (!spec.contains("expirationSeconds") || spec["expirationSeconds"].is_null())
-    spec["expirationSeconds"] = k_default_expiration;
-  if (!spec["expirationSeconds"].is_number_integer())
+  if (!spec.is_object() || !spec["expirationSeconds"].is_number_integer())
     return r.fail(registry::bad_request("spec.expirationSeconds must be an integer"));
   std::int64_t expiration = spec["expirationSeconds"].get<std::int64_t>();
   json causes = json::array();

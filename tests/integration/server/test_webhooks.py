@@ -281,6 +281,47 @@ class WebhookTest(unittest.TestCase):
         self.assertEqual(delete["oldObject"]["data"], {"k": "w"})
         self.assertEqual((delete["name"], delete["options"]["kind"]), ("changing", "DeleteOptions"))
 
+    def test_subresource_creates_are_sent_as_their_own_kind_and_deletions_once(self):
+        """A binding, a TokenRequest and an eviction are CREATEs of their own kinds on the pods'
+        and ServiceAccounts' subresources; the writes they make to the pod, and a graceful
+        deletion's marking, are not sent again (kube's subresource stores write unadmitted)."""
+        self.install(False, "subresources", [{
+            "name": "allow.kw.test", "clientConfig": self.url_client("/allow"), "objectSelector": {},
+            "namespaceSelector": {"matchLabels": {"team": "a"}},
+            "rules": [{"operations": ["*"], "apiGroups": [""], "apiVersions": ["v1"],
+                       "resources": ["pods", "pods/binding", "pods/eviction", "pods/status", "serviceaccounts/token"]}]}])
+        pods = "/api/v1/namespaces/hooks/pods"
+        pod = {"metadata": {"name": "subresources"}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+        self.assertEqual(self.call("POST", pods, pod)[0], 201)
+        code, answer, _ = self.call("POST", pods + "/subresources/binding", {
+            "apiVersion": "v1", "kind": "Binding", "metadata": {"name": "subresources"},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": "node-a"}})
+        self.assertEqual(code, 201, answer)
+        code, answer, _ = self.call("POST", "/api/v1/namespaces/hooks/serviceaccounts/default/token", {
+            "apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}})
+        self.assertEqual(code, 201, answer)
+        code, answer, _ = self.call("POST", pods + "/subresources/eviction", {
+            "apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "subresources"}})
+        self.assertEqual(code, 201, answer)
+        bound = dict(pod, metadata={"name": "graceful"}, spec=dict(pod["spec"], nodeName="node-a"))
+        self.assertEqual(self.call("POST", pods, bound)[0], 201)
+        self.assertEqual(self.call("DELETE", pods + "/graceful")[0], 200)
+        reviews = [r["request"] for r in self.peer.sent("/allow")]
+        seen = [(r["operation"], r["kind"]["kind"], r["resource"]["resource"], r.get("subResource", ""), r.get("name"))
+                for r in reviews]
+        self.assertEqual(seen, [
+            ("CREATE", "Pod", "pods", "", "subresources"),
+            ("CREATE", "Binding", "pods", "binding", "subresources"),
+            ("CREATE", "TokenRequest", "serviceaccounts", "token", "default"),
+            ("CREATE", "Eviction", "pods", "eviction", "subresources"),
+            ("CREATE", "Pod", "pods", "", "graceful"),
+            ("DELETE", "Pod", "pods", "", "graceful")])
+        self.assertEqual(reviews[1]["kind"], {"group": "", "version": "v1", "kind": "Binding"})
+        self.assertEqual(reviews[1]["object"]["target"]["name"], "node-a")
+        self.assertEqual(reviews[2]["kind"], {"group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest"})
+        self.assertEqual(reviews[3]["kind"], {"group": "policy", "version": "v1", "kind": "Eviction"})
+        self.assertEqual(reviews[3]["options"]["kind"], "CreateOptions")
+
     def test_a_dead_webhook_fails_closed_or_is_ignored(self):
         dead = free_port()
         self.install(False, "dead", [{"name": "dead.kw.test", "clientConfig": self.url_client("/x", port=dead)}])
