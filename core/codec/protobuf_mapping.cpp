@@ -207,13 +207,28 @@ void shape_go_scalar(nlohmann::json& object, const google::protobuf::FieldDescri
 
 }  // namespace
 
+namespace {
+
+void drop_null_members(nlohmann::json& object) {
+  if (!object.is_object()) return;
+  for (auto it = object.begin(); it != object.end();) it = it->is_null() ? object.erase(it) : std::next(it);
+}
+
+}  // namespace
+
 void fill_go_values(nlohmann::json& object, const google::protobuf::Descriptor& message) {
+  // (embedded JSON, a RawExtension's or a schema's default, is kept as sent: nulls included)
   if (!object.is_object() || special_message(message) != SpecialMessage::None) return;
+  drop_null_members(object);  // a null decodes to Go's zero value, written back below
   for (int i = 0; i < message.field_count(); ++i) {
     const google::protobuf::FieldDescriptor& field = *message.field(i);
     const google::protobuf::Descriptor* type = field.message_type();
     if (type == nullptr) {
       if (!field.is_repeated()) shape_go_scalar(object, field);
+      continue;
+    }
+    if (field.is_map() && type->map_value()->message_type() == nullptr) {
+      if (auto map = object.find(json_key(field)); map != object.end()) drop_null_members(*map);
       continue;
     }
     if (is_inline_field(field)) {

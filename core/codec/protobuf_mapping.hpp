@@ -60,6 +60,8 @@ const google::protobuf::FieldDescriptor* json_field(const google::protobuf::Desc
 // JSON tags (kw.api.go_zero): a zero value with omitempty is dropped ("workingDir": "" or
 // "generation": 0 from a Go client's protobuf), one without is filled in. Quantities are written as Go
 // writes them back ("0.5" -> "500m"), core/v1's ResourceLists first rounded up to milli units.
+// Null members are dropped first (Go reads them as zero values), except in embedded JSON (a
+// RawExtension, a schema's default), which stays as it was sent.
 void fill_go_values(nlohmann::json& object, const google::protobuf::Descriptor& message);
 
 }  // namespace kw::codec

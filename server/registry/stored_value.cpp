@@ -64,8 +64,10 @@ void drop_nulls(nlohmann::json& value) {
 
 void fill_go_shape(const api::ResourceInfo& info, nlohmann::json& object) {
   if (info.custom || info.proto_message.empty()) return;
-  drop_nulls(object);
+  // Nulls go by the kind's message, which keeps those in embedded JSON (a ControllerRevision's
+  // data is compared byte for byte by its controllers).
   if (const auto* message = proto::find_message(info.proto_message)) codec::fill_go_values(object, *message);
+  else drop_nulls(object);
 }
 
 std::string served_protobuf(const api::ResourceInfo& info, std::string_view value, std::int64_t revision) {

@@ -207,3 +207,25 @@ TEST_CASE("equivalent resources are the rows stored under one key, converted thr
   CHECK((*back)["spec"]["targetCPUUtilizationPercentage"] == 70);
   CHECK((*back)["spec"]["maxReplicas"] == 4);
 }
+
+TEST_CASE("embedded JSON keeps its nulls through a create and a read, while the kind's own nulls go") {
+  // The DaemonSet controller compares a ControllerRevision's data byte for byte with its own
+  // encoding of the pod template, which has "creationTimestamp": null.
+  Fixture f;
+  const auto* revisions = f.resources.find_plural("apps", "v1", "controllerrevisions");
+  REQUIRE(revisions != nullptr);
+  const auto data = nlohmann::json::parse(
+      R"({"spec": {"template": {"$patch": "replace", "metadata": {"creationTimestamp": null, "labels": {"a": "b"}}}}})");
+  const nlohmann::json revision = {{"apiVersion", "apps/v1"},
+                                   {"kind", "ControllerRevision"},
+                                   {"metadata", {{"name", "agent-1"}, {"labels", {{"a", "b"}}}, {"annotations", nullptr}}},
+                                   {"revision", 1},
+                                   {"data", data}};
+  auto created = f.registry->create(*revisions, "default", revision, {});
+  REQUIRE_MESSAGE(created.has_value(), created.error().message);
+  CHECK((*created)["data"] == data);
+  CHECK_FALSE((*created)["metadata"].contains("annotations"));
+  auto read = f.registry->get(*revisions, "default", "agent-1", "");
+  REQUIRE(read.has_value());
+  CHECK((*read)["data"] == data);
+}
