@@ -41,6 +41,7 @@
 #include "server/control/storage_protection.hpp"
 #include "server/aggregator/aggregator.hpp"
 #include "server/control/node_graph_feed.hpp"
+#include "server/control/local_api_services.hpp"
 #include "server/control/rbac_controller.hpp"
 #include "server/flowcontrol/flow_control.hpp"
 #include "server/http/api_server.hpp"
@@ -658,6 +659,12 @@ int run_serve(const ServeOptions& o) {
   }
   std::vector<std::unique_ptr<net::HttpServer>> servers;
   (*service_accounts)->set_lookup(stored_object_lookup(registry));
+  // The APIServices of what kw serves itself, and the availability of local ones.
+  auto local_api_services = control::LocalApiServices::start(registry);
+  if (!local_api_services) {
+    std::cerr << "kw serve: " << local_api_services.error().message << "\n";
+    return 1;
+  }
   // APIServices served by other API servers (kube-aggregator).
   auto aggregator = aggregator::Aggregator::start(
       registry, {.client_cert_file = o.proxy_client_cert_file, .client_key_file = o.proxy_client_key_file});

@@ -22,7 +22,8 @@
 //   kubernetes.io/kube-apiserver-client.
 // - ResourceQuota: creates (and updates that grow a service's or claim's usage) over a quota of
 //   their namespace are refused ("exceeded quota: ..."); the rest are charged to the quotas'
-//   status.used before they are stored.
+//   status.used before they are stored. Its configuration's limitedResources refuse usage and
+//   scopes no quota covers.
 // - PodSecurity: the Pod Security Standards from the namespaces' pod-security.kubernetes.io/
 //   labels: pods refused (enforce), warned about (warn) or annotated in the audit log (audit);
 //   workload templates warned about and annotated (pod_security.cpp).
@@ -50,7 +51,8 @@ registry::AdmissionCheck limit_ranger_check(registry::Registry& registry);
 registry::AdmissionCheck certificate_approval(const auth::Authorizer& authorizer);
 registry::AdmissionCheck certificate_signing(const auth::Authorizer& authorizer);
 registry::AdmissionCheck certificate_subject_restriction();
-registry::AdmissionCheck resource_quota(registry::Registry& registry);
+// `configuration`: a ResourceQuotaConfiguration (limitedResources), or null for none.
+Result<registry::AdmissionCheck> resource_quota(registry::Registry& registry, const nlohmann::json& configuration);
 // `configuration`: a PodSecurityConfiguration (defaults, exemptions), or null for kube's defaults.
 Result<registry::AdmissionCheck> pod_security(registry::Registry& registry, const nlohmann::json& configuration);
 

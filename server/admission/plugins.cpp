@@ -82,8 +82,11 @@ void install_default_ingress_class(registry::Registry& registry, const PluginSel
   registry.add_admission_mutation(default_ingress_class(registry));
 }
 
-void install_resource_quota(registry::Registry& registry, const PluginSelection&, Installed&) {
-  registry.add_admission_check(resource_quota(registry));
+void install_resource_quota(registry::Registry& registry, const PluginSelection& selection, Installed& installed) {
+  const auto configured = selection.configurations.find("ResourceQuota");
+  auto check = resource_quota(registry, configured != selection.configurations.end() ? configured->second : nullptr);
+  if (!check) installed.failure = check.error().message;
+  else registry.add_admission_check(std::move(*check));
 }
 
 void install_pod_security(registry::Registry& registry, const PluginSelection& selection, Installed& installed) {

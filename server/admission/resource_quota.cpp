@@ -1,13 +1,17 @@
 // ResourceQuota: a create (or an update that grows a service's or claim's usage) in a namespace
 // with quotas is refused when it would take a quota's usage over its hard limit, and is
 // otherwise charged to the quotas' status.used before it is stored, as kube-apiserver charges it.
+// The configuration's limitedResources refuse what no quota covers: usage whose name contains
+// a matchContains, and pods in a matchScopes scope.
 // kw's quota controller (control::QuotaStatus) recounts usage from the objects themselves.
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <iterator>
 #include <mutex>
+#include <set>
 
 #include "core/api/print_support.hpp"
 #include "server/admission/builtin.hpp"
@@ -48,22 +52,86 @@ registry::ApiResult<ResourceList> charge(const registry::AdmissionRequest& reque
   return next;
 }
 
+// One of a ResourceQuotaConfiguration's limitedResources: usage of RESOURCE whose names contain
+// one of `contains`, and pods in one of the `scopes`, need a quota that covers them.
+struct LimitedResource {
+  std::string group, resource;
+  std::vector<std::string> contains;
+  std::vector<json> scopes;  // ScopedResourceSelectorRequirements
+};
+
+Result<std::vector<LimitedResource>> limited_resources(const json& configuration) {
+  std::vector<LimitedResource> out;
+  if (configuration.is_null()) return out;
+  const std::string kind = str(at(configuration, {"kind"}));
+  const std::string api_version = str(at(configuration, {"apiVersion"}));
+  if (kind != "ResourceQuotaConfiguration" ||
+      (api_version != "apiserver.config.k8s.io/v1" && api_version != "resourcequota.admission.k8s.io/v1" &&
+       api_version != "resourcequota.admission.k8s.io/v1beta1" && api_version != "resourcequota.admission.k8s.io/v1alpha1"))
+    return fail("the ResourceQuota plugin's configuration must be an apiserver.config.k8s.io/v1 ResourceQuotaConfiguration, not " +
+                api_version + " " + kind);
+  const json& entries = at(configuration, {"limitedResources"});
+  if (!entries.is_null() && !entries.is_array()) return fail("ResourceQuotaConfiguration limitedResources must be a list");
+  for (const auto& entry : entries.is_array() ? entries : json::array()) {
+    LimitedResource limited;
+    limited.group = str(at(entry, {"apiGroup"}));
+    limited.resource = str(at(entry, {"resource"}));
+    if (limited.resource.empty()) return fail("ResourceQuotaConfiguration limitedResources: every entry names a resource");
+    for (const auto& text : at(entry, {"matchContains"}).is_array() ? at(entry, {"matchContains"}) : json::array())
+      if (text.is_string()) limited.contains.push_back(text.get<std::string>());
+    for (const auto& scope : at(entry, {"matchScopes"}).is_array() ? at(entry, {"matchScopes"}) : json::array())
+      limited.scopes.push_back(scope);
+    out.push_back(std::move(limited));
+  }
+  return out;
+}
+
+// Go's %v of []ScopedResourceSelectorRequirement: "[{PriorityClass In [a b]}]".
+std::string go_scopes(const std::vector<json>& scopes) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < scopes.size(); ++i) {
+    std::string values;
+    for (const auto& value : at(scopes[i], {"values"}).is_array() ? at(scopes[i], {"values"}) : json::array())
+      values += (values.empty() ? "" : " ") + (value.is_string() ? value.get<std::string>() : value.dump());
+    out += (i == 0 ? "{" : " {") + str(at(scopes[i], {"scopeName"})) + " " + str(at(scopes[i], {"operator"})) + " [" +
+           values + "]}";
+  }
+  return out + "]";
+}
+
 class ResourceQuotaPlugin {
  public:
-  explicit ResourceQuotaPlugin(registry::Registry& registry)
-      : m_registry(registry), m_locks(std::make_shared<NamespaceLocks>()) {}
+  ResourceQuotaPlugin(registry::Registry& registry, std::vector<LimitedResource> limited)
+      : m_registry(registry), m_locks(std::make_shared<NamespaceLocks>()),
+        m_limited(std::make_shared<const std::vector<LimitedResource>>(std::move(limited))) {}
 
   registry::ApiResult<void> operator()(const registry::AdmissionRequest& request) const {
     if (!request.subresource.empty() || request.namespace_.empty() || !request.object.is_object()) return {};
     const auto evaluator = quota::Evaluator::of(request.info.group, request.info.plural);
     if (!evaluator.handles(request.operation)) return {};
+    const auto now = std::chrono::system_clock::now();
+    // What the configuration's limitedResources ask a covering quota for: the usage names that
+    // contain one of their matchContains (of this resource), and the scopes the object is in.
+    std::set<std::string> limited_names;
+    std::vector<json> limited_scopes;
+    for (const auto& limited : *m_limited) {
+      for (const auto& scope : limited.scopes) {
+        auto in = evaluator.in_scope(scope, request.object);
+        if (in && *in) limited_scopes.push_back(scope);
+      }
+      if (limited.group != request.info.group || limited.resource != request.info.plural || limited.contains.empty()) continue;
+      for (const auto& [resource, value] : evaluator.usage(request.object, now))
+        if (!value.negative && !value.zero() &&
+            std::ranges::any_of(limited.contains, [&](const std::string& part) { return resource.find(part) != std::string::npos; }))
+          limited_names.insert(resource);
+    }
     auto listed = cached(m_registry, "", "v1", "resourcequotas", request.namespace_);
     if (!listed) return std::unexpected(listed.error());
     const auto limits_it = [&](const cache::ObjectPtr& stored) {
       const auto named = [&](const char* part) { return quota::names(quota::resource_list(at(stored->object, {part, "hard"}))); };
       return !evaluator.matching_resources(named("spec")).empty() || !evaluator.matching_resources(named("status")).empty();
     };
-    if (std::ranges::none_of(*listed, limits_it)) return {};
+    if (limited_names.empty() && limited_scopes.empty() && std::ranges::none_of(*listed, limits_it)) return {};
     std::lock_guard serial((*m_locks)[std::hash<std::string>{}(request.namespace_) % k_namespace_locks]);
     // A quota limits what the object uses: its latest status, not the cache's of a moment ago (a
     // dry run, which writes nothing, would otherwise be judged on usage another request raised).
@@ -77,8 +145,17 @@ class ResourceQuotaPlugin {
 
     // CheckRequest: which quotas cover the object, whether they can tell its usage, its delta.
     std::vector<std::size_t> covering;
+    std::set<std::string> covered_names;   // the resources the covering quotas limit
+    std::set<std::string> covered_scopes;  // the scopes of any quota the object is in
     for (std::size_t i = 0; i < quotas.size(); ++i) {
       const json& q = quotas[i];
+      for (const auto& scope : quota::scope_selectors(q)) {
+        auto in = evaluator.in_scope(scope, request.object);
+        if (!in)
+          return std::unexpected(registry::admission_forbidden(
+              request, "error matching scopes of quota " + str(at(q, {"metadata", "name"})) + ", err: " + in.error().message));
+        if (*in) covered_scopes.insert(str(at(scope, {"scopeName"})));
+      }
       auto match = evaluator.matches(q, request.object);
       if (!match) return std::unexpected(internal_forbidden(request, match.error().message));
       if (!*match) continue;
@@ -93,8 +170,21 @@ class ResourceQuotaPlugin {
               request, "status unknown for quota: " + name + ", resources: " +
                            quota::pretty_print_names({restricted.begin(), restricted.end()})));
       covering.push_back(i);
+      covered_names.insert(restricted.begin(), restricted.end());
     }
-    const auto now = std::chrono::system_clock::now();
+    std::vector<std::string> uncovered;
+    std::ranges::set_difference(limited_names, covered_names, std::back_inserter(uncovered));
+    if (!uncovered.empty()) {
+      std::string names;
+      for (const auto& name : uncovered) names += (names.empty() ? "" : ",") + name;
+      return std::unexpected(registry::admission_forbidden(request, "insufficient quota to consume: " + names));
+    }
+    std::vector<json> uncovered_scopes;
+    for (const auto& scope : limited_scopes)
+      if (!covered_scopes.contains(str(at(scope, {"scopeName"})))) uncovered_scopes.push_back(scope);
+    if (!uncovered_scopes.empty())  // a plain error in kube's plugin: 500 without a reason
+      return std::unexpected(
+          registry::ApiError{500, "", "insufficient quota to match these scopes: " + go_scopes(uncovered_scopes), {}});
     ResourceList delta = evaluator.usage(request.object, now);
     std::set<std::string> negative;
     for (const auto& [resource, value] : delta)
@@ -151,10 +241,15 @@ class ResourceQuotaPlugin {
 
   registry::Registry& m_registry;
   std::shared_ptr<NamespaceLocks> m_locks;  // shared by the copies std::function makes
+  std::shared_ptr<const std::vector<LimitedResource>> m_limited;
 };
 
 }  // namespace
 
-registry::AdmissionCheck resource_quota(registry::Registry& registry) { return ResourceQuotaPlugin(registry); }
+Result<registry::AdmissionCheck> resource_quota(registry::Registry& registry, const nlohmann::json& configuration) {
+  auto limited = limited_resources(configuration);
+  if (!limited) return std::unexpected(limited.error());
+  return ResourceQuotaPlugin(registry, std::move(*limited));
+}
 
 }  // namespace kw::admission

@@ -92,7 +92,16 @@ void send_json(net::ResponseStream& stream, int status, const nlohmann::json& bo
   stream.finish();
 }
 
-void send_error(net::ResponseStream& stream, const registry::ApiError& error) {
+namespace {
+
+// kube's Warning headers: `299 - "TEXT"`, the text as a JSON string.
+void add_warning_headers(net::ResponseHead& head, const std::vector<std::string>& warnings) {
+  for (const auto& warning : warnings) head.headers.push_back({"warning", "299 - " + dump_json(nlohmann::json(warning))});
+}
+
+}  // namespace
+
+void send_error(net::ResponseStream& stream, const registry::ApiError& error, const std::vector<std::string>& warnings) {
   std::string bytes = dump_json(error.status());
   bytes += '\n';
   net::ResponseHead head{error.code,
@@ -104,6 +113,7 @@ void send_error(net::ResponseStream& stream, const registry::ApiError& error) {
   if (const auto retry = error.details.find("retryAfterSeconds");
       error.details.is_object() && retry != error.details.end() && retry->is_number_integer())
     head.headers.push_back({"retry-after", std::to_string(retry->get<std::int64_t>())});
+  add_warning_headers(head, warnings);
   stream.begin(std::move(head));
   stream.write(std::move(bytes));
   stream.finish();
@@ -134,7 +144,7 @@ void send_encoded(net::ResponseStream& stream, int status, std::string bytes, co
       status,
       {{"cache-control", k_no_cache}, {"content-type", format.content_type}, {"content-length", std::to_string(bytes.size())}},
       false};
-  for (const auto& warning : warnings) head.headers.push_back({"warning", "299 - " + dump_json(nlohmann::json(warning))});
+  add_warning_headers(head, warnings);
   stream.begin(std::move(head));
   stream.write(std::move(bytes));
   stream.finish();

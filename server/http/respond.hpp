@@ -49,7 +49,9 @@ inline constexpr const char* k_no_cache = "no-cache, private";
 
 void send_json(net::ResponseStream& stream, int status, const nlohmann::json& body,
                const std::string& content_type = "application/json", const std::string& cache_control = k_no_cache);
-void send_error(net::ResponseStream& stream, const registry::ApiError& error);
+// `warnings` (what the request collected before it failed) go out as Warning headers too.
+void send_error(net::ResponseStream& stream, const registry::ApiError& error,
+                const std::vector<std::string>& warnings = {});
 // An object or list in the negotiated format (tables are built by the caller).
 // `warnings` go out as `Warning: 299 - "..."` headers.
 void send_object(net::ResponseStream& stream, int status, const nlohmann::json& body, const Negotiated& format,

@@ -16,6 +16,7 @@
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/empty_objects.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
+#include "server/registry/kinds/pod_warnings.hpp"
 #include "server/registry/stored_value.hpp"
 #include "server/registry/validation.hpp"
 
@@ -294,6 +295,28 @@ void apply_defaults(const api::ResourceInfo& info, nlohmann::json& object, bool 
   if (status_only) return;
   if (const auto* row = kinds::find_kind(info)) kinds::default_object(*row, object);
   else if (strategy.defaults) strategy.defaults(object);
+}
+
+// The warnings kube's strategies give a pod write and a write of a pod template (WarningsOnCreate,
+// WarningsOnUpdate): pods every time, templates when the template changed. Each is given once
+// per request, as kube's warning recorder keeps them.
+void add_pod_warnings(const api::ResourceInfo& info, const nlohmann::json& object, const nlohmann::json* old,
+                      const WriteOptions& options) {
+  const auto* row = kinds::find_kind(info);
+  if (options.warnings == nullptr || row == nullptr || !options.subresource.empty()) return;
+  std::vector<std::string> found;
+  if (info.group.empty() && info.plural == "pods") {
+    kinds::pod_warnings(object, "", found);
+  } else if (const auto* pod_template = kinds::pod_template_of(*row, object)) {
+    const auto* before = old != nullptr ? kinds::pod_template_of(*row, *old) : nullptr;
+    if (before != nullptr && *before == *pod_template) return;
+    std::string path;
+    for (const auto& segment : row->pod_template) path += (path.empty() ? "" : ".") + segment;
+    kinds::pod_warnings(*pod_template, path, found);
+  }
+  for (auto& warning : found)
+    if (std::ranges::find(*options.warnings, warning) == options.warnings->end())
+      options.warnings->push_back(std::move(warning));
 }
 
 }  // namespace
@@ -705,6 +728,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   if (!causes.empty()) return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
   if (is_definitions(info))
     if (auto prepared = prepare_definition(object); !prepared) return std::unexpected(prepared.error());
+  add_pod_warnings(info, object, nullptr, options);
   if (!options.admitted)
     if (auto admitted = admit(admission_request(info, "CREATE", ns, name, object, nullptr, options)); !admitted)
       return std::unexpected(admitted.error());
@@ -859,6 +883,7 @@ ApiResult<nlohmann::json> Registry::update_with(
       if (auto checked = check_custom(info, object, &existing); !checked) return std::unexpected(checked.error());
     if (is_definitions(info))
       if (auto prepared = prepare_definition(object, &existing); !prepared) return std::unexpected(prepared.error());
+    add_pod_warnings(info, object, &existing, options);
     if (!options.admitted)
       if (auto admitted = admit(admission_request(info, "UPDATE", ns, name, object, &existing, options)); !admitted)
         return std::unexpected(admitted.error());

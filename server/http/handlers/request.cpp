@@ -29,9 +29,9 @@ std::string ResourceRequest::param(const char* key) const {
   return found == query.end() ? "" : found->second;
 }
 
-void ResourceRequest::fail(const registry::ApiError& error) const {
+void ResourceRequest::fail(const registry::ApiError& error, const std::vector<std::string>& warnings) const {
   if (audit) audit->response_object(error.status());
-  send_error(*stream, error);
+  send_error(*stream, error, warnings);
 }
 
 void ResourceRequest::audited_request(const nlohmann::json& object) const {
@@ -167,7 +167,7 @@ bool WriteContext::track(const ResourceRequest& r, std::string_view options_kind
 
 void reply(const ResourceRequest& r, const Negotiated& format, int status,
            const registry::ApiResult<nlohmann::json>& result, const std::vector<std::string>& warnings) {
-  if (!result) return r.fail(result.error());
+  if (!result) return r.fail(result.error(), warnings);
   if (format.metadata_only) {
     const auto partial = partial_object_metadata(*result);
     if (r.audit) r.audit->response_object(partial);

@@ -53,7 +53,8 @@ struct ResourceRequest {
   // A query parameter; "" when absent.
   std::string param(const char* key) const;
   bool has_param(const char* key) const { return query.contains(key); }
-  void fail(const registry::ApiError& error) const;
+  // The error as a Status; `warnings`, what the request collected first, as Warning headers.
+  void fail(const registry::ApiError& error, const std::vector<std::string>& warnings = {}) const;
   // The object the request sends, for the audit log (kinds answered without a store).
   void audited_request(const nlohmann::json& object) const;
 };

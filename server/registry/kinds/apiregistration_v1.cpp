@@ -116,6 +116,8 @@ std::vector<KindSpec> apiregistration_v1_kinds() {
                 .printer = print_api_service},
        .storage_resource = "apiregistration.k8s.io/apiservices",
        .status_keeps_meta = {"labels", "annotations", "finalizers", "ownerReferences"},
+       // (the core group's is "v1.": the name is checked against spec.version.spec.group)
+       .name_rule = NameRule::path_segment,
        .strategy = {
            .defaults = default_api_service, .prepare_create = prepare_api_service, .validate = validate_api_service}}};
 }

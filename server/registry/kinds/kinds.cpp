@@ -1,11 +1,14 @@
 #include <algorithm>
 #include <cctype>
+#include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include <utility>
 
 #include "core/codec/protobuf.hpp"
 #include "core/util/text.hpp"
+#include "server/registry/kinds/api_priorities.hpp"
 #include "server/registry/kinds/groups.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 #include "server/registry/kinds/pod_spec.hpp"
@@ -33,12 +36,20 @@ void complete(KindSpec& spec) {
 
 std::vector<KindSpec> make_rows() {
   std::vector<KindSpec> rows;
-  // The groups in the order kube-apiserver's discovery lists them.
   for (auto group : {core_v1_kinds, apiregistration_v1_kinds, apps_v1_kinds, events_v1_kinds, authentication_v1_kinds, authorization_v1_kinds, autoscaling_v2_kinds, autoscaling_v1_kinds, batch_v1_kinds, certificates_v1_kinds, networking_v1_kinds, policy_v1_kinds, rbac_v1_kinds, storage_v1_kinds, storage_v1beta1_kinds, admissionregistration_v1_kinds, apiextensions_v1_kinds, scheduling_v1_kinds, coordination_v1_kinds, node_v1_kinds, discovery_v1_kinds, flowcontrol_v1_kinds})
     for (auto& spec : group()) {
       complete(spec);
       rows.push_back(std::move(spec));
     }
+  // In the order kube-apiserver's discovery lists them: the core group, its aggregator's own
+  // group, then by the APIService priorities (api_priorities.hpp), the rows of one group
+  // version as the group lists them.
+  const auto rank = [](const api::ResourceInfo& info) {
+    const auto priority = builtin_api_priority(info.group, info.version).value_or(ApiPriority{});
+    return std::make_tuple(info.group.empty() ? 0 : info.group == "apiregistration.k8s.io" ? 1 : 2, -priority.group,
+                           std::string_view(info.group), -priority.version, std::string_view(info.version));
+  };
+  std::ranges::stable_sort(rows, [&](const KindSpec& a, const KindSpec& b) { return rank(a.info) < rank(b.info); });
   return rows;
 }
 

@@ -1,0 +1,22 @@
+#pragma once
+// The warnings a pod or pod template write gets (kube's GetWarningsForPod and
+// GetWarningsForPodTemplate): deprecated node labels in selectors, affinity and topology
+// spread; deprecated and non-functional annotations and volume types; duplicate host aliases,
+// image pull secrets, env names and ports; fractional byte quantities; a negative grace period;
+// affinity terms without a selector. Each names its field path, prefixed with the template's
+// own path for templates ("spec.template.spec.volumes[0].gitRepo: deprecated in v1.11").
+//
+//   kinds::pod_warnings(pod, "", warnings);                      // a Pod
+//   kinds::pod_warnings(deployment_template, "spec.template", warnings);
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kw::kinds {
+
+// `holder` has the pod's (or template's) metadata and spec; `path` is where it sits in its
+// object ("" for a Pod).
+void pod_warnings(const nlohmann::json& holder, const std::string& path, std::vector<std::string>& warnings);
+
+}  // namespace kw::kinds
