@@ -122,6 +122,9 @@ void bind(const ResourceRequest& r) {
                                                : body->value("metadata", json::object()).value("name", std::string());
   if (pod.empty())
     return r.fail(registry::ApiError{422, "Invalid", "Binding \"\" is invalid: metadata.name: Required value: name or generateName is required", {}});
+  // (a body that names no pod binds the URL's, as clients that build the path expect)
+  if (const auto named = body->value("metadata", json::object()).value("name", std::string()); !named.empty() && named != pod)
+    return r.fail(registry::bad_request("name in URL does not match name in Binding object"));
   reply(r, write.format, 201, r.registry.bind(r.info.namespace_, pod, std::move(*body), write.options), write.warnings);
 }
 

@@ -35,6 +35,11 @@ class BindingTest(ServerTestCase):
         self.assertEqual(status, 404, body)
         status, body = self.server.json("GET", NS + "/bindings")
         self.assertEqual(status, 405, body)
+        # The pod the URL names is the one the body names, as kube's binding store checks.
+        self.server.json("POST", NS + "/pods", pod("other"))
+        status, body = self.server.json("POST", NS + "/pods/other/binding", binding)
+        self.assertEqual(status, 400, body)
+        self.assertEqual(body["message"], "name in URL does not match name in Binding object")
 
 
 class EvictionTest(ServerTestCase):
