@@ -12,6 +12,7 @@
 #include "server/admission/lookup.hpp"
 #include "server/auth/node_authorizer.hpp"
 #include "server/auth/user_info.hpp"
+#include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/pod_spec.hpp"
 
 namespace kw::admission {
@@ -34,14 +35,6 @@ std::unexpected<registry::ApiError> refuse(const AdmissionRequest& r, const std:
 std::string requested_name(const AdmissionRequest& r) {
   if (!r.name.empty()) return r.name;
   return str(at(r.object, {"metadata", "name"}));
-}
-
-// Go's semantic equality of optional lists and maps: absent, null and empty are alike.
-bool same(const json& a, const json& b) {
-  const bool a_empty = a.is_null() || a.empty();
-  const bool b_empty = b.is_null() || b.empty();
-  if (a_empty || b_empty) return a_empty == b_empty;
-  return a == b;
 }
 
 // The prefix of a label key ("" without one).
@@ -94,12 +87,6 @@ std::vector<std::string> forbidden_label_changes(const json& labels, const json&
   return forbidden;
 }
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
 ApiResult<std::optional<json>> stored_pod(registry::Registry& registry, const AdmissionRequest& r,
                                           const std::string& name) {
   return cached_object(registry, "", "v1", "pods", r.namespace_, name);
@@ -145,8 +132,7 @@ ApiResult<void> admit_pod_create(registry::Registry& registry, const AdmissionRe
   const json& volumes = at(spec, {"volumes"});
   if (volumes.is_array()) {
     for (const auto& volume : volumes)
-      for (const auto& source : at(volume, {"projected", "sources"}).is_array() ? at(volume, {"projected", "sources"})
-                                                                                 : json::array())
+      for (const auto& source : api::arr(at(volume, {"projected", "sources"})))
         if (source.contains("clusterTrustBundle"))
           return refuse(r, "node " + quoted + " can not create pods that reference clustertrustbundles");
     for (const auto& volume : volumes)
@@ -191,7 +177,7 @@ ApiResult<void> admit_pod(registry::Registry& registry, const AdmissionRequest& 
     if (r.operation != "UPDATE" || r.old == nullptr) return refuse(r, "unexpected operation " + util::go_quote(r.operation));
     if (str(at(*r.old, {"spec", "nodeName"})) != node)
       return refuse(r, "node " + quoted + " can only update pod status for pods with spec.nodeName set to itself");
-    if (!same(at(r.object, {"metadata", "labels"}), at(*r.old, {"metadata", "labels"})))
+    if (!kinds::semantic_equal(at(r.object, {"metadata", "labels"}), at(*r.old, {"metadata", "labels"})))
       return refuse(r, "node " + quoted + " cannot update labels through pod status");
     if (!same_claim_statuses(at(r.object, {"status", "resourceClaimStatuses"}),
                              at(*r.old, {"status", "resourceClaimStatuses"})))
@@ -217,16 +203,16 @@ ApiResult<void> admit_node(const AdmissionRequest& r, const std::string& node) {
     if (!config_source.is_null())
       return refuse(r, "node " + quoted + " is not allowed to create pods with a non-nil configSource");
     if (auto labels = forbidden_label_changes(at(r.object, {"metadata", "labels"}), json()); !labels.empty())
-      return refuse(r, "node " + quoted + " is not allowed to set the following labels: " + joined(labels));
+      return refuse(r, "node " + quoted + " is not allowed to set the following labels: " + api::print::join(labels, ", "));
   }
   if (r.operation == "UPDATE" && r.old != nullptr) {
-    if (!config_source.is_null() && config_source != at(*r.old, {"spec", "configSource"}))
+    if (!config_source.is_null() && !kinds::semantic_equal(config_source, at(*r.old, {"spec", "configSource"})))
       return refuse(r, "node " + quoted + " is not allowed to update configSource to a new non-nil configSource");
-    if (!same(at(r.object, {"spec", "taints"}), at(*r.old, {"spec", "taints"})))
+    if (!kinds::semantic_equal(at(r.object, {"spec", "taints"}), at(*r.old, {"spec", "taints"})))
       return refuse(r, "node " + quoted + " is not allowed to modify taints");
     if (auto labels = forbidden_label_changes(at(r.object, {"metadata", "labels"}), at(*r.old, {"metadata", "labels"}));
         !labels.empty())
-      return refuse(r, "is not allowed to modify labels: " + joined(labels));
+      return refuse(r, "is not allowed to modify labels: " + api::print::join(labels, ", "));
   }
   return {};
 }
@@ -248,7 +234,7 @@ ApiResult<void> admit_claim(const AdmissionRequest& r, const std::string& node) 
   };
   const json before = comparable(*r.old);
   const json after = comparable(r.object);
-  if (before != after)
+  if (!kinds::semantic_equal(before, after))
     return refuse(r, "node " + util::go_quote(node) +
                          " is not allowed to update fields other than status.capacity and status.conditions: " +
                          json::diff(before, after).dump());

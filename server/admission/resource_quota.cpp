@@ -8,8 +8,8 @@
 #include <array>
 #include <chrono>
 #include <functional>
-#include <memory>
 #include <iterator>
+#include <memory>
 #include <mutex>
 #include <set>
 
@@ -72,14 +72,14 @@ Result<std::vector<LimitedResource>> limited_resources(const json& configuration
                 api_version + " " + kind);
   const json& entries = at(configuration, {"limitedResources"});
   if (!entries.is_null() && !entries.is_array()) return fail("ResourceQuotaConfiguration limitedResources must be a list");
-  for (const auto& entry : entries.is_array() ? entries : json::array()) {
+  for (const auto& entry : api::arr(entries)) {
     LimitedResource limited;
     limited.group = str(at(entry, {"apiGroup"}));
     limited.resource = str(at(entry, {"resource"}));
     if (limited.resource.empty()) return fail("ResourceQuotaConfiguration limitedResources: every entry names a resource");
-    for (const auto& text : at(entry, {"matchContains"}).is_array() ? at(entry, {"matchContains"}) : json::array())
+    for (const auto& text : api::arr(at(entry, {"matchContains"})))
       if (text.is_string()) limited.contains.push_back(text.get<std::string>());
-    for (const auto& scope : at(entry, {"matchScopes"}).is_array() ? at(entry, {"matchScopes"}) : json::array())
+    for (const auto& scope : api::arr(at(entry, {"matchScopes"})))
       limited.scopes.push_back(scope);
     out.push_back(std::move(limited));
   }
@@ -91,7 +91,7 @@ std::string go_scopes(const std::vector<json>& scopes) {
   std::string out = "[";
   for (std::size_t i = 0; i < scopes.size(); ++i) {
     std::string values;
-    for (const auto& value : at(scopes[i], {"values"}).is_array() ? at(scopes[i], {"values"}) : json::array())
+    for (const auto& value : api::arr(at(scopes[i], {"values"})))
       values += (values.empty() ? "" : " ") + (value.is_string() ? value.get<std::string>() : value.dump());
     out += (i == 0 ? "{" : " {") + str(at(scopes[i], {"scopeName"})) + " " + str(at(scopes[i], {"operator"})) + " [" +
            values + "]}";

@@ -1,7 +1,6 @@
 #include "server/control/local_api_services.hpp"
 
 #include <iostream>
-#include <map>
 #include <set>
 #include <vector>
 
@@ -9,7 +8,6 @@
 #include "server/control/follow.hpp"
 #include "server/control/work_queue.hpp"
 #include "server/registry/kinds/api_priorities.hpp"
-#include "server/registry/lookup.hpp"
 
 namespace kw::control {
 namespace {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/api/print_support.hpp"
+#include "core/api/quantity.hpp"
 #include "core/util/text.hpp"
 
 namespace kw::kinds {
@@ -117,6 +118,34 @@ void default_string(json& parent, const char* key, const char* value) {
 
 bool one_of(std::string_view value, std::initializer_list<std::string_view> set) {
   return std::find(set.begin(), set.end(), value) != set.end();
+}
+
+bool empty_value(const json& value) {
+  return value.is_null() || ((value.is_array() || value.is_object()) && value.empty());
+}
+
+bool semantic_equal(const json& a, const json& b, bool quantities) {
+  if (empty_value(a) && empty_value(b)) return true;
+  if (quantities && a.is_string() && b.is_string()) {
+    const auto left = api::canonical_quantity(a), right = api::canonical_quantity(b);
+    if (left && right) return *left == *right;
+  }
+  if (a.is_number() && b.is_number()) return a == b;  // 30 read from JSON or from protobuf
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    for (const auto& [key, value] : a.items())
+      if (!semantic_equal(value, api::at(b, {key}), quantities || key == "resources")) return false;
+    for (const auto& [key, value] : b.items())
+      if (!a.contains(key) && !empty_value(value)) return false;
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!semantic_equal(a[i], b[i], quantities)) return false;
+    return true;
+  }
+  return a == b;
 }
 
 bool contains_wildcard(const json& list) {

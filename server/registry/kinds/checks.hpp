@@ -73,6 +73,12 @@ void default_value(nlohmann::json& parent, const char* key, const nlohmann::json
 // Sets `key` when the member is absent, null or "" (a Go zero string).
 void default_string(nlohmann::json& parent, const char* key, const char* value);
 bool one_of(std::string_view value, std::initializer_list<std::string_view> set);
+// Go's nil or empty: null, or an empty list or map.
+bool empty_value(const nlohmann::json& value);
+// apiequality.Semantic.DeepEqual over the JSON form: a missing member, null and an empty list
+// or map are the same (Go's nil and empty), and quantities compare by value ("1" == "1000m")
+// under a "resources" member, or everywhere with `quantities`.
+bool semantic_equal(const nlohmann::json& a, const nlohmann::json& b, bool quantities = false);
 // Whether a list holds "*".
 bool contains_wildcard(const nlohmann::json& list);
 // Go's strings.Split: n+1 parts for n separators.

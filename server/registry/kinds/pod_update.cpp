@@ -23,36 +23,6 @@ constexpr const char* k_spec_forbidden =
     "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing "
     "tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
-bool empty_value(const json& value) {
-  return value.is_null() || ((value.is_array() || value.is_object()) && value.empty());
-}
-
-// apiequality.Semantic.DeepEqual over the JSON form: a missing member, null and an empty list
-// or map are the same (Go's nil and empty), and quantities compare by value ("1" == "1000m").
-bool semantic_equal(const json& a, const json& b, bool quantities = false) {
-  if (empty_value(a) && empty_value(b)) return true;
-  if (quantities && a.is_string() && b.is_string()) {
-    const auto left = api::canonical_quantity(a), right = api::canonical_quantity(b);
-    if (left && right) return *left == *right;
-  }
-  if (a.is_number() && b.is_number()) return a == b;  // 30 read from JSON or from protobuf
-  if (a.type() != b.type()) return false;
-  if (a.is_object()) {
-    for (const auto& [key, value] : a.items())
-      if (!semantic_equal(value, api::at(b, {key}), quantities || key == "resources")) return false;
-    for (const auto& [key, value] : b.items())
-      if (!a.contains(key) && !empty_value(value)) return false;
-    return true;
-  }
-  if (a.is_array()) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if (!semantic_equal(a[i], b[i], quantities)) return false;
-    return true;
-  }
-  return a == b;
-}
-
 // ValidateContainerUpdates: the same number of containers, each with an image that has no
 // surrounding spaces. False when the count differs (nothing else is checked then).
 bool validate_container_updates(Causes& causes, const json& now, const json& before, const std::string& path) {

@@ -7,6 +7,7 @@
 #include "core/api/print_support.hpp"
 #include "core/api/quantity.hpp"
 #include "core/util/text.hpp"
+#include "server/registry/kinds/checks.hpp"
 
 namespace kw::kinds {
 namespace {
@@ -35,25 +36,17 @@ std::string_view deprecated_label(const std::string& key) {
   return found == deprecated_node_labels().end() ? std::string_view() : found->second;
 }
 
-// Field paths as Go's field.Path prints them: "a.b[2].c", "a.b[key]".
+// A member of a field path ("" for a Pod's own fields); the index and key forms are checks.hpp's.
 std::string child(const std::string& path, std::string_view name) {
   return path.empty() ? std::string(name) : path + "." + std::string(name);
 }
-std::string index(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
-std::string key(const std::string& path, const std::string& k) { return path + "[" + k + "]"; }
-
-const json& array_at(const json& value, std::initializer_list<std::string_view> path) {
-  static const json k_empty = json::array();
-  const json& found = at(value, path);
-  return found.is_array() ? found : k_empty;
-}
 
 void node_selector_term(const json& term, const std::string& path, std::vector<std::string>& out) {
-  const json& expressions = array_at(term, {"matchExpressions"});
+  const json& expressions = api::arr(at(term, {"matchExpressions"}));
   for (std::size_t i = 0; i < expressions.size(); ++i) {
     const std::string label = str(at(expressions[i], {"key"}));
     if (const auto why = deprecated_label(label); !why.empty())
-      out.push_back(child(index(child(path, "matchExpressions"), i), "key") + ": " + label + " is " + std::string(why));
+      out.push_back(child(index_path(child(path, "matchExpressions"), i), "key") + ": " + label + " is " + std::string(why));
   }
 }
 
@@ -62,7 +55,7 @@ void affinity_terms(const json& terms, const std::string& path, bool weighted, s
   for (std::size_t i = 0; i < terms.size(); ++i) {
     const json& term = weighted ? at(terms[i], {"podAffinityTerm"}) : terms[i];
     if (!at(term, {"labelSelector"}).is_object())
-      out.push_back(child(weighted ? child(index(path, i), "podAffinityTerm") : index(path, i), "labelSelector") +
+      out.push_back(child(weighted ? child(index_path(path, i), "podAffinityTerm") : index_path(path, i), "labelSelector") +
                     ": a null labelSelector results in matching no pod");
   }
 }
@@ -74,7 +67,7 @@ void fractional_bytes(const json& list, const std::string& path, std::vector<std
     if (!value.is_string()) continue;
     auto quantity = api::parse_go_quantity(std::string_view(value.get_ref<const std::string&>()));
     if (quantity && quantity->milli_value() % 1000 != 0)
-      out.push_back(key(path, resource) + ": fractional byte value " + util::go_quote(quantity->string()) +
+      out.push_back(key_path(path, resource) + ": fractional byte value " + util::go_quote(quantity->string()) +
                     " is invalid, must be an integer");
   }
 }
@@ -83,8 +76,8 @@ void fractional_bytes(const json& list, const std::string& path, std::vector<std
 template <typename Visit>
 void visit_containers(const json& spec, const std::string& spec_path, Visit visit) {
   for (const char* list : {"initContainers", "containers", "ephemeralContainers"}) {
-    const json& containers = array_at(spec, {list});
-    for (std::size_t i = 0; i < containers.size(); ++i) visit(containers[i], index(child(spec_path, list), i));
+    const json& containers = api::arr(at(spec, {list}));
+    for (std::size_t i = 0; i < containers.size(); ++i) visit(containers[i], index_path(child(spec_path, list), i));
   }
 }
 
@@ -102,7 +95,7 @@ void container_warnings(const json& meta, const json& spec_of_pod, const json& c
   if (!at(container, {"securityContext", "seccompProfile"}).is_object()) {
     const std::string annotation = "container.seccomp.security.alpha.kubernetes.io/" + name;
     if (annotations.is_object() && annotations.contains(annotation))
-      out.push_back(key(child(meta_path, "annotations"), annotation) +
+      out.push_back(key_path(child(meta_path, "annotations"), annotation) +
                     R"(: non-functional in v1.27+; use the "seccompProfile" field instead)");
   }
   // (a Pod's own AppArmor annotations are turned into fields instead)
@@ -110,13 +103,13 @@ void container_warnings(const json& meta, const json& spec_of_pod, const json& c
       !at(container, {"securityContext", "appArmorProfile"}).is_object()) {
     const std::string annotation = "container.apparmor.security.beta.kubernetes.io/" + name;
     if (annotations.is_object() && annotations.contains(annotation))
-      out.push_back(key(child(meta_path, "annotations"), annotation) +
+      out.push_back(key_path(child(meta_path, "annotations"), annotation) +
                     R"(: deprecated since v1.30; use the "appArmorProfile" field instead)");
   }
   fractional_bytes(at(container, {"resources", "limits"}), child(child(path, "resources"), "limits"), out);
   fractional_bytes(at(container, {"resources", "requests"}), child(child(path, "resources"), "requests"), out);
   // An env name given twice, where the later one does not build on the earlier.
-  const json& env = array_at(container, {"env"});
+  const json& env = api::arr(at(container, {"env"}));
   std::set<std::string> names;
   for (std::size_t i = 0; i < env.size(); ++i) {
     const std::string env_name = str(at(env[i], {"name"}));
@@ -124,7 +117,7 @@ void container_warnings(const json& meta, const json& spec_of_pod, const json& c
     const std::string value = str(at(env[i], {"value"}));
     const std::string ref = "$(" + env_name + ")";
     if (at(env[i], {"valueFrom"}).is_object() || value == ref || value.find(ref) == std::string::npos)
-      out.push_back(index(child(path, "env"), i) + ": hides previous definition of " + util::go_quote(env_name) +
+      out.push_back(index_path(child(path, "env"), i) + ": hides previous definition of " + util::go_quote(env_name) +
                     ", which may be dropped when using apply");
   }
 }
@@ -138,10 +131,10 @@ struct PortSeen {
 void port_warnings(const json& spec, const std::string& spec_path, std::vector<std::string>& out) {
   std::map<std::string, std::vector<PortSeen>> seen;  // "80/TCP" -> the ports declared so far
   visit_containers(spec, spec_path, [&](const json& container, const std::string& path) {
-    const json& ports = array_at(container, {"ports"});
+    const json& ports = api::arr(at(container, {"ports"}));
     for (std::size_t i = 0; i < ports.size(); ++i) {
       const json& port = ports[i];
-      const std::string port_path = index(child(path, "ports"), i);
+      const std::string port_path = index_path(child(path, "ports"), i);
       const std::string host_ip = str(at(port, {"hostIP"}));
       const std::int64_t host_port = at(port, {"hostPort"}).is_number() ? at(port, {"hostPort"}).get<std::int64_t>() : 0;
       if (!host_ip.empty() && host_port == 0)
@@ -174,21 +167,21 @@ void pod_warnings(const nlohmann::json& holder, const std::string& path, std::ve
   if (const json& selector = at(spec, {"nodeSelector"}); selector.is_object())
     for (const auto& [label, value] : selector.items())
       if (const auto why = deprecated_label(label); !why.empty())
-        out.push_back(key(child(spec_path, "nodeSelector"), label) + ": " + std::string(why));
+        out.push_back(key_path(child(spec_path, "nodeSelector"), label) + ": " + std::string(why));
   const json& node_affinity = at(spec, {"affinity", "nodeAffinity"});
   const std::string node_affinity_path = child(child(spec_path, "affinity"), "nodeAffinity");
   {
-    const json& terms = array_at(node_affinity, {"requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"});
+    const json& terms = api::arr(at(node_affinity, {"requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"}));
     const std::string terms_path = child(child(node_affinity_path, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms");
-    for (std::size_t i = 0; i < terms.size(); ++i) node_selector_term(terms[i], index(terms_path, i), out);
-    const json& preferred = array_at(node_affinity, {"preferredDuringSchedulingIgnoredDuringExecution"});
+    for (std::size_t i = 0; i < terms.size(); ++i) node_selector_term(terms[i], index_path(terms_path, i), out);
+    const json& preferred = api::arr(at(node_affinity, {"preferredDuringSchedulingIgnoredDuringExecution"}));
     const std::string preferred_path = child(node_affinity_path, "preferredDuringSchedulingIgnoredDuringExecution");
     for (std::size_t i = 0; i < preferred.size(); ++i)
-      node_selector_term(at(preferred[i], {"preference"}), child(index(preferred_path, i), "preference"), out);
+      node_selector_term(at(preferred[i], {"preference"}), child(index_path(preferred_path, i), "preference"), out);
   }
-  const json& spread = array_at(spec, {"topologySpreadConstraints"});
+  const json& spread = api::arr(at(spec, {"topologySpreadConstraints"}));
   for (std::size_t i = 0; i < spread.size(); ++i) {
-    const std::string at_path = index(child(spec_path, "topologySpreadConstraints"), i);
+    const std::string at_path = index_path(child(spec_path, "topologySpreadConstraints"), i);
     const std::string topology_key = str(at(spread[i], {"topologyKey"}));
     if (const auto why = deprecated_label(topology_key); !why.empty())
       out.push_back(child(at_path, "topologyKey") + ": " + topology_key + " is " + std::string(why));
@@ -205,7 +198,7 @@ void pod_warnings(const nlohmann::json& holder, const std::string& path, std::ve
   };
   for (const auto& [annotation, why] : k_dead_annotations)
     if (annotations.is_object() && annotations.contains(std::string(annotation)))
-      out.push_back(key(child(meta_path, "annotations"), std::string(annotation)) + ": " + std::string(why));
+      out.push_back(key_path(child(meta_path, "annotations"), std::string(annotation)) + ": " + std::string(why));
 
   // Volume types that are deprecated or gone.
   static constexpr std::pair<std::string_view, std::string_view> k_old_volumes[] = {
@@ -219,27 +212,27 @@ void pod_warnings(const nlohmann::json& holder, const std::string& path, std::ve
       {"cephfs", "deprecated in v1.28, non-functional in v1.31+"},
       {"rbd", "deprecated in v1.28, non-functional in v1.31+"},
   };
-  const json& volumes = array_at(spec, {"volumes"});
+  const json& volumes = api::arr(at(spec, {"volumes"}));
   for (std::size_t i = 0; i < volumes.size(); ++i)
     for (const auto& [type, why] : k_old_volumes)
       if (volumes[i].contains(std::string(type)))
-        out.push_back(child(index(child(spec_path, "volumes"), i), type == "storageos" ? "storageOS" : type) + ": " +
+        out.push_back(child(index_path(child(spec_path, "volumes"), i), type == "storageos" ? "storageOS" : type) + ": " +
                       std::string(why));
 
   // Projected files at the path of the service account token.
   std::set<std::string> token_paths;
   for (const auto& volume : volumes)
-    for (const auto& source : array_at(volume, {"projected", "sources"}))
+    for (const auto& source : api::arr(at(volume, {"projected", "sources"})))
       if (const json& token = at(source, {"serviceAccountToken"}); token.is_object()) token_paths.insert(str(at(token, {"path"})));
   if (!token_paths.empty()) {
     for (std::size_t i = 0; i < volumes.size(); ++i) {
-      const std::string sources_path = child(child(index(child(spec_path, "volumes"), i), "projected"), "sources");
-      for (const auto& source : array_at(volumes[i], {"projected", "sources"})) {
+      const std::string sources_path = child(child(index_path(child(spec_path, "volumes"), i), "projected"), "sources");
+      for (const auto& source : api::arr(at(volumes[i], {"projected", "sources"}))) {
         const auto duplicated = [&](const json& items, const std::string& items_path) {
           if (!items.is_array()) return;
           for (std::size_t j = 0; j < items.size(); ++j)
             if (const std::string file = str(at(items[j], {"path"})); token_paths.contains(file))
-              out.push_back(index(items_path, j) + ": has duplicated path with ServiceAccountToken " + util::go_quote(file));
+              out.push_back(index_path(items_path, j) + ": has duplicated path with ServiceAccountToken " + util::go_quote(file));
         };
         if (at(source, {"configMap"}).is_object()) duplicated(at(source, {"configMap", "items"}), child(sources_path, "configMap"));
         if (at(source, {"secret"}).is_object()) duplicated(at(source, {"secret", "items"}), child(sources_path, "secrets"));
@@ -255,25 +248,25 @@ void pod_warnings(const nlohmann::json& holder, const std::string& path, std::ve
 
   // Repeated host aliases and image pull secrets; pull secrets without a name.
   const auto duplicates = [&](const char* list, const char* field, const char* what) {
-    const json& items = array_at(spec, {list});
+    const json& items = api::arr(at(spec, {list}));
     std::set<std::string> seen;
     if (items.size() < 2) return;
     for (std::size_t i = 0; i < items.size(); ++i)
       if (const std::string value = str(at(items[i], {field})); !seen.insert(value).second)
-        out.push_back(child(index(child(spec_path, list), i), field) + ": duplicate " + what + " " + util::go_quote(value));
+        out.push_back(child(index_path(child(spec_path, list), i), field) + ": duplicate " + what + " " + util::go_quote(value));
   };
   duplicates("hostAliases", "ip", "ip");
   duplicates("imagePullSecrets", "name", "name");
-  const json& pull_secrets = array_at(spec, {"imagePullSecrets"});
+  const json& pull_secrets = api::arr(at(spec, {"imagePullSecrets"}));
   for (std::size_t i = 0; i < pull_secrets.size(); ++i)
     if (str(at(pull_secrets[i], {"name"})).empty())
-      out.push_back(child(index(child(spec_path, "imagePullSecrets"), i), "name") + R"(: invalid empty name "")");
+      out.push_back(child(index_path(child(spec_path, "imagePullSecrets"), i), "name") + R"(: invalid empty name "")");
 
   fractional_bytes(at(spec, {"overhead"}), child(spec_path, "overhead"), out);
 
   if (!at(spec, {"securityContext", "seccompProfile"}).is_object() && annotations.is_object() &&
       annotations.contains("seccomp.security.alpha.kubernetes.io/pod"))
-    out.push_back(key(child(meta_path, "annotations"), "seccomp.security.alpha.kubernetes.io/pod") +
+    out.push_back(key_path(child(meta_path, "annotations"), "seccomp.security.alpha.kubernetes.io/pod") +
                   R"(: non-functional in v1.27+; use the "seccompProfile" field instead)");
 
   visit_containers(spec, spec_path, [&](const json& container, const std::string& container_path) {

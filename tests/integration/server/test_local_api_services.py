@@ -5,10 +5,9 @@ gets one labelled automanaged=true that follows the CRD; an APIService someone e
 without a service is Available too. Discovery lists the groups in the priorities' order."""
 import json
 import os
-import time
 import unittest
 
-from kwtest import KwServer
+from kwtest import KwServer, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = os.path.join(HERE, "..", "..", "conformance", "recorded", "apiservices-1.23.json")
@@ -21,15 +20,6 @@ CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinitio
                 "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {"type": "object"}}},
                              {"name": "v1beta1", "served": False, "storage": False,
                               "schema": {"openAPIV3Schema": {"type": "object"}}}]}}
-
-
-def wait_until(check, timeout=10):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(0.1)
 
 
 class LocalApiServicesTest(unittest.TestCase):
@@ -50,15 +40,18 @@ class LocalApiServicesTest(unittest.TestCase):
     def services(self):
         return {item["metadata"]["name"]: item for item in self.get(SERVICES)[1]["items"]}
 
-    def as_recorded(self, service):
-        return {"name": service["metadata"]["name"], "labels": service["metadata"].get("labels"), "spec": service["spec"],
+    def as_recorded(self, service, expected):
+        """`service` in the recording's shape, with the spec fields `expected` has (kw's spec
+        carries its defaults too: service null, insecureSkipTLSVerify false)."""
+        return {"name": service["metadata"]["name"], "labels": service["metadata"].get("labels"),
+                "spec": {k: v for k, v in service["spec"].items() if k in expected["spec"]},
                 "conditions": [{k: c[k] for k in ("type", "status", "reason", "message")}
                                for c in service.get("status", {}).get("conditions", [])]}
 
     def test_built_in_group_versions_are_registered_as_kube_registers_them(self):
-        services = wait_until(lambda: (lambda s: s if "v1." in s and all(
-            s[n].get("status", {}).get("conditions") for n in s) else None)(self.services()))
-        self.assertIsNotNone(services)
+        self.assertTrue(wait_for(lambda: "v1." in self.services() and all(
+            s.get("status", {}).get("conditions") for s in self.services().values()), 10))
+        services = self.services()
         code, groups = self.get("/apis")
         served = {(g["name"], v["version"]) for g in groups["groups"] for v in g["versions"]} | {("", "v1")}
         compared = 0
@@ -68,10 +61,7 @@ class LocalApiServicesTest(unittest.TestCase):
                 continue
             with self.subTest(expected["name"]):
                 self.assertIn(expected["name"], services)
-                got = self.as_recorded(services[expected["name"]])
-                # kw fills the spec's defaults in (service: null, insecureSkipTLSVerify: false)
-                got["spec"] = {k: v for k, v in got["spec"].items() if k in spec}
-                self.assertEqual(got, expected)
+                self.assertEqual(self.as_recorded(services[expected["name"]], expected), expected)
                 compared += 1
         self.assertGreaterEqual(compared, 15)
         # Every automanaged one is a group version kw serves.
@@ -88,27 +78,24 @@ class LocalApiServicesTest(unittest.TestCase):
         code, _, body = self.server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", CRD)
         self.assertEqual(code, 201, body)
         expected = next(s for s in self.recorded["apiservices"] if s["name"] == "v1.example.com")
-        got = wait_until(lambda: (lambda s: s if s and s.get("status") else None)(
-            self.services().get("v1.example.com")))
-        self.assertIsNotNone(got)
-        shown = self.as_recorded(got)
-        shown["spec"] = {k: v for k, v in shown["spec"].items() if k in expected["spec"]}
-        self.assertEqual(shown, expected)
+        self.assertTrue(wait_for(lambda: self.services().get("v1.example.com", {}).get("status"), 10))
+        self.assertEqual(self.as_recorded(self.services()["v1.example.com"], expected), expected)
         self.assertNotIn("v1beta1.example.com", self.services())
         # Deleted by hand, it comes back while the CRD serves the version.
         self.assertEqual(self.server.request("DELETE", SERVICES + "/v1.example.com")[0], 200)
-        self.assertTrue(wait_until(lambda: "v1.example.com" in self.services()))
+        self.assertTrue(wait_for(lambda: "v1.example.com" in self.services(), 10))
         # The definition gone, so is its APIService.
         self.assertEqual(self.server.request("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
                                              "widgets.example.com")[0], 200)
-        self.assertTrue(wait_until(lambda: "v1.example.com" not in self.services()))
+        self.assertTrue(wait_for(lambda: "v1.example.com" not in self.services(), 10))
 
     def test_an_apiservice_without_a_service_is_available_locally(self):
         body = {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": "v1.local.example"},
                 "spec": {"group": "local.example", "version": "v1", "groupPriorityMinimum": 100, "versionPriority": 10}}
         code, _, answer = self.server.request("POST", SERVICES, body)
         self.assertEqual(code, 201, answer)
-        got = wait_until(lambda: self.services()["v1.local.example"].get("status", {}).get("conditions"))
+        self.assertTrue(wait_for(lambda: self.services()["v1.local.example"].get("status", {}).get("conditions"), 10))
+        got = self.services()["v1.local.example"]["status"]["conditions"]
         self.assertEqual([{k: c[k] for k in ("type", "status", "reason", "message")} for c in got],
                          [{"type": "Available", "status": "True", "reason": "Local",
                            "message": "Local APIServices are always available"}])

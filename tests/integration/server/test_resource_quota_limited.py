@@ -6,10 +6,9 @@ as kube's plugin answers it), and what is covered is admitted and charged."""
 import json
 import os
 import tempfile
-import time
 import unittest
 
-from kwtest import KwServer, free_port, https, write_tokens
+from kwtest import KwServer, free_port, https, wait_for, write_tokens
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = os.path.join(HERE, "..", "..", "conformance", "recorded", "resourcequota-limited-1.23.json")
@@ -39,10 +38,8 @@ class LimitedResourcesTest(unittest.TestCase):
             assert code == 201, text
             # kw's quota controller writes the status; the recording wrote the same by hand.
             name = entry["quota"]["metadata"]["name"]
-            deadline = time.monotonic() + 10
-            while json.loads(cls.call("GET", f"{path}/{name}")[1]).get("status") != entry["status"]:
-                assert time.monotonic() < deadline, "the quota controller did not write the status"
-                time.sleep(0.1)
+            assert wait_for(lambda: json.loads(cls.call("GET", f"{path}/{name}")[1]).get("status") == entry["status"], 10), \
+                "the quota controller did not write the status"
 
     @classmethod
     def tearDownClass(cls):

@@ -7,10 +7,9 @@ import base64
 import json
 import os
 import subprocess
-import time
 import unittest
 
-from kwtest import EtcdServer, KwServer, free_port, https, write_tokens
+from kwtest import EtcdServer, KwServer, free_port, https, wait_for, write_tokens
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = os.path.join(HERE, "..", "..", "conformance", "recorded", "ssa-etcd-interop-1.23.json")
@@ -56,12 +55,9 @@ class SsaEtcdInteropTest(unittest.TestCase):
                      step["body"], headers={"Content-Type": step["content_type"]})
 
     def test_kw_reads_what_kube_apiserver_stored(self):
-        deadline = time.monotonic() + 10
-        while True:
-            code, text = https(self.server.secure_url + self.recorded["path"], self.token)
-            if code == 200 or time.monotonic() > deadline:
-                break
-            time.sleep(0.1)
+        url = self.server.secure_url + self.recorded["path"]
+        wait_for(lambda: https(url, self.token)[0] == 200, 10)
+        code, text = https(url, self.token)
         self.assertEqual(code, 200, text)
         got, want = json.loads(text), json.loads(json.dumps(self.recorded["stored"]))
         for key in VOLATILE:
