@@ -11,7 +11,8 @@
 #               controllers and 100 pods/s of churn against kw serve, one run of about 3 min)
 # Every step is bounded by `timeout`; every process started here is stopped on exit.
 # KW_BIN=/path/to/kw uses that binary for the fan-out, client and API runs instead of building
-# build-bench's kw. API matrix override: KW_API_STORES="embedded etcd".
+# build-bench's kw. API matrix override: KW_API_STORES="embedded etcd". KW_API_KUBE_APISERVER=PATH
+# also measures that kube-apiserver (a test peer built outside the repository) on the same etcd.
 # Fan-out matrix overrides: KW_FANOUT_STORES="embedded etcd", KW_FANOUT_TRANSPORTS="h2c h1",
 # KW_FANOUT_WATCHERS="1000 10000", KW_FANOUT_RATES="10 100", KW_FANOUT_SECONDS=10.
 # Cluster load (tests/bench/cluster_run.sh): KW_CLUSTER_NODES=5000, KW_CLUSTER_PODS_PER_NODE=30,
@@ -27,7 +28,7 @@ while (($#)); do
     -k|--runs) runs=${2:?-k needs a count}; shift 2 ;;
     --quick) quick=1; shift ;;
     --only) only=${2:?--only needs a list}; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -32,8 +32,11 @@
 # is one create those webhooks do match (each adds its timeout). Environment:
 # KW_API_STORES="embedded etcd", KW_API_AUTHZ="AlwaysAllow RBAC Audit Webhooks", KW_API_AUDIT_MODE=blocking
 # (kube-apiserver's default: each event written before the request goes on) or batch, KW_API_QUICK=1 (fewer
-# requests). Every process started here is stopped on exit; every step is bounded by
-# `timeout` and every load run by a request count.
+# requests), KW_API_KUBE_APISERVER=/path/to/kube-apiserver (a test peer built outside the
+# repository): on the etcd store, each run also measures that kube-apiserver on the same etcd
+# (its own key prefix), AlwaysAllow, with the same requests, as <store> etcd-kube. Every process
+# started here is stopped on exit; every step is bounded by `timeout` and every load run by a
+# request count.
 set -euo pipefail
 kw_bin=${1:?usage: api_bench.sh KW_BIN OUT_DIR [RUNS]}
 out=${2:?usage: api_bench.sh KW_BIN OUT_DIR [RUNS]}
@@ -48,6 +51,11 @@ for authz in $authz_modes; do
     exit 2
   }
 done
+kube_apiserver=${KW_API_KUBE_APISERVER:-}
+if [[ -n $kube_apiserver && ! -x $kube_apiserver ]]; then
+  echo "api_bench.sh: KW_API_KUBE_APISERVER=$kube_apiserver is not an executable" >&2
+  exit 2
+fi
 mkdir -p "$out"
 command -v h2load >/dev/null || { echo "api_bench.sh: h2load is missing (apt-get install nghttp2-client)" >&2; exit 1; }
 
@@ -143,18 +151,36 @@ start_serve() {
     authz=AlwaysAllow
   fi
   [[ $authz == Webhooks ]] && authz=AlwaysAllow
-  "$kw_bin" serve --data-dir "$data" --secure-port "$port" --insecure-port 0 \
-    --token-auth-file "$work/tokens.csv" --authorization-mode "$authz" "${store_args[@]}" >>"$log" 2>&1 &
+  if [[ $authz == Kube ]]; then
+    # kube-apiserver on the same etcd (its own prefix), AlwaysAllow, with the same tokens; its
+    # service account keys and serving certificate are made here, in its data directory.
+    openssl genrsa -out "$data/sa.key" 2048 2>/dev/null
+    openssl rsa -in "$data/sa.key" -pubout -out "$data/sa.pub" 2>/dev/null
+    "$kube_apiserver" --etcd-servers "$etcd_endpoint" --etcd-prefix "/api-bench-kube-$run-$RANDOM$RANDOM" \
+      --secure-port "$port" --bind-address 127.0.0.1 --cert-dir "$data/certs" \
+      --token-auth-file "$work/tokens.csv" --authorization-mode AlwaysAllow \
+      --service-account-issuer https://kubernetes.default.svc.cluster.local \
+      --service-account-key-file "$data/sa.pub" --service-account-signing-key-file "$data/sa.key" \
+      --service-cluster-ip-range 10.0.0.0/24 >>"$log" 2>&1 &
+  else
+    "$kw_bin" serve --data-dir "$data" --secure-port "$port" --insecure-port 0 \
+      --token-auth-file "$work/tokens.csv" --authorization-mode "$authz" "${store_args[@]}" >>"$log" 2>&1 &
+  fi
   serve_pid=$!
   pids+=("$serve_pid")
   serve_url="https://127.0.0.1:$port"
-  for _ in $(seq 300); do
-    if curl -kfsS -m 1 -H "Authorization: Bearer $token" "$serve_url/readyz" >/dev/null 2>&1; then ready=1; break; fi
+  for _ in $(seq 900); do
+    # Ready, and the default namespace there (kube-apiserver makes it just after it is ready).
+    if curl -kfsS -m 1 -H "Authorization: Bearer $token" "$serve_url/readyz" >/dev/null 2>&1 &&
+      curl -kfsS -m 1 -o /dev/null -H "Authorization: Bearer $token" "$serve_url/api/v1/namespaces/default" 2>/dev/null; then
+      ready=1
+      break
+    fi
     kill -0 "$serve_pid" 2>/dev/null || break
     sleep 0.1
   done
   if ((!ready)); then
-    echo "api_bench.sh: kw serve did not become ready; its log:" >&2
+    echo "api_bench.sh: the $label server did not become ready; its log:" >&2
     cat "$log" >&2
     exit 1
   fi
@@ -394,16 +420,19 @@ for store in ${KW_API_STORES:-embedded etcd}; do
   for run in $(seq "$runs"); do
     # Every authorization mode in each run, one after the other, so that they share its conditions;
     # every other run in reverse order, so that no mode always goes first.
-    order=($authz_modes)
+    modes=$authz_modes
+    [[ $store == etcd && -n $kube_apiserver ]] && modes="$modes Kube"
+    order=($modes)
     if ((run % 2 == 0)); then
       order=()
-      for authz in $authz_modes; do order=("$authz" "${order[@]}"); done
+      for authz in $modes; do order=("$authz" "${order[@]}"); done
     fi
     for authz in "${order[@]}"; do
       label=$store
       [[ $authz == RBAC ]] && label=$store-rbac
       [[ $authz == Audit ]] && label=$store-audit
       [[ $authz == Webhooks ]] && label=$store-webhooks
+      [[ $authz == Kube ]] && label=$store-kube
       echo "== API on $store, $authz, run $run/$runs"
       start_serve "$store" "$authz" "$label" "$run"
       bearer=$token

@@ -188,7 +188,8 @@ def webhook_section(out, lines):
 
 API_STORES, API_TRANSPORTS, API_VERBS, API_CLIENTS = ("embedded", "etcd"), ("h1", "h2"), ("get", "create", "getdeploy", "apply"), (1, 64)
 API_AUTHZ = (("", "AlwaysAllow"), ("-rbac", "RBAC"), ("-audit", "AlwaysAllow + audit log (Metadata)"),
-             ("-webhooks", "AlwaysAllow + 2 dead webhooks, unmatched"))
+             ("-webhooks", "AlwaysAllow + 2 dead webhooks, unmatched"),
+             ("-kube", "kube-apiserver, AlwaysAllow"))
 
 
 def api_section(out, lines):
@@ -249,6 +250,27 @@ def api_section(out, lines):
                       "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *rows,
                       "", f"Ratios of the medians: req/s below 1 and p99 above 1 are what {what} costs. The modes run "
                       "in each run, one after the other, each on a fresh kw serve.", ""]
+    kube_rows = []
+    for transport in API_TRANSPORTS:
+        for verb in API_VERBS:
+            for clients in API_CLIENTS:
+                kw_key, kube_key = f"api.etcd.{transport}.{verb}.c{clients}", f"api.etcd-kube.{transport}.{verb}.c{clients}"
+                r_kw, r_kube = median(values, kw_key + ".rps"), median(values, kube_key + ".rps")
+                if r_kw is None or r_kube is None:
+                    continue
+                p_kw, p_kube = median(values, kw_key + ".p99_ms"), median(values, kube_key + ".p99_ms")
+                c_kw, c_kube = median(values, kw_key + ".cpu_us"), median(values, kube_key + ".cpu_us")
+                label = "HTTP/1.1" if transport == "h1" else "HTTP/2"
+                kube_rows.append(f"| {label} | {verb} | {clients} | {fmt(r_kube)} | {fmt(r_kw)} | {fmt(ratio(r_kw, r_kube))} "
+                                 f"| {fmt(p_kube)} | {fmt(p_kw)} | {fmt(ratio(p_kw, p_kube))} "
+                                 f"| {fmt(c_kube)} | {fmt(c_kw)} | {fmt(ratio(c_kw, c_kube))} |")
+    if kube_rows:
+        lines += ["### kw against kube-apiserver on the same etcd (AlwaysAllow)", "",
+                  "| transport | verb | clients | req/s kube | req/s kw | req/s kw / kube | p99 ms kube | p99 ms kw "
+                  "| p99 kw / kube | server CPU us/req kube | server CPU us/req kw | CPU kw / kube |",
+                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *kube_rows, "",
+                  "Ratios of the medians; each run measures both servers, one after the other, on one etcd "
+                  "(each under its own key prefix).", ""]
     applied = []
     for store in API_STORES:
         for suffix, authz in API_AUTHZ:
