@@ -1,6 +1,7 @@
 // The apps/v1 kinds: rows, printers and strategies.
-#include <charconv>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "core/api/print_support.hpp"
 #include "core/util/text.hpp"
@@ -134,18 +135,37 @@ void validate_controller_revision_update(const json& revision, const json& old, 
   immutable(causes, "data", at(revision, {"data"}), at(old, {"data"}));
 }
 
-void validate_workload(const json& object, Causes& causes) {
-  validate_selector_and_template(causes, at(object, {"spec"}), "spec");
+// A selector that ValidateDeploymentSpec, ValidateReplicaSetSpec and ValidateStatefulSetSpec
+// require: set, valid, and with at least one requirement ("empty selector is invalid for
+// <owner>", with the selector as %#v prints it).
+void required_selector(Causes& causes, const json& selector, std::string_view owner) {
+  if (selector.is_null()) return required(causes, "spec.selector");
+  validate_label_selector(causes, selector, "spec.selector");
+  if (size_of(at(selector, {"matchLabels"})) == 0 && arr(at(selector, {"matchExpressions"})).empty())
+    invalid_rendered(causes, "spec.selector", go_label_selector(selector),
+                     "empty selector is invalid for " + std::string(owner));
 }
 
-// getIntOrPercentValue: N of "N%", an integer as it is, anything else 0.
-std::int64_t int_or_percent_value(const json& value) {
-  if (!value.is_string()) return api::print::num(value);
-  const std::string text = value.get<std::string>();
-  std::int64_t out = 0;
-  const char* last = text.data() + text.size() - (text.ends_with('%') ? 1 : 0);
-  const auto [end, error] = std::from_chars(text.data(), last, out);
-  return error == std::errc() && end == last ? out : 0;
+// ValidateDeploymentSpec's and ValidateReplicaSetSpec's selector and template
+// (ValidatePodTemplateSpecForReplicaSet): a selector LabelSelectorAsSelector cannot read is
+// "invalid label selector", and the template goes unchecked then.
+void validate_replicated_template(Causes& causes, const json& spec) {
+  const json& selector = at(spec, {"selector"});
+  const auto parsed = workload_selector(selector);
+  if (!parsed) return invalid_rendered(causes, "spec.selector", go_label_selector(selector), "invalid label selector");
+  const json& pod_template = at(spec, {"template"});
+  if (!parsed->empty()) selector_matches_template(causes, *parsed, pod_template, "spec.template");
+  validate_pod_template(causes, pod_template, "spec.template");
+  always_restarting(causes, at(pod_template, {"spec"}), "spec.template.spec", "ReplicaSet");
+}
+
+// Go's %#v of a strategy struct with a type and a RollingUpdate pointer, as NotSupported and
+// Invalid print an unknown strategy. A set pointer prints as an address in Go, which is
+// never the same twice; a fixed one stands in for it.
+std::string go_strategy(const json& strategy, std::string_view type_name, std::string_view rolling_type) {
+  const bool rolling = !at(strategy, {"rollingUpdate"}).is_null();
+  return "apps." + std::string(type_name) + "{Type:" + go_quoted(at(strategy, {"type"})) + ", RollingUpdate:(*apps." +
+         std::string(rolling_type) + ")(" + (rolling ? "0xc000010000" : "nil") + ")}";
 }
 
 // ValidateDeploymentStrategy and ValidateRollingUpdateDeployment.
@@ -157,11 +177,10 @@ void validate_deployment_strategy(const json& strategy, Causes& causes) {
     if (!rolling.is_null()) forbidden(causes, path, "may not be specified when strategy `type` is 'Recreate'");
     return;
   }
-  if (type != "RollingUpdate") return;  // the enum's check reports any other type
-  if (!rolling.is_object()) {
-    required(causes, path, "this should be defaulted and never be nil");
-    return;
-  }
+  if (type != "RollingUpdate")
+    return unsupported_rendered(causes, "spec.strategy", go_strategy(strategy, "DeploymentStrategy", "RollingUpdateDeployment"),
+                                {"Recreate", "RollingUpdate"});
+  if (!rolling.is_object()) return required(causes, path, "this should be defaulted and never be nil");
   const json& max_unavailable = at(rolling, {"maxUnavailable"});
   const json& max_surge = at(rolling, {"maxSurge"});
   validate_int_or_percent(causes, max_unavailable, path + ".maxUnavailable", false);
@@ -169,13 +188,190 @@ void validate_deployment_strategy(const json& strategy, Causes& causes) {
   if (int_or_percent_value(max_unavailable) == 0 && int_or_percent_value(max_surge) == 0)
     invalid_rendered(causes, path + ".maxUnavailable", go_int_or_string(max_unavailable),
                      "may not be 0 when `maxSurge` is 0");
-  if (max_unavailable.is_string() && int_or_percent_value(max_unavailable) > 100 && max_unavailable.get<std::string>().ends_with('%'))
-    invalid_rendered(causes, path + ".maxUnavailable", go_int_or_string(max_unavailable), "must not be greater than 100%");
+  not_over_100_percent(causes, max_unavailable, path + ".maxUnavailable");
 }
 
+// ValidateDeploymentSpec.
 void validate_deployment(const json& deployment, Causes& causes) {
-  validate_workload(deployment, causes);
-  validate_deployment_strategy(at(deployment, {"spec", "strategy"}), causes);
+  const json& spec = at(deployment, {"spec"});
+  non_negative(causes, "spec.replicas", at(spec, {"replicas"}));
+  required_selector(causes, at(spec, {"selector"}), "deployment");
+  validate_replicated_template(causes, spec);
+  validate_deployment_strategy(at(spec, {"strategy"}), causes);
+  non_negative(causes, "spec.minReadySeconds", at(spec, {"minReadySeconds"}));
+  non_negative(causes, "spec.revisionHistoryLimit", at(spec, {"revisionHistoryLimit"}));
+  const json& deadline = at(spec, {"progressDeadlineSeconds"});
+  if (deadline.is_number()) {
+    non_negative(causes, "spec.progressDeadlineSeconds", deadline);
+    if (num(deadline) <= num(at(spec, {"minReadySeconds"})))
+      invalid_value(causes, "spec.progressDeadlineSeconds", deadline, "must be greater than minReadySeconds");
+  }
+}
+
+// ValidateReplicaSetSpec.
+void validate_replica_set(const json& replica_set, Causes& causes) {
+  const json& spec = at(replica_set, {"spec"});
+  non_negative(causes, "spec.replicas", at(spec, {"replicas"}));
+  non_negative(causes, "spec.minReadySeconds", at(spec, {"minReadySeconds"}));
+  required_selector(causes, at(spec, {"selector"}), "deployment");  // (sic: kube's wording for ReplicaSets too)
+  validate_replicated_template(causes, spec);
+}
+
+// The selector of Deployments, ReplicaSets and DaemonSets never changes after create (the
+// apps/v1 strategies' ValidateUpdate).
+void validate_selector_update(const json& object, const json& old, Causes& causes) {
+  const json& selector = at(object, {"spec", "selector"});
+  if (!semantic_equal(selector, at(old, {"spec", "selector"})))
+    invalid_rendered(causes, "spec.selector", go_label_selector(selector), "field is immutable");
+}
+
+// ValidateStatefulSetSpec: policies and strategy, counts, the selector, and of the template only
+// its selector match, labels and annotations (kube leaves a StatefulSet's pod spec unchecked).
+void validate_stateful_set(const json& stateful_set, Causes& causes) {
+  const json& spec = at(stateful_set, {"spec"});
+  const json& policy = at(spec, {"podManagementPolicy"});
+  if (str(policy).empty()) required(causes, "spec.podManagementPolicy");
+  else if (!one_of(str(policy), {"OrderedReady", "Parallel"}))
+    invalid_value(causes, "spec.podManagementPolicy", policy, "must be 'OrderedReady' or 'Parallel'");
+  const json& strategy = at(spec, {"updateStrategy"});
+  const json& rolling = at(strategy, {"rollingUpdate"});
+  const std::string type = str(at(strategy, {"type"}));
+  if (type.empty()) {
+    required(causes, "spec.updateStrategy");
+  } else if (type == "OnDelete") {
+    if (!rolling.is_null())
+      invalid_rendered(causes, "spec.updateStrategy.rollingUpdate",
+                       "apps.RollingUpdateStatefulSetStrategy{Partition:" + std::to_string(num(at(rolling, {"partition"}))) +
+                           ", MaxUnavailable:(*intstr.IntOrString)(nil)}",
+                       "only allowed for updateStrategy 'RollingUpdate'");
+  } else if (type == "RollingUpdate") {
+    non_negative(causes, "spec.updateStrategy.rollingUpdate.partition", at(rolling, {"partition"}));
+  } else {
+    invalid_rendered(causes, "spec.updateStrategy",
+                     go_strategy(strategy, "StatefulSetUpdateStrategy", "RollingUpdateStatefulSetStrategy"),
+                     "must be 'RollingUpdate' or 'OnDelete'");
+  }
+  const json& retention = at(spec, {"persistentVolumeClaimRetentionPolicy"});
+  if (retention.is_object())
+    for (const char* key : {"whenDeleted", "whenScaled"})
+      if (!one_of(str(at(retention, {key})), {"Retain", "Delete"}))
+        unsupported(causes, std::string("spec.persistentVolumeClaimRetentionPolicy.") + key, at(retention, {key}),
+                    {"Retain", "Delete"});
+  non_negative(causes, "spec.replicas", at(spec, {"replicas"}));
+  non_negative(causes, "spec.minReadySeconds", at(spec, {"minReadySeconds"}));
+  non_negative(causes, "spec.ordinals.start", at(spec, {"ordinals", "start"}));
+  const json& selector = at(spec, {"selector"});
+  required_selector(causes, selector, "statefulset");
+  const json& pod_template = at(spec, {"template"});
+  if (const auto parsed = workload_selector(selector); !parsed) {
+    invalid_rendered(causes, "spec.selector", go_label_selector(selector), "");
+  } else {
+    if (!parsed->empty()) selector_matches_template(causes, *parsed, pod_template, "spec.template");
+    validate_labels(causes, at(pod_template, {"metadata", "labels"}), "spec.template.labels");
+    validate_annotation_keys(causes, at(pod_template, {"metadata", "annotations"}), "spec.template.annotations");
+  }
+  always_restarting(causes, at(pod_template, {"spec"}), "spec.template.spec", "StatefulSet");
+}
+
+// ValidateStatefulSetUpdate: beyond these fields, a StatefulSet's spec never changes.
+void validate_stateful_set_update(const json& stateful_set, const json& old, Causes& causes) {
+  json now = at(stateful_set, {"spec"});
+  json before = at(old, {"spec"});
+  for (const char* key :
+       {"replicas", "ordinals", "template", "updateStrategy", "persistentVolumeClaimRetentionPolicy", "minReadySeconds"})
+    for (json* spec : {&now, &before})
+      if (spec->is_object()) spec->erase(key);
+  if (!semantic_equal(now, before))
+    forbidden(causes, "spec",
+              "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', "
+              "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden");
+}
+
+// ValidateDaemonSetUpdateStrategy and ValidateRollingUpdateDaemonSet.
+void validate_daemon_set_strategy(const json& strategy, Causes& causes) {
+  const std::string type = str(at(strategy, {"type"}));
+  if (type == "OnDelete") return;
+  if (type != "RollingUpdate")
+    return unsupported_rendered(causes, "spec.updateStrategy",
+                                go_strategy(strategy, "DaemonSetUpdateStrategy", "RollingUpdateDaemonSet"),
+                                {"RollingUpdate", "OnDelete"});
+  const std::string path = "spec.updateStrategy.rollingUpdate";
+  const json& rolling = at(strategy, {"rollingUpdate"});
+  if (!rolling.is_object()) return required(causes, path);
+  const json& max_unavailable = at(rolling, {"maxUnavailable"});
+  const json& max_surge = at(rolling, {"maxSurge"});
+  validate_int_or_percent(causes, max_unavailable, path + ".maxUnavailable", false);
+  validate_int_or_percent(causes, max_surge, path + ".maxSurge", false);
+  not_over_100_percent(causes, max_unavailable, path + ".maxUnavailable");
+  not_over_100_percent(causes, max_surge, path + ".maxSurge");
+  const bool unavailable = int_or_percent_value(max_unavailable) != 0;
+  const bool surge = int_or_percent_value(max_surge) != 0;
+  if (unavailable && surge)
+    invalid_rendered(causes, path + ".maxSurge", go_int_or_string(max_surge),
+                     "may not be set when maxUnavailable is non-zero");
+  else if (!unavailable && !surge)
+    required(causes, path + ".maxUnavailable", "cannot be 0 when maxSurge is 0");
+}
+
+// ValidateDaemonSetSpec: the selector may be absent (it then matches no template), the pod
+// template is checked in full.
+void validate_daemon_set(const json& daemon_set, Causes& causes) {
+  const json& spec = at(daemon_set, {"spec"});
+  const json& selector = at(spec, {"selector"});
+  const json& pod_template = at(spec, {"template"});
+  validate_label_selector(causes, selector, "spec.selector");
+  if (const auto parsed = workload_selector(selector))
+    selector_matches_template(causes, *parsed, pod_template, "spec.template");
+  if (selector.is_object() && size_of(at(selector, {"matchLabels"})) == 0 &&
+      arr(at(selector, {"matchExpressions"})).empty())
+    invalid_rendered(causes, "spec.selector", go_label_selector(selector), "empty selector is invalid for daemonset");
+  validate_pod_template(causes, pod_template, "spec.template");
+  always_restarting(causes, at(pod_template, {"spec"}), "spec.template.spec", "DaemonSet");
+  non_negative(causes, "spec.minReadySeconds", at(spec, {"minReadySeconds"}));
+  validate_daemon_set_strategy(at(spec, {"updateStrategy"}), causes);
+  non_negative(causes, "spec.revisionHistoryLimit", at(spec, {"revisionHistoryLimit"}));
+}
+
+// ---- status writes (Validate*StatusUpdate) ------------------------------------------------------
+
+void validate_deployment_status(std::string_view subresource, const json& deployment, const json& old,
+                                Causes& causes) {
+  if (subresource != "status") return;
+  const json& status = at(deployment, {"status"});
+  non_negative_status(causes, status,
+                      {"observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
+                       "unavailableReplicas", "collisionCount"});
+  for (const char* field : {"updatedReplicas", "readyReplicas", "availableReplicas"})
+    not_above_status(causes, status, field, "replicas", "status.replicas");
+  not_above_status(causes, status, "availableReplicas", "readyReplicas", "readyReplicas");
+  collision_count_not_decremented(causes, deployment, old);
+}
+
+void validate_replica_set_status(std::string_view subresource, const json& replica_set, const json&, Causes& causes) {
+  if (subresource == "status") validate_replica_counts(causes, at(replica_set, {"status"}));
+}
+
+void validate_stateful_set_status(std::string_view subresource, const json& stateful_set, const json& old,
+                                  Causes& causes) {
+  if (subresource != "status") return;
+  const json& status = at(stateful_set, {"status"});
+  non_negative_status(causes, status,
+                      {"replicas", "readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas",
+                       "observedGeneration", "collisionCount"});
+  for (const char* field : {"readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas"})
+    not_above_status(causes, status, field, "replicas", "status.replicas");
+  not_above_status(causes, status, "availableReplicas", "readyReplicas", "status.readyReplicas");
+  collision_count_not_decremented(causes, stateful_set, old);
+}
+
+void validate_daemon_set_status(std::string_view subresource, const json& daemon_set, const json& old,
+                                Causes& causes) {
+  if (subresource != "status") return;
+  non_negative_status(causes, at(daemon_set, {"status"}),
+                      {"currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled", "numberReady",
+                       "observedGeneration", "updatedNumberScheduled", "numberAvailable", "numberUnavailable",
+                       "collisionCount"});
+  collision_count_not_decremented(causes, daemon_set, old);
 }
 
 KindSpec controller_revision_row() {
@@ -207,7 +403,10 @@ KindSpec deployment_row() {
           .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = {"labels"},  // the status strategy keeps spec and labels
           .pod_template = {"spec", "template"},
-          .strategy = {.defaults = default_deployment, .validate = validate_deployment}};
+          .strategy = {.defaults = default_deployment,
+                       .validate = validate_deployment,
+                       .validate_update = validate_selector_update,
+                       .validate_subresource = validate_deployment_status}};
 }
 
 KindSpec replica_set_row() {
@@ -224,7 +423,10 @@ KindSpec replica_set_row() {
           .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = {},  // the status strategy keeps spec only
           .pod_template = {"spec", "template"},
-          .strategy = {.defaults = default_replica_set, .validate = validate_workload}};
+          .strategy = {.defaults = default_replica_set,
+                       .validate = validate_replica_set,
+                       .validate_update = validate_selector_update,
+                       .validate_subresource = validate_replica_set_status}};
 }
 
 KindSpec stateful_set_row() {
@@ -236,7 +438,11 @@ KindSpec stateful_set_row() {
           .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = {},  // the status strategy keeps spec only
           .pod_template = {"spec", "template"},
-          .strategy = {.defaults = default_stateful_set, .validate = validate_workload}};
+          .name_rule = NameRule::label,  // its pods' hostnames are made of it (since 1.27)
+          .strategy = {.defaults = default_stateful_set,
+                       .validate = validate_stateful_set,
+                       .validate_update = validate_stateful_set_update,
+                       .validate_subresource = validate_stateful_set_status}};
 }
 
 KindSpec daemon_set_row() {
@@ -266,7 +472,10 @@ KindSpec daemon_set_row() {
           .generation = std::vector<std::string>{"spec"},
           .status_keeps_meta = {},  // the status strategy keeps spec only
           .pod_template = {"spec", "template"},
-          .strategy = {.defaults = default_daemon_set, .validate = validate_workload}};
+          .strategy = {.defaults = default_daemon_set,
+                       .validate = validate_daemon_set,
+                       .validate_update = validate_selector_update,
+                       .validate_subresource = validate_daemon_set_status}};
 }
 
 }  // namespace

@@ -21,17 +21,6 @@ using namespace api::print;
 
 // ---- values as Go's %#v prints them in a field error --------------------------------------------
 
-std::string go_string_map(const json& map) {
-  if (!map.is_object() || map.empty()) return "map[string]string(nil)";
-  std::string out = "map[string]string{";
-  bool first = true;
-  for (const auto& [key, value] : map.items()) {  // nlohmann objects iterate in key order, as %#v prints
-    out += (first ? "" : ", ") + json(key).dump() + ":" + go_quoted(value);
-    first = false;
-  }
-  return out + "}";
-}
-
 // A metav1.Time: the zero time is UTC, a decoded one is in the server's local zone.
 std::string go_time(const json& value) {
   const auto t = time_of(value);

@@ -120,11 +120,18 @@ void validate_job_restart_policy(const json& spec, const std::string& path, Caus
     unsupported(causes, field, restart, {"OnFailure", "Never"});
 }
 
+// ValidateJobSpec: the numbers, the template and its restart policy, then the selector, which
+// must match the template's labels whether it was generated or set by hand.
 void validate_job(const json& job, Causes& causes) {
   const auto& spec = at(job, {"spec"});
   validate_job_numbers(spec, "spec", causes);
-  validate_selector_and_template(causes, spec, "spec");
+  validate_pod_template(causes, at(spec, {"template"}), "spec.template");
   validate_job_restart_policy(spec, "spec", causes);
+  const json& selector = at(spec, {"selector"});
+  if (selector.is_null()) required(causes, "spec.selector");
+  else validate_label_selector(causes, selector, "spec.selector");
+  if (const auto parsed = workload_selector(selector))
+    selector_matches_template(causes, *parsed, at(spec, {"template"}), "spec.template");
 }
 
 void validate_job_update(const json& job, const json& old, Causes& causes) {

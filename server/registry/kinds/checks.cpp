@@ -10,6 +10,7 @@
 namespace kw::kinds {
 
 using api::print::arr;
+using api::print::at;
 using api::print::str;
 using nlohmann::json;
 
@@ -24,7 +25,7 @@ void invalid_value(Causes& causes, const std::string& field, const json& value, 
 }
 
 void invalid_rendered(Causes& causes, const std::string& field, const std::string& rendered, const std::string& why) {
-  add_cause(causes, field, "FieldValueInvalid", "Invalid value: " + rendered + ": " + why);
+  add_cause(causes, field, "FieldValueInvalid", "Invalid value: " + rendered + (why.empty() ? "" : ": " + why));
 }
 
 void invalid_each(Causes& causes, const std::string& field, const json& value, const std::vector<std::string>& whys) {
@@ -90,6 +91,33 @@ void non_negative(Causes& causes, const std::string& field, const json& value, b
     invalid_value(causes, field, value, "must be greater than 0");
   else if (!positive && v < 0)
     invalid_value(causes, field, value, "must be greater than or equal to 0");
+}
+
+void non_negative_status(Causes& causes, const json& status, std::initializer_list<const char*> fields) {
+  for (const char* field : fields) non_negative(causes, std::string("status.") + field, at(status, {field}));
+}
+
+void not_above_status(Causes& causes, const json& status, const char* field, const char* limit,
+                      const std::string& what) {
+  const json& value = at(status, {field});
+  if (api::print::num(value) > api::print::num(at(status, {limit})))
+    invalid_value(causes, std::string("status.") + field, value, "cannot be greater than " + what);
+}
+
+void validate_replica_counts(Causes& causes, const json& status) {
+  non_negative_status(causes, status,
+                      {"replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration"});
+  for (const char* field : {"fullyLabeledReplicas", "readyReplicas", "availableReplicas"})
+    not_above_status(causes, status, field, "replicas", "status.replicas");
+  not_above_status(causes, status, "availableReplicas", "readyReplicas", "readyReplicas");
+}
+
+void collision_count_not_decremented(Causes& causes, const json& object, const json& old) {
+  // IsDecremented: a count that was set goes down, or goes away (then reported as 0).
+  const json& before = at(old, {"status", "collisionCount"});
+  const json& now = at(object, {"status", "collisionCount"});
+  if (before.is_number() && (!now.is_number() || api::print::num(now) < api::print::num(before)))
+    invalid_value(causes, "status.collisionCount", api::print::num(now), "cannot be decremented");
 }
 
 // ---- paths and JSON helpers --------------------------------------------------------------------
@@ -183,6 +211,29 @@ std::string go_bytes(std::string_view bytes) {
     out += k_hex[b & 15];
   }
   return out + "}";
+}
+
+std::string go_string_map(const json& map) {
+  if (!map.is_object()) return "map[string]string(nil)";
+  std::string out = "map[string]string{";
+  bool first = true;
+  for (const auto& [key, value] : map.items()) {  // nlohmann objects iterate in key order, as %#v prints
+    out += (first ? "" : ", ") + util::go_quote(key) + ":" + go_quoted(value);
+    first = false;
+  }
+  return out + "}";
+}
+
+std::string go_label_selector(const json& selector) {
+  const json& expressions = at(selector, {"matchExpressions"});
+  std::string out = "v1.LabelSelector{MatchLabels:" + go_string_map(at(selector, {"matchLabels"})) + ", MatchExpressions:";
+  if (!expressions.is_array()) return out + "[]v1.LabelSelectorRequirement(nil)}";
+  out += "[]v1.LabelSelectorRequirement{";
+  for (std::size_t i = 0; i < expressions.size(); ++i)
+    out += std::string(i ? ", " : "") + "v1.LabelSelectorRequirement{Key:" + go_quoted(at(expressions[i], {"key"})) +
+           ", Operator:" + go_quoted(at(expressions[i], {"operator"})) +
+           ", Values:" + go_slice(at(expressions[i], {"values"})) + "}";
+  return out + "}}";
 }
 
 }  // namespace kw::kinds

@@ -30,7 +30,8 @@ namespace kw::kinds {
 void add_cause(Causes& causes, const std::string& field, const std::string& reason, const std::string& message);
 // "Invalid value: <value as JSON>: <why>"
 void invalid_value(Causes& causes, const std::string& field, const nlohmann::json& value, const std::string& why);
-// "Invalid value: <rendered>: <why>", for values Go prints with %#v (structs, typed slices).
+// "Invalid value: <rendered>: <why>" (no ": <why>" when why is empty), for values Go prints with
+// %#v (structs, typed slices).
 void invalid_rendered(Causes& causes, const std::string& field, const std::string& rendered, const std::string& why);
 // One invalid_value per message (a validation.Is* result).
 void invalid_each(Causes& causes, const std::string& field, const nlohmann::json& value,
@@ -59,6 +60,16 @@ void too_many(Causes& causes, const std::string& field, std::size_t actual, std:
 void immutable(Causes& causes, const std::string& field, const nlohmann::json& now, const nlohmann::json& before);
 // An integer field that, when set, must be >= 0 (or > 0 with `positive`).
 void non_negative(Causes& causes, const std::string& field, const nlohmann::json& value, bool positive = false);
+// non_negative for each of a status' counters, reported as status.<field>.
+void non_negative_status(Causes& causes, const nlohmann::json& status, std::initializer_list<const char*> fields);
+// status.<field> may not exceed status.<limit>: "Invalid value: N: cannot be greater than <what>".
+void not_above_status(Causes& causes, const nlohmann::json& status, const char* field, const char* limit,
+                      const std::string& what);
+// ValidateReplicaSetStatus (and ValidateReplicationControllerStatus, the same rules): the counts
+// are not negative and none exceeds status.replicas, nor availableReplicas readyReplicas.
+void validate_replica_counts(Causes& causes, const nlohmann::json& status);
+// IsDecremented: status.collisionCount went down ("cannot be decremented"; unset counts as 0).
+void collision_count_not_decremented(Causes& causes, const nlohmann::json& object, const nlohmann::json& old);
 
 // ---- paths and JSON helpers --------------------------------------------------------------------
 
@@ -93,6 +104,12 @@ std::string go_quoted(const nlohmann::json& value);
 std::string go_slice(const nlohmann::json& list, std::string_view type = "string");
 // A []byte as %#v prints it: []byte{0x6e, 0x6f}, []byte{} when empty.
 std::string go_bytes(std::string_view bytes);
+// A map[string]string as %#v prints it: map[string]string{"a":"b", "c":"d"} (keys in order),
+// map[string]string{} when empty, map[string]string(nil) when absent.
+std::string go_string_map(const nlohmann::json& map);
+// A metav1.LabelSelector as %#v prints it:
+// v1.LabelSelector{MatchLabels:map[string]string{...}, MatchExpressions:[]v1.LabelSelectorRequirement{...}}.
+std::string go_label_selector(const nlohmann::json& selector);
 
 // ---- apimachinery's name formats (util/validation), message for message ------------------------
 
@@ -199,6 +216,11 @@ std::string go_int_or_string(const nlohmann::json& value);
 // ValidatePositiveIntOrPercent (a non-negative integer or "N%"), and with at_most_100
 // IsNotMoreThan100Percent. Absent values pass.
 void validate_int_or_percent(Causes& causes, const nlohmann::json& value, const std::string& path, bool at_most_100);
+// IsNotMoreThan100Percent: a valid "N%" must not exceed 100%; anything else passes.
+void not_over_100_percent(Causes& causes, const nlohmann::json& value, const std::string& path);
+// getIntOrPercentValue: N of a valid "N%", an integer as it is, a numeric string as its number,
+// anything else 0.
+std::int64_t int_or_percent_value(const nlohmann::json& value);
 // ValidatePositiveQuantityValue.
 void positive_quantity(Causes& causes, const std::string& field, const nlohmann::json& value);
 // validateBasicResource: the value rounded up to an integer (Value()) must not be negative.

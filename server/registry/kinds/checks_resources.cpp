@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 
 #include "core/api/json_access.hpp"
 #include "core/api/quantity.hpp"
@@ -114,9 +115,38 @@ void validate_int_or_percent(Causes& causes, const json& value, const std::strin
         "regex used for validation is '[0-9]+%')");
     return;
   }
-  long long percent = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size() - 1, percent);
-  if (at_most_100 && error == std::errc() && percent > 100) invalid("must not be greater than 100%");
+  if (at_most_100) not_over_100_percent(causes, value, path);
+}
+
+namespace {
+
+// getPercentValue: N of a valid "N%".
+std::optional<std::int64_t> percent_value(const json& value) {
+  if (!value.is_string()) return std::nullopt;
+  const std::string text = value.get<std::string>();
+  if (text.size() < 2 || text.back() != '%') return std::nullopt;
+  std::int64_t percent = 0;
+  const char* last = text.data() + text.size() - 1;
+  const auto [end, error] = std::from_chars(text.data(), last, percent);
+  if (error != std::errc() || end != last || text[0] == '-' || text[0] == '+') return std::nullopt;
+  return percent;
+}
+
+}  // namespace
+
+void not_over_100_percent(Causes& causes, const json& value, const std::string& path) {
+  if (const auto percent = percent_value(value); percent && *percent > 100)
+    invalid_rendered(causes, path, go_int_or_string(value), "must not be greater than 100%");
+}
+
+std::int64_t int_or_percent_value(const json& value) {
+  if (const auto percent = percent_value(value)) return *percent;
+  if (!value.is_string()) return api::num(value);
+  // IntValue of a string: strconv.Atoi, 0 when it fails.
+  const std::string text = value.get<std::string>();
+  std::int64_t out = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return error == std::errc() && end == text.data() + text.size() ? out : 0;
 }
 
 }  // namespace kw::kinds

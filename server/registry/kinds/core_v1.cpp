@@ -729,8 +729,8 @@ void validate_replication_controller(const json& rc, Causes& causes) {
   } else {
     const json& labels = at(tmpl, {"metadata", "labels"});
     if (selector.is_object() && !selector.empty() && !labels_match(selector, labels))
-      invalid_value(causes, "spec.template.metadata.labels", labels.is_object() ? labels : json::object(),
-                    "`selector` does not match template `labels`");
+      invalid_rendered(causes, "spec.template.metadata.labels", go_string_map(labels),
+                       "`selector` does not match template `labels`");
     validate_pod_template(causes, tmpl, "spec.template");
     if (api::print::num(at(spec, {"replicas"})) > 1) {
       const json& volumes = arr(at(tmpl, {"spec", "volumes"}));
@@ -741,25 +741,11 @@ void validate_replication_controller(const json& rc, Causes& causes) {
                         "must be true for replicated pods > 1; GCE PD can only be mounted on multiple machines if it "
                         "is read-only");
     }
-    const std::string restart = str(at(tmpl, {"spec", "restartPolicy"}));
-    if (restart != "Always") unsupported(causes, "spec.template.spec.restartPolicy", restart, {"Always"});
-    if (!at(tmpl, {"spec", "activeDeadlineSeconds"}).is_null())
-      forbidden(causes, "spec.template.spec.activeDeadlineSeconds",
-                "activeDeadlineSeconds in ReplicationController is not Supported");
+    always_restarting(causes, at(tmpl, {"spec"}), "spec.template.spec", "ReplicationController");
   }
   // ValidateReplicationControllerStatus (status writes; create and spec writes carry the
   // stored status).
-  const json& status = at(rc, {"status"});
-  for (const char* field :
-       {"replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration"})
-    non_negative(causes, std::string("status.") + field, at(status, {field}));
-  const auto replicas = api::print::num(at(status, {"replicas"}));
-  for (const char* field : {"fullyLabeledReplicas", "readyReplicas", "availableReplicas"})
-    if (api::print::num(at(status, {field})) > replicas)
-      invalid_value(causes, std::string("status.") + field, status[field], "cannot be greater than status.replicas");
-  if (api::print::num(at(status, {"availableReplicas"})) > api::print::num(at(status, {"readyReplicas"})))
-    invalid_value(causes, "status.availableReplicas", status["availableReplicas"],
-                  "cannot be greater than readyReplicas");
+  validate_replica_counts(causes, at(rc, {"status"}));
 }
 
 // ---- PodTemplate ------------------------------------------------------------------------

@@ -353,22 +353,40 @@ void validate_container_resources(Causes& causes, const json& container, const s
   }
 }
 
-void validate_selector_and_template(Causes& causes, const json& spec, const std::string& path) {
-  const auto& selector = at(spec, {"selector"});
+bool WorkloadSelector::matches(const json& labels) const {
+  if (nothing) return false;
+  std::map<std::string, std::string> set;
+  if (labels.is_object())
+    for (const auto& [key, value] : labels.items()) set.emplace(key, str(value));
+  return requirements.matches(set);
+}
+
+std::optional<WorkloadSelector> workload_selector(const json& selector) {
+  WorkloadSelector out;
   if (!selector.is_object()) {
-    required(causes, path + ".selector");
-    return;
+    out.nothing = true;
+    return out;
   }
-  const auto& labels = at(spec, {"template", "metadata", "labels"});
-  const auto& wanted = at(selector, {"matchLabels"});
-  if (wanted.is_object())
-    for (const auto& [key, value] : wanted.items())
-      if (!labels.is_object() || !labels.contains(key) || labels[key] != value) {
-        invalid_value(causes, path + ".template.metadata.labels", labels.is_null() ? json::object() : labels,
-                      "`selector` does not match template `labels`");
-        break;
-      }
-  validate_pod_template(causes, at(spec, {"template"}), path + ".template");
+  auto parsed = api::LabelSelector::from_label_selector_json(selector);
+  if (!parsed) return std::nullopt;
+  out.requirements = std::move(*parsed);
+  return out;
+}
+
+void selector_matches_template(Causes& causes, const WorkloadSelector& selector, const json& pod_template,
+                               const std::string& template_path) {
+  const json& labels = at(pod_template, {"metadata", "labels"});
+  if (!selector.matches(labels))
+    invalid_rendered(causes, template_path + ".metadata.labels", go_string_map(labels),
+                     "`selector` does not match template `labels`");
+}
+
+void always_restarting(Causes& causes, const json& pod_spec, const std::string& spec_path, std::string_view owner) {
+  const std::string restart = str(at(pod_spec, {"restartPolicy"}));
+  if (restart != "Always") unsupported(causes, spec_path + ".restartPolicy", restart, {"Always"});
+  if (!at(pod_spec, {"activeDeadlineSeconds"}).is_null())
+    forbidden(causes, spec_path + ".activeDeadlineSeconds",
+              "activeDeadlineSeconds in " + std::string(owner) + " is not Supported");
 }
 
 void validate_pod_spec(Causes& causes, const json& spec, const std::string& path) {

@@ -4,11 +4,14 @@
 // applies the same defaults to a template as to a pod (SetDefaults_PodSpec and the defaults of
 // everything nested in it; SetDefaults_Pod's own part is the Pod row's) and checks it alike.
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "core/api/selector.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::kinds {
@@ -55,9 +58,26 @@ void validate_containers(Causes& causes, const nlohmann::json& pod_spec, const s
 // the image set. For containers, init and ephemeral containers alike.
 void validate_container_identity(Causes& causes, const nlohmann::json& container, std::set<std::string>& names,
                                  const std::string& field);
-// A workload's selector (required) and pod template: the selector must match the template's
-// labels and the template is checked as ValidatePodTemplateSpec does.
-void validate_selector_and_template(Causes& causes, const nlohmann::json& spec, const std::string& path);
+// A workload's spec.selector as metav1.LabelSelectorAsSelector reads it: an absent selector
+// selects nothing, one without requirements everything.
+struct WorkloadSelector {
+  bool nothing = false;
+  api::LabelSelector requirements;
+
+  // labels.Selector.Empty(): no requirements (an absent selector is not empty).
+  bool empty() const { return !nothing && requirements.empty(); }
+  bool matches(const nlohmann::json& labels) const;
+};
+// nullopt when LabelSelectorAsSelector fails (an unknown operator, a bad key or value).
+std::optional<WorkloadSelector> workload_selector(const nlohmann::json& selector);
+// "`selector` does not match template `labels`" at <template_path>.metadata.labels, with the
+// labels as %#v prints them, unless the selector matches the template's labels.
+void selector_matches_template(Causes& causes, const WorkloadSelector& selector, const nlohmann::json& pod_template,
+                               const std::string& template_path);
+// The pods of a replicated workload run forever: restartPolicy Always and no
+// activeDeadlineSeconds ("activeDeadlineSeconds in <owner> is not Supported").
+void always_restarting(Causes& causes, const nlohmann::json& pod_spec, const std::string& spec_path,
+                       std::string_view owner);
 // The core of ValidatePodSpec: volumes, containers, restart and DNS policies, deadlines.
 void validate_pod_spec(Causes& causes, const nlohmann::json& spec, const std::string& path);
 // ValidatePodTemplateSpec: the template's labels (reported at <path>.labels, as Kubernetes

@@ -630,9 +630,9 @@ rollout status configmap kube-root-ca.crt"
       sleep 0.5
       deployment_status "$name" '{"observedGeneration":1,"replicas":4,"updatedReplicas":3}'
       sleep 0.5
-      deployment_status "$name" '{"observedGeneration":1,"replicas":3,"updatedReplicas":3,"availableReplicas":1}'
+      deployment_status "$name" '{"observedGeneration":1,"replicas":3,"updatedReplicas":3,"readyReplicas":1,"availableReplicas":1}'
       sleep 0.5
-      deployment_status "$name" '{"observedGeneration":1,"replicas":3,"updatedReplicas":3,"availableReplicas":3}'
+      deployment_status "$name" '{"observedGeneration":1,"replicas":3,"updatedReplicas":3,"readyReplicas":3,"availableReplicas":3}'
       wait "$follower"; echo "exit $?" >>"$work/$tool.progress"
       $tool rollout status "deployment/$name" --watch=false >>"$work/$tool.progress" 2>&1
     done

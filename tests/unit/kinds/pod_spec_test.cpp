@@ -133,10 +133,40 @@ TEST_CASE("template checks") {
   CHECK(causes[1]["field"] == "spec.template.spec.containers[0].name");
 
   causes = Causes::array();
-  validate_selector_and_template(causes, {{"selector", {{"matchLabels", {{"app", "db"}}}}}, {"template", tmpl}},
-                                 "spec");
-  REQUIRE_FALSE(causes.empty());
-  CHECK(causes[0]["message"] == "Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`");
+  const auto selector = workload_selector({{"matchLabels", {{"app", "db"}}}});
+  REQUIRE(selector);
+  selector_matches_template(causes, *selector, tmpl, "spec.template");
+  REQUIRE(causes.size() == 1);
+  CHECK(causes[0]["field"] == "spec.template.metadata.labels");
+  CHECK(causes[0]["message"] ==
+        "Invalid value: map[string]string{\"app\":\"web\"}: `selector` does not match template `labels`");
+}
+
+TEST_CASE("workload selectors as LabelSelectorAsSelector reads them") {
+  const json labels = {{"app", "web"}, {"tier", "db"}};
+  const auto absent = workload_selector(nullptr);
+  REQUIRE(absent);
+  CHECK_FALSE(absent->empty());  // nothing: not empty, and matches no labels
+  CHECK_FALSE(absent->matches(labels));
+  const auto everything = workload_selector(json::object());
+  REQUIRE(everything);
+  CHECK(everything->empty());
+  CHECK(everything->matches(labels));
+  const auto expressions = workload_selector(
+      {{"matchExpressions", {{{"key", "app"}, {"operator", "In"}, {"values", {"web", "api"}}},
+                             {{"key", "tier"}, {"operator", "NotIn"}, {"values", {"cache"}}}}}});
+  REQUIRE(expressions);
+  CHECK(expressions->matches(labels));
+  CHECK_FALSE(expressions->matches(json{{"app", "db"}}));
+  CHECK_FALSE(workload_selector({{"matchExpressions", {{{"key", "app"}, {"operator", "Near"}}}}}));
+  CHECK_FALSE(workload_selector({{"matchExpressions", {{{"key", "app"}, {"operator", "In"}}}}}));
+
+  Causes causes = Causes::array();
+  always_restarting(causes, {{"restartPolicy", "Never"}, {"activeDeadlineSeconds", 5}}, "spec.template.spec",
+                    "DaemonSet");
+  REQUIRE(causes.size() == 2);
+  CHECK(causes[0]["message"] == "Unsupported value: \"Never\": supported values: \"Always\"");
+  CHECK(causes[1]["message"] == "Forbidden: activeDeadlineSeconds in DaemonSet is not Supported");
 }
 
 TEST_CASE("ValidateTolerations") {
