@@ -33,7 +33,7 @@ SchemaNode SchemaNode::of_object(const nlohmann::json& object) {
 SchemaNode SchemaNode::child(std::string_view json_name) const {
   if (m_message == nullptr) return {};
   if (m_map_values) return SchemaNode(m_message);
-  const pb::FieldDescriptor* field = json_field(*m_message, std::string(json_name));
+  const pb::FieldDescriptor* field = json_field(*m_message, json_name);
   if (field == nullptr || field->message_type() == nullptr) return {};
   if (field->is_map()) {
     const pb::FieldDescriptor* value = field->message_type()->map_value();
@@ -46,14 +46,14 @@ SchemaNode SchemaNode::child(std::string_view json_name) const {
 
 std::optional<PatchMeta> SchemaNode::list_meta(std::string_view json_name) const {
   if (m_message == nullptr || m_map_values) return std::nullopt;
-  const pb::FieldDescriptor* field = json_field(*m_message, std::string(json_name));
+  const pb::FieldDescriptor* field = json_field(*m_message, json_name);
   if (field == nullptr || !field->is_repeated()) return std::nullopt;
   return patch_meta(field->full_name());
 }
 
 std::optional<PatchMeta> SchemaNode::field_meta(std::string_view json_name) const {
   if (m_message == nullptr || m_map_values) return std::nullopt;
-  const pb::FieldDescriptor* field = json_field(*m_message, std::string(json_name));
+  const pb::FieldDescriptor* field = json_field(*m_message, json_name);
   return field == nullptr ? std::nullopt : patch_meta(field->full_name());
 }
 

@@ -87,7 +87,7 @@ class JsonToMessage {
     if (const Special special = special_kind(descriptor); special != Special::None) return fill_special(special, value, message, path);
     if (!value.is_object()) return wrong_type(path.empty() ? "object" : path, "an object", value);
     for (const auto& [key, item] : value.items()) {
-      const std::vector<const pb::FieldDescriptor*> chain = json_key_chain(*descriptor, key);
+      const std::vector<const pb::FieldDescriptor*>& chain = json_key_chain(*descriptor, key);
       if (chain.empty()) {
         // TypeMeta is not part of the messages: it travels in the envelope, and
         // embedded objects (StatefulSet volumeClaimTemplates) drop it on the wire.

@@ -91,17 +91,39 @@ std::vector<const google::protobuf::FieldDescriptor*> find_key_chain(const googl
 
 // What the walks over objects ask of a message again and again, worked out once per message:
 // its special JSON form, which of its fields are inline, and the field chain of each JSON key.
+// Hashes std::string and std::string_view alike, so that keys are looked up without a copy.
+struct KeyHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+};
+
 struct MessageShape {
   SpecialMessage special = SpecialMessage::None;
   std::vector<bool> inline_field;  // by field index
-  std::unordered_map<std::string, std::vector<const google::protobuf::FieldDescriptor*>> chains;
+  std::unordered_map<std::string, std::vector<const google::protobuf::FieldDescriptor*>, KeyHash, std::equal_to<>>
+      chains;
 };
 
 // One cache per thread: the walks run on every request, and a shared cache would make every
 // thread take a lock per field. Shapes are small and the messages few.
 class ShapeCache {
  public:
-  const MessageShape& of(const google::protobuf::Descriptor& message) {
+  const MessageShape& of(const google::protobuf::Descriptor& message) { return shape_of(message); }
+
+  // The chain of `key` in `message`, looked up once and remembered (keys that name nothing are
+  // not: objects may carry any number of them).
+  const std::vector<const google::protobuf::FieldDescriptor*>& chain(const google::protobuf::Descriptor& message,
+                                                                     std::string_view key) {
+    static const std::vector<const google::protobuf::FieldDescriptor*> k_none;
+    MessageShape& shape = shape_of(message);
+    if (auto found = shape.chains.find(key); found != shape.chains.end()) return found->second;
+    auto chain = find_key_chain(message, std::string(key));
+    if (chain.empty()) return k_none;
+    return shape.chains.try_emplace(std::string(key), std::move(chain)).first->second;
+  }
+
+ private:
+  MessageShape& shape_of(const google::protobuf::Descriptor& message) {
     auto [at, added] = m_shapes.try_emplace(&message);
     if (added) {
       MessageShape& shape = at->second;
@@ -112,18 +134,6 @@ class ShapeCache {
     return at->second;
   }
 
-  // The chain of `key` in `message`, looked up once and remembered (keys that name nothing are
-  // not: objects may carry any number of them).
-  std::vector<const google::protobuf::FieldDescriptor*> chain(const google::protobuf::Descriptor& message,
-                                                              const std::string& key) {
-    MessageShape& shape = m_shapes[&message];
-    if (auto found = shape.chains.find(key); found != shape.chains.end()) return found->second;
-    auto chain = find_key_chain(message, key);
-    if (!chain.empty()) shape.chains.try_emplace(key, chain);
-    return chain;
-  }
-
- private:
   std::unordered_map<const google::protobuf::Descriptor*, MessageShape> m_shapes;
 };
 
@@ -146,15 +156,14 @@ bool is_inline_field(const google::protobuf::FieldDescriptor& field) {
   return shapes().of(*field.containing_type()).inline_field[static_cast<std::size_t>(field.index())];
 }
 
-std::vector<const google::protobuf::FieldDescriptor*> json_key_chain(const google::protobuf::Descriptor& message,
-                                                                     const std::string& key) {
-  shapes().of(message);
+const std::vector<const google::protobuf::FieldDescriptor*>& json_key_chain(const google::protobuf::Descriptor& message,
+                                                                            std::string_view key) {
   return shapes().chain(message, key);
 }
 
 const google::protobuf::FieldDescriptor* json_field(const google::protobuf::Descriptor& message,
-                                                    const std::string& key) {
-  const auto chain = json_key_chain(message, key);
+                                                    std::string_view key) {
+  const auto& chain = json_key_chain(message, key);
   return chain.empty() ? nullptr : chain.back();
 }
 

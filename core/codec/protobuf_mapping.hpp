@@ -7,6 +7,7 @@
 // (protobuf.hpp) and the OpenAPI schemas (server/http/openapi.hpp) both follow
 // these rules, so they are stated once, here.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -46,12 +47,13 @@ const std::string& json_key(const google::protobuf::FieldDescriptor& field);
 bool is_inline_field(const google::protobuf::FieldDescriptor& field);
 
 // The chain of fields the JSON key `key` of `message` maps to: one field, or inline fields
-// followed by the field inside them. Empty when the message has no such key.
-std::vector<const google::protobuf::FieldDescriptor*> json_key_chain(const google::protobuf::Descriptor& message,
-                                                                     const std::string& key);
+// followed by the field inside them. Empty when the message has no such key. Worked out once
+// per thread and kept for the thread's life, which the reference is valid for.
+const std::vector<const google::protobuf::FieldDescriptor*>& json_key_chain(const google::protobuf::Descriptor& message,
+                                                                            std::string_view key);
 // The field the JSON key `key` of `message` names (the last of its chain); null when none.
 const google::protobuf::FieldDescriptor* json_field(const google::protobuf::Descriptor& message,
-                                                    const std::string& key);
+                                                    std::string_view key);
 
 // Fills in what Go's encoding of an object of `message` always has: every field that is a
 // struct value in Kubernetes' Go types (kw.api.go_value) and is missing becomes {} (null for a

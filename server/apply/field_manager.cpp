@@ -374,12 +374,12 @@ bool FieldManager::unchanged_by(const json& live, const json& config, const std:
   if (validate(config, type)) return false;
   Set sent = to_field_set(config, type).recursive_difference(m_updater.ignored()).difference(strip_set());
   if (!(sent == *owned)) return false;
-  // Values: the configuration merged in changes nothing.
-  const json object = without_managed_fields(live);
-  auto merged = merge(object, config, type);
-  if (!merged) return false;
-  auto compared = compare(object, *merged, type);
-  if (!compared || !compared->same()) return false;
+  // Values: the configuration merged in changes nothing. (A configuration with managedFields
+  // is refused by apply; the live object's own are kept by a merge that does not name them.)
+  if (const auto sent_managed = meta_of(config).find("managedFields");
+      sent_managed != meta_of(config).end() && !sent_managed->is_null())
+    return false;
+  if (!merge_keeps(live, config, type)) return false;
   if (manager == "kubectl") {
     const json& annotations = meta.value("annotations", json::object());
     const std::string last = annotations.is_object() ? str(annotations, std::string(k_last_applied).c_str()) : "";

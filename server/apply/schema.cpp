@@ -228,7 +228,7 @@ Type Type::list_element() const {
 
 nlohmann::json Type::key_default(std::string_view key) const {
   if (m_source == Source::repeated && m_field->message_type() != nullptr) {
-    const pb::FieldDescriptor* field = codec::json_field(*m_field->message_type(), std::string(key));
+    const pb::FieldDescriptor* field = codec::json_field(*m_field->message_type(), key);
     const proto::FieldNotes* notes = field ? proto::field_notes(*field) : nullptr;
     if (notes != nullptr && !notes->default_json.empty()) {
       auto parsed = nlohmann::json::parse(notes->default_json, nullptr, false);
@@ -273,7 +273,7 @@ std::optional<Type> Type::field(std::string_view name) const {
   }
   switch (m_source) {
     case Source::message: {
-      const pb::FieldDescriptor* field = codec::json_field(*m_message, std::string(name));
+      const pb::FieldDescriptor* field = codec::json_field(*m_message, name);
       if (field == nullptr) return std::nullopt;
       return of_field(*field);
     }

@@ -359,6 +359,66 @@ class MergeWalker {
   std::optional<std::string> m_error;
 };
 
+// --- merges that change nothing -------------------------------------------------------------
+
+// MergeWalker::merge's cases, each answering whether the merged value is lhs as it was: a part
+// rhs does not set is copied from lhs unchanged, a leaf rhs sets is rhs's value.
+bool keeps(const json* lhs, const json* rhs, const Type& type);
+
+// An associative list: rhs's items all in lhs, in lhs's order, each merged without change.
+bool keeps_items(const json& lhs, const json& rhs, const Type& type) {
+  std::vector<PathElement> right;
+  std::map<PathElement, std::size_t> right_at;
+  for (std::size_t i = 0; i < rhs.size(); ++i) {
+    auto pe = item_element(type, static_cast<std::int64_t>(i), rhs[i]);
+    if (!pe || !right_at.emplace(*pe, i).second) return false;
+    right.push_back(std::move(*pe));
+  }
+  const Type element = type.list_element();
+  std::set<PathElement> left_seen;
+  std::size_t next = 0;  // the rhs item lhs must come to next
+  for (std::size_t i = 0; i < lhs.size(); ++i) {
+    auto pe = item_element(type, static_cast<std::int64_t>(i), lhs[i]);
+    if (!pe || !left_seen.insert(*pe).second) return false;
+    const auto found = right_at.find(*pe);
+    if (found == right_at.end()) continue;  // lhs's own item, kept in place
+    if (found->second != next || !keeps(&lhs[i], &rhs[next], element)) return false;
+    ++next;
+  }
+  return next == right.size();  // else rhs adds items
+}
+
+bool keeps(const json* lhs, const json* rhs, const Type& type) {
+  if (rhs == nullptr) return true;
+  if (lhs == nullptr) return false;
+  const Form right = form_of(type, rhs);
+  if (form_of(type, lhs) != right) return *lhs == *rhs;
+  switch (right) {
+    case Form::scalar:
+      return *lhs == *rhs;
+    case Form::list: {
+      const json* l = lhs->is_array() ? lhs : nullptr;
+      const json* r = rhs->is_array() ? rhs : nullptr;
+      if (type.list_atomic() || ((!l || l->empty()) && (!r || r->empty()))) return *lhs == *rhs;
+      if (r == nullptr) return true;
+      return l != nullptr && keeps_items(*l, *r, type);
+    }
+    case Form::map: {
+      const json* l = lhs->is_object() ? lhs : nullptr;
+      const json* r = rhs->is_object() ? rhs : nullptr;
+      if (type.map_atomic() || ((!l || l->empty()) && (!r || r->empty()))) return *lhs == *rhs;
+      if (r == nullptr) return true;
+      if (l == nullptr) return false;
+      for (const auto& [key, value] : r->items()) {
+        const auto found = l->find(key);
+        if (!keeps(found == l->end() ? nullptr : &*found, &value, type.child(key))) return false;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
 // --- removal ------------------------------------------------------------------------------
 
 std::optional<json> remove_from(const json& value, const Set& items, const Type& type) {
@@ -459,6 +519,10 @@ Typed<nlohmann::json> merge(const nlohmann::json& lhs, const nlohmann::json& rhs
   auto out = walker.merge(&lhs, &rhs, type);
   if (walker.error()) return std::unexpected(*walker.error());
   return out ? std::move(*out) : json::object();
+}
+
+bool merge_keeps(const nlohmann::json& lhs, const nlohmann::json& rhs, const Type& type) {
+  return keeps(&lhs, &rhs, type);
 }
 
 Typed<Comparison> compare(const nlohmann::json& lhs, const nlohmann::json& rhs, const Type& type) {

@@ -32,6 +32,12 @@ Set to_field_set(const nlohmann::json& value, const Type& type);
 // in rhs's order (lhs's other items kept where they were), atomic parts taken whole.
 Typed<nlohmann::json> merge(const nlohmann::json& lhs, const nlohmann::json& rhs, const Type& type);
 
+// Whether merge(lhs, rhs) gives lhs back, found by the same walk without building the merge.
+// False also where the merge would fail (an item without its keys, duplicate items) and where
+// rhs lists the items of an associative list in another order than lhs: the caller merges
+// for real then.
+bool merge_keeps(const nlohmann::json& lhs, const nlohmann::json& rhs, const Type& type);
+
 struct Comparison {
   Set removed, modified, added;
   bool same() const { return removed.empty() && modified.empty() && added.empty(); }

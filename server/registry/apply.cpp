@@ -49,11 +49,21 @@ ApiResult<Applied> Registry::apply(const api::ResourceInfo& info, const std::str
                                         info.kind + " objects",
                                     {}});
   // Re-applying what was applied before changes nothing: answered from the watch cache (read
-  // consistently), nothing written.
+  // consistently), nothing written. Admission still sees the update, as kube-apiserver's does:
+  // the mutating plugins and webhooks first (one that changes the object sends the apply down
+  // the full path, which calls them again), then the validating ones, whose refusals and
+  // warnings answer.
   if (auto cache = cache_for(info)) {
     auto found = cache->get(key(info, ns, name), true);
-    if (found && manager->unchanged_by((*found)->object, config, options.field_manager))
-      return Applied{(*found)->object, false};
+    if (found && manager->unchanged_by((*found)->object, config, options.field_manager)) {
+      auto kept = admit_unchanged(info, ns, name, (*found)->object, options);
+      if (!kept) return std::unexpected(kept.error());
+      if (*kept) {
+        Applied applied;
+        applied.unchanged = std::move(*found);
+        return applied;
+      }
+    }
   }
   WriteOptions tracked = options;
   tracked.fields_tracked = true;
@@ -67,14 +77,14 @@ ApiResult<Applied> Registry::apply(const api::ResourceInfo& info, const std::str
           return std::move(*applied);
         },
         tracked);
-    if (updated) return Applied{std::move(*updated), false};
+    if (updated) return Applied{std::move(*updated), false, nullptr};
     missing = updated.error().code == 404 && updated.error().reason == "NotFound";
     if (!missing || !options.subresource.empty()) return std::unexpected(updated.error());
     // Not there: the configuration becomes the object (kube-apiserver's apply creates).
     auto object = manager->apply(nullptr, config, options.field_manager, force, now_rfc3339());
     if (!object) return std::unexpected(apply_error(object.error()));
     auto created = create(info, ns, std::move(*object), tracked);
-    if (created) return Applied{std::move(*created), true};
+    if (created) return Applied{std::move(*created), true, nullptr};
     // Created by someone else meanwhile: apply to theirs.
     if (created.error().code != 409 || created.error().reason != "AlreadyExists" || attempt >= 2)
       return std::unexpected(created.error());
@@ -96,7 +106,7 @@ ApiResult<Applied> Registry::apply_scale(const api::ResourceInfo& info, const st
       },
       options);
   if (!written) return std::unexpected(written.error());
-  return Applied{std::move(*written), false};
+  return Applied{std::move(*written), false, nullptr};
 }
 
 }  // namespace kw::registry

@@ -571,6 +571,20 @@ ApiResult<void> Registry::admit(const AdmissionRequest& request) const {
   return {};
 }
 
+ApiResult<bool> Registry::admit_unchanged(const api::ResourceInfo& info, const std::string& ns,
+                                          const std::string& name, const nlohmann::json& live,
+                                          const WriteOptions& options) const {
+  if (!m_admission_mutations.empty()) {
+    nlohmann::json object = live;
+    if (auto mutated = mutate(admission_request(info, "UPDATE", ns, name, object, &live, options), object); !mutated)
+      return std::unexpected(mutated.error());
+    if (object != live) return false;
+  }
+  if (auto admitted = admit(admission_request(info, "UPDATE", ns, name, live, &live, options)); !admitted)
+    return std::unexpected(admitted.error());
+  return true;
+}
+
 ApiResult<void> Registry::admit_create(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
                                        nlohmann::json& object, const WriteOptions& options) const {
   if (auto mutated = mutate(admission_request(info, "CREATE", ns, name, object, nullptr, options), object); !mutated)

@@ -130,8 +130,11 @@ struct Removed {
 
 // What a server-side apply did: the object, and whether it was created.
 struct Applied {
-  nlohmann::json object;
+  nlohmann::json object;  // empty when `unchanged` is set
   bool created = false;
+  // When the configuration changed nothing: the watch cache's object, answered as it is
+  // encoded there.
+  cache::ObjectPtr unchanged;
 };
 
 class Registry {
@@ -371,6 +374,10 @@ class Registry {
   ApiResult<void> admit(const AdmissionRequest& request) const;
   // The mutations, in the order they were added, on `object` (request.object).
   ApiResult<void> mutate(const AdmissionRequest& request, nlohmann::json& object) const;
+  // Admission of an update that leaves `live` as it is (a re-apply): true when the mutations
+  // keep it and the checks pass, false when a mutation would change it, else the refusal.
+  ApiResult<bool> admit_unchanged(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
+                                  const nlohmann::json& live, const WriteOptions& options) const;
 
   std::unique_ptr<ServiceAllocator> m_services;  // made by start()
   net::client::ClientPool m_webhook_clients;

@@ -281,6 +281,31 @@ class WebhookTest(unittest.TestCase):
         self.assertEqual(delete["oldObject"]["data"], {"k": "w"})
         self.assertEqual((delete["name"], delete["options"]["kind"]), ("changing", "DeleteOptions"))
 
+    def test_a_reapply_that_changes_nothing_is_still_admitted(self):
+        # A server-side apply of what was applied before writes nothing, and the webhooks see it
+        # all the same: their warnings come back, and a refusal refuses it.
+        self.install(False, "reapply", [{"name": "warn.kw.test", "clientConfig": self.url_client("/warn")}])
+        body = {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "again", "labels": {"hook-test": "reapply"}}, "data": {"k": "v"}}
+        path = "/api/v1/namespaces/hooks/configmaps/again?fieldManager=tester"
+        answers = []
+        for expected in (201, 200):
+            code, answer, headers = self.call("PATCH", path, body, content_type="application/apply-patch+yaml")
+            self.assertEqual(code, expected, answer)
+            self.assertEqual(headers.get_all("Warning"), ['299 - "first warning"', '299 - "second warning"'])
+            answers.append(answer)
+        self.assertEqual(answers[1]["metadata"]["resourceVersion"], answers[0]["metadata"]["resourceVersion"])
+        reviews = [r["request"] for r in self.peer.sent("/warn")]
+        # (kube-apiserver sends a patch's options as the create's or update's)
+        self.assertEqual([(r["operation"], r["options"]["kind"]) for r in reviews],
+                         [("CREATE", "CreateOptions"), ("UPDATE", "UpdateOptions")])
+        self.assertEqual(reviews[1]["oldObject"]["data"], {"k": "v"})
+        self.install(False, "reapply-deny", [{"name": "deny.kw.test", "clientConfig": self.url_client("/deny"),
+                                              "objectSelector": {"matchLabels": {"hook-test": "reapply"}}}])
+        code, answer, _ = self.call("PATCH", path, body, content_type="application/apply-patch+yaml")
+        self.assertEqual(code, 403, answer)
+        self.assert_status(answer, 403, 'admission webhook "deny.kw.test" denied the request: no thanks', "NotWelcome")
+
     def test_subresource_creates_are_sent_as_their_own_kind_and_deletions_once(self):
         """A binding, a TokenRequest and an eviction are CREATEs of their own kinds on the pods'
         and ServiceAccounts' subresources; the writes they make to the pod, and a graceful

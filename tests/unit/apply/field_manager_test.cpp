@@ -76,6 +76,69 @@ TEST_CASE("merge keeps the live items the configuration does not name, in place"
   CHECK(compared->removed.empty());
 }
 
+TEST_CASE("merge_keeps answers as a merge and a comparison would, and never yes when they say no") {
+  const Type type = deployment_type();
+  json live = deployment(json::array({{{"name", "a"}, {"image", "x"}, {"ports", {{{"containerPort", 80}}}}},
+                                      {{"name", "b"}, {"image", "y"}, {"resources", json::object()}}}),
+                         3);
+  live["metadata"]["labels"] = {{"app", "web"}, {"tier", "db"}};
+  live["metadata"]["managedFields"] = json::array({{{"manager", "m"}, {"operation", "Apply"}}});
+  live["spec"]["template"]["metadata"]["creationTimestamp"] = nullptr;
+  live["status"] = {{"replicas", 3}};
+  const auto unchanged_by_merge = [&](const json& config) {
+    auto merged = merge(live, config, type);
+    if (!merged) return false;
+    auto compared = compare(live, *merged, type);
+    return compared && compared->same();
+  };
+  std::vector<std::pair<std::string, json>> configs;
+  const auto variant = [&](const std::string& name, auto&& change) {
+    json config = deployment(json::array({{{"name", "a"}, {"image", "x"}}, {{"name", "b"}}}), 3);
+    change(config);
+    configs.emplace_back(name, std::move(config));
+  };
+  variant("a subset of the live object", [](json&) {});
+  variant("one label of two", [](json& c) { c["metadata"]["labels"] = {{"tier", "db"}}; });
+  variant("the live list items in full", [&](json& c) {
+    c["spec"]["template"]["spec"]["containers"] = live["spec"]["template"]["spec"]["containers"];
+  });
+  variant("a null where a map is", [](json& c) { c["spec"]["template"]["metadata"] = nullptr; });
+  variant("a null where a scalar is", [](json& c) { c["spec"]["replicas"] = nullptr; });
+  variant("another replica count", [](json& c) { c["spec"]["replicas"] = 4; });
+  variant("a changed image", [](json& c) { c["spec"]["template"]["spec"]["containers"][1]["image"] = "z"; });
+  variant("the items in another order", [](json& c) {
+    auto& list = c["spec"]["template"]["spec"]["containers"];
+    std::swap(list[0], list[1]);
+  });
+  variant("one more item", [](json& c) { c["spec"]["template"]["spec"]["containers"].push_back({{"name", "c"}}); });
+  variant("the same item twice", [](json& c) { c["spec"]["template"]["spec"]["containers"].push_back({{"name", "a"}}); });
+  variant("an item without its key", [](json& c) { c["spec"]["template"]["spec"]["containers"].push_back({{"image", "q"}}); });
+  variant("a port list of another length (atomic selector aside)", [](json& c) {
+    c["spec"]["template"]["spec"]["containers"][0]["ports"] = {{{"containerPort", 80}}, {{"containerPort", 81}}};
+  });
+  variant("the same port", [](json& c) {
+    c["spec"]["template"]["spec"]["containers"][0]["ports"] = {{{"containerPort", 80}}};
+  });
+  variant("an atomic selector with less", [](json& c) { c["spec"]["selector"] = {{"matchLabels", json::object()}}; });
+  variant("an empty map where one is", [](json& c) { c["spec"]["template"]["spec"]["containers"][1]["resources"] = json::object(); });
+  variant("an empty map where none is", [](json& c) { c["spec"]["template"]["spec"]["containers"][0]["resources"] = json::object(); });
+  variant("a new field", [](json& c) { c["spec"]["paused"] = true; });
+  variant("the live status", [&](json& c) { c["status"] = live["status"]; });
+  variant("a number written as a float", [](json& c) { c["spec"]["replicas"] = 3.0; });
+  int kept = 0;
+  for (const auto& [name, config] : configs) {
+    CAPTURE(name);
+    const bool fast = merge_keeps(live, config, type);
+    if (fast) {
+      ++kept;
+      CHECK(unchanged_by_merge(config));
+    }
+    if (name != "the items in another order" && name != "an item without its key" && name != "the same item twice")
+      CHECK(fast == unchanged_by_merge(config));
+  }
+  CHECK(kept == 8);
+}
+
 TEST_CASE("two appliers: shared values, conflicts, force, and removal of what nobody owns any more") {
   const Type type = deployment_type();
   const FieldManager fm = manager_for(type);
