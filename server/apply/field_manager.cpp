@@ -368,18 +368,18 @@ bool FieldManager::unchanged_by(const json& live, const json& config, const std:
         entry.value("subresource", "") == m_subresource)
       mine = &entry;
   if (mine == nullptr || !mine->contains("fieldsV1")) return false;
-  auto owned = Set::from_json((*mine)["fieldsV1"]);
-  if (!owned) return false;
-  const Type& type = m_updater.type();
-  if (validate(config, type)) return false;
-  Set sent = to_field_set(config, type).recursive_difference(m_updater.ignored()).difference(strip_set());
-  if (!(sent == *owned)) return false;
-  // Values: the configuration merged in changes nothing. (A configuration with managedFields
-  // is refused by apply; the live object's own are kept by a merge that does not name them.)
+  // Values first: the configuration merged in changes nothing, which also makes it valid, as
+  // the live object is. (A configuration with managedFields is refused by apply; the live
+  // object's own are kept by a merge that does not name them.)
   if (const auto sent_managed = meta_of(config).find("managedFields");
       sent_managed != meta_of(config).end() && !sent_managed->is_null())
     return false;
+  const Type& type = m_updater.type();
   if (!merge_keeps(live, config, type)) return false;
+  // Then ownership: the fields it sets are the ones the manager's entry records, compared as
+  // FieldsV1 (an entry stored in another, equivalent spelling only costs the full path).
+  const Set sent = to_field_set(config, type).recursive_difference(m_updater.ignored()).difference(strip_set());
+  if (sent.to_json() != (*mine)["fieldsV1"]) return false;
   if (manager == "kubectl") {
     const json& annotations = meta.value("annotations", json::object());
     const std::string last = annotations.is_object() ? str(annotations, std::string(k_last_applied).c_str()) : "";
