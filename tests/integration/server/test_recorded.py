@@ -5,16 +5,9 @@ import json
 import os
 import unittest
 
-from kwtest import ServerTestCase
+from kwtest import ServerTestCase, merge
 
 RECORDED = os.path.join(os.path.dirname(__file__), "../../conformance/recorded/kube-apiserver-1.23.json")
-
-
-def merged(base, change):
-    out = dict(base)
-    for key, value in change.items():
-        out[key] = merged(out.get(key, {}), value) if isinstance(value, dict) else value
-    return out
 
 
 class RecordedAnswersTest(ServerTestCase):
@@ -33,7 +26,7 @@ class RecordedAnswersTest(ServerTestCase):
                 body = case["body"]
                 if "merge" in case:
                     _, current = self.server.json("GET", case["path"])
-                    body = merged(current, case["merge"])
+                    body = merge(current, case["merge"])
                 status, answer = self.server.json(case["method"], case["path"], body)
                 self.assertEqual(status, case["code"], answer)
                 self.assertEqual(answer["reason"], case["reason"])

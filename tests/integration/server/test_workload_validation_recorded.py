@@ -6,17 +6,10 @@ recording's changed_after_1_23 entry, with its reason, is what kw must answer.""
 import json
 import os
 
-from kwtest import ServerTestCase
+from kwtest import ServerTestCase, merge
 
 RECORDED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "conformance", "recorded",
                         "workload-validation-1.23.json")
-
-
-def merged(base, change):
-    out = dict(base)
-    for key, value in change.items():
-        out[key] = merged(out.get(key, {}), value) if isinstance(value, dict) else value
-    return out
 
 
 class RecordedWorkloadValidationTest(ServerTestCase):
@@ -41,7 +34,7 @@ class RecordedWorkloadValidationTest(ServerTestCase):
                 if "merge" in case:
                     status, current = self.server.json("GET", case["read"])
                     self.assertEqual(status, 200, current)
-                    body = merged(current, case["merge"])
+                    body = merge(current, case["merge"])
                 status, answer = self.server.json(case.get("method", "POST"), case["path"], body)
                 self.assertEqual(status, case["code"], answer)
                 if case["code"] >= 400:
