@@ -367,12 +367,10 @@ bool keeps(const json* lhs, const json* rhs, const Type& type);
 
 // An associative list: rhs's items all in lhs, in lhs's order, each merged without change.
 bool keeps_items(const json& lhs, const json& rhs, const Type& type) {
-  std::vector<PathElement> right;
   std::map<PathElement, std::size_t> right_at;
   for (std::size_t i = 0; i < rhs.size(); ++i) {
     auto pe = item_element(type, static_cast<std::int64_t>(i), rhs[i]);
-    if (!pe || !right_at.emplace(*pe, i).second) return false;
-    right.push_back(std::move(*pe));
+    if (!pe || !right_at.emplace(std::move(*pe), i).second) return false;
   }
   const Type element = type.list_element();
   std::set<PathElement> left_seen;
@@ -385,7 +383,7 @@ bool keeps_items(const json& lhs, const json& rhs, const Type& type) {
     if (found->second != next || !keeps(&lhs[i], &rhs[next], element)) return false;
     ++next;
   }
-  return next == right.size();  // else rhs adds items
+  return next == rhs.size();  // else rhs adds items
 }
 
 bool keeps(const json* lhs, const json* rhs, const Type& type) {

@@ -135,15 +135,20 @@ void validate_controller_revision_update(const json& revision, const json& old, 
   immutable(causes, "data", at(revision, {"data"}), at(old, {"data"}));
 }
 
-// A selector that ValidateDeploymentSpec, ValidateReplicaSetSpec and ValidateStatefulSetSpec
-// require: set, valid, and with at least one requirement ("empty selector is invalid for
-// <owner>", with the selector as %#v prints it).
-void required_selector(Causes& causes, const json& selector, std::string_view owner) {
-  if (selector.is_null()) return required(causes, "spec.selector");
-  validate_label_selector(causes, selector, "spec.selector");
+// "empty selector is invalid for <owner>" (with the selector as %#v prints it) for a selector
+// without requirements.
+void selector_not_empty(Causes& causes, const json& selector, std::string_view owner) {
   if (size_of(at(selector, {"matchLabels"})) == 0 && arr(at(selector, {"matchExpressions"})).empty())
     invalid_rendered(causes, "spec.selector", go_label_selector(selector),
                      "empty selector is invalid for " + std::string(owner));
+}
+
+// A selector that ValidateDeploymentSpec, ValidateReplicaSetSpec and ValidateStatefulSetSpec
+// require: set, valid, and with at least one requirement.
+void required_selector(Causes& causes, const json& selector, std::string_view owner) {
+  if (selector.is_null()) return required(causes, "spec.selector");
+  validate_label_selector(causes, selector, "spec.selector");
+  selector_not_empty(causes, selector, owner);
 }
 
 // ValidateDeploymentSpec's and ValidateReplicaSetSpec's selector and template
@@ -322,9 +327,7 @@ void validate_daemon_set(const json& daemon_set, Causes& causes) {
   validate_label_selector(causes, selector, "spec.selector");
   if (const auto parsed = workload_selector(selector))
     selector_matches_template(causes, *parsed, pod_template, "spec.template");
-  if (selector.is_object() && size_of(at(selector, {"matchLabels"})) == 0 &&
-      arr(at(selector, {"matchExpressions"})).empty())
-    invalid_rendered(causes, "spec.selector", go_label_selector(selector), "empty selector is invalid for daemonset");
+  if (selector.is_object()) selector_not_empty(causes, selector, "daemonset");
   validate_pod_template(causes, pod_template, "spec.template");
   always_restarting(causes, at(pod_template, {"spec"}), "spec.template.spec", "DaemonSet");
   non_negative(causes, "spec.minReadySeconds", at(spec, {"minReadySeconds"}));
