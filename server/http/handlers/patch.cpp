@@ -52,8 +52,7 @@ void server_side_apply(const ResourceRequest& r, WriteContext& write) {
   const bool force = query_bool(r.query, "force");
   auto applied = r.registry.apply(r.resource, r.info.namespace_, r.info.name, *config, force, write.options);
   if (!applied) return r.fail(applied.error());
-  if (applied->unchanged && write.warnings.empty()) return reply_cached(r, write.format, *applied->unchanged);
-  if (applied->unchanged) return reply(r, write.format, 200, applied->unchanged->object, write.warnings);
+  if (applied->unchanged) return reply_cached(r, write.format, *applied->unchanged, write.warnings);
   reply(r, write.format, applied->created ? 201 : 200, std::move(applied->object), write.warnings);
 }
 

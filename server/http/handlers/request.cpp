@@ -184,13 +184,14 @@ void reply(const ResourceRequest& r, const Negotiated& format, int status,
   send_object(*r.stream, status, table, format, warnings);
 }
 
-void reply_cached(const ResourceRequest& r, const Negotiated& format, const cache::StoredObject& object) {
+void reply_cached(const ResourceRequest& r, const Negotiated& format, const cache::StoredObject& object,
+                  const std::vector<std::string>& warnings) {
   const bool json = format.format == Format::json;
   const bool protobuf = format.format == Format::protobuf && !object.protobuf.empty();
-  if (format.metadata_only || (!json && !protobuf)) return reply(r, format, 200, object.object);
+  if (format.metadata_only || (!json && !protobuf)) return reply(r, format, 200, object.object, warnings);
   if (r.audit) r.audit->response_object(object.object);
-  if (json) return send_encoded(*r.stream, 200, object.json() + '\n', format);
-  send_encoded(*r.stream, 200, cache::enveloped_protobuf(object), format);
+  if (json) return send_encoded(*r.stream, 200, object.json() + '\n', format, warnings);
+  send_encoded(*r.stream, 200, cache::enveloped_protobuf(object), format, warnings);
 }
 
 void reply_list(const ResourceRequest& r, const Negotiated& format, const registry::ListResult& listed) {

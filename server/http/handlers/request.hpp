@@ -106,7 +106,8 @@ void reply(const ResourceRequest& r, const Negotiated& format, int status,
 
 // A cached object (a read at resourceVersion "0") in the negotiated format: its JSON and
 // protobuf bytes as the cache keeps them, re-encoded only for other formats.
-void reply_cached(const ResourceRequest& r, const Negotiated& format, const cache::StoredObject& object);
+void reply_cached(const ResourceRequest& r, const Negotiated& format, const cache::StoredObject& object,
+                  const std::vector<std::string>& warnings = {});
 
 // A list answer in the negotiated format (JSON joined from the cached objects' bytes).
 void reply_list(const ResourceRequest& r, const Negotiated& format, const registry::ListResult& listed);
