@@ -1,5 +1,7 @@
 #include "server/audit/event.hpp"
 
+#include <array>
+
 #include "core/codec/protobuf_scalars.hpp"
 #include "core/util/text.hpp"
 
@@ -8,17 +10,33 @@ namespace {
 
 using json = nlohmann::json;
 
+// Bytes a JSON string cannot hold as they are: controls, '"', '\\', and (for the UTF-8 check)
+// everything past ASCII.
+constexpr auto k_needs_care = [] {
+  std::array<bool, 256> table{};
+  for (int byte = 0; byte < 256; ++byte) table[byte] = byte < 0x20 || byte >= 0x80 || byte == '"' || byte == '\\';
+  return table;
+}();
+
 // A JSON string; bytes that are not UTF-8 become U+FFFD rather than failing the line. Plain
 // ASCII (nearly every string of an event) is escaped here, in runs; the rest goes through
 // nlohmann.
 void put_string(std::string& out, std::string_view text) {
   static constexpr char k_hex[] = "0123456789abcdef";
+  std::size_t i = 0;
+  while (i < text.size() && !k_needs_care[static_cast<unsigned char>(text[i])]) ++i;
+  if (i == text.size()) {  // the common case: one copy
+    out += '"';
+    out += text;
+    out += '"';
+    return;
+  }
   const std::size_t start = out.size();
   out += '"';
   std::size_t run = 0;  // start of the bytes not yet copied
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  for (; i < text.size(); ++i) {
     const auto byte = static_cast<unsigned char>(text[i]);
-    if (byte >= 0x20 && byte < 0x80 && byte != '"' && byte != '\\') continue;
+    if (!k_needs_care[byte]) continue;
     if (byte >= 0x80) {
       out.resize(start);
       out += json(text).dump(-1, ' ', false, json::error_handler_t::replace);
@@ -45,14 +63,13 @@ void put_string(std::string& out, std::string_view text) {
   out += '"';
 }
 
-void put_field(std::string& out, const char* key, std::string_view value) {
-  out += ",\"";
+// `key` is the member's name with its punctuation: R"(,"verb":)".
+void put_field(std::string& out, std::string_view key, std::string_view value) {
   out += key;
-  out += "\":";
   put_string(out, value);
 }
 
-void put_optional(std::string& out, const char* key, std::string_view value) {
+void put_optional(std::string& out, std::string_view key, std::string_view value) {
   if (!value.empty()) put_field(out, key, value);
 }
 
@@ -84,8 +101,8 @@ void put_object(std::string& out, const Map& entries, PutValue put_value) {
 void put_user(std::string& out, const auth::UserInfo& user) {
   out += '{';
   std::size_t mark = out.size();
-  if (!user.name.empty()) put_field(out, "username", user.name);
-  put_optional(out, "uid", user.uid);
+  if (!user.name.empty()) put_field(out, R"(,"username":)", user.name);
+  put_optional(out, R"(,"uid":)", user.uid);
   if (!user.groups.empty()) {
     out += ",\"groups\":";
     put_strings(out, user.groups);
@@ -106,8 +123,9 @@ void put_body(std::string& out, const char* key, const json& body) {
 }
 
 
-// "2006-01-02T15:04:05.000000Z". The seconds' text is kept per thread: events come many a second.
-std::string micro_time(Event::Clock::time_point at) {
+// Appends "2006-01-02T15:04:05.000000Z", quoted. The seconds' text is kept per thread: events
+// come many a second.
+void put_micro_time(std::string& out, Event::Clock::time_point at) {
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(at.time_since_epoch()).count();
   std::int64_t seconds = micros / 1'000'000;
   std::int64_t fraction = micros % 1'000'000;
@@ -122,16 +140,14 @@ std::string micro_time(Event::Clock::time_point at) {
     cached_text.pop_back();  // 'Z'
     cached_seconds = seconds;
   }
-  std::string out = cached_text;
-  out += '.';
-  char digits[6];
-  for (int i = 5; i >= 0; --i) {
-    digits[i] = static_cast<char>('0' + fraction % 10);
+  char tail[9] = {'.', 0, 0, 0, 0, 0, 0, 'Z', '"'};
+  for (int i = 6; i >= 1; --i) {
+    tail[i] = static_cast<char>('0' + fraction % 10);
     fraction /= 10;
   }
-  out.append(digits, 6);
-  out += 'Z';
-  return out;
+  out += '"';
+  out += cached_text;
+  out.append(tail, sizeof tail);
 }
 
 // Go's time.RFC3339Nano: up to nine fraction digits, trailing zeros dropped.
@@ -159,15 +175,13 @@ std::string quoted_list(const std::vector<std::string>& values) {
 
 }  // namespace
 
-std::string json_line(const Event& e) {
-  std::string out;
-  out.reserve(1024);
+void append_json_line(std::string& out, const Event& e) {
   out += R"({"kind":"Event","apiVersion":"audit.k8s.io/v1")";
-  put_field(out, "level", level_name(e.level));
-  put_field(out, "auditID", e.audit_id);
-  put_field(out, "stage", stage_name(e.stage));
-  put_field(out, "requestURI", e.request_uri);
-  put_field(out, "verb", e.verb);
+  put_field(out, R"(,"level":)", level_name(e.level));
+  put_field(out, R"(,"auditID":)", e.audit_id);
+  put_field(out, R"(,"stage":)", stage_name(e.stage));
+  put_field(out, R"(,"requestURI":)", e.request_uri);
+  put_field(out, R"(,"verb":)", e.verb);
   out += ",\"user\":";
   put_user(out, e.user.value_or(auth::UserInfo{}));
   if (e.impersonated_user) {
@@ -178,44 +192,45 @@ std::string json_line(const Event& e) {
     out += ",\"sourceIPs\":";
     put_strings(out, e.source_ips);
   }
-  put_optional(out, "userAgent", e.user_agent);
+  put_optional(out, R"(,"userAgent":)", e.user_agent);
   if (e.object_ref) {
     const auto& ref = *e.object_ref;
     out += ",\"objectRef\":{";
     const std::size_t mark = out.size();
-    put_optional(out, "resource", ref.resource);
-    put_optional(out, "namespace", ref.namespace_);
-    put_optional(out, "name", ref.name);
-    put_optional(out, "uid", ref.uid);
-    put_optional(out, "apiGroup", ref.api_group);
-    put_optional(out, "apiVersion", ref.api_version);
-    put_optional(out, "resourceVersion", ref.resource_version);
-    put_optional(out, "subresource", ref.subresource);
+    put_optional(out, R"(,"resource":)", ref.resource);
+    put_optional(out, R"(,"namespace":)", ref.namespace_);
+    put_optional(out, R"(,"name":)", ref.name);
+    put_optional(out, R"(,"uid":)", ref.uid);
+    put_optional(out, R"(,"apiGroup":)", ref.api_group);
+    put_optional(out, R"(,"apiVersion":)", ref.api_version);
+    put_optional(out, R"(,"resourceVersion":)", ref.resource_version);
+    put_optional(out, R"(,"subresource":)", ref.subresource);
     if (out.size() > mark) out.erase(mark, 1);
     out += '}';
   }
   if (e.response_status) {
     const auto& status = *e.response_status;
     out += R"(,"responseStatus":{"metadata":{})";
-    put_optional(out, "status", status.status);
-    put_optional(out, "message", status.message);
-    put_optional(out, "reason", status.reason);
+    put_optional(out, R"(,"status":)", status.status);
+    put_optional(out, R"(,"message":)", status.message);
+    put_optional(out, R"(,"reason":)", status.reason);
     if (status.code != 0) out += ",\"code\":" + std::to_string(status.code);
     out += '}';
   }
   if (e.request_object) put_body(out, "requestObject", *e.request_object);
   if (e.response_object) put_body(out, "responseObject", *e.response_object);
-  put_field(out, "requestReceivedTimestamp", micro_time(e.received));
-  put_field(out, "stageTimestamp", micro_time(e.stage_time));
+  out += R"(,"requestReceivedTimestamp":)";
+  put_micro_time(out, e.received);
+  out += R"(,"stageTimestamp":)";
+  put_micro_time(out, e.stage_time);
   if (!e.annotations.empty()) {
     out += ",\"annotations\":";
     put_object(out, e.annotations, [](std::string& to, const std::string& value) { put_string(to, value); });
   }
   out += "}\n";
-  return out;
 }
 
-std::string legacy_line(const Event& e) {
+void append_legacy_line(std::string& out, const Event& e) {
   std::string username = "<none>", groups = "<none>";
   if (e.user && !e.user->name.empty()) {
     username = e.user->name;
@@ -229,7 +244,7 @@ std::string legacy_line(const Event& e) {
   const std::string ns = e.object_ref && !e.object_ref->namespace_.empty() ? e.object_ref->namespace_ : "<none>";
   const std::string response = e.response_status ? std::to_string(e.response_status->code) : "<deferred>";
   const std::string ip = e.source_ips.empty() ? "<unknown>" : e.source_ips.front();
-  return rfc3339_nano(e.received) + " AUDIT: id=" + util::go_quote(e.audit_id) +
+  out += rfc3339_nano(e.received) + " AUDIT: id=" + util::go_quote(e.audit_id) +
          " stage=" + util::go_quote(stage_name(e.stage)) + " ip=" + util::go_quote(ip) +
          " method=" + util::go_quote(e.verb) + " user=" + util::go_quote(username) +
          " groups=" + util::go_quote(groups) + " as=" + util::go_quote(as_user) +

@@ -45,9 +45,20 @@ struct Event {
   std::map<std::string, std::string> annotations;
 };
 
-// One line of JSON with a trailing newline, fields in kube-apiserver's order.
-std::string json_line(const Event& event);
-// kube-apiserver's one-line text form (--audit-log-format=legacy), with a trailing newline.
-std::string legacy_line(const Event& event);
+// Appends one line of JSON with a trailing newline, fields in kube-apiserver's order.
+void append_json_line(std::string& out, const Event& event);
+// Appends kube-apiserver's one-line text form (--audit-log-format=legacy), with a trailing newline.
+void append_legacy_line(std::string& out, const Event& event);
+
+inline std::string json_line(const Event& event) {
+  std::string out;
+  append_json_line(out, event);
+  return out;
+}
+inline std::string legacy_line(const Event& event) {
+  std::string out;
+  append_legacy_line(out, event);
+  return out;
+}
 
 }  // namespace kw::audit

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <vector>
 
 #include <fcntl.h>
@@ -107,42 +108,63 @@ class LogBackend::Output {
     if (m_fd >= 0 && m_fd != STDOUT_FILENO) ::close(m_fd);
   }
 
-  // Queues one line; a line that would take the file past its size rotates it first.
-  Result<void> append(const std::string& line) {
-    if (m_fd != STDOUT_FILENO) {
-      const std::uint64_t max = m_options.max_size_mb > 0
-                                    ? static_cast<std::uint64_t>(m_options.max_size_mb) * 1024 * 1024
-                                    : k_default_max_bytes;
-      if (line.size() > max)
-        return fail("write length " + std::to_string(line.size()) + " exceeds maximum file size " + std::to_string(max));
-      if (m_size + m_pending.size() + line.size() > max) {
-        if (auto flushed = flush(); !flushed) return flushed;
-        if (auto rotated = rotate(); !rotated) return rotated;
+  // Writes whole lines. A line that would take the file past its size rotates it first; a line
+  // larger than a whole file is refused, and the others still written.
+  WriteOutcome write_lines(std::string_view lines) {
+    WriteOutcome outcome;
+    const std::uint64_t max = m_fd == STDOUT_FILENO ? std::numeric_limits<std::uint64_t>::max()
+                              : m_options.max_size_mb > 0
+                                  ? static_cast<std::uint64_t>(m_options.max_size_mb) * 1024 * 1024
+                                  : k_default_max_bytes;
+    auto lost = [&](std::string_view rest, Error error) {
+      outcome.failed += static_cast<std::size_t>(std::ranges::count(rest, '\n'));
+      if (outcome.error.message.empty()) outcome.error = std::move(error);
+    };
+    while (!lines.empty()) {
+      // The whole lines that still fit, then a new file for the rest.
+      const std::uint64_t room = m_size < max ? max - m_size : 0;
+      const std::size_t last = lines.size() <= room ? lines.size() - 1
+                               : room > 0           ? lines.rfind('\n', static_cast<std::size_t>(room - 1))
+                                                    : std::string_view::npos;
+      if (last != std::string_view::npos) {
+        const auto chunk = lines.substr(0, last + 1);
+        lines.remove_prefix(chunk.size());
+        if (auto written = write_all(chunk); !written) {
+          lost(lines, written.error());
+          lost(chunk, {});
+          return outcome;
+        }
+        continue;
+      }
+      const std::size_t end = lines.find('\n');
+      const std::size_t first = end == std::string_view::npos ? lines.size() : end + 1;
+      if (first > max) {
+        lost(lines.substr(0, first), Error{"write length " + std::to_string(first) + " exceeds maximum file size " +
+                                           std::to_string(max)});
+        lines.remove_prefix(first);
+        continue;
+      }
+      if (auto rotated = rotate(); !rotated) {
+        lost(lines, rotated.error());
+        return outcome;
       }
     }
-    m_pending += line;
-    return {};
-  }
-
-  // Writes the queued lines.
-  Result<void> flush() {
-    std::size_t done = 0;
-    while (done < m_pending.size()) {
-      const ssize_t n = ::write(m_fd, m_pending.data() + done, m_pending.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        m_pending.clear();
-        return fail("write " + m_options.path + ": " + errno_text());
-      }
-      done += static_cast<std::size_t>(n);
-    }
-    m_size += m_pending.size();
-    m_pending.clear();
-    return {};
+    return outcome;
   }
 
  private:
   explicit Output(const LogOptions& options) : m_options(options) {}
+
+  Result<void> write_all(std::string_view bytes) {
+    while (!bytes.empty()) {
+      const ssize_t n = ::write(m_fd, bytes.data(), bytes.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return fail("write " + m_options.path + ": " + errno_text());
+      bytes.remove_prefix(static_cast<std::size_t>(n));
+      m_size += static_cast<std::uint64_t>(n);
+    }
+    return {};
+  }
 
   Result<void> open_file() {
     m_fd = ::open(m_options.path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -214,7 +236,6 @@ class LogBackend::Output {
   LogOptions m_options;
   int m_fd = -1;
   std::uint64_t m_size = 0;  // bytes in the file
-  std::string m_pending;     // lines not written yet
 };
 
 Result<LogMode> parse_log_mode(const std::string& text) {
@@ -259,38 +280,41 @@ LogBackend::~LogBackend() {
 }
 
 bool LogBackend::process(const Event& event) {
-  std::string line = m_options.legacy_format ? legacy_line(event) : json_line(event);
+  // Encoded into this thread's buffer: no allocation per event once it has grown.
+  thread_local std::string line;
+  line.clear();
+  if (m_options.legacy_format) append_legacy_line(line, event);
+  else append_json_line(line, event);
   std::unique_lock lock(m_mutex);
   if (m_options.mode != LogMode::batch) {
     // Blocking: the event is in the file before the request goes on, written here as
     // kube-apiserver's log backend writes it, one write per event; handing it to another
     // thread and waiting would cost two thread switches per event.
     ++m_queued;
-    auto written = m_output->append(line);
-    if (written) written = m_output->flush();
-    note_written(written, 1);
+    note_written(m_output->write_lines(line));
     return true;
   }
-  if (m_queue.size() >= m_options.buffer_size) {
+  if (m_batch_events >= m_options.buffer_size) {
     ++m_dropped;
     return false;
   }
-  m_queue.push_back(std::move(line));
+  m_batch += line;
+  ++m_batch_events;
   ++m_queued;
-  // The writer sleeps only on an empty queue, and lingers for a batch once woken: one wake-up
+  // The writer sleeps only on an empty batch, and lingers for more once woken: one wake-up
   // per batch, not per event.
-  const bool wake = m_queue.size() == 1 || m_queue.size() == k_batch_events;
+  const bool wake = m_batch_events == 1 || m_batch_events == k_batch_events;
   lock.unlock();
   if (wake) m_wake.notify_one();
   return true;
 }
 
-void LogBackend::note_written(const Result<void>& written, std::uint64_t events) {
-  if (!written) {
-    m_write_errors += events;
-    if (!m_failing) std::cerr << "kw serve: audit log: " << written.error().message << "\n";
+void LogBackend::note_written(const WriteOutcome& outcome) {
+  if (outcome.failed > 0) {
+    m_write_errors += outcome.failed;
+    if (!m_failing) std::cerr << "kw serve: audit log: " << outcome.error.message << "\n";
   }
-  m_failing = !written;
+  m_failing = outcome.failed > 0;
 }
 
 std::uint64_t LogBackend::events() const {
@@ -309,27 +333,22 @@ std::uint64_t LogBackend::write_errors() const {
 }
 
 void LogBackend::run() {
-  std::deque<std::string> batch;
+  std::string batch;
   for (;;) {
     {
       std::unique_lock lock(m_mutex);
-      m_wake.wait(lock, [&] { return m_stop || !m_queue.empty(); });
-      if (m_queue.empty()) return;  // stopping, and everything is out
-      if (m_options.mode == LogMode::batch)
-        m_wake.wait_for(lock, k_batch_linger, [&] { return m_stop || m_queue.size() >= k_batch_events; });
-      batch.swap(m_queue);
+      m_wake.wait(lock, [&] { return m_stop || m_batch_events > 0; });
+      if (m_batch_events == 0) return;  // stopping, and everything is out
+      m_wake.wait_for(lock, k_batch_linger, [&] { return m_stop || m_batch_events >= k_batch_events; });
+      batch.swap(m_batch);
+      m_batch_events = 0;
     }
-    Result<void> written;
-    for (const auto& line : batch) {
-      auto appended = m_output->append(line);
-      if (!appended && written) written = std::move(appended);
-    }
-    if (auto flushed = m_output->flush(); !flushed && written) written = std::move(flushed);
+    const auto outcome = m_output->write_lines(batch);
     {
       std::lock_guard lock(m_mutex);
-      note_written(written, batch.size());
+      note_written(outcome);
     }
-    batch.clear();
+    batch.clear();  // its capacity is the next swap's
   }
 }
 

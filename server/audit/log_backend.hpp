@@ -5,7 +5,6 @@
 // before going on; in batch mode a writer thread gathers events and writes them together.
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -44,7 +43,7 @@ class LogBackend {
   LogBackend& operator=(const LogBackend&) = delete;
 
   // Encodes the event on the caller's thread; blocking mode writes it there too, batch mode
-  // hands the line to the writer. False when it was dropped (batch mode, buffer full). A write
+  // appends the line to the writer's next batch. False when it was dropped (batch mode, buffer full). A write
   // that fails is reported on standard error (once per failing run) and counted.
   bool process(const Event& event);
   std::uint64_t events() const;  // accepted (queued) so far
@@ -53,17 +52,23 @@ class LogBackend {
 
  private:
   explicit LogBackend(LogOptions options);
+  // Lines a write could not put in the file, and the first reason.
+  struct WriteOutcome {
+    std::size_t failed = 0;
+    Error error = {};
+  };
   void run();
-  // Counts a write's outcome for `events` events (m_mutex held); the first failure of a
-  // failing run is reported on standard error.
-  void note_written(const Result<void>& written, std::uint64_t events);
+  // Counts a write's lost lines (m_mutex held); the first failure of a failing run is reported
+  // on standard error.
+  void note_written(const WriteOutcome& outcome);
 
   class Output;
   LogOptions m_options;
   std::unique_ptr<Output> m_output;
   mutable std::mutex m_mutex;
-  std::condition_variable m_wake;     // the writer: events queued, or stop
-  std::deque<std::string> m_queue;  // encoded lines
+  std::condition_variable m_wake;  // the writer: events queued, or stop
+  std::string m_batch;             // encoded lines waiting for the writer
+  std::size_t m_batch_events = 0;  // lines in m_batch
   std::uint64_t m_queued = 0;    // events ever queued
   std::uint64_t m_dropped = 0;
   std::uint64_t m_write_errors = 0;

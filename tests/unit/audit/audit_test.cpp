@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -297,6 +298,44 @@ TEST_CASE("the log rotates by size and keeps the newest backups") {
   CHECK(fs::file_size(file) <= 1024 * 1024);
   // Three lines of about 300 KiB fit a 1 MiB file: 14 events leave 2 in the current one.
   CHECK(lines_of(file).size() == 2);
+}
+
+TEST_CASE("a batch that crosses the size limit is split at a line and rotates the file") {
+  TempDir dir;
+  const auto file = dir.path / "audit.log";
+  const std::string big(100 * 1024, 'x');
+  std::uint64_t errors = 0;
+  {
+    auto log = LogBackend::open({.path = file.string(), .max_size_mb = 1, .mode = LogMode::batch});
+    REQUIRE(log.has_value());
+    for (int i = 0; i < 40; ++i) {
+      Event e;
+      e.audit_id = std::to_string(i);
+      e.user_agent = i == 20 ? std::string(1024 * 1024, 'z') : big;  // no file can hold event 20
+      CHECK((*log)->process(std::move(e)));
+    }
+    for (int wait = 0; wait < 200 && errors == 0; ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      errors = (*log)->write_errors();
+    }
+  }
+  CHECK(errors == 1);
+  // Backups' names sort by time; the current file holds the newest lines.
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir.path))
+    if (entry.path() != file) files.push_back(entry.path());
+  std::ranges::sort(files);
+  files.push_back(file);
+  CHECK(files.size() >= 4);
+  std::vector<std::string> ids;
+  for (const auto& path : files) {
+    CHECK(fs::file_size(path) <= 1024 * 1024);
+    for (const auto& line : lines_of(path)) ids.push_back(nlohmann::json::parse(line)["auditID"]);
+  }
+  std::vector<std::string> expected;
+  for (int i = 0; i < 40; ++i)
+    if (i != 20) expected.push_back(std::to_string(i));
+  CHECK(ids == expected);
 }
 
 TEST_CASE("a full buffer drops events in batch mode") {
