@@ -142,7 +142,74 @@ class Builder {
   std::string m_error;
 };
 
+// SAX events reduced to the path of each member, as a decoder meets them.
+class PathWalker {
+ public:
+  explicit PathWalker(std::size_t max_depth) : m_max_depth(max_depth) {}
+
+  bool null() { return value(); }
+  bool boolean(bool) { return value(); }
+  bool number_integer(json::number_integer_t) { return value(); }
+  bool number_unsigned(json::number_unsigned_t) { return value(); }
+  bool number_float(json::number_float_t, const json::string_t&) { return value(); }
+  bool string(json::string_t&) { return value(); }
+  bool binary(json::binary_t&) { return value(); }
+  bool start_object(std::size_t) { return open(false); }
+  bool start_array(std::size_t) { return open(true); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(json::string_t& name) {
+    m_open.back().key = std::move(name);
+    std::string path;
+    for (std::size_t i = 0; i < m_open.size(); ++i) {
+      const auto& level = m_open[i];
+      if (level.array) {
+        path += '[' + std::to_string(level.items - 1) + ']';
+        continue;
+      }
+      if (!path.empty()) path += '.';
+      path += level.key;
+    }
+    m_paths.push_back(std::move(path));
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+  std::vector<std::string>& paths() { return m_paths; }
+
+ private:
+  struct Level {
+    bool array = false;
+    std::size_t items = 0;  // an array's values so far
+    std::string key;        // an object's member being read
+  };
+  bool value() {
+    if (!m_open.empty() && m_open.back().array) ++m_open.back().items;
+    return true;
+  }
+  bool open(bool array) {
+    if (m_open.size() >= m_max_depth) return false;
+    value();
+    m_open.push_back({array, 0, {}});
+    return true;
+  }
+  bool close() {
+    m_open.pop_back();
+    return true;
+  }
+
+  std::size_t m_max_depth;
+  std::vector<Level> m_open;
+  std::vector<std::string> m_paths;
+};
+
 }  // namespace
+
+std::vector<std::string> member_paths(std::string_view text, std::size_t max_depth) {
+  PathWalker walker(max_depth);
+  if (!json::sax_parse(text, &walker)) return {};
+  return std::move(walker.paths());
+}
 
 Result<nlohmann::json> parse_json(std::string_view text, std::size_t max_depth, std::vector<std::string>* duplicates) {
   Builder builder(max_depth, duplicates);

@@ -27,4 +27,9 @@ bool json_nesting_exceeds(std::string_view text, std::size_t max_depth = k_max_j
 Result<nlohmann::json> parse_json(std::string_view text, std::size_t max_depth = k_max_json_depth,
                                   std::vector<std::string>* duplicates = nullptr);
 
+// The path of every object member of `text` ("metadata.name", "spec.containers[0].image"), in
+// document order; a member an object repeats is listed again. Empty when `text` is not JSON
+// within `max_depth`.
+std::vector<std::string> member_paths(std::string_view text, std::size_t max_depth = k_max_json_depth);
+
 }  // namespace kw::codec

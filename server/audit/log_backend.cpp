@@ -186,7 +186,15 @@ class LogBackend::Output {
     m_fd = -1;
     const fs::path path(m_options.path);
     const auto [prefix, ext] = name_parts();
-    const fs::path backup = path.parent_path() / (prefix + backup_stamp(Clock::now()) + ext);
+    // Named by the millisecond: a name taken by a rotation in the same one moves on a
+    // millisecond, so that no backup replaces another.
+    auto at = Clock::now();
+    auto backup_at = [&] { return path.parent_path() / (prefix + backup_stamp(at) + ext); };
+    fs::path backup = backup_at();
+    while (fs::exists(backup) || fs::exists(backup.string() + ".gz")) {
+      at += std::chrono::milliseconds(1);
+      backup = backup_at();
+    }
     std::error_code error;
     fs::rename(path, backup, error);
     if (error) return fail("can't rename log file: " + error.message());

@@ -464,7 +464,7 @@ ApiResult<nlohmann::json> Registry::normalize(const api::ResourceInfo& info, con
                                        info.kind + ": " + encoded.error().message));
   }
   // A member both unknown and repeated is named as unknown only, as kube's typed decoder does.
-  auto problems = field_problems(options.duplicate_fields, encoded->warnings, true);
+  auto problems = field_problems(options.duplicate_fields, encoded->warnings, true, options.json_body);
   if (strict && !problems.empty()) return std::unexpected(strict_decoding_error(problems));
   if (options.warnings) options.warnings->insert(options.warnings->end(), problems.begin(), problems.end());
   nlohmann::json out = object;

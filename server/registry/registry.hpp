@@ -99,6 +99,8 @@ struct WriteOptions {
   // The members the request's JSON body repeats ("spec.replicas"): warned about or refused
   // with the unknown fields, as field_validation says.
   std::vector<std::string> duplicate_fields = {};
+  // The request's JSON body (create, update), for naming those problems in document order.
+  std::string_view json_body = {};
   // Who asks: an authentication.k8s.io/v1 UserInfo (null for the server's own writes).
   nlohmann::json requester = {};
   // Set by the registry's own graceful delete (finalizers, namespaces): the write may set

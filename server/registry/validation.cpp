@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/codec/json_limits.hpp"
 #include "server/registry/kinds/checks.hpp"
 
 namespace kw::registry {
@@ -115,20 +116,46 @@ std::optional<std::string> normalize_meta_types(nlohmann::json& object) {
 }
 
 std::vector<std::string> field_problems(const std::vector<std::string>& duplicates,
-                                        const std::vector<std::string>& unknown_warnings, bool typed) {
-  constexpr std::string_view lead = "unknown field \"";
+                                        const std::vector<std::string>& unknown_warnings, bool typed,
+                                        std::string_view json_body) {
+  constexpr std::string_view unknown_lead = "unknown field \"";
+  constexpr std::string_view duplicate_lead = "duplicate field \"";
+  // The P of `lead`P", or nothing.
+  auto field_of = [](std::string_view problem, std::string_view lead) -> std::optional<std::string_view> {
+    if (!problem.starts_with(lead) || problem.size() <= lead.size()) return std::nullopt;
+    return problem.substr(lead.size(), problem.size() - lead.size() - 1);
+  };
   auto inside_unknown = [&](const std::string& path) {
     return std::ranges::any_of(unknown_warnings, [&](const std::string& warning) {
-      if (!warning.starts_with(lead) || warning.size() <= lead.size()) return false;
-      const auto field = std::string_view(warning).substr(lead.size(), warning.size() - lead.size() - 1);
-      return path == field ||
-             (path.starts_with(field) && path.size() > field.size() && (path[field.size()] == '.' || path[field.size()] == '['));
+      const auto field = field_of(warning, unknown_lead);
+      return field && (path == *field || (path.starts_with(*field) && path.size() > field->size() &&
+                                          (path[field->size()] == '.' || path[field->size()] == '[')));
     });
   };
   std::vector<std::string> out;
   for (const auto& path : duplicates)
-    if (!typed || !inside_unknown(path)) out.push_back("duplicate field \"" + path + "\"");
+    if (!typed || !inside_unknown(path)) out.push_back(std::string(duplicate_lead) + path + "\"");
   out.insert(out.end(), unknown_warnings.begin(), unknown_warnings.end());
+  if (!typed) return out;
+  if (out.size() > 1 && !json_body.empty()) {
+    // Where the decoder meets each: an unknown field at its member, a repeat at its second.
+    const auto paths = codec::member_paths(json_body);
+    auto rank = [&](const std::string& problem) {
+      const auto unknown = field_of(problem, unknown_lead);
+      const auto duplicate = unknown ? std::nullopt : field_of(problem, duplicate_lead);
+      int seen = 0;
+      for (std::size_t i = 0; i < paths.size(); ++i)
+        if ((unknown && paths[i] == *unknown) || (duplicate && paths[i] == *duplicate && ++seen == 2)) return i;
+      return paths.size();
+    };
+    std::vector<std::pair<std::size_t, std::string>> ranked;
+    for (auto& problem : out) ranked.emplace_back(rank(problem), std::move(problem));
+    std::ranges::stable_sort(ranked, {}, &std::pair<std::size_t, std::string>::first);
+    out.clear();
+    for (auto& [at, problem] : ranked) out.push_back(std::move(problem));
+  }
+  constexpr std::size_t k_max_problems = 100;  // the typed decoder stops keeping them there
+  if (out.size() > k_max_problems) out.resize(k_max_problems);
   return out;
 }
 

@@ -24,11 +24,15 @@ std::optional<std::string> normalize_meta_types(nlohmann::json& object);
 nlohmann::json validate_object(const kinds::KindSpec* spec, const nlohmann::json& object);
 
 // What field validation reports about a body: its repeated members (`duplicate field "P"`,
-// from WriteOptions::duplicate_fields), then its unknown fields (`unknown_warnings`, each
-// `unknown field "P"`). With `typed`, a repeated member inside an unknown field is left to the
-// unknown one, as kube's typed decoder reports it.
+// from WriteOptions::duplicate_fields) and its unknown fields (`unknown_warnings`, each
+// `unknown field "P"`). With `typed`, they come as kube's typed decoder reports them: a
+// repeated member inside an unknown field is left to the unknown one, at most 100, and, given
+// the JSON body they came from, in the order the decoder meets them (a repeat where it
+// repeats). Otherwise the repeats come first, as a custom resource's decoding and pruning
+// report them.
 std::vector<std::string> field_problems(const std::vector<std::string>& duplicates,
-                                        const std::vector<std::string>& unknown_warnings, bool typed);
+                                        const std::vector<std::string>& unknown_warnings, bool typed,
+                                        std::string_view json_body = {});
 // fieldValidation=Strict's refusal: 400 "strict decoding error: " and the problems.
 ApiError strict_decoding_error(const std::vector<std::string>& problems);
 

@@ -38,7 +38,8 @@ void ResourceRequest::audited_request(const nlohmann::json& object) const {
   if (audit) audit->request_object(object);
 }
 
-registry::ApiResult<nlohmann::json> read_body(const net::Request& request, std::vector<std::string>* duplicates) {
+registry::ApiResult<nlohmann::json> read_body(const net::Request& request, std::vector<std::string>* duplicates,
+                                              std::string_view* json_text) {
   std::string essence = "application/json";
   if (const auto* type = request.header("content-type"); type && !type->empty()) {
     auto parsed = codec::parse_media_type(*type);
@@ -65,6 +66,7 @@ registry::ApiResult<nlohmann::json> read_body(const net::Request& request, std::
                                               {}});
   auto parsed = codec::parse_json(request.body, codec::k_max_json_depth, duplicates);
   if (!parsed) return std::unexpected(registry::bad_request("the request body is not valid JSON: " + parsed.error().message));
+  if (json_text) *json_text = request.body;
   return std::move(*parsed);
 }
 
@@ -127,7 +129,8 @@ bool WriteContext::begin(const ResourceRequest& r, const Offers& offers, std::st
 
 registry::ApiResult<nlohmann::json> WriteContext::read_object(const ResourceRequest& r) {
   const bool validating = options.field_validation != codec::FieldValidation::Ignore;
-  return read_body(r.request, validating ? &options.duplicate_fields : nullptr);
+  if (!validating) return read_body(r.request);
+  return read_body(r.request, &options.duplicate_fields, &options.json_body);
 }
 
 bool WriteContext::track(const ResourceRequest& r, std::string_view options_kind, PatchKind patch) {

@@ -60,9 +60,11 @@ struct ResourceRequest {
 };
 
 // The request body as JSON (a JSON, YAML or protobuf Content-Type). With `duplicates`, the
-// members a JSON body repeats are named there (codec::parse_json).
+// members a JSON body repeats are named there (codec::parse_json), and `json_text` (if given)
+// is set to a body that was JSON.
 registry::ApiResult<nlohmann::json> read_body(const net::Request& request,
-                                              std::vector<std::string>* duplicates = nullptr);
+                                              std::vector<std::string>* duplicates = nullptr,
+                                              std::string_view* json_text = nullptr);
 
 // The response format, includeObject applied; answers 406 itself and returns nullopt when the
 // client accepts none of what the resource offers.
@@ -92,7 +94,7 @@ struct WriteContext {
   // False when the request was answered already (422).
   bool track(const ResourceRequest& r, std::string_view options_kind, PatchKind patch = {});
   // The object a create or update sends (read_body), with the members a JSON body repeats
-  // noted for field validation.
+  // (and the body) noted for field validation.
   registry::ApiResult<nlohmann::json> read_object(const ResourceRequest& r);
 
   Negotiated format;

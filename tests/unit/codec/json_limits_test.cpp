@@ -63,3 +63,11 @@ TEST_CASE("parse_json: each repeated member named by its path, in document order
   CHECK(repeated(R"({"a":{"x":1},"a":{"x":2,"x":3}})") == std::vector<std::string>{"a", "a.x"});
   CHECK(repeated(R"({"a":1,"a":)") == std::vector<std::string>{"!"});
 }
+
+TEST_CASE("member_paths: every member in document order, repeats again") {
+  CHECK(member_paths(R"({"b":1,"a":{"y":[{"q":0},{"p":[1,{"z":2}]}],"x":1},"b":2})") ==
+        std::vector<std::string>{"b", "a", "a.y", "a.y[0].q", "a.y[1].p", "a.y[1].p[1].z", "a.x", "b"});
+  CHECK(member_paths(R"([[0,{"a":1}],{"b":{}}])") == std::vector<std::string>{"[0][1].a", "[1].b"});
+  CHECK(member_paths(R"({"a":)").empty());
+  CHECK(member_paths(std::string(5, '[') + std::string(5, ']'), 4).empty());
+}

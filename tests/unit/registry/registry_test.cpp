@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "server/registry/registry.hpp"
+#include "server/registry/validation.hpp"
 #include "server/storage/sqlite/sqlite_backend.hpp"
 #include "support/temp_dir.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
@@ -228,4 +229,27 @@ TEST_CASE("embedded JSON keeps its nulls through a create and a read, while the 
   auto read = f.registry->get(*revisions, "default", "agent-1", "");
   REQUIRE(read.has_value());
   CHECK((*read)["data"] == data);
+}
+
+TEST_CASE("field problems of a typed JSON body come in the order the decoder meets them") {
+  using kw::registry::field_problems;
+  const std::vector<std::string> unknown{R"(unknown field "aa")", R"(unknown field "zz")"};
+  const std::string body = R"({"kind":"ConfigMap","zz":1,"metadata":{"name":"a","name":"b"},"aa":2})";
+  CHECK(field_problems({"metadata.name"}, unknown, true, body) ==
+        std::vector<std::string>{R"(unknown field "zz")", R"(duplicate field "metadata.name")", R"(unknown field "aa")"});
+  // A repeat is met where it repeats, after what comes between.
+  CHECK(field_problems({"data"}, {R"(unknown field "bogus")"}, true, R"({"data":{},"bogus":1,"data":{}})") ==
+        std::vector<std::string>{R"(unknown field "bogus")", R"(duplicate field "data")"});
+  // Without the body (YAML, protobuf), and for custom resources, the repeats come first.
+  CHECK(field_problems({"metadata.name"}, unknown, true) ==
+        std::vector<std::string>{R"(duplicate field "metadata.name")", R"(unknown field "aa")", R"(unknown field "zz")"});
+  CHECK(field_problems({"metadata.name"}, unknown, false, body).front() == R"(duplicate field "metadata.name")");
+  // A repeat inside an unknown field is named by the unknown one.
+  CHECK(field_problems({"zz.q"}, unknown, true, R"({"zz":{"q":1,"q":2},"aa":1})") == std::vector<std::string>{
+                                                                                       R"(unknown field "zz")",
+                                                                                       R"(unknown field "aa")"});
+  // The typed decoder keeps 100.
+  std::vector<std::string> many;
+  for (int i = 0; i < 150; ++i) many.push_back("unknown field \"f" + std::to_string(i) + "\"");
+  CHECK(field_problems({}, many, true).size() == 100);
 }
