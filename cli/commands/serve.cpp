@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "cli/commands/commands.hpp"
+#include "core/util/fatal_signal.hpp"
 #include "core/util/go_time.hpp"
 #include "core/util/host.hpp"
 #include "core/net/server/http_server.hpp"
@@ -451,6 +452,8 @@ Result<std::string> root_ca(const ServeOptions& o, const auth::PkiFiles* pki) {
 }
 
 int run_serve(const ServeOptions& o) {
+  // A crash says where it happened before the process dies of it.
+  const auto crash_report = util::report_fatal_signals();
   // Signals are taken by sigwait on the main thread only.
   sigset_t set;
   sigemptyset(&set);

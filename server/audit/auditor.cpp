@@ -49,11 +49,13 @@ void RequestAudit::annotate(const std::string& key, const std::string& value) {
 void RequestAudit::impersonating(const auth::UserInfo& user) {
   std::lock_guard lock(m_mutex);
   m_event.impersonated_user = user;
+  m_event.identity.clear();
 }
 
 void RequestAudit::request_object(const json& object) {
   std::lock_guard lock(m_mutex);
   if (!m_event.object_ref) m_event.object_ref.emplace();
+  m_event.identity.clear();
   auto& ref = *m_event.object_ref;
   if (const auto meta = object.find("metadata"); object.is_object() && meta != object.end() && meta->is_object()) {
     if (ref.namespace_.empty()) ref.namespace_ = text_at(*meta, "namespace");
@@ -122,6 +124,7 @@ void RequestAudit::complete() {
 void RequestAudit::emit(Stage stage) {
   if (m_config.omits(stage)) return;
   m_event.stage = stage;
+  if (m_event.identity.empty()) append_identity(m_event.identity, m_event);
   m_event.stage_time = stage == Stage::request_received ? m_event.received : Event::Clock::now();
   m_log->process(m_event);
 }

@@ -8,6 +8,8 @@
 namespace kw::audit {
 namespace {
 
+using namespace std::string_view_literals;
+
 using json = nlohmann::json;
 
 // Bytes a JSON string cannot hold as they are: controls, '"', '\\', and (for the UTF-8 check)
@@ -54,7 +56,7 @@ void put_string(std::string& out, std::string_view text) {
       case '\b': out += 'b'; break;
       case '\f': out += 'f'; break;
       default:
-        out += "u00";
+        out += "u00"sv;
         out += k_hex[byte >> 4];
         out += k_hex[byte & 0xf];
     }
@@ -104,11 +106,11 @@ void put_user(std::string& out, const auth::UserInfo& user) {
   if (!user.name.empty()) put_field(out, R"(,"username":)", user.name);
   put_optional(out, R"(,"uid":)", user.uid);
   if (!user.groups.empty()) {
-    out += ",\"groups\":";
+    out += ",\"groups\":"sv;
     put_strings(out, user.groups);
   }
   if (!user.extra.empty()) {
-    out += ",\"extra\":";
+    out += ",\"extra\":"sv;
     put_object(out, user.extra, put_strings);
   }
   if (out.size() > mark) out.erase(mark, 1);  // the first field's comma
@@ -116,9 +118,9 @@ void put_user(std::string& out, const auth::UserInfo& user) {
 }
 
 void put_body(std::string& out, const char* key, const json& body) {
-  out += ",\"";
+  out += ",\""sv;
   out += key;
-  out += "\":";
+  out += "\":"sv;
   out += body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -175,27 +177,24 @@ std::string quoted_list(const std::vector<std::string>& values) {
 
 }  // namespace
 
-void append_json_line(std::string& out, const Event& e) {
-  out += R"({"kind":"Event","apiVersion":"audit.k8s.io/v1")";
-  put_field(out, R"(,"level":)", level_name(e.level));
-  put_field(out, R"(,"auditID":)", e.audit_id);
-  put_field(out, R"(,"stage":)", stage_name(e.stage));
+void append_identity(std::string& out, const Event& e) {
   put_field(out, R"(,"requestURI":)", e.request_uri);
   put_field(out, R"(,"verb":)", e.verb);
-  out += ",\"user\":";
-  put_user(out, e.user.value_or(auth::UserInfo{}));
+  out += ",\"user\":"sv;
+  static const auth::UserInfo k_nobody;
+  put_user(out, e.user ? *e.user : k_nobody);
   if (e.impersonated_user) {
-    out += ",\"impersonatedUser\":";
+    out += ",\"impersonatedUser\":"sv;
     put_user(out, *e.impersonated_user);
   }
   if (!e.source_ips.empty()) {
-    out += ",\"sourceIPs\":";
+    out += ",\"sourceIPs\":"sv;
     put_strings(out, e.source_ips);
   }
   put_optional(out, R"(,"userAgent":)", e.user_agent);
   if (e.object_ref) {
     const auto& ref = *e.object_ref;
-    out += ",\"objectRef\":{";
+    out += ",\"objectRef\":{"sv;
     const std::size_t mark = out.size();
     put_optional(out, R"(,"resource":)", ref.resource);
     put_optional(out, R"(,"namespace":)", ref.namespace_);
@@ -208,9 +207,18 @@ void append_json_line(std::string& out, const Event& e) {
     if (out.size() > mark) out.erase(mark, 1);
     out += '}';
   }
+}
+
+void append_json_line(std::string& out, const Event& e) {
+  out += R"({"kind":"Event","apiVersion":"audit.k8s.io/v1")"sv;
+  put_field(out, R"(,"level":)", level_name(e.level));
+  put_field(out, R"(,"auditID":)", e.audit_id);
+  put_field(out, R"(,"stage":)", stage_name(e.stage));
+  if (e.identity.empty()) append_identity(out, e);
+  else out += e.identity;
   if (e.response_status) {
     const auto& status = *e.response_status;
-    out += R"(,"responseStatus":{"metadata":{})";
+    out += R"(,"responseStatus":{"metadata":{})"sv;
     put_optional(out, R"(,"status":)", status.status);
     put_optional(out, R"(,"message":)", status.message);
     put_optional(out, R"(,"reason":)", status.reason);
@@ -219,15 +227,15 @@ void append_json_line(std::string& out, const Event& e) {
   }
   if (e.request_object) put_body(out, "requestObject", *e.request_object);
   if (e.response_object) put_body(out, "responseObject", *e.response_object);
-  out += R"(,"requestReceivedTimestamp":)";
+  out += R"(,"requestReceivedTimestamp":)"sv;
   put_micro_time(out, e.received);
-  out += R"(,"stageTimestamp":)";
+  out += R"(,"stageTimestamp":)"sv;
   put_micro_time(out, e.stage_time);
   if (!e.annotations.empty()) {
-    out += ",\"annotations\":";
+    out += ",\"annotations\":"sv;
     put_object(out, e.annotations, [](std::string& to, const std::string& value) { put_string(to, value); });
   }
-  out += "}\n";
+  out += "}\n"sv;
 }
 
 void append_legacy_line(std::string& out, const Event& e) {

@@ -43,7 +43,13 @@ struct Event {
   Clock::time_point received;
   Clock::time_point stage_time;
   std::map<std::string, std::string> annotations;
+  // The members from requestURI through objectRef, already encoded (append_identity), which
+  // every stage of a request shares; empty: encoded with the line.
+  std::string identity;
 };
+
+// Appends the members from requestURI through objectRef (",\"requestURI\":...") of the JSON line.
+void append_identity(std::string& out, const Event& event);
 
 // Appends one line of JSON with a trailing newline, fields in kube-apiserver's order.
 void append_json_line(std::string& out, const Event& event);

@@ -221,6 +221,7 @@ TEST_CASE("a request's record writes its stages") {
     REQUIRE(listed != nullptr);
     listed->annotate("authorization.k8s.io/decision", "allow");
     listed->annotate("authorization.k8s.io/decision", "forbid");  // the first value stays
+    listed->impersonating(user("carol"));
     listed->request_object(json{{"metadata", {{"name", "n"}, {"uid", "u"}, {"resourceVersion", "7"}}}});
     listed->response_object(json{{"kind", "Status"}, {"status", "Failure"}, {"reason", "NotFound"}, {"code", 404}});
     listed->started(404);
@@ -258,7 +259,9 @@ TEST_CASE("a request's record writes its stages") {
   const auto first = json::parse(lines[0]);
   CHECK(first["userAgent"].get<std::string>().size() == 1024 + std::string("...TRUNCATED").size());
   CHECK_FALSE(first.contains("responseStatus"));
+  CHECK_FALSE(first.contains("impersonatedUser"));
   const auto complete = json::parse(lines[1]);
+  CHECK(complete["impersonatedUser"]["username"] == "carol");
   CHECK(complete["objectRef"].dump() ==
         R"({"apiVersion":"v1","name":"n","namespace":"a","resource":"pods","resourceVersion":"7","uid":"u"})");
   CHECK(complete["responseStatus"].dump() == R"({"code":404,"metadata":{},"reason":"NotFound","status":"Failure"})");
