@@ -1287,9 +1287,34 @@ ApiResult<nlohmann::json> Registry::get(const api::ResourceInfo& info, const std
     if (!cached) return std::unexpected(cached.error());
     if (*cached) return (*cached)->object;
   }
-  auto found = m_backend.get(key(info, ns, name));
-  if (!found) return std::unexpected(from_storage(found.error(), info.group, info.plural, name));
-  return read_stored(info, *found, name);
+  const std::string k = key(info, ns, name);
+  auto stored = m_backend.get(k);
+  if (!stored) return std::unexpected(from_storage(stored.error(), info.group, info.plural, name));
+  if (auto cached = cached_revision(info, k, stored->mod_revision)) return cached->object;
+  return read_stored(info, *stored, name);
+}
+
+ApiResult<cache::ObjectPtr> Registry::get_object(const api::ResourceInfo& info, const std::string& ns,
+                                                 const std::string& name, const std::string& resource_version) {
+  if (resource_version == "0") {
+    auto cached = get_cached(info, ns, name);
+    if (!cached) return std::unexpected(cached.error());
+    if (*cached) return std::move(*cached);
+  }
+  const std::string k = key(info, ns, name);
+  auto stored = m_backend.get(k);
+  if (!stored) return std::unexpected(from_storage(stored.error(), info.group, info.plural, name));
+  if (auto cached = cached_revision(info, k, stored->mod_revision)) return cached;
+  return stored_object(info, *stored, name);
+}
+
+cache::ObjectPtr Registry::cached_revision(const api::ResourceInfo& info, const std::string& key,
+                                           storage::Revision revision) {
+  // One revision of a key is one value: the cache's copy of it is what decoding would give.
+  auto cache = cache_for(info);
+  if (!cache) return nullptr;
+  auto cached = cache->get(key, false);
+  return cached && (*cached)->revision == revision ? std::move(*cached) : nullptr;
 }
 
 ApiResult<cache::ObjectPtr> Registry::get_cached(const api::ResourceInfo& info, const std::string& ns,

@@ -210,6 +210,11 @@ class Registry {
                             const nlohmann::json& delete_options, const WriteOptions& options);
   ApiResult<nlohmann::json> get(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
                                 const std::string& resource_version);
+  // get() as shared, encodable once: resourceVersion "0" reads the watch cache; any other reads
+  // storage and answers the cache's copy when the cache holds the very revision read (nothing
+  // decoded), else the object decoded from the stored bytes.
+  ApiResult<cache::ObjectPtr> get_object(const api::ResourceInfo& info, const std::string& ns,
+                                         const std::string& name, const std::string& resource_version);
   // The watch cache's copy of the object (what resourceVersion "0" reads); null when the
   // resource has no cache or it is not ready, so the caller reads storage instead.
   ApiResult<cache::ObjectPtr> get_cached(const api::ResourceInfo& info, const std::string& ns, const std::string& name);
@@ -249,6 +254,8 @@ class Registry {
 
  private:
   std::string key(const api::ResourceInfo& info, const std::string& ns, const std::string& name) const;
+  // The watch cache's copy of `key` when it holds that revision of it, else null.
+  cache::ObjectPtr cached_revision(const api::ResourceInfo& info, const std::string& key, storage::Revision revision);
   // The stored object at `kv` as the cache keeps it (read_stored's errors); `decode` is the
   // same for the watch cache, whose errors are storage errors.
   ApiResult<cache::ObjectPtr> stored_object(const api::ResourceInfo& info, const storage::KeyValue& kv,

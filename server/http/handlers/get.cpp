@@ -10,10 +10,10 @@ void get(const ResourceRequest& r) {
                                 .protobuf = has_protobuf});
   if (!format) return;
   const std::string resource_version = r.param("resourceVersion");
-  if (resource_version == "0" && r.info.subresource.empty()) {  // from the cache, as it keeps the object
-    auto cached = r.registry.get_cached(r.resource, r.info.namespace_, r.info.name);
-    if (!cached) return r.fail(cached.error());
-    if (*cached) return reply_cached(r, *format, **cached);
+  if (r.info.subresource.empty()) {  // encoded as the watch cache encodes it, when it holds it
+    auto found = r.registry.get_object(r.resource, r.info.namespace_, r.info.name, resource_version);
+    if (!found) return r.fail(found.error());
+    return reply_cached(r, *format, **found);
   }
   reply(r, *format, 200, r.registry.get(r.resource, r.info.namespace_, r.info.name, resource_version));
 }

@@ -79,6 +79,27 @@ class EtcdTest(unittest.TestCase):
         status, body = b.json("GET", NS + "/pods/shared1")
         self.assertEqual(status, 404)
 
+    def test_a_get_reads_the_newest_write_of_another_server(self):
+        # B's watch cache learns of A's writes a little later; a GET still answers what etcd
+        # holds, from the cache only when it holds that very revision.
+        a, b = self.serve(), self.serve()
+        path = NS + "/configmaps/shared-reads"
+        status, _ = a.json("POST", NS + "/configmaps",
+                           {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "shared-reads"}})
+        self.assertEqual(status, 201)
+        for i in range(40):
+            status, written = a.json("PATCH", path, {"data": {"n": str(i)}},
+                                     {"Content-Type": "application/merge-patch+json"})
+            self.assertEqual(status, 200)
+            for server in (b, a):
+                status, read = server.json("GET", path)
+                self.assertEqual(status, 200)
+                self.assertEqual(read["metadata"]["resourceVersion"], written["metadata"]["resourceVersion"])
+                self.assertEqual(read["data"], {"n": str(i)})
+        a.json("DELETE", path)
+        status, _ = b.json("GET", path)
+        self.assertEqual(status, 404)
+
     def test_watch_survives_etcd_restart_without_gap_or_duplicate(self):
         server = self.serve()
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
