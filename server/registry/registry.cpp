@@ -810,7 +810,7 @@ ApiResult<nlohmann::json> Registry::update_with(
   for (int attempt = 0;; ++attempt) {
     auto current = m_backend.get(k);
     if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));
-    auto decoded = read_stored(info, *current, name);
+    auto decoded = read_current(info, *current, name);
     if (!decoded) return decoded;
     nlohmann::json existing = std::move(*decoded);
     metadata(existing)["resourceVersion"] = std::to_string(current->mod_revision);
@@ -1130,7 +1130,7 @@ ApiResult<Removed> Registry::remove(const api::ResourceInfo& info, const std::st
   const std::string k = key(info, ns, name);
   auto current = m_backend.get(k);
   if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));
-  auto decoded = read_stored(info, *current, name);
+  auto decoded = read_current(info, *current, name);
   if (!decoded) return std::unexpected(decoded.error());
   nlohmann::json existing = std::move(*decoded);
   const auto preconditions = delete_options.is_object() ? delete_options.value("preconditions", nlohmann::json::object())
@@ -1290,8 +1290,13 @@ ApiResult<nlohmann::json> Registry::get(const api::ResourceInfo& info, const std
   const std::string k = key(info, ns, name);
   auto stored = m_backend.get(k);
   if (!stored) return std::unexpected(from_storage(stored.error(), info.group, info.plural, name));
-  if (auto cached = cached_revision(info, k, stored->mod_revision)) return cached->object;
-  return read_stored(info, *stored, name);
+  return read_current(info, *stored, name);
+}
+
+ApiResult<nlohmann::json> Registry::read_current(const api::ResourceInfo& info, const storage::KeyValue& kv,
+                                                 const std::string& name) {
+  if (auto cached = cached_revision(info, kv.key, kv.mod_revision)) return cached->object;
+  return read_stored(info, kv, name);
 }
 
 ApiResult<cache::ObjectPtr> Registry::get_object(const api::ResourceInfo& info, const std::string& ns,
@@ -1310,9 +1315,14 @@ ApiResult<cache::ObjectPtr> Registry::get_object(const api::ResourceInfo& info, 
 
 cache::ObjectPtr Registry::cached_revision(const api::ResourceInfo& info, const std::string& key,
                                            storage::Revision revision) {
-  // One revision of a key is one value: the cache's copy of it is what decoding would give.
+  // One revision of a key is one value: the cache's copy of it is what decoding would give,
+  // but for custom objects that a conversion webhook converts: kube asks the webhook on every
+  // read from storage, and so does kw.
   auto cache = cache_for(info);
   if (!cache) return nullptr;
+  if (info.custom)
+    if (const auto definition = definition_for(info); definition && !definition->conversion_webhook.is_null())
+      return nullptr;
   auto cached = cache->get(key, false);
   return cached && (*cached)->revision == revision ? std::move(*cached) : nullptr;
 }
@@ -1395,22 +1405,29 @@ ApiResult<ListResult> Registry::list(const api::ResourceInfo& info, const ListRe
       return std::unexpected(from_storage(page.error(), info.group, info.plural, ""));
     }
     out.resource_version = std::to_string(page->revision);
+    // The watch cache's copy of each item it holds at the revision read; the others decoded.
     // An object that cannot be decoded or converted fails the whole list, as in kube-apiserver.
     // The page's custom objects are converted together, in one ConversionReview.
+    std::vector<cache::ObjectPtr> objects(page->items.size());
+    std::vector<std::size_t> undecoded;
     std::vector<nlohmann::json> decoded;
-    decoded.reserve(page->items.size());
-    for (const auto& kv : page->items) {
+    for (std::size_t i = 0; i < page->items.size(); ++i) {
+      const auto& kv = page->items[i];
+      if ((objects[i] = cached_revision(info, kv.key, kv.mod_revision))) continue;
       auto object = read_stored(info, kv, "", false);
       if (!object) return std::unexpected(object.error());
+      undecoded.push_back(i);
       decoded.push_back(std::move(*object));
     }
-    if (info.custom)
+    if (info.custom && !decoded.empty())
       if (auto converted = convert_custom_all(info, decoded, info.api_version()); !converted)
         return std::unexpected(converted.error());
+    for (std::size_t j = 0; j < undecoded.size(); ++j)
+      objects[undecoded[j]] = decoded_object(info, page->items[undecoded[j]], std::move(decoded[j]));
     std::string last_key;
     for (std::size_t i = 0; i < page->items.size(); ++i) {
       last_key = page->items[i].key;
-      auto object = decoded_object(info, page->items[i], std::move(decoded[i]));
+      auto& object = objects[i];
       if (filter->passes(*object)) out.items.push_back(std::move(object));
       if (request.limit > 0 && static_cast<std::int64_t>(out.items.size()) >= request.limit) break;
     }

@@ -212,7 +212,7 @@ class Registry {
                                 const std::string& resource_version);
   // get() as shared, encodable once: resourceVersion "0" reads the watch cache; any other reads
   // storage and answers the cache's copy when the cache holds the very revision read (nothing
-  // decoded), else the object decoded from the stored bytes.
+  // decoded; cached_revision), else the object decoded from the stored bytes.
   ApiResult<cache::ObjectPtr> get_object(const api::ResourceInfo& info, const std::string& ns,
                                          const std::string& name, const std::string& resource_version);
   // The watch cache's copy of the object (what resourceVersion "0" reads); null when the
@@ -254,7 +254,12 @@ class Registry {
 
  private:
   std::string key(const api::ResourceInfo& info, const std::string& ns, const std::string& name) const;
-  // The watch cache's copy of `key` when it holds that revision of it, else null.
+  // read_stored() of the value just read from storage: the watch cache's copy when it holds
+  // that revision (a copy of the tree, not a decoding).
+  ApiResult<nlohmann::json> read_current(const api::ResourceInfo& info, const storage::KeyValue& kv,
+                                         const std::string& name);
+  // The watch cache's copy of `key` when it holds that revision of it, else null (always for a
+  // custom resource that a conversion webhook converts, which kube converts on every read).
   cache::ObjectPtr cached_revision(const api::ResourceInfo& info, const std::string& key, storage::Revision revision);
   // The stored object at `kv` as the cache keeps it (read_stored's errors); `decode` is the
   // same for the watch cache, whose errors are storage errors.
