@@ -215,6 +215,7 @@ int run_manifests(ManifestOptions& options, bool apply) {
   Resolver resolver(**api);
   // As kubectl does, the objects that fail are reported after all the others were written.
   std::vector<VerbError> failures;
+  bool unprinted = false;  // a template that could not be run on an object
   for (const auto& manifest : *manifests) {
     auto target = target_of(resolver, (*api)->config(), manifest);
     if (!target) {
@@ -230,10 +231,10 @@ int run_manifests(ManifestOptions& options, bool apply) {
       failures.push_back(done.error());
       continue;
     }
-    options.write.print(done->object, done->kind_name, done->line);
+    if (!options.write.print(done->object, done->kind_name, done->line)) unprinted = true;
   }
   std::cout.flush();
-  int code = k_exit_ok;
+  int code = unprinted ? k_exit_usage : k_exit_ok;
   for (const auto& failure : failures) code = report(failure);
   return code;
 }

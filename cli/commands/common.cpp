@@ -186,8 +186,50 @@ nlohmann::json without_managed_fields(nlohmann::json object) {
 
 }  // namespace
 
-void WriteOutput::print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,
+namespace {
+
+// What the verbs that write print with -o, in kubectl's words.
+constexpr std::string_view k_write_output_formats =
+    "go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,yaml";
+
+bool prints_with_template(const WriteOutput& write) {
+  return write.output != "json" && write.output != "yaml" && write.output != "name" &&
+         !(write.output.empty() && write.template_text.empty());
+}
+
+Result<std::unique_ptr<Printer>> template_printer_of(const WriteOutput& write) {
+  const std::string format = write.output.substr(0, write.output.find('='));
+  const bool known = format.empty() || format == "jsonpath" || format == "jsonpath-as-json" ||
+                     format == "jsonpath-file" || format == "go-template" || format == "go-template-file" ||
+                     format == "template" || format == "templatefile";
+  if (!known)
+    return fail("unable to match a printer suitable for the output format " + util::go_quote(write.output) +
+                ", allowed formats are: " + std::string(k_write_output_formats));
+  PrintOptions options;
+  options.output = write.output;
+  options.template_text = write.template_text;
+  return make_printer(options);
+}
+
+}  // namespace
+
+Result<void> WriteOutput::check() const {
+  if (!prints_with_template(*this)) return {};
+  auto printer = template_printer_of(*this);
+  if (!printer) return std::unexpected(printer.error());
+  return {};
+}
+
+bool WriteOutput::print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,
                         bool dry_run_note) const {
+  if (prints_with_template(*this)) {
+    auto printer = template_printer_of(*this);
+    Result<void> printed = printer ? (*printer)->print_list(KindInfo{}, {Item{"", object, nullptr}}, true, std::cout)
+                                   : std::unexpected(printer.error());
+    if (printed) printed = (*printer)->finish(std::cout);
+    if (!printed) std::cerr << "error: " << printed.error().message << '\n';
+    return printed.has_value();
+  }
   if (output == "json") {
     std::cout << to_kubectl_json(without_managed_fields(object)) << '\n';
   } else if (output == "yaml") {
@@ -198,12 +240,14 @@ void WriteOutput::print(const nlohmann::json& object, const std::string& kind_na
     if (!dry_run_note) std::cout << line << '\n';
     else std::cout << line << (dry_run == "client" ? " (dry run)" : dry_run == "server" ? " (server dry run)" : "") << '\n';
   }
+  return true;
 }
 
-void WriteOutput::print_typed(const nlohmann::json& object, const std::string& kind_name,
+bool WriteOutput::print_typed(const nlohmann::json& object, const std::string& kind_name,
                               const std::string& line) const {
-  if (output == "json") std::cout << to_kubectl_typed_json(without_managed_fields(object)) << '\n';
-  else print(object, kind_name, line);
+  if (output != "json") return print(object, kind_name, line);
+  std::cout << to_kubectl_typed_json(without_managed_fields(object)) << '\n';
+  return true;
 }
 
 CLI::Option* add_manifest_flags(CLI::App& command, std::vector<std::string>& filenames, bool& recursive,
@@ -220,10 +264,19 @@ void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_
                      "validate and answer without storing (dryRun=All)")
       ->check(CLI::IsMember({"none", "client", "server"}))
       ->default_str("none");
-  if (prints_objects)
-    command.add_option("-o,--output", output.output, "Print the resulting object instead of the outcome line: json, yaml or name")
-        ->check(CLI::IsMember({"json", "yaml", "name"}));
-  else
+  if (prints_objects) {
+    command.add_option("-o,--output", output.output,
+                       "Print the resulting object instead of the outcome line: json, yaml, name, jsonpath=TEMPLATE, "
+                       "go-template=TEMPLATE, go-template-file=FILE, template=TEMPLATE or templatefile=FILE");
+    command.add_option("--template", output.template_text,
+                       "The Go template of -o go-template or -o template (alone, it implies -o go-template)");
+    command.parse_complete_callback([&output] {
+      if (auto usable = output.check(); !usable) {
+        std::cerr << "error: " << usable.error().message << '\n';
+        throw CLI::RuntimeError(k_exit_usage);  // ends the parse with this code, printing nothing more
+      }
+    });
+  } else
     command.add_option("-o,--output", output.output, "name: print kind/name instead of the outcome line")
         ->check(CLI::IsMember({"name"}));
 }

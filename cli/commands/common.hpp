@@ -54,22 +54,30 @@ struct ResourceArgs {
 };
 Result<std::vector<ResourceArgs>> parse_resource_args(const std::vector<std::string>& args);
 
-// --dry-run and -o of the verbs that write, with kubectl's meaning and wording.
+// --dry-run, -o and --template of the verbs that write, with kubectl's meaning and wording.
 struct WriteOutput {
   std::string dry_run = "none";  // none | client (nothing sent) | server (dryRun=All)
-  std::string output = {};       // "" (the outcome line) | json | yaml | name
+  // "" (the outcome line) | json | yaml | name | jsonpath=T | go-template=T | go-template-file=F
+  // | template=T | templatefile=F
+  std::string output = {};
+  std::string template_text = {};  // --template: the template of -o go-template or -o template
 
   bool client_dry_run() const { return dry_run == "client"; }
   // `target` with dryRun=All added for --dry-run=server.
   std::string with_dry_run(std::string target) const;
-  // The outcome: the object (-o json|yaml), `kind_name` ("pod/web", -o name), or `line`
-  // ("pod/web created") with " (dry run)" / " (server dry run)" appended.
-  // kubectl's patch adds no dry-run note: `dry_run_note` false does the same.
-  void print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,
-             bool dry_run_note = true) const;
+  // Whether -o and --template name a way to print: kubectl's printer error if not, which it
+  // reports before anything is written.
+  Result<void> check() const;
+  // The outcome: the object (-o json|yaml, a JSONPath or Go template), `kind_name` ("pod/web",
+  // -o name), or `line` ("pod/web created") with " (dry run)" / " (server dry run)" appended.
+  // kubectl's patch adds no dry-run note: `dry_run_note` false does the same. False when a
+  // template could not be run on the object (the reason is on standard error).
+  [[nodiscard]] bool print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,
+                           bool dry_run_note = true) const;
   // The same for an object kubectl holds in its Go type (create's generators): -o json keeps
   // the struct's key order.
-  void print_typed(const nlohmann::json& object, const std::string& kind_name, const std::string& line) const;
+  [[nodiscard]] bool print_typed(const nlohmann::json& object, const std::string& kind_name,
+                                 const std::string& line) const;
 };
 // `target` with KEY=VALUE (VALUE escaped) added to its query.
 std::string with_query(std::string target, std::string_view key, std::string_view value);
@@ -96,8 +104,9 @@ void add_validate_flag(CLI::App& command, ValidateFlag& flag);
 // manifests; returns the -f option.
 CLI::Option* add_manifest_flags(CLI::App& command, std::vector<std::string>& filenames, bool& recursive,
                                 const std::string& help);
-// Registers --dry-run=none|client|server and -o json|yaml|name on a write verb (-o name only
-// when the verb has no object to show, as for delete).
+// Registers --dry-run=none|client|server, and -o (json, yaml, name, jsonpath and Go templates)
+// with --template, on a write verb (-o name only when the verb has no object to show, as for
+// delete). -o and --template are checked once the command line is parsed.
 void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_objects = true);
 
 // $TMPDIR, else /tmp: where kubectl puts its temporary files (Go's os.TempDir).

@@ -54,8 +54,7 @@ int create_generated(const ConnectionFlags& connection, const WriteOutput& write
     if (info->namespaced && connection.overrides.namespace_name)
       object["metadata"]["namespace"] = *connection.overrides.namespace_name;
     const std::string kind_name = kind_prefix(*info) + "/" + object["metadata"]["name"].get<std::string>();
-    write.print_typed(object, kind_name, kind_name + " created");
-    return k_exit_ok;
+    return write.print_typed(object, kind_name, kind_name + " created") ? k_exit_ok : k_exit_usage;
   }
   auto api = ApiClient::create(connection);
   if (!api) return report_usage(api.error().message);
@@ -75,8 +74,7 @@ int create_generated(const ConnectionFlags& connection, const WriteOutput& write
     return report(create_failure(*response, generated.failure_prefix));
   auto created = json::parse(response->body, nullptr, false);
   if (created.is_discarded()) created = object;
-  write.print_typed(created, kind_name, kind_name + " created");
-  return k_exit_ok;
+  return write.print_typed(created, kind_name, kind_name + " created") ? k_exit_ok : k_exit_usage;
 }
 
 // A generator's failure as the verb reports it: a plain error is a usage error ("error: ...").

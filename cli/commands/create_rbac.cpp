@@ -127,8 +127,7 @@ int run_create_rbac(const RbacCreateOptions& o) {
                                                                : "clusterrolebindings";
   const std::string kind_name = plural.substr(0, plural.size() - 1) + "." + k_rbac_group + "/" + o.name;
   if (o.write.client_dry_run()) {
-    o.write.print_typed(object, kind_name, kind_name + " created");
-    return k_exit_ok;
+    return o.write.print_typed(object, kind_name, kind_name + " created") ? k_exit_ok : k_exit_usage;
   }
   std::string path = "/apis/" + std::string(k_rbac_version);
   if (namespaced) path += "/namespaces/" + url_escape((*api)->config().namespace_name);
@@ -136,8 +135,7 @@ int run_create_rbac(const RbacCreateOptions& o) {
   const WriteQuery query{"kubectl-create", std::move(*validation)};
   auto created = call_json(**api, "POST", query.apply_to(o.write.with_dry_run(path)), std::string(k_json), object.dump());
   if (!created) return report(created.error());
-  o.write.print_typed(*created, kind_name, kind_name + " created");
-  return k_exit_ok;
+  return o.write.print_typed(*created, kind_name, kind_name + " created") ? k_exit_ok : k_exit_usage;
 }
 
 CLI::App* rbac_command(CLI::App& create, const char* name, const char* kind, const char* description,

@@ -64,8 +64,9 @@ class Deleter {
       return;
     }
     const bool forced = m_options.force && m_options.grace_period == 0;
-    write.print(*deleted, kind_prefix(victim.info) + "/" + victim.name,
-                kind_prefix(victim.info) + " \"" + victim.name + "\" " + (forced ? "force deleted" : "deleted"));
+    if (!write.print(*deleted, kind_prefix(victim.info) + "/" + victim.name,
+                     kind_prefix(victim.info) + " \"" + victim.name + "\" " + (forced ? "force deleted" : "deleted")))
+      m_code = k_exit_usage;
     m_deleted_any = true;
   }
 

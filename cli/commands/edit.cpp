@@ -321,7 +321,9 @@ std::string refused_file(SaveResults& results, const EditTarget& first, const st
 void print_outcome(const EditOptions& options, json object, const std::string& kind_name, const std::string& verb) {
   if (!options.show_managed_fields && object.is_object() && object.contains("metadata") && object["metadata"].is_object())
     object["metadata"].erase("managedFields");
-  WriteOutput{.dry_run = "none", .output = options.output}.print(object, kind_name, kind_name + " " + verb);
+  WriteOutput printer;
+  printer.output = options.output;
+  static_cast<void>(printer.print(object, kind_name, kind_name + " " + verb));  // json or yaml: nothing to run
 }
 
 // The edit of one object that parsed: matched to what was read by uid, compared, and patched

@@ -135,7 +135,7 @@ int run_metadata(MetadataOptions& options, const std::string& field) {
       if (labels && !options.overwrite && updated.dump().size() < current.dump().size()) message = "unlabeled";
     }
     const std::string kind_name = kind_prefix(object.info) + "/" + object.name;
-    options.write.print(result, kind_name, kind_name + " " + message);
+    if (!options.write.print(result, kind_name, kind_name + " " + message)) code = k_exit_usage;
   }
   std::cout.flush();
   return code;
@@ -252,8 +252,9 @@ int run_patch(PatchOptions& options) {
         answered.group = api::split_api_version(after->value("apiVersion", "")).group;
       }
       const std::string kind_name = kind_prefix(answered) + "/" + name;
-      options.write.print(*after, kind_name, kind_name + (*after == *before ? " patched (no change)" : " patched"),
-                          false);
+      if (!options.write.print(*after, kind_name,
+                               kind_name + (*after == *before ? " patched (no change)" : " patched"), false))
+        code = k_exit_usage;
     }
   }
   std::cout.flush();

@@ -154,7 +154,8 @@ int run_rollout_edit(const RolloutEditOptions& options, const RolloutEdit& edit)
     if (!live) return report(live.error());
     found.emplace_back(object, std::move(*live));
   }
-  const WriteOutput printer{.output = options.output};
+  WriteOutput printer;
+  printer.output = options.output;
   std::vector<std::string> errors;
   for (const auto& [object, live] : found) {
     const std::string resource = qualified_resource(object.info);
@@ -177,7 +178,7 @@ int run_rollout_edit(const RolloutEditOptions& options, const RolloutEdit& edit)
       continue;
     }
     const std::string kind_name = kind_prefix(object.info) + "/" + object.name;
-    printer.print(*patched, kind_name, kind_name + " " + edit.done, false);
+    if (!printer.print(*patched, kind_name, kind_name + " " + edit.done, false)) return k_exit_usage;
   }
   if (errors.empty()) return k_exit_ok;
   std::cout.flush();

@@ -96,7 +96,7 @@ int run_scale(const ScaleOptions& options) {
         continue;
       }
     }
-    options.write.print(live, kind_name, kind_name + " scaled");
+    if (!options.write.print(live, kind_name, kind_name + " scaled")) code = k_exit_usage;
   }
   return code;
 }

@@ -152,7 +152,7 @@ class TablePrinter final : public Printer {
 
 // ---- object printers (json, yaml, name, jsonpath) -------------------------------------------
 
-enum class ObjectFormat { Json, Yaml, Name, JsonPath, GoTemplate };
+enum class ObjectFormat { Json, Yaml, Name, JsonPath, JsonPathJson, GoTemplate };
 
 class ObjectPrinter final : public Printer {
  public:
@@ -248,6 +248,12 @@ class ObjectPrinter final : public Printer {
         if (!text) return fail("error executing jsonpath: " + text.error().message);
         out << *text;
         if (streaming && !text->empty() && text->back() != '\n') out << '\n';
+        return {};
+      }
+      case ObjectFormat::JsonPathJson: {  // each action's values as an indented JSON array
+        auto lists = m_path.find(document);
+        if (!lists) return fail("error executing jsonpath: " + lists.error().message);
+        for (const auto& values : *lists) out << to_kubectl_json(json(values)) << '\n';
         return {};
       }
       case ObjectFormat::GoTemplate: {
@@ -473,6 +479,15 @@ json client_cells(const KindInfo& kind, const json& object, std::chrono::system_
 
 namespace {
 
+// The text of a -o ...-file=PATH template, or kubectl's error.
+Result<std::string> read_template_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail("error reading --template " + path + ", open " + path + ": no such file or directory");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 // -o go-template=T, go-template-file=F, template=T, templatefile=F, or go-template / template
 // with --template T (kubectl's spellings).
 Result<std::unique_ptr<Printer>> template_printer(PrintOptions options) {
@@ -481,12 +496,9 @@ Result<std::unique_ptr<Printer>> template_printer(PrintOptions options) {
   const std::string format = output.substr(0, equals);
   if (equals != std::string::npos) options.template_text = output.substr(equals + 1);
   if (format == "go-template-file" || format == "templatefile") {
-    const std::string path = options.template_text;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return fail("error reading --template " + path + ", open " + path + ": no such file or directory");
-    std::ostringstream text;
-    text << in.rdbuf();
-    options.template_text = text.str();
+    auto read = read_template_file(options.template_text);
+    if (!read) return std::unexpected(read.error());
+    options.template_text = std::move(*read);
   }
   if (options.template_text.empty()) return fail("template format specified but no template given");
   auto parsed = parse_go_template(options.template_text);
@@ -514,10 +526,20 @@ Result<std::unique_ptr<Printer>> make_printer(const PrintOptions& options) {
   if (output == "json") return std::make_unique<ObjectPrinter>(options, ObjectFormat::Json);
   if (output == "yaml") return std::make_unique<ObjectPrinter>(options, ObjectFormat::Yaml);
   if (output == "name") return std::make_unique<ObjectPrinter>(options, ObjectFormat::Name);
-  if (output.starts_with("jsonpath=")) {
-    auto path = api::JsonPath::parse(std::string_view(output).substr(9));
-    if (!path) return fail("error parsing jsonpath " + output.substr(9) + ": " + path.error().message);
-    return std::make_unique<ObjectPrinter>(options, ObjectFormat::JsonPath, std::move(*path));
+  if (const std::string format = output.substr(0, output.find('='));
+      format == "jsonpath" || format == "jsonpath-as-json" || format == "jsonpath-file") {
+    // The expression after '=', else the one of --template.
+    std::string text = output.find('=') != std::string::npos ? output.substr(format.size() + 1) : options.template_text;
+    if (text.empty()) return fail("template format specified but no template given");
+    if (format == "jsonpath-file") {
+      auto read = read_template_file(text);
+      if (!read) return std::unexpected(read.error());
+      text = std::move(*read);
+    }
+    auto path = api::JsonPath::parse(text);
+    if (!path) return fail("error parsing jsonpath " + text + ", " + path.error().message);
+    return std::make_unique<ObjectPrinter>(
+        options, format == "jsonpath-as-json" ? ObjectFormat::JsonPathJson : ObjectFormat::JsonPath, std::move(*path));
   }
   if (output.starts_with("custom-columns=")) {
     std::vector<CustomColumnsPrinter::Column> columns;

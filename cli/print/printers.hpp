@@ -50,7 +50,8 @@ struct KindInfo {
 
 // The valid -o values, for the error an unknown one gets.
 inline constexpr std::string_view k_output_formats =
-    "custom-columns, go-template, go-template-file, json, jsonpath, name, template, templatefile, wide, yaml";
+    "custom-columns, go-template, go-template-file, json, jsonpath, jsonpath-as-json, jsonpath-file, name, template, "
+    "templatefile, wide, yaml";
 
 class Printer {
  public:

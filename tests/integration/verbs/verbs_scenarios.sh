@@ -410,6 +410,17 @@ create -f $work/m/v1/cm.json --dry-run=client
 create -f $work/m/v1/cm.json --dry-run=client -o name
 get configmap settings -o name
 create -f $work/m/v1/cm.json -o name
+create -f $work/m/v1/cm.json --dry-run=client -o jsonpath={.metadata.name}
+create -f $work/m/v1/cm.json --dry-run=server -o go-template={{.metadata.name}}{{.kind}}
+create -f $work/m/v1/cm.json --dry-run=client -o wide
+create -f $work/m/v1/cm.json --dry-run=client -o jsonpath
+create -f $work/m/v1/cm.json --dry-run=client -o jsonpath={.a
+create -f $work/m/v1/cm.json --dry-run=client -o jsonpath --template={.kind}
+create -f $work/m/v1/cm.json --dry-run=client -o jsonpath-as-json={.metadata.name}{.data}{.nope}
+get configmap settings -o jsonpath-as-json={.data.*}
+label configmap settings x=1 --dry-run=server -o jsonpath={.metadata.labels.x}
+annotate configmap settings note=hi --dry-run=server --template={{.kind}}
+patch configmap settings --type merge -p {\"data\":{\"extra\":\"1\"}} --dry-run=server -o template={{.data.extra}}
 label configmap settings x=1 --dry-run=server
 label configmap settings x=1 --dry-run=client
 annotate configmap settings note=hi --dry-run=server
