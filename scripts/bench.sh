@@ -3,10 +3,11 @@
 # times with its baselines in the same invocation, and prints a summary of medians and
 # ratios, also written to build-bench/bench-results.md.
 #
-#   scripts/bench.sh [-k K] [--quick] [--only codec,storage,fanout,client,api,webhook,cluster]
+#   scripts/bench.sh [-k K] [--quick] [--only codec,storage,fanout,client,api,webhook,audit,cluster]
 #     -k K      runs per benchmark (default 3); the summary reports the median
 #     --quick   smaller counts (for a smoke run): fewer ops, events and watchers
-#     --only    a comma-separated subset of codec, storage, fanout, client, api, webhook, cluster
+#     --only    a comma-separated subset of codec, storage, fanout, client, api, webhook, audit,
+#               cluster
 #               (cluster runs only when named: a simulated cluster of 5,000 kubelets, 10
 #               controllers and 100 pods/s of churn against kw serve, one run of about 3 min)
 # Every step is bounded by `timeout`; every process started here is stopped on exit.
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 runs=3
 quick=0
-only=codec,storage,fanout,client,api,webhook
+only=codec,storage,fanout,client,api,webhook,audit
 while (($#)); do
   case $1 in
     -k|--runs) runs=${2:?-k needs a count}; shift 2 ;;
@@ -65,7 +66,7 @@ export CCACHE_DIR=${CCACHE_DIR:-$root/.cache/ccache}
 # 1. Build. GCC 12 at -O3 reports a false -Wrestrict on string concatenation (GCC bug 105329),
 #    which -Werror would turn into a failure in code that is correct; that one warning is off.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKW_BENCH=ON -DCMAKE_CXX_FLAGS=-Wno-restrict >/dev/null
-cmake --build "$build" -j "$jobs" --target codec_bench storage_bench watch_fanout_bench rbac_bench connect_floor \
+cmake --build "$build" -j "$jobs" --target codec_bench storage_bench watch_fanout_bench rbac_bench audit_bench connect_floor \
   cluster_load
 kw_bin=${KW_BIN:-$build/cli/kw}
 if [[ -z ${KW_BIN:-} ]] && { wants fanout || wants client || wants api || wants webhook || wants cluster; }; then
@@ -182,7 +183,16 @@ if wants webhook; then
   done
 fi
 
-# 8. A simulated cluster (tests/bench/cluster_run.sh): N kubelets and C controllers from one
+# 8. What an audit record adds to a request (tests/bench/audit_bench.cpp), in and out of the
+#    request's thread, against a policy that records nothing.
+if wants audit; then
+  for run in $(seq "$runs"); do
+    echo "== audit_bench run $run/$runs"
+    timeout 600 "$build/tests/bench/audit_bench" --dir="$out/audit-log" | tee "$out/audit.$run.txt"
+  done
+fi
+
+# 9. A simulated cluster (tests/bench/cluster_run.sh): N kubelets and C controllers from one
 #    process over HTTP/2 + TLS with protobuf, pod churn, against a fresh kw serve on the embedded
 #    store; one run per -k (each is minutes long).
 if wants cluster; then
@@ -190,7 +200,7 @@ if wants cluster; then
     "$out" "$runs"
 fi
 
-# 9. Summary.
+# 10. Summary.
 "$python" tests/bench/summarize.py "$out" >"$build/bench-results.md"
 cat "$build/bench-results.md"
 echo "bench.sh: results in $build/bench-results.md (raw output in $out)"

@@ -172,6 +172,19 @@ def client_section(out, lines):
               "bookmark); LIST: pages of 500, then a watch. Same binary, same server, same pods.", ""]
 
 
+def audit_section(out, lines):
+    values = results(sorted(glob.glob(os.path.join(out, "audit.*.txt"))))
+    if not values:
+        return
+    lines += ["## What an audit record adds to a request (audit_bench: CPU per request, writer included; "
+              "median of the runs)", "",
+              "| policy | log mode | ns per request |", "|---|---|---:|"]
+    for name, policy, mode in (("none", "level None (baseline: the rule lookup)", "batch"),
+                               ("batch", "level Metadata", "batch"), ("blocking", "level Metadata", "blocking")):
+        lines.append(f"| {policy} | {mode} | {fmt(median(values, f'audit.{name}.cpu_ns_per_request'))} |")
+    lines.append("")
+
+
 def webhook_section(out, lines):
     values = results(sorted(glob.glob(os.path.join(out, "webhook.*.txt"))))
     if not values:
@@ -348,6 +361,7 @@ def main():
     client_section(out, lines)
     api_section(out, lines)
     webhook_section(out, lines)
+    audit_section(out, lines)
     cluster_section(out, lines)
     print("\n".join(lines))
 
