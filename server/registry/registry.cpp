@@ -297,9 +297,9 @@ void apply_defaults(const api::ResourceInfo& info, nlohmann::json& object, bool 
   else if (strategy.defaults) strategy.defaults(object);
 }
 
-// The warnings kube's strategies give a pod write and a write of a pod template (WarningsOnCreate,
-// WarningsOnUpdate): pods every time, templates when the template changed. Each is given once
-// per request, as kube's warning recorder keeps them.
+// The warnings kube's strategies give a pod write, a write of a pod template, a claim write and a
+// volume write (WarningsOnCreate, WarningsOnUpdate): pods, claims and volumes every time,
+// templates when the template changed. Each is given once per request, as kube's warning recorder keeps them.
 void add_pod_warnings(const api::ResourceInfo& info, const nlohmann::json& object, const nlohmann::json* old,
                       const WriteOptions& options) {
   const auto* row = kinds::find_kind(info);
@@ -307,6 +307,10 @@ void add_pod_warnings(const api::ResourceInfo& info, const nlohmann::json& objec
   std::vector<std::string> found;
   if (info.group.empty() && info.plural == "pods") {
     kinds::pod_warnings(object, "", found);
+  } else if (info.group.empty() && info.plural == "persistentvolumeclaims") {
+    kinds::claim_warnings(object, found);
+  } else if (info.group.empty() && info.plural == "persistentvolumes") {
+    kinds::volume_warnings(object, found);
   } else if (const auto* pod_template = kinds::pod_template_of(*row, object)) {
     const auto* before = old != nullptr ? kinds::pod_template_of(*row, *old) : nullptr;
     if (before != nullptr && *before == *pod_template) return;

@@ -1,5 +1,6 @@
 #include "server/registry/kinds/pod_warnings.hpp"
 
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <string_view>
@@ -60,9 +61,10 @@ void affinity_terms(const json& terms, const std::string& path, bool weighted, s
   }
 }
 
-// A memory or ephemeral-storage quantity that is not a whole number of bytes.
-void fractional_bytes(const json& list, const std::string& path, std::vector<std::string>& out) {
-  for (const char* resource : {"memory", "ephemeral-storage"}) {
+// A quantity of `resources` (byte counts) that is not a whole number of bytes.
+void fractional_bytes(const json& list, const std::string& path, std::vector<std::string>& out,
+                      std::initializer_list<const char*> resources = {"memory", "ephemeral-storage"}) {
+  for (const char* resource : resources) {
     const json& value = at(list, {resource});
     if (!value.is_string()) continue;
     auto quantity = api::parse_go_quantity(std::string_view(value.get_ref<const std::string&>()));
@@ -70,6 +72,15 @@ void fractional_bytes(const json& list, const std::string& path, std::vector<std
       out.push_back(key_path(path, resource) + ": fractional byte value " + util::go_quote(quantity->string()) +
                     " is invalid, must be an integer");
   }
+}
+
+// The beta storage-class annotation of a claim or volume.
+void beta_storage_class(const json& object, std::vector<std::string>& out) {
+  constexpr const char* k_beta_class = "volume.beta.kubernetes.io/storage-class";
+  if (const json& annotations = at(object, {"metadata", "annotations"});
+      annotations.is_object() && annotations.contains(k_beta_class))
+    out.push_back(key_path("metadata.annotations", k_beta_class) +
+                  R"(: deprecated since v1.8; use "storageClassName" attribute instead)");
 }
 
 // Every container with its path: init containers, containers, ephemeral containers.
@@ -157,6 +168,39 @@ void port_warnings(const json& spec, const std::string& spec_path, std::vector<s
 
 }  // namespace
 
+void claim_spec_warnings(const nlohmann::json& spec, const std::string& path, std::vector<std::string>& out) {
+  const std::string resources = child(path, "resources");
+  fractional_bytes(at(spec, {"resources", "requests"}), child(resources, "requests"), out, {"storage"});
+  fractional_bytes(at(spec, {"resources", "limits"}), child(resources, "limits"), out, {"storage"});
+}
+
+void claim_warnings(const nlohmann::json& claim, std::vector<std::string>& out) {
+  beta_storage_class(claim, out);
+  claim_spec_warnings(at(claim, {"spec"}), "spec", out);
+}
+
+void volume_warnings(const nlohmann::json& volume, std::vector<std::string>& out) {
+  beta_storage_class(volume, out);
+  const json& spec = at(volume, {"spec"});
+  if (str(at(spec, {"persistentVolumeReclaimPolicy"})) == "Recycle")
+    out.push_back("spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the "
+                  "recommended approach is to use dynamic provisioning.");
+  const json& terms = api::arr(at(spec, {"nodeAffinity", "required", "nodeSelectorTerms"}));
+  for (std::size_t i = 0; i < terms.size(); ++i)
+    node_selector_term(terms[i], index_path("spec.nodeAffinity.required.nodeSelectorTerms", i), out);
+  static constexpr std::pair<std::string_view, std::string_view> k_old_plugins[] = {
+      {"cephfs", "deprecated in v1.28, non-functional in v1.31+"},
+      {"photonPersistentDisk", "deprecated in v1.11, non-functional in v1.16+"},
+      {"scaleIO", "deprecated in v1.16, non-functional in v1.22+"},
+      {"storageos", "deprecated in v1.22, non-functional in v1.25+"},
+      {"glusterfs", "deprecated in v1.25, non-functional in v1.26+"},
+      {"rbd", "deprecated in v1.28, non-functional in v1.31+"},
+  };
+  for (const auto& [plugin, why] : k_old_plugins)
+    if (spec.is_object() && spec.contains(std::string(plugin)))
+      out.push_back(child("spec", plugin == "storageos" ? "storageOS" : plugin) + ": " + std::string(why));
+}
+
 void pod_warnings(const nlohmann::json& holder, const std::string& path, std::vector<std::string>& out) {
   const json& spec = at(holder, {"spec"});
   const json& meta = at(holder, {"metadata"});
@@ -213,11 +257,17 @@ void pod_warnings(const nlohmann::json& holder, const std::string& path, std::ve
       {"rbd", "deprecated in v1.28, non-functional in v1.31+"},
   };
   const json& volumes = api::arr(at(spec, {"volumes"}));
-  for (std::size_t i = 0; i < volumes.size(); ++i)
-    for (const auto& [type, why] : k_old_volumes)
+  for (std::size_t i = 0; i < volumes.size(); ++i) {
+    const std::string volume_path = index_path(child(spec_path, "volumes"), i);
+    for (const auto& [type, why] : k_old_volumes) {
+      if (type == "cephfs")  // kube looks at an ephemeral volume's claim template between glusterfs and cephfs
+        if (const json& claim = at(volumes[i], {"ephemeral", "volumeClaimTemplate"}); claim.is_object())
+          claim_spec_warnings(at(claim, {"spec"}), child(child(child(volume_path, "ephemeral"), "volumeClaimTemplate"), "spec"),
+                              out);
       if (volumes[i].contains(std::string(type)))
-        out.push_back(child(index_path(child(spec_path, "volumes"), i), type == "storageos" ? "storageOS" : type) + ": " +
-                      std::string(why));
+        out.push_back(child(volume_path, type == "storageos" ? "storageOS" : type) + ": " + std::string(why));
+    }
+  }
 
   // Projected files at the path of the service account token.
   std::set<std::string> token_paths;

@@ -107,3 +107,31 @@ TEST_CASE("affinity terms without a label selector and seccomp annotations witho
             "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector: a null labelSelector results in matching no pod",
             "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.labelSelector: a null labelSelector results in matching no pod"});
 }
+
+TEST_CASE("claims: the beta storage-class annotation and fractional storage, in claims and ephemeral volumes") {
+  std::vector<std::string> out;
+  claim_warnings(json::parse(R"({"metadata": {"name": "c", "annotations": {"volume.beta.kubernetes.io/storage-class": "x"}},
+      "spec": {"resources": {"requests": {"storage": "1500m"}, "limits": {"storage": "2Gi"}}}})"),
+                 out);
+  CHECK(out == std::vector<std::string>{
+                   R"(metadata.annotations[volume.beta.kubernetes.io/storage-class]: deprecated since v1.8; use "storageClassName" attribute instead)",
+                   R"(spec.resources.requests[storage]: fractional byte value "1500m" is invalid, must be an integer)"});
+  CHECK(warnings_of(json::parse(R"({"spec": {"containers": [{"name": "c", "image": "i"}], "volumes": [
+      {"name": "v", "ephemeral": {"volumeClaimTemplate": {"spec": {"resources": {"limits": {"storage": "0.5"}}}}}}]}})"),
+                    "spec.template") ==
+        std::vector<std::string>{
+            R"(spec.template.spec.volumes[0].ephemeral.volumeClaimTemplate.spec.resources.limits[storage]: fractional byte value "500m" is invalid, must be an integer)"});
+}
+
+TEST_CASE("volumes: the beta annotation, Recycle, deprecated node labels and plugins") {
+  std::vector<std::string> out;
+  volume_warnings(json::parse(R"({"metadata": {"annotations": {"volume.beta.kubernetes.io/storage-class": "x"}},
+      "spec": {"persistentVolumeReclaimPolicy": "Recycle", "storageos": {}, "nodeAffinity": {"required": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "beta.kubernetes.io/os", "operator": "In", "values": ["linux"]}]}]}}}})"),
+                  out);
+  REQUIRE(out.size() == 4);
+  CHECK(out[0].starts_with("metadata.annotations[volume.beta.kubernetes.io/storage-class]: deprecated since v1.8"));
+  CHECK(out[1].starts_with("spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated."));
+  CHECK(out[2] == R"(spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].key: beta.kubernetes.io/os is deprecated since v1.14; use "kubernetes.io/os" instead)");
+  CHECK(out[3] == "spec.storageOS: deprecated in v1.22, non-functional in v1.25+");
+}
