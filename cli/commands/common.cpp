@@ -197,7 +197,7 @@ bool prints_with_template(const WriteOutput& write) {
          !(write.output.empty() && write.template_text.empty());
 }
 
-Result<std::unique_ptr<Printer>> template_printer_of(const WriteOutput& write) {
+Result<std::unique_ptr<Printer>> template_printer_of(const WriteOutput& write, bool typed = false) {
   const std::string format = write.output.substr(0, write.output.find('='));
   const bool known = format.empty() || format == "jsonpath" || format == "jsonpath-as-json" ||
                      format == "jsonpath-file" || format == "go-template" || format == "go-template-file" ||
@@ -208,7 +208,19 @@ Result<std::unique_ptr<Printer>> template_printer_of(const WriteOutput& write) {
   PrintOptions options;
   options.output = write.output;
   options.template_text = write.template_text;
+  options.typed = typed;
   return make_printer(options);
+}
+
+// The object through -o's JSONPath or Go template; false (and the reason on standard error)
+// when it could not be printed.
+bool print_with_template(const WriteOutput& write, const nlohmann::json& object, bool typed) {
+  auto printer = template_printer_of(write, typed);
+  Result<void> printed = printer ? (*printer)->print_list(KindInfo{}, {Item{"", object, nullptr}}, true, std::cout)
+                                 : std::unexpected(printer.error());
+  if (printed) printed = (*printer)->finish(std::cout);
+  if (!printed) std::cerr << "error: " << printed.error().message << '\n';
+  return printed.has_value();
 }
 
 }  // namespace
@@ -222,14 +234,7 @@ Result<void> WriteOutput::check() const {
 
 bool WriteOutput::print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,
                         bool dry_run_note) const {
-  if (prints_with_template(*this)) {
-    auto printer = template_printer_of(*this);
-    Result<void> printed = printer ? (*printer)->print_list(KindInfo{}, {Item{"", object, nullptr}}, true, std::cout)
-                                   : std::unexpected(printer.error());
-    if (printed) printed = (*printer)->finish(std::cout);
-    if (!printed) std::cerr << "error: " << printed.error().message << '\n';
-    return printed.has_value();
-  }
+  if (prints_with_template(*this)) return print_with_template(*this, object, false);
   if (output == "json") {
     std::cout << to_kubectl_json(without_managed_fields(object)) << '\n';
   } else if (output == "yaml") {
@@ -245,6 +250,7 @@ bool WriteOutput::print(const nlohmann::json& object, const std::string& kind_na
 
 bool WriteOutput::print_typed(const nlohmann::json& object, const std::string& kind_name,
                               const std::string& line) const {
+  if (prints_with_template(*this)) return print_with_template(*this, object, true);
   if (output != "json") return print(object, kind_name, line);
   std::cout << to_kubectl_typed_json(without_managed_fields(object)) << '\n';
   return true;

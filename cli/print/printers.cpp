@@ -154,6 +154,82 @@ class TablePrinter final : public Printer {
 
 enum class ObjectFormat { Json, Yaml, Name, JsonPath, JsonPathJson, GoTemplate };
 
+// Go's %#v of a value encoding/json decoded into an interface{} (what kubectl's JSONPath
+// printer shows of the object it failed on): map[string]interface {}{"k":v, ...} with the keys
+// sorted, []interface {}{...}, interface {}(nil), quoted strings, numbers as float64.
+void put_go_syntax(const json& value, std::string& out) {
+  switch (value.type()) {
+    case json::value_t::object: {
+      out += "map[string]interface {}{";
+      bool first = true;
+      for (const auto& [key, member] : value.items()) {
+        if (!first) out += ", ";
+        first = false;
+        out += util::go_quote(key);
+        out += ':';
+        put_go_syntax(member, out);
+      }
+      out += '}';
+      return;
+    }
+    case json::value_t::array:
+      out += "[]interface {}{";
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        if (i) out += ", ";
+        put_go_syntax(value[i], out);
+      }
+      out += '}';
+      return;
+    case json::value_t::string: out += util::go_quote(value.get_ref<const std::string&>()); return;
+    case json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; return;
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float: out += api::go_float_text(value.get<double>()); return;
+    default: out += "interface {}(nil)"; return;
+  }
+}
+
+// Go's %v (and %+v) of such a value, as kubectl's Go template printer shows it: map[k:v ...]
+// with the keys sorted, [a b], <nil>, strings bare.
+void put_go_value(const json& value, std::string& out) {
+  switch (value.type()) {
+    case json::value_t::object: {
+      out += "map[";
+      bool first = true;
+      for (const auto& [key, member] : value.items()) {
+        if (!first) out += ' ';
+        first = false;
+        out += key;
+        out += ':';
+        put_go_value(member, out);
+      }
+      out += ']';
+      return;
+    }
+    case json::value_t::array:
+      out += '[';
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        if (i) out += ' ';
+        put_go_value(value[i], out);
+      }
+      out += ']';
+      return;
+    case json::value_t::string: out += value.get_ref<const std::string&>(); return;
+    case json::value_t::null: out += "<nil>"; return;
+    default: put_go_syntax(value, out); return;  // booleans and numbers print alike
+  }
+}
+
+// kubectl's JSONPath failure: the error, the template and the object it was run on.
+Error jsonpath_failure(const std::string& template_text, const std::string& why, const json& object) {
+  std::string message = "error executing jsonpath " + util::go_quote(template_text) + ": Error executing template: " +
+                        why + ". Printing more information for debugging the template:\n\ttemplate was:\n\t\t" +
+                        template_text + "\n\tobject given to jsonpath engine was:\n\t\t";
+  put_go_syntax(object, message);
+  message += "\n\n";
+  return Error{std::move(message)};
+}
+
 class ObjectPrinter final : public Printer {
  public:
   ObjectPrinter(PrintOptions options, ObjectFormat format, api::JsonPath path = {})
@@ -245,14 +321,14 @@ class ObjectPrinter final : public Printer {
         return {};
       case ObjectFormat::JsonPath: {
         auto text = m_path.render(document);
-        if (!text) return fail("error executing jsonpath: " + text.error().message);
+        if (!text) return std::unexpected(jsonpath_failure(m_options.template_text, text.error().message, document));
         out << *text;
         if (streaming && !text->empty() && text->back() != '\n') out << '\n';
         return {};
       }
       case ObjectFormat::JsonPathJson: {  // each action's values as an indented JSON array
         auto lists = m_path.find(document);
-        if (!lists) return fail("error executing jsonpath: " + lists.error().message);
+        if (!lists) return std::unexpected(jsonpath_failure(m_options.template_text, lists.error().message, document));
         for (const auto& values : *lists) out << to_kubectl_json(json(values)) << '\n';
         return {};
       }
@@ -260,9 +336,18 @@ class ObjectPrinter final : public Printer {
         std::string text;
         auto executed = execute(*m_template, document, text);
         out << text;
-        if (!executed)
+        if (!executed) {
+          // kubectl shows what the template ran on, on the printer's own output.
+          std::string shown;
+          put_go_value(document, shown);
+          out << "Error executing template: " << executed.error().message
+              << ". Printing more information for debugging the template:\n\ttemplate was:\n\t\t"
+              << m_options.template_text << "\n\traw data was:\n\t\t"
+              << (m_options.typed ? to_kubectl_typed_json(document, -1) : to_kubectl_json_compact(document))
+              << "\n\tobject given to template engine was:\n\t\t" << shown << "\n\n";
           return fail("error executing template " + json(m_options.template_text).dump() + ": " +
                       executed.error().message);
+        }
         if (streaming && !text.empty() && text.back() != '\n') out << '\n';
         return {};
       }
@@ -454,15 +539,15 @@ nlohmann::ordered_json in_struct_order(const json& value, const google::protobuf
 
 }  // namespace
 
-std::string to_kubectl_typed_json(const json& object) {
+std::string to_kubectl_typed_json(const json& object, int indent) {
   const google::protobuf::Descriptor* message = nullptr;
   if (object.is_object() && object.contains("apiVersion") && object.contains("kind") &&
       object["apiVersion"].is_string() && object["kind"].is_string())
     if (auto name = codec::builtin_message_for(object["apiVersion"].get<std::string>(), object["kind"].get<std::string>()))
       message = proto::find_message(*name);
-  if (message == nullptr) return to_kubectl_json(object);
+  if (message == nullptr) return codec::go_json_escape(object.dump(indent, ' ', false, json::error_handler_t::replace));
   return codec::go_json_escape(
-      in_struct_order(object, message).dump(4, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+      in_struct_order(object, message).dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
 json client_cells(const KindInfo& kind, const json& object, std::chrono::system_clock::time_point now) {
@@ -538,8 +623,11 @@ Result<std::unique_ptr<Printer>> make_printer(const PrintOptions& options) {
     }
     auto path = api::JsonPath::parse(text);
     if (!path) return fail("error parsing jsonpath " + text + ", " + path.error().message);
+    PrintOptions with_text = options;
+    with_text.template_text = std::move(text);  // named by a failure
     return std::make_unique<ObjectPrinter>(
-        options, format == "jsonpath-as-json" ? ObjectFormat::JsonPathJson : ObjectFormat::JsonPath, std::move(*path));
+        std::move(with_text), format == "jsonpath-as-json" ? ObjectFormat::JsonPathJson : ObjectFormat::JsonPath,
+        std::move(*path));
   }
   if (output.starts_with("custom-columns=")) {
     std::vector<CustomColumnsPrinter::Column> columns;

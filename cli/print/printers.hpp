@@ -28,6 +28,8 @@ struct PrintOptions {
   std::vector<std::string> label_columns;  // -L
   bool show_managed_fields = false;  // -o json|yaml keep metadata.managedFields
   std::string template_text;  // --template: the text of -o go-template / -o template
+  bool typed = false;  // the objects are kubectl's Go types (create's generators): a failed Go
+                       // template shows their JSON in struct order
 };
 
 // One printable object: the full object or, from a server Table, its metadata, plus the row's
@@ -86,8 +88,9 @@ std::string escape_terminal(std::string_view text);
 // kubectl -o json text: 4-space indent, keys sorted, <>& escaped as Go does.
 std::string to_kubectl_json(const nlohmann::json& value);
 // The same for an object kubectl prints from its Go type (what create's generators make, a
-// review's answer): keys in the Go struct's order, for the built-in kinds.
-std::string to_kubectl_typed_json(const nlohmann::json& object);
+// review's answer): keys in the Go struct's order, for the built-in kinds; `indent` -1 is
+// compact (json.Marshal).
+std::string to_kubectl_typed_json(const nlohmann::json& object, int indent = 4);
 
 // Row cells for an object of a kind known locally (kwcore printers) when no server Table came.
 nlohmann::json client_cells(const KindInfo& kind, const nlohmann::json& object,

@@ -416,6 +416,10 @@ create -f $work/m/v1/cm.json --dry-run=client -o wide
 create -f $work/m/v1/cm.json --dry-run=client -o jsonpath
 create -f $work/m/v1/cm.json --dry-run=client -o jsonpath={.a
 create -f $work/m/v1/cm.json --dry-run=client -o jsonpath --template={.kind}
+create -f $work/m/v1/cm.json --dry-run=client -o jsonpath={.data.mode[3]}
+create -f $work/m/v1/cm.json --dry-run=client -o go-template={{.data.mode.x}}
+create deployment d --image=x --replicas=3 --dry-run=client -o go-template={{.spec.replicas.x}}
+create deployment d --image=x --replicas=3 --dry-run=client -o jsonpath={.spec.replicas}{.spec.template.spec.containers[5]}
 create -f $work/m/v1/cm.json --dry-run=client -o jsonpath-as-json={.metadata.name}{.data}{.nope}
 get configmap settings -o jsonpath-as-json={.data.*}
 label configmap settings x=1 --dry-run=server -o jsonpath={.metadata.labels.x}
