@@ -209,6 +209,7 @@ Result<std::unique_ptr<Printer>> template_printer_of(const WriteOutput& write, b
   options.output = write.output;
   options.template_text = write.template_text;
   options.typed = typed;
+  options.allow_missing_keys = write.allow_missing_keys;
   return make_printer(options);
 }
 
@@ -276,6 +277,10 @@ void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_
                        "go-template=TEMPLATE, go-template-file=FILE, template=TEMPLATE or templatefile=FILE");
     command.add_option("--template", output.template_text,
                        "The Go template of -o go-template or -o template (alone, it implies -o go-template)");
+    command.add_option("--allow-missing-template-keys", output.allow_missing_keys,
+                       "A key a JSONPath or Go template names that the object lacks prints nothing (or <no value>) "
+                       "instead of failing")
+        ->default_str("true");
     command.parse_complete_callback([&output] {
       if (auto usable = output.check(); !usable) {
         std::cerr << "error: " << usable.error().message << '\n';

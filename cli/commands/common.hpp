@@ -61,6 +61,7 @@ struct WriteOutput {
   // | template=T | templatefile=F
   std::string output = {};
   std::string template_text = {};  // --template: the template of -o go-template or -o template
+  bool allow_missing_keys = true;  // --allow-missing-template-keys
 
   bool client_dry_run() const { return dry_run == "client"; }
   // `target` with dryRun=All added for --dry-run=server.

@@ -52,6 +52,7 @@ struct GetOptions {
   bool recursive = false;
   std::string subresource;  // --subresource: status or scale of named objects
   std::string template_text;  // --template
+  bool allow_missing_keys = true;  // --allow-missing-template-keys
 };
 
 struct KindNames {
@@ -265,7 +266,9 @@ int run_get(GetOptions& options) {
                      .watch_events = options.output_watch_events,
                      .label_columns = {},
                      .show_managed_fields = options.show_managed_fields,
-                     .template_text = options.template_text};
+                     .template_text = options.template_text,
+                     .allow_missing_keys = options.allow_missing_keys,
+                     .typed = false};
   for (const auto& column : options.label_columns)
     for (auto& key : split_list(column, ',')) print.label_columns.push_back(key);
   if (options.watch_only) options.watch = true;
@@ -386,6 +389,10 @@ void add_common(CLI::App* command, GetOptions& options) {
                           " (jsonpath=TEMPLATE, custom-columns=SPEC, go-template=TEMPLATE)");
   command->add_option("--template", options.template_text,
                       "The Go template of -o go-template or -o template (alone, it implies -o go-template)");
+  command->add_option("--allow-missing-template-keys", options.allow_missing_keys,
+                      "A key a JSONPath or Go template names that the object lacks prints nothing (or <no value>) "
+                      "instead of failing")
+      ->default_str("true");
   command->add_flag("--no-headers", options.no_headers, "Do not print headers");
   command->add_flag("--show-labels", options.show_labels, "Show all labels as the last column");
   command->add_option("-L,--label-columns", options.label_columns, "Labels to show as columns (comma-separated)");

@@ -320,21 +320,21 @@ class ObjectPrinter final : public Printer {
         out << codec::json_to_yaml(document);
         return {};
       case ObjectFormat::JsonPath: {
-        auto text = m_path.render(document);
+        auto text = m_path.render(document, m_options.allow_missing_keys);
         if (!text) return std::unexpected(jsonpath_failure(m_options.template_text, text.error().message, document));
         out << *text;
         if (streaming && !text->empty() && text->back() != '\n') out << '\n';
         return {};
       }
       case ObjectFormat::JsonPathJson: {  // each action's values as an indented JSON array
-        auto lists = m_path.find(document);
+        auto lists = m_path.find(document, m_options.allow_missing_keys);
         if (!lists) return std::unexpected(jsonpath_failure(m_options.template_text, lists.error().message, document));
         for (const auto& values : *lists) out << to_kubectl_json(json(values)) << '\n';
         return {};
       }
       case ObjectFormat::GoTemplate: {
         std::string text;
-        auto executed = execute(*m_template, document, text);
+        auto executed = execute(*m_template, document, text, m_options.allow_missing_keys);
         out << text;
         if (!executed) {
           // kubectl shows what the template ran on, on the printer's own output.

@@ -28,6 +28,8 @@ struct PrintOptions {
   std::vector<std::string> label_columns;  // -L
   bool show_managed_fields = false;  // -o json|yaml keep metadata.managedFields
   std::string template_text;  // --template: the text of -o go-template / -o template
+  bool allow_missing_keys = true;  // --allow-missing-template-keys: a missing key prints nothing
+                                   // (JSONPath) or <no value> (Go template) instead of failing
   bool typed = false;  // the objects are kubectl's Go types (create's generators): a failed Go
                        // template shows their JSON in struct order
 };

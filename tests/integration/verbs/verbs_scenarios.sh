@@ -418,6 +418,8 @@ create -f $work/m/v1/cm.json --dry-run=client -o jsonpath={.a
 create -f $work/m/v1/cm.json --dry-run=client -o jsonpath --template={.kind}
 create -f $work/m/v1/cm.json --dry-run=client -o jsonpath={.data.mode[3]}
 create -f $work/m/v1/cm.json --dry-run=client -o go-template={{.data.mode.x}}
+create -f $work/m/v1/cm.json --dry-run=client -o jsonpath={.nope} --allow-missing-template-keys=false
+create configmap s --from-literal=a=1 --dry-run=client -o go-template={{.nope}} --allow-missing-template-keys=false
 create deployment d --image=x --replicas=3 --dry-run=client -o go-template={{.spec.replicas.x}}
 create deployment d --image=x --replicas=3 --dry-run=client -o jsonpath={.spec.replicas}{.spec.template.spec.containers[5]}
 create -f $work/m/v1/cm.json --dry-run=client -o jsonpath-as-json={.metadata.name}{.data}{.nope}
