@@ -557,20 +557,35 @@ ApiResult<nlohmann::json> Registry::decoded_as_kind(const api::ResourceInfo& inf
   return normalized;
 }
 
-void Registry::add_admission_check(AdmissionCheck check) { m_admission_checks.push_back(std::move(check)); }
+std::shared_ptr<const Registry::AdmissionChain> Registry::admission_chain() const {
+  std::lock_guard lock(m_admission_mutex);
+  return m_admission;
+}
+
+void Registry::add_admission_check(AdmissionCheck check) {
+  std::lock_guard lock(m_admission_mutex);
+  auto next = std::make_shared<AdmissionChain>(*m_admission);
+  next->checks.push_back(std::move(check));
+  m_admission = std::move(next);
+}
 
 void Registry::add_admission_mutation(AdmissionMutation mutation) {
-  m_admission_mutations.push_back(std::move(mutation));
+  std::lock_guard lock(m_admission_mutex);
+  auto next = std::make_shared<AdmissionChain>(*m_admission);
+  next->mutations.push_back(std::move(mutation));
+  m_admission = std::move(next);
 }
 
 ApiResult<void> Registry::mutate(const AdmissionRequest& request, nlohmann::json& object) const {
-  for (const auto& mutation : m_admission_mutations)
+  const auto chain = admission_chain();
+  for (const auto& mutation : chain->mutations)
     if (auto mutated = mutation(request, object); !mutated) return mutated;
   return {};
 }
 
 ApiResult<void> Registry::admit(const AdmissionRequest& request) const {
-  for (const auto& check : m_admission_checks)
+  const auto chain = admission_chain();
+  for (const auto& check : chain->checks)
     if (auto admitted = check(request); !admitted) return admitted;
   return {};
 }
@@ -578,7 +593,7 @@ ApiResult<void> Registry::admit(const AdmissionRequest& request) const {
 ApiResult<bool> Registry::admit_unchanged(const api::ResourceInfo& info, const std::string& ns,
                                           const std::string& name, const nlohmann::json& live,
                                           const WriteOptions& options) const {
-  if (!m_admission_mutations.empty()) {
+  if (!admission_chain()->mutations.empty()) {
     nlohmann::json object = live;
     if (auto mutated = mutate(admission_request(info, "UPDATE", ns, name, object, &live, options), object); !mutated)
       return std::unexpected(mutated.error());
@@ -720,7 +735,7 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
     metadata(object).erase("namespace");
   }
   object = track_update(info, nullptr, std::move(object), options);
-  if (!m_admission_mutations.empty() && !options.admitted) {
+  if (!admission_chain()->mutations.empty() && !options.admitted) {
     static const std::string k_unnamed;  // a create's name is not known to admission yet
     if (auto mutated = mutate(admission_request(info, "CREATE", ns, k_unnamed, object, nullptr, options), object);
         !mutated)
@@ -862,7 +877,7 @@ ApiResult<nlohmann::json> Registry::update_with(
       if (old_meta.contains(kept)) meta[kept] = old_meta[kept];
       else meta.erase(kept);
     object = track_update(info, existing, std::move(object), options);
-    if (!m_admission_mutations.empty() && !options.admitted)
+    if (!admission_chain()->mutations.empty() && !options.admitted)
       if (auto mutated = this->mutate(admission_request(info, "UPDATE", ns, name, object, &existing, options), object);
           !mutated)
         return std::unexpected(mutated.error());
@@ -1123,7 +1138,7 @@ ApiResult<Removed> Registry::remove(const api::ResourceInfo& info, const std::st
   };
   // Mutating admission sees a DELETE before anything else (NamespaceLifecycle keeps the system
   // namespaces); validating admission sees the stored object, once it is read.
-  if (!m_admission_mutations.empty() && !options.admitted) {
+  if (!admission_chain()->mutations.empty() && !options.admitted) {
     nlohmann::json scratch;
     if (auto mutated = mutate(admission_request(info, "DELETE", ns, name, k_no_object, nullptr, options), scratch);
         !mutated)
@@ -1196,7 +1211,7 @@ ApiResult<Removed> Registry::remove_namespace(const api::ResourceInfo& info, con
                                                      const nlohmann::json& delete_options,
                                                      const WriteOptions& options) {
   (void)delete_options;
-  if (!m_admission_checks.empty()) {
+  if (!admission_chain()->checks.empty()) {
     const std::string k = key(info, "", name);
     auto current = m_backend.get(k);
     if (!current) return std::unexpected(from_storage(current.error(), info.group, info.plural, name));

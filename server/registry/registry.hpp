@@ -395,8 +395,15 @@ class Registry {
 
   std::unique_ptr<ServiceAllocator> m_services;  // made by start()
   net::client::ClientPool m_webhook_clients;
-  std::vector<AdmissionCheck> m_admission_checks;
-  std::vector<AdmissionMutation> m_admission_mutations;
+  // The admission plugins, replaced whole when one is added: controllers write while kw serve
+  // is still installing plugins, and each admission keeps the chain it started with.
+  struct AdmissionChain {
+    std::vector<AdmissionCheck> checks;
+    std::vector<AdmissionMutation> mutations;
+  };
+  std::shared_ptr<const AdmissionChain> admission_chain() const;
+  mutable std::mutex m_admission_mutex;
+  std::shared_ptr<const AdmissionChain> m_admission = std::make_shared<const AdmissionChain>();
   // Background work (namespace cleanup). Declared last: stopped before anything it uses.
   std::unique_ptr<DelayedTasks> m_tasks;
 };

@@ -84,7 +84,8 @@ TEST_CASE("unknown output format lists the valid ones") {
   auto printer = make_printer({.output = "xml"});
   REQUIRE_FALSE(printer.has_value());
   CHECK(printer.error().message.find("allowed formats are: custom-columns, go-template, go-template-file, json, "
-                                     "jsonpath, name, template, templatefile, wide, yaml") != std::string::npos);
+                                     "jsonpath, jsonpath-as-json, jsonpath-file, name, template, templatefile, wide, "
+                                     "yaml") != std::string::npos);
 }
 
 TEST_CASE("watch events: compact JSON per line, EVENT column, yaml separators") {
