@@ -184,10 +184,6 @@ nlohmann::json without_managed_fields(nlohmann::json object) {
   return object;
 }
 
-}  // namespace
-
-namespace {
-
 // What the verbs that write print with -o, in kubectl's words.
 constexpr std::string_view k_write_output_formats =
     "go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,yaml";
@@ -274,7 +270,8 @@ void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_
   if (prints_objects) {
     command.add_option("-o,--output", output.output,
                        "Print the resulting object instead of the outcome line: json, yaml, name, jsonpath=TEMPLATE, "
-                       "go-template=TEMPLATE, go-template-file=FILE, template=TEMPLATE or templatefile=FILE");
+                       "jsonpath-as-json=TEMPLATE, jsonpath-file=FILE, go-template=TEMPLATE, go-template-file=FILE, "
+                       "template=TEMPLATE or templatefile=FILE");
     command.add_option("--template", output.template_text,
                        "The Go template of -o go-template or -o template (alone, it implies -o go-template)");
     command.add_option("--allow-missing-template-keys", output.allow_missing_keys,
