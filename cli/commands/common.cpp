@@ -194,11 +194,7 @@ bool prints_with_template(const WriteOutput& write) {
 }
 
 Result<std::unique_ptr<Printer>> template_printer_of(const WriteOutput& write, bool typed = false) {
-  const std::string format = write.output.substr(0, write.output.find('='));
-  const bool known = format.empty() || format == "jsonpath" || format == "jsonpath-as-json" ||
-                     format == "jsonpath-file" || format == "go-template" || format == "go-template-file" ||
-                     format == "template" || format == "templatefile";
-  if (!known)
+  if (!write.output.empty() && !is_template_output(write.output))
     return fail("unable to match a printer suitable for the output format " + util::go_quote(write.output) +
                 ", allowed formats are: " + std::string(k_write_output_formats));
   PrintOptions options;

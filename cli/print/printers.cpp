@@ -591,12 +591,20 @@ Result<std::unique_ptr<Printer>> template_printer(PrintOptions options) {
   return std::make_unique<ObjectPrinter>(std::move(options), std::move(*parsed));
 }
 
-bool is_template_format(const std::string& output) {
-  const std::string format = output.substr(0, output.find('='));
+bool is_go_template_format(const std::string& format) {
   return format == "go-template" || format == "go-template-file" || format == "template" || format == "templatefile";
 }
 
+bool is_jsonpath_format(const std::string& format) {
+  return format == "jsonpath" || format == "jsonpath-as-json" || format == "jsonpath-file";
+}
+
 }  // namespace
+
+bool is_template_output(const std::string& output) {
+  const std::string format = output.substr(0, output.find('='));
+  return is_go_template_format(format) || is_jsonpath_format(format);
+}
 
 Result<std::unique_ptr<Printer>> make_printer(const PrintOptions& options) {
   const std::string& output = options.output;
@@ -606,13 +614,13 @@ Result<std::unique_ptr<Printer>> make_printer(const PrintOptions& options) {
     templated.output = "go-template";
     return template_printer(std::move(templated));
   }
-  if (is_template_format(output)) return template_printer(options);
+  const std::string format = output.substr(0, output.find('='));
+  if (is_go_template_format(format)) return template_printer(options);
   if (output.empty() || output == "wide") return std::make_unique<TablePrinter>(options);
   if (output == "json") return std::make_unique<ObjectPrinter>(options, ObjectFormat::Json);
   if (output == "yaml") return std::make_unique<ObjectPrinter>(options, ObjectFormat::Yaml);
   if (output == "name") return std::make_unique<ObjectPrinter>(options, ObjectFormat::Name);
-  if (const std::string format = output.substr(0, output.find('='));
-      format == "jsonpath" || format == "jsonpath-as-json" || format == "jsonpath-file") {
+  if (is_jsonpath_format(format)) {
     // The expression after '=', else the one of --template.
     std::string text = output.find('=') != std::string::npos ? output.substr(format.size() + 1) : options.template_text;
     if (text.empty()) return fail("template format specified but no template given");

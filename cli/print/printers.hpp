@@ -75,6 +75,10 @@ class Printer {
   virtual bool needs_objects() const { return true; }
 };
 
+// Whether -o names a JSONPath or Go template format (jsonpath, jsonpath-as-json, jsonpath-file,
+// go-template, go-template-file, template, templatefile; with or without "=TEMPLATE").
+bool is_template_output(const std::string& output);
+
 // Validates -o; the error lists the valid formats.
 Result<std::unique_ptr<Printer>> make_printer(const PrintOptions& options);
 
