@@ -229,9 +229,9 @@ bool WriteOutput::print(const nlohmann::json& object, const std::string& kind_na
                         bool dry_run_note) const {
   if (prints_with_template(*this)) return print_with_template(*this, object, false);
   if (output == "json") {
-    std::cout << to_kubectl_json(without_managed_fields(object)) << '\n';
+    std::cout << to_kubectl_json(show_managed_fields ? object : without_managed_fields(object)) << '\n';
   } else if (output == "yaml") {
-    std::cout << codec::json_to_yaml(without_managed_fields(object));
+    std::cout << codec::json_to_yaml(show_managed_fields ? object : without_managed_fields(object));
   } else if (output == "name") {
     std::cout << kind_name << '\n';
   } else {
@@ -243,9 +243,10 @@ bool WriteOutput::print(const nlohmann::json& object, const std::string& kind_na
 
 bool WriteOutput::print_typed(const nlohmann::json& object, const std::string& kind_name,
                               const std::string& line) const {
-  if (prints_with_template(*this)) return print_with_template(*this, object, true);
-  if (output != "json") return print(object, kind_name, line);
-  std::cout << to_kubectl_typed_json(without_managed_fields(object)) << '\n';
+  const nlohmann::json typed = go_typed(object);
+  if (prints_with_template(*this)) return print_with_template(*this, typed, true);
+  if (output != "json") return print(typed, kind_name, line);
+  std::cout << to_kubectl_typed_json(show_managed_fields ? typed : without_managed_fields(typed)) << '\n';
   return true;
 }
 
@@ -263,26 +264,31 @@ void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_
                      "validate and answer without storing (dryRun=All)")
       ->check(CLI::IsMember({"none", "client", "server"}))
       ->default_str("none");
-  if (prints_objects) {
-    command.add_option("-o,--output", output.output,
-                       "Print the resulting object instead of the outcome line: json, yaml, name, jsonpath=TEMPLATE, "
-                       "jsonpath-as-json=TEMPLATE, jsonpath-file=FILE, go-template=TEMPLATE, go-template-file=FILE, "
-                       "template=TEMPLATE or templatefile=FILE");
-    command.add_option("--template", output.template_text,
-                       "The Go template of -o go-template or -o template (alone, it implies -o go-template)");
-    command.add_option("--allow-missing-template-keys", output.allow_missing_keys,
-                       "A key a JSONPath or Go template names that the object lacks prints nothing (or <no value>) "
-                       "instead of failing")
-        ->default_str("true");
-    command.parse_complete_callback([&output] {
-      if (auto usable = output.check(); !usable) {
-        std::cerr << "error: " << usable.error().message << '\n';
-        throw CLI::RuntimeError(k_exit_usage);  // ends the parse with this code, printing nothing more
-      }
-    });
-  } else
+  if (prints_objects) add_object_output_flags(command, output);
+  else
     command.add_option("-o,--output", output.output, "name: print kind/name instead of the outcome line")
         ->check(CLI::IsMember({"name"}));
+}
+
+void add_object_output_flags(CLI::App& command, WriteOutput& output) {
+  command.add_option("-o,--output", output.output,
+                     "Print the resulting object instead of the outcome line: json, yaml, name, jsonpath=TEMPLATE, "
+                     "jsonpath-as-json=TEMPLATE, jsonpath-file=FILE, go-template=TEMPLATE, go-template-file=FILE, "
+                     "template=TEMPLATE or templatefile=FILE");
+  command.add_option("--template", output.template_text,
+                     "The Go template of -o go-template or -o template (alone, it implies -o go-template)");
+  command.add_option("--allow-missing-template-keys", output.allow_missing_keys,
+                     "A key a JSONPath or Go template names that the object lacks prints nothing (or <no value>) "
+                     "instead of failing")
+      ->default_str("true");
+  command.add_flag("--show-managed-fields", output.show_managed_fields,
+                   "Keep metadata.managedFields in -o json and -o yaml");
+  command.parse_complete_callback([&output] {
+    if (auto usable = output.check(); !usable) {
+      std::cerr << "error: " << usable.error().message << '\n';
+      throw CLI::RuntimeError(k_exit_usage);  // ends the parse with this code, printing nothing more
+    }
+  });
 }
 
 std::string temp_root() {

@@ -62,6 +62,7 @@ struct WriteOutput {
   std::string output = {};
   std::string template_text = {};  // --template: the template of -o go-template or -o template
   bool allow_missing_keys = true;  // --allow-missing-template-keys
+  bool show_managed_fields = false;  // --show-managed-fields: -o json|yaml keep metadata.managedFields
 
   bool client_dry_run() const { return dry_run == "client"; }
   // `target` with dryRun=All added for --dry-run=server.
@@ -109,6 +110,9 @@ CLI::Option* add_manifest_flags(CLI::App& command, std::vector<std::string>& fil
 // with --template, on a write verb (-o name only when the verb has no object to show, as for
 // delete). -o and --template are checked once the command line is parsed.
 void add_write_output_flags(CLI::App& command, WriteOutput& output, bool prints_objects = true);
+// The same flags but --dry-run, for the verbs kubectl gives no dry run (rollout pause, resume
+// and restart).
+void add_object_output_flags(CLI::App& command, WriteOutput& output);
 
 // $TMPDIR, else /tmp: where kubectl puts its temporary files (Go's os.TempDir).
 std::string temp_root();

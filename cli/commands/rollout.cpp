@@ -27,13 +27,15 @@ using nlohmann::json;
 
 struct RolloutStatusOptions {
   ConnectionFlags connection;
-  std::vector<std::string> args;
+  TargetArgs targets;
   bool watch = true;
   std::string timeout = "0s";
+  std::int64_t revision = 0;  // the Deployment revision to wait for (0: any)
 };
 
 // Follows one object: prints each progress line that differs from the one before, until done.
-int follow_rollout(ApiClient& api, const NamedObject& object, std::optional<std::chrono::milliseconds> timeout) {
+int follow_rollout(ApiClient& api, const NamedObject& object, std::int64_t revision,
+                   std::optional<std::chrono::milliseconds> timeout) {
   std::string last;
   std::optional<Error> failure;
   auto judge = [&](const ObjectState& state) {
@@ -41,7 +43,7 @@ int follow_rollout(ApiClient& api, const NamedObject& object, std::optional<std:
       failure = Error{"object has been deleted"};
       return true;
     }
-    auto progress = rollout_progress(object.info.kind, *state);
+    auto progress = rollout_progress(object.info.kind, *state, revision);
     if (!progress) {
       failure = progress.error();
       return true;
@@ -65,18 +67,15 @@ int run_rollout_status(const RolloutStatusOptions& options) {
   if (!nanos)
     return report_usage("invalid argument \"" + options.timeout + "\" for \"--timeout\" flag: " +
                         nanos.error().message);
-  if (options.args.empty()) return report_usage("required resource not specified");
-  auto api = ApiClient::create(options.connection);
-  if (!api) return report_usage(api.error().message);
-  Resolver resolver(**api);
-  TargetArgs targets;
-  targets.args = options.args;
-  auto objects = objects_of(**api, resolver, targets);
-  if (!objects) return report(objects.error());
-  for (const auto& object : *objects) {
-    auto live = read_object(**api, object);
+  auto found = rollout_objects(options.connection, options.targets);
+  if (!found) return report(found.error());
+  ApiClient& api = *found->api;
+  if (found->objects.empty())
+    std::cerr << "No resources found in " << api.config().namespace_name << " namespace.\n";
+  for (const auto& object : found->objects) {
+    auto live = read_object(api, object);
     if (!live) return report(live.error());
-    auto progress = rollout_progress(object.info.kind, *live);
+    auto progress = rollout_progress(object.info.kind, *live, options.revision);
     if (!progress) return report_usage(progress.error().message);
     if (!options.watch || progress->done) {
       std::cout << progress->message << std::flush;
@@ -84,7 +83,7 @@ int run_rollout_status(const RolloutStatusOptions& options) {
     }
     std::optional<std::chrono::milliseconds> limit;
     if (*nanos > 0) limit = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::nanoseconds(*nanos));
-    if (const int code = follow_rollout(**api, object, limit); code != k_exit_ok) return code;
+    if (const int code = follow_rollout(api, object, options.revision, limit); code != k_exit_ok) return code;
   }
   return k_exit_ok;
 }
@@ -93,9 +92,8 @@ int run_rollout_status(const RolloutStatusOptions& options) {
 
 struct RolloutEditOptions {
   ConnectionFlags connection;
-  std::vector<std::string> args;
-  std::string selector;
-  std::string output;  // "" (the outcome line) | json | yaml | name
+  TargetArgs targets;
+  WriteOutput write;  // -o; no --dry-run (kubectl's pause, resume and restart have none)
   std::string field_manager = "kubectl-rollout";
 };
 
@@ -141,21 +139,17 @@ RolloutEdit restart_edit() {
 }
 
 int run_rollout_edit(const RolloutEditOptions& options, const RolloutEdit& edit) {
-  if (options.args.empty()) return report_usage("required resource not specified");
-  auto api = ApiClient::create(options.connection);
-  if (!api) return report_usage(api.error().message);
-  Resolver resolver(**api);
-  auto objects = objects_of(**api, resolver, rollout_targets(options.args, options.selector));
-  if (!objects) return report(objects.error());
+  auto targets = rollout_objects(options.connection, options.targets);
+  if (!targets) return report(targets.error());
+  ApiClient& api = *targets->api;
   // Every object is read before any is changed: one that cannot be read stops the command.
   std::vector<std::pair<NamedObject, json>> found;
-  for (const auto& object : *objects) {
-    auto live = read_object(**api, object);
+  for (const auto& object : targets->objects) {
+    auto live = read_object(api, object);
     if (!live) return report(live.error());
     found.emplace_back(object, std::move(*live));
   }
-  WriteOutput printer;
-  printer.output = options.output;
+  const WriteOutput& printer = options.write;
   std::vector<std::string> errors;
   for (const auto& [object, live] : found) {
     const std::string resource = qualified_resource(object.info);
@@ -171,7 +165,7 @@ int run_rollout_edit(const RolloutEditOptions& options, const RolloutEdit& edit)
       continue;
     }
     const WriteQuery query{.field_manager = options.field_manager, .field_validation = {}};
-    auto patched = call_json(**api, "PATCH", query.apply_to(object_path(object.info, object.namespace_name, object.name)),
+    auto patched = call_json(api, "PATCH", query.apply_to(object_path(object.info, object.namespace_name, object.name)),
                              "application/strategic-merge-patch+json", patch->dump());
     if (!patched) {
       errors.push_back(patched.error().message);
@@ -194,10 +188,8 @@ void add_rollout_edit(CLI::App& rollout, const char* name, const char* descripti
   auto options = std::make_shared<RolloutEditOptions>();
   CLI::App* command = rollout.add_subcommand(name, description);
   command->footer(std::string(k_client_exit_codes));
-  command->add_option("args", options->args, "TYPE NAME..., TYPE/NAME... or TYPE (every object of it)");
-  command->add_option("-l,--selector", options->selector, "Only the objects matching this label selector");
-  command->add_option("-o,--output", options->output, "Print the changed object instead of the outcome line: json, yaml or name")
-      ->check(CLI::IsMember({"json", "yaml", "name"}));
+  add_rollout_target_flags(*command, options->targets);
+  add_object_output_flags(*command, options->write);
   command->add_option("--field-manager", options->field_manager, "The manager the server records the change under")
       ->default_str("kubectl-rollout");
   add_connection_flags(*command, options->connection);
@@ -218,11 +210,14 @@ void add_rollout_command(CLI::App& app, int* exit_code) {
       "The object is watched, and the watch resumes after a disconnect. Exit status: 0 the rollout completed (or "
       "--watch=false printed its state), 1 a timeout, a failed rollout, or an error (usage, resource type, the "
       "server's answer, a server that cannot be reached).");
-  status->add_option("args", options->args, "TYPE NAME or TYPE/NAME (deployment, statefulset, daemonset)");
+  add_rollout_target_flags(*status, options->targets);
   status->add_option("-w,--watch", options->watch, "Follow the rollout until it completes (false: print its state once)")
       ->default_str("true");
   status->add_option("--timeout", options->timeout, "How long to follow it (Go duration; 0: no limit)")
       ->default_str("0s");
+  status->add_option("--revision", options->revision,
+                     "Wait for this revision of a deployment; another one running is an error (0: any)")
+      ->default_str("0");
   add_connection_flags(*status, options->connection);
   status->callback([options, exit_code] { *exit_code = run_rollout_status(*options); });
   add_rollout_edit(*rollout, "pause", "Pause deployments: changes to their pod template start no rollout (kubectl rollout pause)",

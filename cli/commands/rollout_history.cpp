@@ -108,10 +108,42 @@ VerbResult<std::vector<Revision>> revisions_of(ApiClient& api, const NamedObject
 
 struct HistoryOptions {
   ConnectionFlags connection;
-  std::vector<std::string> args;
-  std::string selector;
+  TargetArgs targets;
   std::int64_t revision = 0;
+  WriteOutput write;  // -o: the revisions' objects instead of the table
 };
+
+// A revision as kubectl's -o prints it: a Deployment's ReplicaSet, or the DaemonSet or
+// StatefulSet as that revision would leave it (its ControllerRevision holds the patch that
+// restores the pod template).
+json revision_object(const NamedObject& object, const json& live, const Revision& revision) {
+  if (object.info.kind == "Deployment") {
+    json set = revision.source;
+    set["apiVersion"] = "apps/v1";
+    set["kind"] = "ReplicaSet";
+    return set;
+  }
+  json applied = live;
+  applied["spec"]["template"] = revision.pod_template;
+  return applied;
+}
+
+// kubectl's -o for history: the revision asked for, or every one, oldest first. One printer
+// prints them all, so YAML documents after the first (`printed` counts them, over every
+// object) start with "---". The exit status: a template that cannot run, or a revision that is
+// not there, is a usage error.
+int print_revisions(const NamedObject& object, const json& live, const std::vector<Revision>& revisions,
+                    const HistoryOptions& options, int& printed) {
+  const std::string kind_name = kind_prefix(object.info) + "/" + object.name;
+  for (const auto& revision : revisions) {
+    if (options.revision > 0 && revision.number != options.revision) continue;
+    if (options.write.output == "yaml" && printed++ > 0) std::cout << "---\n";
+    if (!options.write.print_typed(revision_object(object, live, revision), kind_name, kind_name)) return k_exit_usage;
+    if (options.revision > 0) return k_exit_ok;
+  }
+  if (options.revision > 0) return report_usage("unable to find the specified revision");
+  return k_exit_ok;
+}
 
 // The history text kubectl prints after "KIND/NAME ": the table of revisions, or one
 // revision's pod template.
@@ -131,19 +163,21 @@ VerbResult<std::string> history_text(const std::vector<Revision>& revisions, std
 }
 
 int run_history(const HistoryOptions& options) {
-  if (options.args.empty()) return report_usage("required resource not specified");
   if (options.revision < 0)
     return report_usage("revision must be a positive integer: " + std::to_string(options.revision));
-  auto api = ApiClient::create(options.connection);
-  if (!api) return report_usage(api.error().message);
-  Resolver resolver(**api);
-  auto objects = objects_of(**api, resolver, rollout_targets(options.args, options.selector));
-  if (!objects) return report(objects.error());
-  for (const auto& object : *objects) {
-    auto live = read_object(**api, object);
+  auto found = rollout_objects(options.connection, options.targets);
+  if (!found) return report(found.error());
+  ApiClient& api = *found->api;
+  int printed = 0;
+  for (const auto& object : found->objects) {
+    auto live = read_object(api, object);
     if (!live) return report(live.error());
-    auto revisions = revisions_of(**api, object, *live, "no history viewer has been implemented for");
+    auto revisions = revisions_of(api, object, *live, "no history viewer has been implemented for");
     if (!revisions) return report(revisions.error());
+    if (!options.write.output.empty() || !options.write.template_text.empty()) {
+      if (const int code = print_revisions(object, *live, *revisions, options, printed); code != k_exit_ok) return code;
+      continue;
+    }
     auto text = history_text(*revisions, options.revision);
     if (!text) return report(text.error());
     const std::string heading = options.revision > 0 ? "with revision #" + std::to_string(options.revision) : "";
@@ -157,10 +191,9 @@ int run_history(const HistoryOptions& options) {
 
 struct UndoOptions {
   ConnectionFlags connection;
-  std::vector<std::string> args;
-  std::string selector;
+  TargetArgs targets;
   std::int64_t to_revision = 0;
-  std::string dry_run = "none";
+  WriteOutput write;  // --dry-run and -o (which prints the object as it was read)
 };
 
 // What kubectl keeps of the Deployment's own annotations over a rollback (and never copies
@@ -211,7 +244,7 @@ VerbResult<std::string> roll_back(ApiClient& api, const NamedObject& object, con
   const Revision& revision = **chosen;
   const std::string number = std::to_string(options.to_revision);
   // kubectl's outcome for a client dry run: the pod template it would restore.
-  if (options.dry_run == "client") return describe_pod_template(revision.pod_template) + " (dry run)";
+  if (options.write.client_dry_run()) return describe_pod_template(revision.pod_template);
   std::string content_type;
   json patch;
   if (object.info.kind == "Deployment") {
@@ -237,37 +270,35 @@ VerbResult<std::string> roll_back(ApiClient& api, const NamedObject& object, con
     if (current == patch) return "skipped rollback (current template already matches revision " + number + ")";
     content_type = "application/strategic-merge-patch+json";
   }
-  std::string path = object_path(object.info, object.namespace_name, object.name);
-  if (options.dry_run == "server") path += "?dryRun=All";
+  const std::string path = options.write.with_dry_run(object_path(object.info, object.namespace_name, object.name));
   auto sent = api.send("PATCH", path, std::string(k_json), content_type, patch.dump());
   if (!sent) return std::unexpected(VerbError{0, "error: " + sent.error().message, k_exit_unreachable});
   if (sent->head.status < 200 || sent->head.status >= 300)
     return std::unexpected(VerbError{sent->head.status,
                                      "error: failed restoring revision " + number + ": " + error_message(*sent),
                                      k_exit_server});
-  return std::string(options.dry_run == "server" ? "rolled back (server dry run)" : "rolled back");
+  return std::string("rolled back");
 }
 
 int run_undo(const UndoOptions& options) {
-  if (options.args.empty()) return report_usage("required resource not specified");
-  auto api = ApiClient::create(options.connection);
-  if (!api) return report_usage(api.error().message);
-  Resolver resolver(**api);
-  auto objects = objects_of(**api, resolver, rollout_targets(options.args, options.selector));
-  if (!objects) return report(objects.error());
+  auto found = rollout_objects(options.connection, options.targets);
+  if (!found) return report(found.error());
+  ApiClient& api = *found->api;
   int code = k_exit_ok;
-  for (const auto& object : *objects) {
-    auto live = read_object(**api, object);
+  for (const auto& object : found->objects) {
+    auto live = read_object(api, object);
     if (!live) {
       code = report(live.error());
       continue;
     }
-    auto outcome = roll_back(**api, object, *live, options);
+    auto outcome = roll_back(api, object, *live, options);
     if (!outcome) {
       code = report(outcome.error());
       continue;
     }
-    std::cout << kind_prefix(object.info) << "/" << object.name << " " << *outcome << "\n";
+    // kubectl prints the object as it read it, before the rollback, with the outcome as the line.
+    const std::string kind_name = kind_prefix(object.info) + "/" + object.name;
+    if (!options.write.print_typed(*live, kind_name, kind_name + " " + *outcome)) code = k_exit_usage;
   }
   std::cout.flush();
   return code;
@@ -281,9 +312,9 @@ void add_rollout_history_commands(CLI::App& rollout, int* exit_code) {
       "history",
       "List the revisions of deployments, daemonsets and statefulsets, or show one (kubectl rollout history)");
   command->footer(std::string(k_client_exit_codes));
-  command->add_option("args", history->args, "TYPE NAME..., TYPE/NAME... or TYPE (every object of it)");
-  command->add_option("-l,--selector", history->selector, "Only the objects matching this label selector");
+  add_rollout_target_flags(*command, history->targets);
   command->add_option("--revision", history->revision, "Show the pod template of this revision");
+  add_object_output_flags(*command, history->write);
   add_connection_flags(*command, history->connection);
   command->callback([history, exit_code] { *exit_code = run_history(*history); });
 
@@ -291,14 +322,9 @@ void add_rollout_history_commands(CLI::App& rollout, int* exit_code) {
   command = rollout.add_subcommand(
       "undo", "Roll deployments, daemonsets and statefulsets back to an earlier revision (kubectl rollout undo)");
   command->footer(std::string(k_client_exit_codes));
-  command->add_option("args", undo->args, "TYPE NAME..., TYPE/NAME... or TYPE (every object of it)");
-  command->add_option("-l,--selector", undo->selector, "Only the objects matching this label selector");
+  add_rollout_target_flags(*command, undo->targets);
   command->add_option("--to-revision", undo->to_revision, "The revision to go back to (0: the one before the current)");
-  command->add_option("--dry-run", undo->dry_run,
-                      "none: roll back; client: only print the pod template it would restore; server: let the server "
-                      "check the change without storing it")
-      ->check(CLI::IsMember({"none", "client", "server"}))
-      ->default_str("none");
+  add_write_output_flags(*command, undo->write);
   add_connection_flags(*command, undo->connection);
   command->callback([undo, exit_code] { *exit_code = run_undo(*undo); });
 }

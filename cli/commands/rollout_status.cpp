@@ -1,5 +1,7 @@
 #include "cli/commands/rollout_status.hpp"
 
+#include <charconv>
+
 #include "core/api/json_access.hpp"
 #include "core/util/text.hpp"
 
@@ -20,8 +22,33 @@ bool has_number(const json& object, std::initializer_list<std::string_view> path
 
 std::string n(std::int64_t value) { return std::to_string(value); }
 
-Result<RolloutProgress> deployment_progress(const json& d) {
+// The deployment.kubernetes.io/revision annotation as a number (0 when there is none), or
+// Go's ParseInt error.
+Result<std::int64_t> deployment_revision(const json& d) {
+  const json& annotation = api::at(d, {"metadata", "annotations", "deployment.kubernetes.io/revision"});
+  if (!annotation.is_string()) return std::int64_t{0};
+  const std::string& text = annotation.get_ref<const std::string&>();
+  // Go's ParseInt takes a sign, '+' too.
+  const char* first = text.data() + (text.starts_with('+') && text.size() > 1 && text[1] != '-' ? 1 : 0);
+  const char* last = text.data() + text.size();
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(first, last, value);
+  if (error == std::errc::result_out_of_range)
+    return fail("strconv.ParseInt: parsing " + util::go_quote(text) + ": value out of range");
+  if (error != std::errc() || end != last || first == last)
+    return fail("strconv.ParseInt: parsing " + util::go_quote(text) + ": invalid syntax");
+  return value;
+}
+
+Result<RolloutProgress> deployment_progress(const json& d, std::int64_t revision) {
   const std::string name = util::go_quote(api::str(api::at(d, {"metadata", "name"})));
+  if (revision > 0) {
+    auto running = deployment_revision(d);
+    if (!running) return fail("cannot get the revision of deployment " + name + ": " + running.error().message);
+    if (*running != revision)
+      return fail("desired revision (" + n(revision) + ") is different from the running revision (" + n(*running) +
+                  ")");
+  }
   if (number(d, {"metadata", "generation"}) > number(d, {"status", "observedGeneration"}))
     return RolloutProgress{"Waiting for deployment spec update to be observed...\n", false};
   for (const auto& condition : api::arr(api::at(d, {"status", "conditions"})))
@@ -98,8 +125,8 @@ Result<RolloutProgress> daemonset_progress(const json& d) {
 
 }  // namespace
 
-Result<RolloutProgress> rollout_progress(const std::string& kind, const json& object) {
-  if (kind == "Deployment") return deployment_progress(object);
+Result<RolloutProgress> rollout_progress(const std::string& kind, const json& object, std::int64_t revision) {
+  if (kind == "Deployment") return deployment_progress(object, revision);
   if (kind == "StatefulSet") return statefulset_progress(object);
   if (kind == "DaemonSet") return daemonset_progress(object);
   return fail("no status viewer has been implemented for " + kind);

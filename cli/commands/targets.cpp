@@ -15,14 +15,6 @@ void add_target_file_flags(CLI::App& command, TargetArgs& targets, const std::st
                      "Files, directories or - (stdin) whose objects to " + what);
 }
 
-TargetArgs rollout_targets(const std::vector<std::string>& args, const std::string& selector) {
-  TargetArgs targets;
-  targets.args = args;
-  targets.selector = selector;
-  targets.all = args.size() == 1 && args[0].find('/') == std::string::npos && selector.empty();
-  return targets;
-}
-
 namespace {
 
 // The objects -f's manifests describe, in their own namespace or the context's.
@@ -44,6 +36,24 @@ VerbResult<std::vector<NamedObject>> objects_of_manifests(ApiClient& api, Resolv
 }
 
 }  // namespace
+
+void add_rollout_target_flags(CLI::App& command, TargetArgs& targets) {
+  command.add_option("args", targets.args, "TYPE NAME..., TYPE/NAME... or TYPE (every object of it)");
+  command.add_option("-l,--selector", targets.selector, "Only the objects matching this label selector");
+  add_target_file_flags(command, targets, "act on");
+}
+
+VerbResult<RolloutObjects> rollout_objects(const ConnectionFlags& connection, TargetArgs targets) {
+  if (targets.args.empty() && targets.filenames.empty())
+    return std::unexpected(usage_error("required resource not specified"));
+  targets.all = targets.args.size() == 1 && targets.args[0].find('/') == std::string::npos && targets.selector.empty();
+  auto api = ApiClient::create(connection);
+  if (!api) return std::unexpected(usage_error(api.error().message));
+  Resolver resolver(**api);
+  auto objects = objects_of(**api, resolver, targets);
+  if (!objects) return std::unexpected(objects.error());
+  return RolloutObjects{std::move(*api), std::move(*objects)};
+}
 
 VerbResult<std::vector<NamedObject>> objects_of(ApiClient& api, Resolver& resolver, const TargetArgs& targets) {
   if (!targets.filenames.empty()) return objects_of_manifests(api, resolver, targets);

@@ -2,6 +2,7 @@
 // The objects a verb's arguments name, as kubectl's label, annotate and scale take them:
 // TYPE NAME..., TYPE/NAME..., or TYPE (or a category) with -l SELECTOR / --all (listed from
 // the server), or the objects of manifests given with -f.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,9 +27,16 @@ struct TargetArgs {
   bool recursive = false;              // -R
 };
 
-// The targets of kubectl's rollout verbs: TYPE NAME..., TYPE/NAME..., TYPE with -l, or a TYPE
-// alone, which means every object of it.
-TargetArgs rollout_targets(const std::vector<std::string>& args, const std::string& selector);
+// What a rollout verb works on: a client and the objects it names.
+struct RolloutObjects {
+  std::unique_ptr<ApiClient> api;
+  std::vector<NamedObject> objects;
+};
+// The objects kubectl's rollout verbs take: TYPE NAME..., TYPE/NAME..., TYPE with -l, a TYPE
+// alone (every object of it), or -f's manifests; kubectl's usage error when none is named.
+VerbResult<RolloutObjects> rollout_objects(const ConnectionFlags& connection, TargetArgs targets);
+// The rollout verbs' TYPE NAME arguments, -l, -f and -R.
+void add_rollout_target_flags(CLI::App& command, TargetArgs& targets);
 
 // -f and -R for a verb that takes TargetArgs.
 void add_target_file_flags(CLI::App& command, TargetArgs& targets, const std::string& what);

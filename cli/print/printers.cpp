@@ -539,12 +539,26 @@ nlohmann::ordered_json in_struct_order(const json& value, const google::protobuf
 
 }  // namespace
 
-std::string to_kubectl_typed_json(const json& object, int indent) {
-  const google::protobuf::Descriptor* message = nullptr;
+namespace {
+
+// The message of a built-in kind's Go type, or nullptr.
+const google::protobuf::Descriptor* builtin_message_of(const json& object) {
   if (object.is_object() && object.contains("apiVersion") && object.contains("kind") &&
       object["apiVersion"].is_string() && object["kind"].is_string())
     if (auto name = codec::builtin_message_for(object["apiVersion"].get<std::string>(), object["kind"].get<std::string>()))
-      message = proto::find_message(*name);
+      return proto::find_message(*name);
+  return nullptr;
+}
+
+}  // namespace
+
+json go_typed(json object) {
+  if (const auto* message = builtin_message_of(object)) codec::fill_go_values(object, *message);
+  return object;
+}
+
+std::string to_kubectl_typed_json(const json& object, int indent) {
+  const google::protobuf::Descriptor* message = builtin_message_of(object);
   if (message == nullptr) return codec::go_json_escape(object.dump(indent, ' ', false, json::error_handler_t::replace));
   return codec::go_json_escape(
       in_struct_order(object, message).dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace));

@@ -97,6 +97,10 @@ std::string to_kubectl_json(const nlohmann::json& value);
 // review's answer): keys in the Go struct's order, for the built-in kinds; `indent` -1 is
 // compact (json.Marshal).
 std::string to_kubectl_typed_json(const nlohmann::json& object, int indent = 4);
+// The object as kubectl holds it once decoded into its Go type: a built-in kind gets the
+// members Go's encoding always writes ("resources": {}, "creationTimestamp": null); other
+// kinds are returned unchanged.
+nlohmann::json go_typed(nlohmann::json object);
 
 // Row cells for an object of a kind known locally (kwcore printers) when no server Table came.
 nlohmann::json client_cells(const KindInfo& kind, const nlohmann::json& object,

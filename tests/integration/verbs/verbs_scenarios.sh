@@ -141,6 +141,7 @@ spec:
     metadata: {labels: {app: ssa}}
     spec: {containers: [{name: web, image: nginx:1.25}]}
 YAML
+  printf 'apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: abc}\n' >"$ex/abc-ds.yaml"
   local pod='{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","labels":{"app":"%s","name":"%s"}},
     "spec":{"containers":[{"name":"c","image":"busybox"}]}}\n'
   {
