@@ -102,7 +102,7 @@ registry::AdmissionMutation default_ingress_class(registry::Registry& registry) 
     if (!classes) return std::unexpected(classes.error());
     std::vector<std::string> defaults;
     for (const auto& ingress_class : *classes)
-      if (str(at(ingress_class->object, {"metadata", "annotations", "ingressclass.kubernetes.io/is-default-class"})) == "true")
+      if (str(at(ingress_class->object(), {"metadata", "annotations", "ingressclass.kubernetes.io/is-default-class"})) == "true")
         defaults.push_back(ingress_class->name);
     if (defaults.size() > 1)
       return std::unexpected(internal_forbidden(

@@ -231,7 +231,7 @@ registry::AdmissionMutation limit_ranger_mutation(registry::Registry& registry) 
     if (!ranges) return std::unexpected(ranges.error());
     for (const auto& range : *ranges) {
       json requests = json::object(), limits = json::object();
-      if (const json& items = at(range->object, {"spec", "limits"}); items.is_array())
+      if (const json& items = at(range->object(), {"spec", "limits"}); items.is_array())
         for (const auto& item : items) {
           if (str(at(item, {"type"})) != "Container") continue;
           if (const json& d = at(item, {"defaultRequest"}); d.is_object()) requests.update(d);
@@ -257,7 +257,7 @@ registry::AdmissionCheck limit_ranger_check(registry::Registry& registry) {
     auto ranges = cached(registry, "", "v1", "limitranges", r.namespace_);
     if (!ranges) return std::unexpected(ranges.error());
     for (const auto& range : *ranges) {
-      const auto errors = r.info.plural == "pods" ? pod_errors(range->object, r.object) : claim_errors(range->object, r.object);
+      const auto errors = r.info.plural == "pods" ? pod_errors(range->object(), r.object) : claim_errors(range->object(), r.object);
       if (!errors.empty()) return std::unexpected(registry::admission_forbidden(r, aggregate(errors)));
     }
     return {};

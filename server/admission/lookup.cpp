@@ -24,12 +24,12 @@ Result<std::unique_ptr<registry::Informer>> follow_by_name(registry::Registry& r
   registry::InformerHandlers handlers;
   handlers.replace = [objects, changed](const std::vector<cache::ObjectPtr>& all) {
     objects->clear();
-    for (const auto& object : all) (*objects)[object->name] = object->object;
+    for (const auto& object : all) (*objects)[object->name] = object->object();
     changed(*objects);
   };
   handlers.change = [objects, changed](cache::EventType type, const cache::ObjectPtr& object) {
     if (type == cache::EventType::deleted) objects->erase(object->name);
-    else (*objects)[object->name] = object->object;
+    else (*objects)[object->name] = object->object();
     changed(*objects);
   };
   auto informer = registry::Informer::start(registry, *info, std::move(handlers));

@@ -39,8 +39,8 @@ std::int64_t value_of(const json& priority_class) {
 std::optional<json> default_class(const std::vector<cache::ObjectPtr>& classes) {
   const json* best = nullptr;
   for (const auto& pc : classes)
-    if (at(pc->object, {"globalDefault"}) == true && (best == nullptr || value_of(*best) > value_of(pc->object)))
-      best = &pc->object;
+    if (at(pc->object(), {"globalDefault"}) == true && (best == nullptr || value_of(*best) > value_of(pc->object())))
+      best = &pc->object();
   if (best == nullptr) return std::nullopt;
   return *best;
 }
@@ -94,7 +94,7 @@ registry::AdmissionMutation priority_mutation(registry::Registry& registry) {
       if (chosen) spec["priorityClassName"] = str(at(*chosen, {"metadata", "name"}));
     } else {
       for (const auto& pc : *classes)
-        if (pc->name == class_name) chosen = pc->object;
+        if (pc->name == class_name) chosen = pc->object();
       if (!chosen)
         return std::unexpected(registry::admission_forbidden(r, "no PriorityClass with name " + class_name + " was found"));
     }

@@ -787,14 +787,14 @@ class PodSecurity {
     std::vector<const json*> ordered, repeats;
     std::set<std::string> controllers;
     for (const auto& pod : *pods) {
-      if (exempt_runtime_class(api::at(pod->object, {"spec"}))) continue;
+      if (exempt_runtime_class(api::at(pod->object(), {"spec"}))) continue;
       const json* controller = nullptr;
-      for (const auto& owner : api::arr(api::at(pod->object, {"metadata", "ownerReferences"})))
+      for (const auto& owner : api::arr(api::at(pod->object(), {"metadata", "ownerReferences"})))
         if (api::at(owner, {"controller"}) == true) controller = &owner;
       if (controller == nullptr || controllers.insert(api::str(api::at(*controller, {"uid"}))).second)
-        ordered.push_back(&pod->object);
+        ordered.push_back(&pod->object());
       else
-        repeats.push_back(&pod->object);
+        repeats.push_back(&pod->object());
     }
     ordered.insert(ordered.end(), repeats.begin(), repeats.end());
     constexpr std::size_t k_max_pods = 3000;

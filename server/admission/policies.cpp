@@ -416,7 +416,7 @@ ApiResult<std::vector<json>> collect_params(registry::Registry& registry, const 
     auto listed = cached(registry, param_info->group, param_info->version, param_info->plural, namespace_);
     if (!listed) return std::unexpected(listed.error());
     for (const auto& object : *listed)
-      if (ref.selector->matches(api::labels_of(object->object))) params.push_back(object->object);
+      if (ref.selector->matches(api::labels_of(object->object()))) params.push_back(object->object());
   } else {
     return fail_with("one of name or selector must be provided");
   }

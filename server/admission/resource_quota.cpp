@@ -128,7 +128,7 @@ class ResourceQuotaPlugin {
     auto listed = cached(m_registry, "", "v1", "resourcequotas", request.namespace_);
     if (!listed) return std::unexpected(listed.error());
     const auto limits_it = [&](const cache::ObjectPtr& stored) {
-      const auto named = [&](const char* part) { return quota::names(quota::resource_list(at(stored->object, {part, "hard"}))); };
+      const auto named = [&](const char* part) { return quota::names(quota::resource_list(at(stored->object(), {part, "hard"}))); };
       return !evaluator.matching_resources(named("spec")).empty() || !evaluator.matching_resources(named("status")).empty();
     };
     if (limited_names.empty() && limited_scopes.empty() && std::ranges::none_of(*listed, limits_it)) return {};
@@ -141,7 +141,7 @@ class ResourceQuotaPlugin {
     auto current = m_registry.list(*info, {.namespace_ = request.namespace_});
     if (!current) return std::unexpected(current.error());
     std::vector<json> quotas;
-    for (const auto& stored : current->items) quotas.push_back(stored->object);
+    for (const auto& stored : current->items) quotas.push_back(stored->object());
 
     // CheckRequest: which quotas cover the object, whether they can tell its usage, its delta.
     std::vector<std::size_t> covering;

@@ -53,12 +53,12 @@ registry::AdmissionMutation default_storage_class(registry::Registry& registry) 
     // 1.23 refused the claim instead.
     const json* chosen = nullptr;
     for (const auto& storage_class : *classes) {
-      if (!default_storage_class(storage_class->object)) continue;
-      const std::string created = str(at(storage_class->object, {"metadata", "creationTimestamp"}));
+      if (!default_storage_class(storage_class->object())) continue;
+      const std::string created = str(at(storage_class->object(), {"metadata", "creationTimestamp"}));
       if (chosen == nullptr || created > str(at(*chosen, {"metadata", "creationTimestamp"})) ||
           (created == str(at(*chosen, {"metadata", "creationTimestamp"})) &&
            storage_class->name < str(at(*chosen, {"metadata", "name"}))))
-        chosen = &storage_class->object;
+        chosen = &storage_class->object();
     }
     if (chosen != nullptr) claim["spec"]["storageClassName"] = str(at(*chosen, {"metadata", "name"}));
     return {};

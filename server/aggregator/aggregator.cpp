@@ -299,14 +299,14 @@ Result<std::unique_ptr<Aggregator>> Aggregator::start(registry::Registry& regist
   handlers.replace = [state](const std::vector<cache::ObjectPtr>& all) {
     std::lock_guard lock(state->mutex);
     state->remotes.clear();
-    for (const auto& object : all) state->upsert(object->object);
+    for (const auto& object : all) state->upsert(object->object());
     state->changed = true;
     state->wake.notify_all();
   };
   handlers.change = [state](cache::EventType type, const cache::ObjectPtr& object) {
     std::lock_guard lock(state->mutex);
     if (type == cache::EventType::deleted) state->remotes.erase(object->name);
-    else state->upsert(object->object);
+    else state->upsert(object->object());
     state->wake.notify_all();
   };
   auto informer = registry::Informer::start(registry, *info, std::move(handlers));

@@ -77,10 +77,10 @@ void NodeGraph::remove(const std::string& kind, const std::string& ns, const std
   else if (kind == "nodes") m_node_config_maps.erase(name);
 }
 
-void NodeGraph::replace(const std::string& kind, const std::vector<const json*>& objects) {
+void NodeGraph::replace(const std::string& kind, const ObjectVisitor& each) {
   std::unique_lock lock(m_mutex);  // readers see the old state or the new one, never a part
   clear_kind(kind);
-  for (const json* object : objects) apply_locked(kind, *object);
+  each([&](const json& object) { apply_locked(kind, object); });
 }
 
 void NodeGraph::clear_kind(const std::string& kind) {

@@ -11,6 +11,7 @@
 //   auto graph = std::make_shared<auth::NodeGraph>();
 //   auto authz = auth::Authorizer::load({.mode = "Node,RBAC", .rbac = policy, .node_graph = graph,
 //                                        .node_rules = rules});
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,8 +35,10 @@ class NodeGraph {
   // A pod, PersistentVolume, VolumeAttachment or Node (by `kind`) was added or changed.
   void apply(const std::string& kind, const nlohmann::json& object);
   void remove(const std::string& kind, const std::string& ns, const std::string& name);
-  // Everything of `kind` is now `objects` (an informer's initial state or relist).
-  void replace(const std::string& kind, const std::vector<const nlohmann::json*>& objects);
+  // Everything of `kind` is now what `each` hands, one at a time, to the callback it gets (an
+  // informer's initial state or relist; each can be a tree made for the moment).
+  using ObjectVisitor = std::function<void(const std::function<void(const nlohmann::json&)>&)>;
+  void replace(const std::string& kind, const ObjectVisitor& each);
 
   // Whether `node` reaches the object: a pod on the node uses it (secrets, ConfigMaps,
   // claims, ServiceAccounts), directly or through a PersistentVolume bound to a claim a pod on

@@ -10,7 +10,7 @@ namespace kw::cache {
 std::string list_json(std::string_view kind, std::string_view api_version, const nlohmann::json& metadata,
                       const std::vector<ObjectPtr>& items) {
   std::size_t size = 256;
-  for (const auto& item : items) size += item->json().size() + 1;
+  for (const auto& item : items) size += item->json_size_hint() + 1;
   std::string out;
   out.reserve(size);
   // nlohmann orders object keys alphabetically: apiVersion, items, kind, metadata.
@@ -19,7 +19,7 @@ std::string list_json(std::string_view kind, std::string_view api_version, const
   out += ",\"items\":[";
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ',';
-    out += items[i]->json();
+    items[i]->append_json(out);
   }
   out += "],\"kind\":";
   out += nlohmann::json(kind).dump();
@@ -30,7 +30,8 @@ std::string list_json(std::string_view kind, std::string_view api_version, const
 }
 
 std::string enveloped_protobuf(const StoredObject& object) {
-  return codec::encode_envelope(api::text(object.object, "apiVersion"), api::text(object.object, "kind"),
+  if (object.source) return codec::encode_envelope(object.source->api_version, object.source->kind, object.protobuf);
+  return codec::encode_envelope(api::text(object.object(), "apiVersion"), api::text(object.object(), "kind"),
                                 object.protobuf);
 }
 
@@ -45,7 +46,7 @@ kw::Result<std::string> list_protobuf(std::string_view kind, std::string_view ap
       raws.push_back(item->protobuf);
       continue;
     }
-    auto bytes = codec::json_to_protobuf(item->object, message);
+    auto bytes = codec::json_to_protobuf(item->object(), message);
     if (!bytes) return std::unexpected(bytes.error());
     raws.push_back(encoded.emplace_back(std::move(*bytes)));
   }

@@ -26,12 +26,7 @@ storage::Error cache_error(storage::ErrorCode code, std::string message, Revisio
 
 ObjectPtr with_revision(const ObjectPtr& object, Revision revision) {
   auto copy = std::make_shared<StoredObject>(*object);
-  copy->revision = revision;
-  copy->object["metadata"]["resourceVersion"] = std::to_string(revision);
-  if (!copy->protobuf.empty()) {
-    auto moved = codec::with_resource_version(copy->protobuf, std::to_string(revision));
-    copy->protobuf = moved ? std::move(*moved) : std::string();
-  }
+  copy->set_revision(revision);
   return copy;
 }
 
@@ -153,7 +148,8 @@ storage::Result<void> WatchCache::relist_locked(std::unique_lock<std::mutex>& lo
         std::cerr << "kw: skipping unreadable object " << kv.key << ": " << object.error().message << "\n";
         continue;
       }
-      store[kv.key] = *object;
+      // Nobody has asked for these trees: the cache keeps the protobuf only.
+      store[kv.key] = (*object)->can_be_lean() ? (*object)->lean() : *object;
     }
     if (!page->more || page->items.empty()) break;
     options.revision = revision;
@@ -164,6 +160,7 @@ storage::Result<void> WatchCache::relist_locked(std::unique_lock<std::mutex>& lo
   for (const auto& [key, object] : m_store) index_locked(object, true);
   m_window.clear();
   m_window_bytes = 0;
+  m_lean_entries = 0;
   m_revision = revision;
   m_applied = revision;
   m_window_start = revision;
@@ -312,7 +309,50 @@ void WatchCache::trim_history_locked() {
     m_window_start = m_window.front()->revision;
     m_window_bytes -= m_window.front()->bytes;
     m_window.pop_front();
+    if (m_lean_entries > 0) --m_lean_entries;
   }
+}
+
+ObjectPtr WatchCache::lean_stored_locked(const std::string& key, const ObjectPtr& object) {
+  auto found = m_store.find(key);
+  if (found == m_store.end() || found->second != object) return nullptr;
+  found->second = object->lean();
+  return found->second;
+}
+
+void WatchCache::lean_history_locked() {
+  const auto cutoff = now() - m_options.lean_after;
+  // Leaner one by one: a copy of an object shared with the store (the newest event of its
+  // key) is shared again.
+  auto leaner = [&](ObjectPtr& object) {
+    if (!object || !object->holds_tree() || !object->can_be_lean()) return;
+    ObjectPtr shared = lean_stored_locked(object->key, object);
+    object = shared ? std::move(shared) : object->lean();
+  };
+  for (; m_lean_entries < m_window.size(); ++m_lean_entries) {
+    Entry& entry = *m_window[m_lean_entries];
+    if (entry.at > cutoff) break;
+    leaner(entry.object);
+    leaner(entry.prev);
+    // The events are made again (with their encodings) if a watcher replays this entry; those
+    // delivered keep their own.
+    entry.as_is.reset();
+    entry.as_added.reset();
+    entry.as_deleted.reset();
+  }
+}
+
+void WatchCache::sweep_store_locked() {
+  if (m_sweep_next.empty()) {
+    m_sweep_floor = m_sweep_began;
+    m_sweep_began = m_revision;
+  }
+  auto it = m_store.lower_bound(m_sweep_next);
+  for (std::size_t n = 0; it != m_store.end() && n < m_options.lean_sweep_batch; ++it, ++n) {
+    const ObjectPtr& object = it->second;
+    if (object->revision <= m_sweep_floor && object->holds_tree() && object->can_be_lean()) it->second = object->lean();
+  }
+  m_sweep_next = it == m_store.end() ? std::string() : it->first;
 }
 
 void WatchCache::close_all_locked(const std::string& reason) {
@@ -329,11 +369,11 @@ void WatchCache::close_all_locked(const std::string& reason) {
 EventPtr WatchCache::bookmark_locked(bool initial_events_end) const {
   auto object = std::make_shared<StoredObject>();
   object->revision = m_revision;
-  object->object = {{"kind", m_options.kind},
-                    {"apiVersion", m_options.api_version},
-                    {"metadata", {{"resourceVersion", std::to_string(m_revision)}}}};
-  if (initial_events_end)
-    object->object["metadata"]["annotations"] = {{"k8s.io/initial-events-end", "true"}};
+  nlohmann::json tree = {{"kind", m_options.kind},
+                         {"apiVersion", m_options.api_version},
+                         {"metadata", {{"resourceVersion", std::to_string(m_revision)}}}};
+  if (initial_events_end) tree["metadata"]["annotations"] = {{"k8s.io/initial-events-end", "true"}};
+  object->set_object(std::move(tree));
   return std::make_shared<WatchEvent>(EventType::bookmark, std::move(object), m_revision);
 }
 
@@ -447,6 +487,9 @@ void WatchCache::tick() {
   std::lock_guard lock(m_mutex);
   if (!m_blocked.empty()) service_blocked_locked();
   trim_history_locked();  // history ages out even when no event comes
+  lean_history_locked();
+  sweep_store_locked();
+  drop_stale_offers();
   const auto at = now();
   EventPtr bookmark;
   for (auto it = m_watchers.begin(); it != m_watchers.end();) {

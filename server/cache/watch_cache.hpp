@@ -53,6 +53,12 @@ struct CacheOptions {
   // the others keep up, and it resumes from its last event.
   std::chrono::milliseconds max_lag{5000};
   std::chrono::milliseconds consistent_read_timeout{3000};
+  // Objects are kept lean (StoredObject::lean: protobuf without tree or JSON) once nobody has
+  // written them for a while: the objects of an event this old...
+  std::chrono::milliseconds lean_after{5000};
+  // ...and, swept this many per tick, the stored objects written before the previous sweep
+  // began whose trees a read has made again.
+  std::size_t lean_sweep_batch = 4096;
   std::chrono::seconds bookmark_interval{60};
   // A dispatch round reaching at least parallel_dispatch_min watchers is split by watcher
   // over dispatch_threads threads (the dispatching one included; helpers start on first use).
@@ -113,6 +119,9 @@ class WatchCache {
   void apply_events(std::vector<storage::Event> events);
   // The offered object for this event, or null (then the feed decodes it); drops stale offers.
   ObjectPtr take_offer(const std::string& key, Revision revision);
+  // Forgets offers whose events were applied before they came (an offer racing its event):
+  // each holds a whole tree.
+  void drop_stale_offers();
   void ticker_loop();
   // Fans a batch's new entries out to their watchers (over m_fanout when it reaches many).
   void dispatch_locked(const std::vector<Entry*>& entries);
@@ -131,6 +140,14 @@ class WatchCache {
   // Makes every variant of `entry` up front, so event_for_locked() only reads it (shards).
   void prepare_variants_locked(Entry& entry);
   void trim_history_locked();
+  // Replaces the objects of the window's entries older than lean_after by lean copies (the
+  // store's too, when it holds the same one), dropping their encoded events.
+  void lean_history_locked();
+  // Sweeps the next lean_sweep_batch stored objects, replacing by lean copies those with a
+  // tree that were written before the previous sweep began.
+  void sweep_store_locked();
+  // A lean copy of the stored object of `key` when `object` is the one stored (else null).
+  ObjectPtr lean_stored_locked(const std::string& key, const ObjectPtr& object);
   std::string index_value(const StoredObject& object) const;
   void index_locked(const ObjectPtr& object, bool add);
   void add_watcher_locked(WatcherId id, std::unique_ptr<Watcher> watcher);
@@ -159,6 +176,10 @@ class WatchCache {
   std::size_t m_window_bytes = 0;  // the stored sizes of the window's events
   std::map<std::string, ObjectPtr> m_store;
   std::deque<std::unique_ptr<Entry>> m_window;
+  std::size_t m_lean_entries = 0;  // the window's first entries already made lean
+  std::string m_sweep_next;        // the key the store's next sweep starts at ("" = the first)
+  Revision m_sweep_floor = 0;      // objects written after this stay as they are this sweep
+  Revision m_sweep_began = 0;      // m_revision when the current sweep began
   std::map<WatcherId, std::unique_ptr<Watcher>> m_watchers;
   std::map<std::string, std::set<std::string>> m_index;  // index value -> keys in m_store
   std::set<Watcher*> m_unindexed_watchers;  // neither by index value nor by name

@@ -49,7 +49,7 @@ void WatchCache::apply_events(std::vector<storage::Event> events) {
       if (!entry->prev) continue;
       entry->type = EventType::deleted;
       entry->object = with_revision(entry->prev, revision);
-      entry->bytes = entry->prev->json().size();
+      entry->bytes = entry->prev->protobuf.empty() ? entry->prev->json().size() : entry->prev->protobuf.size();
       index_locked(entry->prev, false);
       m_store.erase(found);
     }
@@ -80,6 +80,12 @@ ObjectPtr WatchCache::take_offer(const std::string& key, Revision revision) {
   ObjectPtr object = std::move(found->second);
   m_offers.erase(found);
   return object->revision == revision ? object : nullptr;
+}
+
+void WatchCache::drop_stale_offers() {
+  const Revision applied = m_applied.load();
+  std::lock_guard lock(m_offer_mutex);
+  std::erase_if(m_offers, [applied](const auto& offer) { return offer.second->revision <= applied; });
 }
 
 void WatchCache::dispatch_locked(const std::vector<Entry*>& entries) {

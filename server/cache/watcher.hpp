@@ -2,6 +2,7 @@
 // The watch cache seam: what a watch handler sees. Events are immutable and shared by every
 // watcher; each carries a memo so an event is encoded once per wire format, however many
 // watchers send it.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -16,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/util/error.hpp"
+
 namespace kw::cache {
 
 using Revision = std::int64_t;
@@ -28,32 +31,93 @@ class JsonMemo {
   JsonMemo(const JsonMemo&) {}
   JsonMemo& operator=(const JsonMemo&) { return *this; }
   const std::string& get(const nlohmann::json& object) const {
-    std::call_once(m_once, [&] { m_bytes = object.dump(); });
+    if (m_ready.load(std::memory_order_acquire)) return m_bytes;
+    std::lock_guard lock(m_mutex);
+    if (!m_ready.load(std::memory_order_relaxed)) {
+      m_bytes = object.dump();
+      m_ready.store(true, std::memory_order_release);
+    }
     return m_bytes;
   }
+  // The JSON when it has been made, else null.
+  const std::string* made() const { return m_ready.load(std::memory_order_acquire) ? &m_bytes : nullptr; }
 
  private:
-  mutable std::once_flag m_once;
+  mutable std::mutex m_mutex;
+  mutable std::atomic<bool> m_ready{false};
   mutable std::string m_bytes;
 };
 
-// One stored object as the cache holds it: parsed once, never mutated after publication.
-struct StoredObject {
+// How the objects of one resource are rebuilt from their protobuf (StoredObject::protobuf)
+// once the cache has let go of their trees; shared by every object of the resource.
+struct TreeSource {
+  std::string api_version;
+  std::string kind;
+  std::function<kw::Result<nlohmann::json>(std::string_view protobuf)> decode;
+};
+
+// One stored object as the cache holds it: never changed after publication (but for its tree
+// and JSON, each made once, on first use, when it was not given).
+//
+// The tree (`object()`) is the costly part: a pod's is about 30 KiB against its 3 KiB of
+// protobuf. An object with a TreeSource and its protobuf can do without it: `lean()` copies
+// it without tree or JSON, and the cache keeps such copies of the objects nobody has written
+// for a while (WatchCache's history and store). Their trees are rebuilt from the protobuf
+// when asked for, and kept by that copy for as long as it lives.
+class StoredObject {
+ public:
   std::string key;
   std::string namespace_;
   std::string name;
   Revision revision = 0;                        // mod revision (metadata.resourceVersion)
-  nlohmann::json object;                        // metadata.resourceVersion already set
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> fields;    // the selectable fields of the kind
   // The object's protobuf message (no envelope), metadata.resourceVersion set, when it was
   // taken straight from the stored bytes: protobuf lists and watch events join these instead
-  // of encoding `object`. Empty when the stored form differs from the served one.
+  // of encoding the tree. Empty when the stored form differs from the served one.
   std::string protobuf;
-  JsonMemo json_memo;
+  std::shared_ptr<const TreeSource> source;  // set with `protobuf`: the tree can be rebuilt
 
-  // `object` as compact JSON, encoded once and shared by every LIST and watch that sends it.
-  const std::string& json() const { return json_memo.get(object); }
+  StoredObject() = default;
+  StoredObject(const StoredObject& other);  // the copy has the tree when `other` has made it
+  StoredObject& operator=(const StoredObject&) = delete;
+
+  // Gives the tree (metadata.resourceVersion set); before publication only.
+  void set_object(nlohmann::json tree);
+  // The tree, rebuilt from the protobuf on first use when the object was made without one.
+  const nlohmann::json& object() const;
+  // `object()` as compact JSON, encoded once and shared by every LIST and watch that sends it.
+  const std::string& json() const { return m_json.get(object()); }
+  // Appends `json()` to `out` without keeping a tree or JSON that were not made yet (a LIST
+  // of many lean objects builds one tree at a time).
+  void append_json(std::string& out) const;
+  // Calls `use` with the tree: the object's own when it holds one, else one rebuilt for the
+  // call (a lean object stays lean).
+  template <class Use>
+  void with_tree(Use&& use) const {
+    if (holds_tree() || !can_be_lean()) use(object());
+    else use(rebuilt_tree());
+  }
+  // About the size of json(), without making it.
+  std::size_t json_size_hint() const;
+  // Moves the object to `revision` (metadata.resourceVersion of the tree and the protobuf);
+  // before publication only.
+  void set_revision(Revision revision);
+
+  // Whether the tree has been made (given, or rebuilt on use).
+  bool holds_tree() const { return m_tree_ready.load(std::memory_order_acquire); }
+  // Whether the tree could be rebuilt, so a lean copy serves as well as this one.
+  bool can_be_lean() const { return source != nullptr && !protobuf.empty(); }
+  // A copy without tree or JSON (which it rebuilds on use); requires can_be_lean().
+  std::shared_ptr<const StoredObject> lean() const;
+
+ private:
+  nlohmann::json rebuilt_tree() const;
+
+  mutable std::mutex m_tree_mutex;  // guards making m_tree
+  mutable std::atomic<bool> m_tree_ready{false};
+  mutable nlohmann::json m_tree;
+  JsonMemo m_json;
 };
 using ObjectPtr = std::shared_ptr<const StoredObject>;
 

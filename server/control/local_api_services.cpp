@@ -129,8 +129,8 @@ struct LocalApiServices::State {
     if (!listed) return report("list CustomResourceDefinitions", listed.error());
     std::set<GroupVersion> served;
     for (const auto& item : listed->items) {
-      const std::string group = str(at(item->object, {"spec", "group"}));
-      if (const json& versions = at(item->object, {"spec", "versions"}); versions.is_array())
+      const std::string group = str(at(item->object(), {"spec", "group"}));
+      if (const json& versions = at(item->object(), {"spec", "versions"}); versions.is_array())
         for (const auto& version : versions)
           if (at(version, {"served"}) == json(true)) served.insert({group, str(at(version, {"name"}))});
     }
@@ -190,10 +190,10 @@ Result<std::unique_ptr<LocalApiServices>> LocalApiServices::start(registry::Regi
     followed = follow(registry, *services, [s](cache::EventType type, const cache::StoredObject& o) {
       if (type == cache::EventType::deleted) {
         // An automanaged one deleted by hand comes back while a CRD serves it.
-        if (str(at(o.object, {"metadata", "labels", k_managed})) == k_always) s->queue.add(k_crds_key);
+        if (str(at(o.object(), {"metadata", "labels", k_managed})) == k_always) s->queue.add(k_crds_key);
         return;
       }
-      if (at(o.object, {"spec", "service"}).is_null() && !locally_available(o.object))
+      if (at(o.object(), {"spec", "service"}).is_null() && !locally_available(o.object()))
         s->queue.add(k_status_prefix + o.name);
     }, s->informers);
   if (!followed) return std::unexpected(followed.error());

@@ -18,14 +18,14 @@ Result<std::unique_ptr<NodeGraphFeed>> NodeGraphFeed::start(registry::Registry& 
     const std::string kind = plural;
     registry::InformerHandlers handlers;
     handlers.replace = [graph, kind](const std::vector<cache::ObjectPtr>& all) {
-      std::vector<const nlohmann::json*> objects;
-      objects.reserve(all.size());
-      for (const auto& object : all) objects.push_back(&object->object);
-      graph->replace(kind, objects);
+      // The cache keeps most objects lean: each tree is made for the graph and let go.
+      graph->replace(kind, [&all](const std::function<void(const nlohmann::json&)>& take) {
+        for (const auto& object : all) object->with_tree(take);
+      });
     };
     handlers.change = [graph, kind](cache::EventType type, const cache::ObjectPtr& object) {
       if (type == cache::EventType::deleted) graph->remove(kind, object->namespace_, object->name);
-      else graph->apply(kind, object->object);
+      else graph->apply(kind, object->object());
     };
     auto informer = registry::Informer::start(registry, *info, std::move(handlers));
     if (!informer) return fail("cannot follow " + kind + ": " + informer.error().message);

@@ -81,7 +81,7 @@ struct QuotaStatus::State {
     }
     const bool known = quotas[o.namespace_].insert(o.name).second == false;
     // A new quota is counted; a known one when its spec.hard changed (its status then lags).
-    if (!known || unsynced(o.object)) queue->add(o.namespace_);
+    if (!known || unsynced(o.object())) queue->add(o.namespace_);
   }
 
   // Follows deletions (and releasing changes) of a counted resource, once.
@@ -99,7 +99,7 @@ struct QuotaStatus::State {
     }
     std::vector<std::unique_ptr<registry::Informer>> started;
     auto followed_ok = follow(registry, *info, [this, group, resource](cache::EventType type, const cache::StoredObject& o) {
-      if (type == cache::EventType::deleted || (type == cache::EventType::modified && may_release(group, resource, o.object)))
+      if (type == cache::EventType::deleted || (type == cache::EventType::modified && may_release(group, resource, o.object())))
         enqueue(o.namespace_);
     }, started);
     if (!followed_ok) {
@@ -133,10 +133,10 @@ struct QuotaStatus::State {
       for (const auto& object : listed->items) {
         bool in_scopes = true;
         for (const auto& selector : selectors) {
-          auto in = e.in_scope(selector, object->object);
+          auto in = e.in_scope(selector, object->object());
           in_scopes = in_scopes && in && *in;
         }
-        if (in_scopes) stats = quota::add(stats, e.usage(object->object, now));
+        if (in_scopes) stats = quota::add(stats, e.usage(object->object(), now));
       }
       usage = quota::add(usage, stats);
     }
@@ -148,7 +148,7 @@ struct QuotaStatus::State {
     if (!listed) return report("list the quotas of " + ns, listed.error());
     bool ok = true;
     for (const auto& stored : listed->items) {
-      const json& q = stored->object;
+      const json& q = stored->object();
       const ResourceList hard = quota::resource_list(at(q, {"spec", "hard"}));
       const ResourceList used_before = quota::resource_list(at(q, {"status", "used"}));
       const auto hard_names = quota::names(hard);

@@ -199,7 +199,7 @@ Result<void> reconcile_bootstrap(registry::Registry& registry, const api::Resour
     auto listed = registry.list(*info, {});
     if (!listed) return fail("cannot list " + info->plural + ": " + listed.error().message);
     std::map<std::string, json> stored;
-    for (const auto& item : listed->items) stored.emplace(item->namespace_ + "/" + item->name, item->object);
+    for (const auto& item : listed->items) stored.emplace(item->namespace_ + "/" + item->name, item->object());
     for (const auto& expected : at(policy, {resource.bootstrap_section}))
       if (auto done = reconcile_one(registry, *info, resource, expected, stored); !done) return done;
   }
@@ -216,7 +216,7 @@ json aggregated_rules(const json& role, const std::map<std::string, cache::Objec
     if (!selector) continue;
     for (const auto& [name, other] : roles) {
       if (name == self || !selector->matches(other->labels)) continue;
-      if (const json& list = at(other->object, {"rules"}); list.is_array())
+      if (const json& list = at(other->object(), {"rules"}); list.is_array())
         for (const auto& rule : list)
           if (std::ranges::find(rules, rule) == rules.end()) rules.push_back(rule);
     }
@@ -259,9 +259,9 @@ struct RbacController::State {
   bool aggregate(const std::map<std::string, cache::ObjectPtr>& snapshot) {
     bool ok = true;
     for (const auto& [name, role] : snapshot) {
-      if (selectors_of(role->object).empty()) continue;
-      const json wanted = aggregated_rules(role->object, snapshot);
-      const json& have = at(role->object, {"rules"});
+      if (selectors_of(role->object()).empty()) continue;
+      const json wanted = aggregated_rules(role->object(), snapshot);
+      const json& have = at(role->object(), {"rules"});
       if (have == wanted || (have.is_null() && wanted.empty())) continue;
       auto updated = registry.update_with(
           cluster_roles, "", name,
@@ -301,7 +301,7 @@ Result<std::unique_ptr<RbacController>> RbacController::start(registry::Registry
     handlers.replace = [s, kind, cluster_roles](const std::vector<cache::ObjectPtr>& all) {
       std::vector<const json*> objects;
       objects.reserve(all.size());
-      for (const auto& object : all) objects.push_back(&object->object);
+      for (const auto& object : all) objects.push_back(&object->object());
       s->policy->replace(kind, objects);
       if (cluster_roles)
         s->roles_changed([&](auto& roles) {
@@ -311,7 +311,7 @@ Result<std::unique_ptr<RbacController>> RbacController::start(registry::Registry
     };
     handlers.change = [s, kind, cluster_roles](cache::EventType type, const cache::ObjectPtr& object) {
       if (type == cache::EventType::deleted) s->policy->remove(kind, object->namespace_, object->name);
-      else s->policy->apply(kind, object->object);
+      else s->policy->apply(kind, object->object());
       if (cluster_roles)
         s->roles_changed([&](auto& roles) {
           if (type == cache::EventType::deleted) roles.erase(object->name);

@@ -89,8 +89,8 @@ struct StorageProtection::State {
     auto listed = registry.list(pods, {.namespace_ = ns, .resource_version = "0"});
     if (!listed) return report("list the pods of " + ns, listed.error());
     for (const auto& pod : listed->items) {
-      const auto used = claims_of(pod->object);
-      if (!finished(pod->object) && std::ranges::find(used, name) != used.end())
+      const auto used = claims_of(pod->object());
+      if (!finished(pod->object()) && std::ranges::find(used, name) != used.end())
         return true;  // in use: the pod's own change or deletion brings the claim back
     }
     return release(claims, ns, name, k_claim_finalizer);
@@ -120,19 +120,19 @@ Result<std::unique_ptr<StorageProtection>> StorageProtection::start(registry::Re
   Result<void> followed;
   if (options.claims) {
     followed = follow(registry, *claims, [s](cache::EventType type, const cache::StoredObject& o) {
-      if (type != cache::EventType::deleted && held_for_deletion(o.object, k_claim_finalizer))
+      if (type != cache::EventType::deleted && held_for_deletion(o.object(), k_claim_finalizer))
         s->queue.add("claim/" + o.namespace_ + "/" + o.name);
     }, s->informers);
     // A pod that finishes or goes may free the claims it used.
     if (followed)
       followed = follow(registry, *pods, [s](cache::EventType type, const cache::StoredObject& o) {
         if (type == cache::EventType::added) return;
-        for (const auto& claim : claims_of(o.object)) s->queue.add("claim/" + o.namespace_ + "/" + claim);
+        for (const auto& claim : claims_of(o.object())) s->queue.add("claim/" + o.namespace_ + "/" + claim);
       }, s->informers);
   }
   if (followed && options.volumes)
     followed = follow(registry, *volumes, [s](cache::EventType type, const cache::StoredObject& o) {
-      if (type != cache::EventType::deleted && held_for_deletion(o.object, k_volume_finalizer))
+      if (type != cache::EventType::deleted && held_for_deletion(o.object(), k_volume_finalizer))
         s->queue.add("volume/" + o.name);
     }, s->informers);
   if (!followed) return std::unexpected(followed.error());

@@ -27,7 +27,7 @@ CustomSchemas custom_schemas(registry::Registry& store) {
   auto listed = store.list(kinds::kind_with(kinds::Lifecycle::definition).info, {});
   if (!listed) return out;
   for (const auto& item : listed->items) {
-    const auto& spec = item->object.value("spec", nlohmann::json::object());
+    const auto& spec = item->object().value("spec", nlohmann::json::object());
     const std::string kind = spec.value("names", nlohmann::json::object()).value("kind", "");
     for (const auto& version : spec.value("versions", nlohmann::json::array())) {
       auto schema = version.value("schema", nlohmann::json::object()).value("openAPIV3Schema", nlohmann::json());

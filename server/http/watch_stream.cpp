@@ -31,7 +31,7 @@ std::string WatchStream::error_frame(const nlohmann::json& status) const {
 
 std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& event) {
   const char* type = cache::to_string(event.type());
-  const nlohmann::json& object = event.object()->object;
+  const nlohmann::json& object = event.object()->object();
   if (m_metadata_only) {
     const bool protobuf = m_format == Format::protobuf;
     return event.encoded(!protobuf ? "metadata-json" : m_message_framed ? "metadata-protobuf-message" : "metadata-protobuf",

@@ -55,8 +55,8 @@ ApiResult<Applied> Registry::apply(const api::ResourceInfo& info, const std::str
   // warnings answer.
   if (auto cache = cache_for(info)) {
     auto found = cache->get(key(info, ns, name), true);
-    if (found && manager->unchanged_by((*found)->object, config, options.field_manager)) {
-      auto kept = admit_unchanged(info, ns, name, (*found)->object, options);
+    if (found && manager->unchanged_by((*found)->object(), config, options.field_manager)) {
+      auto kept = admit_unchanged(info, ns, name, (*found)->object(), options);
       if (!kept) return std::unexpected(kept.error());
       if (*kept) {
         Applied applied;

@@ -89,7 +89,7 @@ ApiResult<json> Registry::evict(const std::string& ns, const std::string& name, 
     if (!listed) return std::unexpected(listed.error());
     const auto labels = api::labels_of(*pod);
     for (const auto& item : listed->items) {
-      const auto& budget = item->object;
+      const auto& budget = item->object();
       const auto selector = budget.value("spec", json::object()).value("selector", json());
       if (!selector.is_object()) continue;  // no selector selects nothing
       auto parsed = api::LabelSelector::from_label_selector_json(selector);

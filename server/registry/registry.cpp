@@ -7,6 +7,7 @@
 #include "core/api/print_support.hpp"
 #include "core/api/selector.hpp"
 #include "server/cache/watch_cache.hpp"
+#include "core/codec/protobuf.hpp"
 #include "core/codec/protobuf_scalars.hpp"
 #include "core/util/base64.hpp"
 #include "core/util/text.hpp"
@@ -444,9 +445,28 @@ cache::ObjectPtr Registry::decoded_object(const api::ResourceInfo& info, const s
   object->namespace_ = meta.value("namespace", std::string());
   object->labels = api::labels_of(parsed);
   object->fields = selectable_fields(kinds::find_kind(info), info, parsed);
-  object->object = std::move(parsed);
+  object->set_object(std::move(parsed));
   object->protobuf = served_protobuf(info, kv.value, kv.mod_revision);
+  if (!object->protobuf.empty()) object->source = tree_source(info);
   return object;
+}
+
+std::shared_ptr<const cache::TreeSource> Registry::tree_source(const api::ResourceInfo& info) {
+  const std::string cache = cache_key(info);
+  std::lock_guard lock(m_tree_sources_mutex);
+  auto& source = m_tree_sources[cache];
+  if (!source) {
+    auto made = std::make_shared<cache::TreeSource>();
+    made->api_version = info.api_version();
+    made->kind = info.kind;
+    // The served protobuf is the stored message with its resourceVersion set: decoding it as
+    // stored bytes gives the tree read_stored gave.
+    made->decode = [info](std::string_view protobuf) -> kw::Result<nlohmann::json> {
+      return decode_stored(info, codec::encode_envelope(info.api_version(), info.kind, protobuf));
+    };
+    source = std::move(made);
+  }
+  return source;
 }
 
 storage::Result<cache::ObjectPtr> Registry::decode(const api::ResourceInfo& info, const storage::KeyValue& kv) {
@@ -806,7 +826,7 @@ ApiResult<nlohmann::json> Registry::after_write(const api::ResourceInfo& info, c
   auto stored = stored_object(info, written, "");
   if (!stored) return object;
   if (auto cache = cache_for(info)) cache->offer(*stored);
-  return (*stored)->object;
+  return (*stored)->object();
 }
 
 ApiResult<nlohmann::json> Registry::read_stored(const api::ResourceInfo& info, const storage::KeyValue& kv,
@@ -1304,7 +1324,7 @@ ApiResult<nlohmann::json> Registry::get(const api::ResourceInfo& info, const std
   if (resource_version == "0") {
     auto cached = get_cached(info, ns, name);
     if (!cached) return std::unexpected(cached.error());
-    if (*cached) return (*cached)->object;
+    if (*cached) return (*cached)->object();
   }
   const std::string k = key(info, ns, name);
   auto stored = m_backend.get(k);
@@ -1314,7 +1334,7 @@ ApiResult<nlohmann::json> Registry::get(const api::ResourceInfo& info, const std
 
 ApiResult<nlohmann::json> Registry::read_current(const api::ResourceInfo& info, const storage::KeyValue& kv,
                                                  const std::string& name) {
-  if (auto cached = cached_revision(info, kv.key, kv.mod_revision)) return cached->object;
+  if (auto cached = cached_revision(info, kv.key, kv.mod_revision)) return cached->object();
   return read_stored(info, kv, name);
 }
 

@@ -267,6 +267,9 @@ class Registry {
                                             const std::string& name);
   // The same for an object decoded (and converted) already.
   cache::ObjectPtr decoded_object(const api::ResourceInfo& info, const storage::KeyValue& kv, nlohmann::json parsed);
+  // How cached objects of `info` stored as its own protobuf are rebuilt from it (read_stored of
+  // those bytes); one per resource, made on first use.
+  std::shared_ptr<const cache::TreeSource> tree_source(const api::ResourceInfo& info);
   storage::Result<cache::ObjectPtr> decode(const api::ResourceInfo& info, const storage::KeyValue& kv);
   ApiResult<Removed> remove_namespace(const api::ResourceInfo& info, const std::string& name,
                                       const nlohmann::json& delete_options, const WriteOptions& options);
@@ -384,6 +387,8 @@ class Registry {
   std::map<std::string, std::shared_ptr<const crd::Definition>> m_definitions;  // by CRD name
   mutable std::mutex m_caches_mutex;  // guards m_caches (the caches themselves are thread-safe)
   std::map<std::string, std::shared_ptr<cache::WatchCache>> m_caches;  // by cache_key(info)
+  std::mutex m_tree_sources_mutex;  // guards m_tree_sources
+  std::map<std::string, std::shared_ptr<const cache::TreeSource>> m_tree_sources;  // by cache_key(info)
   // What the admission checks say about a write about to be stored.
   ApiResult<void> admit(const AdmissionRequest& request) const;
   // The mutations, in the order they were added, on `object` (request.object).

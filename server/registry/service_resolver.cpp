@@ -42,7 +42,7 @@ std::expected<ServiceEndpoint, ResolveError> resolve_service(Registry& registry,
     if (auto owner = slice->labels.find("kubernetes.io/service-name"); owner == slice->labels.end() || owner->second != name)
       continue;
     any_slice = true;
-    const auto& object = slice->object;
+    const auto& object = slice->object();
     int target = 0;
     for (const auto& p : object.value("ports", nlohmann::json::array()))
       if (p.is_object() && p.value("name", std::string()) == *port_name && p.value("port", 0) > 0) target = p.value("port", 0);

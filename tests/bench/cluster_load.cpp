@@ -3,11 +3,12 @@
 //
 //   cluster_load [--nodes N] [--pods-per-node P] [--churn PODS_PER_S] [--controllers C]
 //                [--duration S] (--kubeconfig FILE | --server URL) [--pid SERVER_PID]
-//                [--kubelet-delay-ms MS] [--heartbeat-s S] [--setup-timeout S] [--prefill 1]
+//                [--kubelet-delay-ms MS] [--heartbeat-s S] [--status-s S] [--setup-timeout S]
+//                [--prefill 1]
 //
 // Simulated: N kubelets, one h2 connection each (as every kubelet has its own): a ~4 KiB Node
-// registered, a Lease renewed (merge PATCH of renewTime) and the Node's status read and
-// patched every heartbeat period, spread evenly over it; a watch on the node's pods
+// registered, a Lease renewed (merge PATCH of renewTime) every heartbeat period and the Node's
+// status read and patched every status period (default 10 s and 60 s), spread evenly over them; a watch on the node's pods
 // (fieldSelector=spec.nodeName) and one on its Node (metadata.name); a pod bound to the node
 // is patched to Running (conditions, podIP, containerStatuses) after --kubelet-delay-ms, and
 // one being deleted is deleted for good (gracePeriodSeconds=0) after the same delay.
@@ -93,6 +94,7 @@ kw::Result<Flags> parse_flags(int argc, char** argv) {
     else if (name == "--duration") r = number(o.duration_s, 1);
     else if (name == "--kubelet-delay-ms") r = number(o.kubelet_delay_ms, 0);
     else if (name == "--heartbeat-s") r = number(o.heartbeat_s, 0.1);
+    else if (name == "--status-s") r = number(o.status_s, 0.1);
     else if (name == "--setup-timeout") r = number(o.setup_timeout_s, 1);
     else if (name == "--prefill") {
       int prefill = 0;

@@ -209,11 +209,13 @@ struct Cluster::State {
 
   void start_kubelet(NodeSim& node) {
     node.registered = true;
-    // Heartbeats spread evenly over the period by node index, status half a period after the lease.
-    const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.heartbeat_s));
+    // Heartbeats spread evenly over their periods by node index; the status half a lease period
+    // after the lease.
+    const auto period = seconds(o.heartbeat_s);
+    const auto status_period = seconds(o.status_s);
     const auto offset = period * node.index / std::max(1, o.nodes);
     node.next_lease = Clock::now() + offset;
-    node.next_status = Clock::now() + (offset + period / 2) % period;
+    node.next_status = Clock::now() + (status_period * node.index / std::max(1, o.nodes) + period / 2) % status_period;
     node.pods_watch = std::make_unique<WatchStream>(
         "/api/v1/pods?fieldSelector=spec.nodeName%3D" + node.name, false,
         WatchStream::Callbacks{[this, &node](const WatchEvent& event) { kubelet_pod_event(node, event); },
@@ -465,8 +467,12 @@ struct Cluster::State {
     arm_tick();
   }
 
+  static Clock::duration seconds(double s) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  }
+
   void heartbeats(Clock::time_point now) {
-    const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.heartbeat_s));
+    const auto period = seconds(o.heartbeat_s);
     for (NodeSim& node : nodes) {
       if (!node.registered || !node.connection->alive()) continue;
       if (now >= node.next_lease) {
@@ -482,7 +488,7 @@ struct Cluster::State {
         }
       }
       if (now >= node.next_status) {
-        node.next_status += period;
+        node.next_status += seconds(o.status_s);
         if (node.status_busy) {
           stats.count("heartbeats skipped");
         } else {

@@ -25,7 +25,8 @@ struct Options {
   int controllers = 10;
   double duration_s = 60;
   double kubelet_delay_ms = 100;  // a kubelet's simulated container start, excluded from start-up
-  double heartbeat_s = 10;        // Lease renewal and Node status period
+  double heartbeat_s = 10;        // Lease renewal period
+  double status_s = 60;           // Node status period (read, then patched)
   double setup_timeout_s = 600;
   // Before measuring, create the steady state's pods (pods_per_node per node) already
   // scheduled, so the measured window runs at full size rather than growing towards it.

@@ -191,9 +191,15 @@ void reply_cached(const ResourceRequest& r, const Negotiated& format, const cach
                   const std::vector<std::string>& warnings) {
   const bool json = format.format == Format::json;
   const bool protobuf = format.format == Format::protobuf && !object.protobuf.empty();
-  if (format.metadata_only || (!json && !protobuf)) return reply(r, format, 200, object.object, warnings);
-  if (r.audit) r.audit->response_object(object.object);
-  if (json) return send_encoded(*r.stream, 200, object.json() + '\n', format, warnings);
+  if (format.metadata_only || (!json && !protobuf)) return reply(r, format, 200, object.object(), warnings);
+  if (r.audit) r.audit->response_object(object.object());
+  if (json) {
+    std::string body;  // a lean object's tree is made for this answer only
+    body.reserve(object.json_size_hint() + 1);
+    object.append_json(body);
+    body += '\n';
+    return send_encoded(*r.stream, 200, body, format, warnings);
+  }
   send_encoded(*r.stream, 200, cache::enveloped_protobuf(object), format, warnings);
 }
 
@@ -209,12 +215,17 @@ void reply_list(const ResourceRequest& r, const Negotiated& format, const regist
   if (format.format == Format::table) {
     const auto now = std::chrono::system_clock::now();
     nlohmann::json rows = nlohmann::json::array();
-    for (const auto& item : listed.items) rows.push_back(table_row(resource, item->object, format.include_object, now));
+    // A lean object's tree is made for its row only.
+    for (const auto& item : listed.items)
+      item->with_tree([&](const nlohmann::json& object) {
+        rows.push_back(table_row(resource, object, format.include_object, now));
+      });
     return send(table_document(resource, std::move(meta), std::move(rows)));
   }
   if (format.metadata_only) {
     nlohmann::json items = nlohmann::json::array();
-    for (const auto& item : listed.items) items.push_back(partial_object_metadata(item->object));
+    for (const auto& item : listed.items)
+      item->with_tree([&](const nlohmann::json& object) { items.push_back(partial_object_metadata(object)); });
     return send({{"kind", "PartialObjectMetadataList"},
                  {"apiVersion", "meta.k8s.io/v1"},
                  {"metadata", meta},
@@ -222,7 +233,7 @@ void reply_list(const ResourceRequest& r, const Negotiated& format, const regist
   }
   auto whole_list = [&] {
     nlohmann::json items = nlohmann::json::array();
-    for (const auto& item : listed.items) items.push_back(item->object);
+    for (const auto& item : listed.items) items.push_back(item->object());
     return nlohmann::json{{"kind", resource.list_kind},
                           {"apiVersion", resource.api_version()},
                           {"metadata", meta},

@@ -119,9 +119,9 @@ TEST_CASE("node graph: volumes through their claims, attachments and replace") {
   CHECK_FALSE(graph.related("node1", NodeObject::volume, "", "pv-a"));
   CHECK_FALSE(graph.related("node1", NodeObject::secret, "team", "pv-secret"));
   const json other = pod("other", "node2");
-  graph.replace("pods", {&other});
+  graph.replace("pods", [&](const std::function<void(const json&)>& take) { take(other); });
   CHECK(graph.related("node2", NodeObject::service_account, "team", "builder"));
-  graph.replace("persistentvolumes", {});
+  graph.replace("persistentvolumes", [](const std::function<void(const json&)>&) {});
   graph.apply("pods", web_pod());
   CHECK_FALSE(graph.related("node1", NodeObject::volume, "", "pv-a"));
 }

@@ -11,10 +11,10 @@ using namespace kw;
 cache::ObjectPtr object(const std::string& name, const std::string& value) {
   auto o = std::make_shared<cache::StoredObject>();
   o->name = name;
-  o->object = {{"apiVersion", "v1"},
-               {"kind", "ConfigMap"},
-               {"metadata", {{"name", name}, {"namespace", "ns"}, {"resourceVersion", "7"}}},
-               {"data", {{"k", value}, {"quote\"d", "line\nbreak \u00e9"}}}};
+  o->set_object({{"apiVersion", "v1"},
+                 {"kind", "ConfigMap"},
+                 {"metadata", {{"name", name}, {"namespace", "ns"}, {"resourceVersion", "7"}}},
+                 {"data", {{"k", value}, {"quote\"d", "line\nbreak \u00e9"}}}});
   return o;
 }
 
@@ -26,7 +26,7 @@ TEST_CASE("list_json equals dumping the whole list, for zero, one and many items
     nlohmann::json expected_items = nlohmann::json::array();
     for (int i = 0; i < count; ++i) {
       items.push_back(object("cm-" + std::to_string(i), std::string(static_cast<std::size_t>(i) * 10, 'x')));
-      expected_items.push_back(items.back()->object);
+      expected_items.push_back(items.back()->object());
     }
     const nlohmann::json meta = {{"resourceVersion", "42"}, {"continue", "abc"}};
     const nlohmann::json expected = {
@@ -39,9 +39,9 @@ TEST_CASE("an object's JSON is made once and a changed copy gets its own") {
   auto original = object("a", "1");
   const std::string& first = original->json();
   CHECK(&first == &original->json());
-  CHECK(nlohmann::json::parse(first) == original->object);
+  CHECK(nlohmann::json::parse(first) == original->object());
   auto copy = std::make_shared<cache::StoredObject>(*original);
-  copy->object["metadata"]["resourceVersion"] = "8";
+  copy->set_revision(8);
   CHECK(nlohmann::json::parse(copy->json())["metadata"]["resourceVersion"] == "8");
   CHECK(nlohmann::json::parse(original->json())["metadata"]["resourceVersion"] == "7");
 }
@@ -51,8 +51,8 @@ TEST_CASE("list_protobuf joins stored messages and encodes the objects that have
   nlohmann::json expected_items = nlohmann::json::array();
   for (int i = 0; i < 3; ++i) {
     auto o = std::make_shared<cache::StoredObject>(*object("cm-" + std::to_string(i), std::string(3, 'x')));
-    if (i != 1) o->protobuf = *codec::json_to_protobuf(o->object, "k8s.io.api.core.v1.ConfigMap");
-    expected_items.push_back(o->object);
+    if (i != 1) o->protobuf = *codec::json_to_protobuf(o->object(), "k8s.io.api.core.v1.ConfigMap");
+    expected_items.push_back(o->object());
     items.push_back(std::move(o));
   }
   const nlohmann::json expected = {{"kind", "ConfigMapList"},

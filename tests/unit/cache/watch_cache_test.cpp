@@ -33,7 +33,7 @@ class RecordingSink : public cache::WatchSink {
   void send(const cache::EventPtr& event) override {
     std::lock_guard lock(m_mutex);
     m_events.push_back({cache::to_string(event->type()), event->object()->name, event->revision()});
-    if (event->type() == cache::EventType::bookmark) m_bookmark_object = event->object()->object;
+    if (event->type() == cache::EventType::bookmark) m_bookmark_object = event->object()->object();
   }
   bool writable() const override { return !m_full; }
   void flush() override {}
@@ -84,11 +84,14 @@ struct Fixture {
   kw::testing::TempDir dir;
   std::unique_ptr<storage::Backend> backend;
   std::atomic<std::int64_t> clock_ms{0};
+  std::atomic<int> rebuilt{0};  // trees rebuilt from lean objects
   std::unique_ptr<cache::WatchCache> cache;
 
   // parallel_min: dispatch rounds reaching that many watchers are split over 3 threads.
+  // lean: each object gets a TreeSource, its "protobuf" being its tree as JSON text, so the
+  // cache may keep it lean.
   explicit Fixture(std::size_t min_history = 100, std::string index_field = "", std::size_t parallel_min = 1000,
-                   std::size_t max_history_bytes = 64 * 1024 * 1024) {
+                   std::size_t max_history_bytes = 64 * 1024 * 1024, bool lean = false) {
     storage::SqliteOptions store;
     store.data_dir = dir.path();
     backend = std::move(*storage::open_sqlite_backend(store));
@@ -103,16 +106,28 @@ struct Fixture {
     options.dispatch_threads = 3;
     options.parallel_dispatch_min = parallel_min;
     options.clock = [this] { return std::chrono::steady_clock::time_point(std::chrono::milliseconds(clock_ms.load())); };
-    options.decode = [](const storage::KeyValue& kv) -> storage::Result<cache::ObjectPtr> {
+    auto source = std::make_shared<cache::TreeSource>();
+    source->api_version = "v1";
+    source->kind = "Pod";
+    source->decode = [this](std::string_view text) -> kw::Result<nlohmann::json> {
+      ++rebuilt;
+      return nlohmann::json::parse(text);
+    };
+    options.decode = [lean, source](const storage::KeyValue& kv) -> storage::Result<cache::ObjectPtr> {
       auto object = std::make_shared<cache::StoredObject>();
       object->key = kv.key;
       object->revision = kv.mod_revision;
-      object->object = nlohmann::json::parse(kv.value);
-      object->object["metadata"]["resourceVersion"] = std::to_string(kv.mod_revision);
-      object->name = object->object["metadata"]["name"];
-      object->namespace_ = object->object["metadata"]["namespace"];
-      object->labels = api::labels_of(object->object);
-      object->fields["spec.nodeName"] = object->object["metadata"]["labels"].value("app", "");
+      auto tree = nlohmann::json::parse(kv.value);
+      tree["metadata"]["resourceVersion"] = std::to_string(kv.mod_revision);
+      object->name = tree["metadata"]["name"];
+      object->set_object(std::move(tree));
+      object->namespace_ = object->object()["metadata"]["namespace"];
+      object->labels = api::labels_of(object->object());
+      object->fields["spec.nodeName"] = object->object()["metadata"]["labels"].value("app", "");
+      if (lean) {
+        object->protobuf = object->object().dump();
+        object->source = source;
+      }
       return object;
     };
     cache = std::make_unique<cache::WatchCache>(*backend, std::move(options));
@@ -575,7 +590,7 @@ TEST_CASE("an object offered by its writer stands in for decoding its event, and
     o->name = shown;  // what the watcher is told, to see which object it got
     o->namespace_ = "ns";
     o->revision = revision;
-    o->object = {{"metadata", {{"name", name}, {"namespace", "ns"}, {"resourceVersion", std::to_string(revision)}}}};
+    o->set_object({{"metadata", {{"name", name}, {"namespace", "ns"}, {"resourceVersion", std::to_string(revision)}}}});
     return o;
   };
   f.cache->offer(offered("a", 3, "a-offered"));  // the next write's revision
@@ -703,4 +718,61 @@ TEST_CASE("watchers joining and leaving between rounds: each round reaches exact
   std::this_thread::sleep_for(50ms);  // a stray delivery to a stopped watcher would show by now
   CHECK(names(sinks[1]->events()) == "b");
   CHECK(names(sinks[3]->events()) == "bc");
+}
+
+TEST_CASE("objects nobody wrote for a while are kept lean, and serve the same trees and events") {
+  Fixture f(100, "", 1000, 64 * 1024 * 1024, true);
+  const auto r1 = f.put("a", "web");
+  f.put("b", "web");
+  f.wait_revision(f.put("a", "db"));
+  const auto fresh = *f.cache->get("/registry/pods/ns/a", false);
+  CHECK(fresh->holds_tree());  // as decoded for its event
+  const nlohmann::json tree = fresh->object();
+
+  f.clock_ms += 6000;  // past lean_after
+  f.cache->tick();
+  const auto lean = *f.cache->get("/registry/pods/ns/a", false);
+  CHECK(lean != fresh);
+  CHECK_FALSE(lean->holds_tree());
+  CHECK(lean->revision == fresh->revision);
+  CHECK(lean->labels == fresh->labels);
+  std::string listed;
+  lean->append_json(listed);  // a LIST's way: the JSON without keeping a tree
+  CHECK(nlohmann::json::parse(listed) == tree);
+  CHECK_FALSE(lean->holds_tree());
+  CHECK(lean->object() == tree);  // rebuilt, then kept by this copy
+  CHECK(lean->holds_tree());
+  CHECK(f.rebuilt.load() == 2);
+
+  // The window's events are lean too; a replay makes them again, in order.
+  auto sink = std::make_shared<RecordingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::exact, r1), sink));
+  auto got = sink->events();
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].name == "b");
+  CHECK(got[1].type == "MODIFIED");
+  CHECK(got[1].name == "a");
+
+  // A tree a read made again goes on the store's second sweep after it (not written since).
+  f.cache->tick();
+  f.cache->tick();
+  const auto swept = *f.cache->get("/registry/pods/ns/a", false);
+  CHECK(swept != lean);
+  CHECK_FALSE(swept->holds_tree());
+  CHECK(swept->object() == tree);
+}
+
+TEST_CASE("a deletion of a lean object carries its last state at the deletion's revision") {
+  Fixture f(100, "", 1000, 64 * 1024 * 1024, true);
+  f.wait_revision(f.put("a", "web"));
+  f.clock_ms += 6000;
+  f.cache->tick();
+  REQUIRE_FALSE((*f.cache->get("/registry/pods/ns/a", false))->holds_tree());
+  auto sink = std::make_shared<RecordingSink>();
+  REQUIRE(f.cache->watch(f.request(cache::StartMode::current_state), sink));
+  const auto removed = f.remove("a");
+  auto got = sink->wait_for(2);
+  REQUIRE(got.size() == 2);
+  CHECK(got[1].type == "DELETED");
+  CHECK(got[1].revision == removed);
 }

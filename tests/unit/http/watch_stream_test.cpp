@@ -40,7 +40,7 @@ class QueueStream : public kw::net::ResponseStream {
 kw::cache::EventPtr config_map_event(const std::string& name) {
   auto object = std::make_shared<kw::cache::StoredObject>();
   object->name = name;
-  object->object = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}};
+  object->set_object({{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}});
   return std::make_shared<kw::cache::WatchEvent>(kw::cache::EventType::added, object, 1);
 }
 

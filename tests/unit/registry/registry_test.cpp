@@ -253,3 +253,52 @@ TEST_CASE("field problems of a typed JSON body come in the order the decoder mee
   for (int i = 0; i < 150; ++i) many.push_back("unknown field \"f" + std::to_string(i) + "\"");
   CHECK(field_problems({}, many, true).size() == 100);
 }
+
+TEST_CASE("a cached object's tree rebuilt from its protobuf is the tree decoded from storage") {
+  Fixture f;
+  struct Sample {
+    const char* group_version;
+    const char* plural;
+    const char* ns;
+    nlohmann::json object;
+  };
+  const std::vector<Sample> samples = {
+      {"v1", "pods", "default", pod("lean")},
+      {"v1", "nodes", "",
+       {{"apiVersion", "v1"},
+        {"kind", "Node"},
+        {"metadata", {{"name", "n1"}, {"labels", {{"kubernetes.io/hostname", "n1"}}}}},
+        {"status", {{"capacity", {{"cpu", "4"}, {"memory", "8Gi"}}}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}}},
+      {"apps/v1", "deployments", "default",
+       {{"apiVersion", "apps/v1"},
+        {"kind", "Deployment"},
+        {"metadata", {{"name", "d"}}},
+        {"spec",
+         {{"selector", {{"matchLabels", {{"app", "d"}}}}},
+          {"template", {{"metadata", {{"labels", {{"app", "d"}}}}}, {"spec", {{"containers", {{{"name", "c"}, {"image", "nginx"}}}}}}}}}}}},
+      {"v1", "configmaps", "default",
+       {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "cm"}}}, {"data", {{"k", "v"}}}}},
+      {"coordination.k8s.io/v1", "leases", "default",
+       {{"apiVersion", "coordination.k8s.io/v1"},
+        {"kind", "Lease"},
+        {"metadata", {{"name", "l"}}},
+        {"spec", {{"holderIdentity", "n1"}, {"leaseDurationSeconds", 40}, {"renewTime", "2026-01-02T03:04:05.123456Z"}}}}},
+  };
+  for (const auto& sample : samples) {
+    const std::string group_version = sample.group_version;
+    const auto slash = group_version.find('/');
+    const std::string group = slash == std::string::npos ? "" : group_version.substr(0, slash);
+    const std::string version = slash == std::string::npos ? group_version : group_version.substr(slash + 1);
+    const auto* info = f.resources.find_plural(group, version, sample.plural);
+    REQUIRE(info != nullptr);
+    REQUIRE(f.registry->create(*info, sample.ns, sample.object, {}).has_value());
+    auto stored = f.registry->get_object(*info, sample.ns, sample.object["metadata"]["name"], "");
+    REQUIRE(stored.has_value());
+    INFO(sample.plural);
+    REQUIRE((*stored)->can_be_lean());
+    const auto lean = (*stored)->lean();
+    CHECK_FALSE(lean->holds_tree());
+    CHECK(lean->object() == (*stored)->object());
+    CHECK(lean->json() == (*stored)->json());
+  }
+}
