@@ -31,33 +31,51 @@ std::string WatchStream::error_frame(const nlohmann::json& status) const {
 
 std::shared_ptr<const std::string> WatchStream::frame(const cache::WatchEvent& event) {
   const char* type = cache::to_string(event.type());
-  const nlohmann::json& object = event.object()->object();
+  const cache::StoredObject& stored = *event.object();
+  // Each encoding is made once per event. A lean object (the cache's history, or the current
+  // state sent to a new watcher) gets a tree for the encoding only, and protobuf needs none.
+  auto encode_tree = [&](auto&& encode) {
+    std::string out;
+    stored.with_tree([&](const nlohmann::json& object) { out = encode(object); });
+    return out;
+  };
   if (m_metadata_only) {
     const bool protobuf = m_format == Format::protobuf;
     return event.encoded(!protobuf ? "metadata-json" : m_message_framed ? "metadata-protobuf-message" : "metadata-protobuf",
                          [&] {
-                           const auto partial = partial_object_metadata(object);
-                           return protobuf ? codec::watch_event_protobuf(type, partial, m_message_framed)
-                                           : codec::watch_event_json(type, partial);
+                           return encode_tree([&](const nlohmann::json& object) {
+                             const auto partial = partial_object_metadata(object);
+                             return protobuf ? codec::watch_event_protobuf(type, partial, m_message_framed)
+                                             : codec::watch_event_json(type, partial);
+                           });
                          });
   }
   switch (m_format) {
     case Format::json:
-      return event.encoded("json", [&] { return codec::watch_event_json_encoded(type, event.object()->json()); });
+      return event.encoded("json", [&] {
+        std::string object_json;
+        stored.append_json(object_json);
+        return codec::watch_event_json_encoded(type, object_json);
+      });
     case Format::yaml:
-      return event.encoded("yaml", [&] { return codec::watch_event_yaml(type, object); });
+      return event.encoded("yaml", [&] {
+        return encode_tree([&](const nlohmann::json& object) { return codec::watch_event_yaml(type, object); });
+      });
     case Format::protobuf:
       return event.encoded(m_message_framed ? "protobuf-message" : "protobuf", [&] {
-        if (event.object()->protobuf.empty()) return codec::watch_event_protobuf(type, object, m_message_framed);
-        return codec::watch_event_protobuf_encoded(type, cache::enveloped_protobuf(*event.object()), m_message_framed);
+        if (stored.protobuf.empty()) return codec::watch_event_protobuf(type, stored.object(), m_message_framed);
+        return codec::watch_event_protobuf_encoded(type, cache::enveloped_protobuf(stored), m_message_framed);
       });
     case Format::table: {
       // Every event's object becomes a one-row Table, bookmarks too (as kube-apiserver converts
       // them): the row's object carries the bookmark's annotations (initial-events-end). The
       // first event, whatever its type, carries the column definitions.
       auto make = [&](bool with_columns) {
-        nlohmann::json rows = nlohmann::json::array(
-            {table_row(*m_table_info, object, m_table_format->include_object, std::chrono::system_clock::now())});
+        nlohmann::json rows = nlohmann::json::array();
+        stored.with_tree([&](const nlohmann::json& object) {
+          rows.push_back(
+              table_row(*m_table_info, object, m_table_format->include_object, std::chrono::system_clock::now()));
+        });
         return codec::watch_event_json(
             type, table_document(*m_table_info, {{"resourceVersion", std::to_string(event.revision())}}, std::move(rows),
                                  with_columns));

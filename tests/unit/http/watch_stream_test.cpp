@@ -21,6 +21,7 @@ class QueueStream : public kw::net::ResponseStream {
   void begin(kw::net::ResponseHead) override {}
   bool write(std::shared_ptr<const std::string> bytes) override {
     queued += bytes->size();
+    last = *bytes;
     return true;
   }
   void flush() override {}
@@ -35,6 +36,7 @@ class QueueStream : public kw::net::ResponseStream {
   std::atomic<std::size_t> queued{0};
   std::atomic<bool> finished{false};
   std::atomic<bool> aborted{false};
+  std::string last;  // the last bytes written
 };
 
 kw::cache::EventPtr config_map_event(const std::string& name) {
@@ -87,4 +89,36 @@ TEST_CASE("watch stream abort drops the stream's queue through the transport") {
   CHECK(f.transport->aborted.load());
   CHECK_FALSE(f.transport->finished.load());
   CHECK(f.stream.closed());
+}
+
+TEST_CASE("watch stream: a lean object's event is encoded without the object keeping a tree") {
+  auto rebuilt = std::make_shared<std::atomic<int>>(0);
+  auto source = std::make_shared<kw::cache::TreeSource>();
+  source->api_version = "v1";
+  source->kind = "ConfigMap";
+  source->decode = [rebuilt](std::string_view text) -> kw::Result<nlohmann::json> {
+    ++*rebuilt;
+    return nlohmann::json::parse(text);  // the test's "protobuf" is the object's JSON
+  };
+  const nlohmann::json tree = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "lean"}}}};
+  auto lean = std::make_shared<kw::cache::StoredObject>();
+  lean->name = "lean";
+  lean->protobuf = tree.dump();
+  lean->source = source;
+  const auto event = std::make_shared<kw::cache::WatchEvent>(kw::cache::EventType::added, lean, 1);
+
+  Fixture json_watch;  // JSON: the object's JSON made for the event, not kept
+  REQUIRE(json_watch.stream.try_send(event));
+  CHECK(nlohmann::json::parse(json_watch.transport->last)["object"] == tree);
+  CHECK(rebuilt->load() == 1);
+  CHECK_FALSE(lean->holds_tree());
+
+  auto protobuf_transport = std::make_shared<QueueStream>();
+  kw::http::Negotiated protobuf;
+  protobuf.format = kw::http::Format::protobuf;
+  kw::http::WatchStream protobuf_watch{protobuf_transport, kw::api::ResourceInfo{}, protobuf, 1 << 20};
+  REQUIRE(protobuf_watch.try_send(event));  // protobuf: the stored bytes, no tree at all
+  CHECK(protobuf_transport->last.find(tree.dump()) != std::string::npos);
+  CHECK(rebuilt->load() == 1);
+  CHECK_FALSE(lean->holds_tree());
 }
