@@ -225,13 +225,17 @@ Result<void> WriteOutput::check() const {
   return {};
 }
 
+nlohmann::json WriteOutput::shown(const nlohmann::json& object) const {
+  return show_managed_fields ? object : without_managed_fields(object);
+}
+
 bool WriteOutput::print(const nlohmann::json& object, const std::string& kind_name, const std::string& line,
                         bool dry_run_note) const {
   if (prints_with_template(*this)) return print_with_template(*this, object, false);
   if (output == "json") {
-    std::cout << to_kubectl_json(show_managed_fields ? object : without_managed_fields(object)) << '\n';
+    std::cout << to_kubectl_json(shown(object)) << '\n';
   } else if (output == "yaml") {
-    std::cout << codec::json_to_yaml(show_managed_fields ? object : without_managed_fields(object));
+    std::cout << codec::json_to_yaml(shown(object));
   } else if (output == "name") {
     std::cout << kind_name << '\n';
   } else {
@@ -243,10 +247,12 @@ bool WriteOutput::print(const nlohmann::json& object, const std::string& kind_na
 
 bool WriteOutput::print_typed(const nlohmann::json& object, const std::string& kind_name,
                               const std::string& line) const {
+  // The outcome line alone needs no typed copy.
+  if (output.empty() && template_text.empty()) return print(object, kind_name, line);
   const nlohmann::json typed = go_typed(object);
   if (prints_with_template(*this)) return print_with_template(*this, typed, true);
   if (output != "json") return print(typed, kind_name, line);
-  std::cout << to_kubectl_typed_json(show_managed_fields ? typed : without_managed_fields(typed)) << '\n';
+  std::cout << to_kubectl_typed_json(shown(typed)) << '\n';
   return true;
 }
 

@@ -80,6 +80,8 @@ struct WriteOutput {
   // the struct's key order.
   [[nodiscard]] bool print_typed(const nlohmann::json& object, const std::string& kind_name,
                                  const std::string& line) const;
+  // `object` as -o json|yaml print it: without metadata.managedFields unless --show-managed-fields.
+  nlohmann::json shown(const nlohmann::json& object) const;
 };
 // `target` with KEY=VALUE (VALUE escaped) added to its query.
 std::string with_query(std::string target, std::string_view key, std::string_view value);

@@ -15,7 +15,7 @@ StoredObject::StoredObject(const StoredObject& other)
       fields(other.fields),
       protobuf(other.protobuf),
       source(other.source) {
-  if (other.holds_tree() || !other.can_be_lean()) set_object(other.object());
+  if (other.keeps_tree()) set_object(other.object());
 }
 
 void StoredObject::set_object(nlohmann::json tree) {
@@ -53,7 +53,7 @@ nlohmann::json StoredObject::rebuilt_tree() const {
 
 void StoredObject::append_json(std::string& out) const {
   if (const std::string* made = m_json.made()) out += *made;
-  else if (holds_tree() || !can_be_lean()) out += json();
+  else if (keeps_tree()) out += json();
   else out += rebuilt_tree().dump();
 }
 

@@ -95,7 +95,7 @@ class StoredObject {
   // call (a lean object stays lean).
   template <class Use>
   void with_tree(Use&& use) const {
-    if (holds_tree() || !can_be_lean()) use(object());
+    if (keeps_tree()) use(object());
     else use(rebuilt_tree());
   }
   // About the size of json(), without making it.
@@ -113,6 +113,9 @@ class StoredObject {
 
  private:
   nlohmann::json rebuilt_tree() const;
+  // Whether uses of the tree go through object(), keeping it: it is made already, or this
+  // object could not rebuild it later.
+  bool keeps_tree() const { return holds_tree() || !can_be_lean(); }
 
   mutable std::mutex m_tree_mutex;  // guards making m_tree
   mutable std::atomic<bool> m_tree_ready{false};
