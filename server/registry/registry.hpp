@@ -385,10 +385,11 @@ class Registry {
   mutable std::mutex m_resources_mutex;  // guards m_resources (the pointer) and m_definitions
   std::shared_ptr<const api::ResourceTable> m_resources;
   std::map<std::string, std::shared_ptr<const crd::Definition>> m_definitions;  // by CRD name
-  mutable std::mutex m_caches_mutex;  // guards m_caches (the caches themselves are thread-safe)
-  std::map<std::string, std::shared_ptr<cache::WatchCache>> m_caches;  // by cache_key(info)
+  // Declared before the caches, whose feed threads decode events with them until the caches stop.
   std::mutex m_tree_sources_mutex;  // guards m_tree_sources
   std::map<std::string, std::shared_ptr<const cache::TreeSource>> m_tree_sources;  // by cache_key(info)
+  mutable std::mutex m_caches_mutex;  // guards m_caches (the caches themselves are thread-safe)
+  std::map<std::string, std::shared_ptr<cache::WatchCache>> m_caches;  // by cache_key(info)
   // What the admission checks say about a write about to be stored.
   ApiResult<void> admit(const AdmissionRequest& request) const;
   // The mutations, in the order they were added, on `object` (request.object).
