@@ -19,6 +19,7 @@
 #include "core/api/json_access.hpp"
 #include "core/api/selector.hpp"
 #include "core/util/text.hpp"
+#include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::cli {
 
@@ -52,20 +53,27 @@ std::optional<std::int64_t> parse_revision(const std::string& text) {
   return value;
 }
 
-// The objects of `plural` (apps/v1) in the owner's namespace that its selector matches and that
-// it controls.
+// The objects of the apps/v1 resource `plural` in the owner's namespace that its selector
+// matches and that it controls, with the apiVersion and kind of their row (a list's items carry
+// neither).
 VerbResult<std::vector<json>> owned(ApiClient& api, const NamedObject& object, const json& owner, const char* plural) {
+  const auto* kind = kinds::builtin_table().find_plural("apps", "v1", plural);
+  if (kind == nullptr) return std::unexpected(usage_error(std::string("no built-in resource apps/v1 ") + plural));
   auto selector = api::LabelSelector::from_label_selector_json(at(owner, {"spec", "selector"}));
   if (!selector)
     return std::unexpected(usage_error("failed to create selector for " + object.info.kind + " " + object.name + ": " +
                                        selector.error().message));
-  std::string path = "/apis/apps/v1/namespaces/" + url_escape(object.namespace_name) + "/" + plural;
+  std::string path = object_path(*kind, object.namespace_name, "");
   if (!selector->empty()) path += "?labelSelector=" + url_escape(selector->to_string());
   auto listing = call_json(api, "GET", path, {}, {});
   if (!listing) return std::unexpected(listing.error());
   std::vector<json> out;
-  for (auto& item : (*listing)["items"])
-    if (controlled_by(item, owner)) out.push_back(std::move(item));
+  for (auto& item : (*listing)["items"]) {
+    if (!controlled_by(item, owner)) continue;
+    item["apiVersion"] = kind->api_version();
+    item["kind"] = kind->kind;
+    out.push_back(std::move(item));
+  }
   return out;
 }
 
@@ -117,12 +125,7 @@ struct HistoryOptions {
 // StatefulSet as that revision would leave it (its ControllerRevision holds the patch that
 // restores the pod template).
 json revision_object(const NamedObject& object, const json& live, const Revision& revision) {
-  if (object.info.kind == "Deployment") {
-    json set = revision.source;
-    set["apiVersion"] = "apps/v1";
-    set["kind"] = "ReplicaSet";
-    return set;
-  }
+  if (object.info.kind == "Deployment") return revision.source;
   json applied = live;
   applied["spec"]["template"] = revision.pod_template;
   return applied;
