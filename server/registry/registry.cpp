@@ -298,27 +298,23 @@ void apply_defaults(const api::ResourceInfo& info, nlohmann::json& object, bool 
   else if (strategy.defaults) strategy.defaults(object);
 }
 
-// The warnings kube's strategies give a pod write, a write of a pod template, a claim write and a
-// volume write (WarningsOnCreate, WarningsOnUpdate): pods, claims and volumes every time,
-// templates when the template changed. Each is given once per request, as kube's warning recorder keeps them.
-void add_pod_warnings(const api::ResourceInfo& info, const nlohmann::json& object, const nlohmann::json* old,
+// The warnings kube's strategies give a write (WarningsOnCreate, WarningsOnUpdate): the row's
+// own every time, and its pod template's when the template changed. Each is given once per
+// request, as kube's warning recorder keeps them.
+void add_write_warnings(const api::ResourceInfo& info, const nlohmann::json& object, const nlohmann::json* old,
                       const WriteOptions& options) {
   const auto* row = kinds::find_kind(info);
   if (options.warnings == nullptr || row == nullptr || !options.subresource.empty()) return;
   std::vector<std::string> found;
-  if (info.group.empty() && info.plural == "pods") {
-    kinds::pod_warnings(object, "", found);
-  } else if (info.group.empty() && info.plural == "persistentvolumeclaims") {
-    kinds::claim_warnings(object, found);
-  } else if (info.group.empty() && info.plural == "persistentvolumes") {
-    kinds::volume_warnings(object, found);
-  } else if (const auto* pod_template = kinds::pod_template_of(*row, object)) {
+  if (const auto* pod_template = kinds::pod_template_of(*row, object)) {
     const auto* before = old != nullptr ? kinds::pod_template_of(*row, *old) : nullptr;
-    if (before != nullptr && *before == *pod_template) return;
-    std::string path;
-    for (const auto& segment : row->pod_template) path += (path.empty() ? "" : ".") + segment;
-    kinds::pod_warnings(*pod_template, path, found);
+    if (before == nullptr || *before != *pod_template) {
+      std::string path;
+      for (const auto& segment : row->pod_template) path += (path.empty() ? "" : ".") + segment;
+      kinds::pod_warnings(*pod_template, path, found);
+    }
   }
+  if (row->strategy.warnings) row->strategy.warnings(object, old, found);
   for (auto& warning : found)
     if (std::ranges::find(*options.warnings, warning) == options.warnings->end())
       options.warnings->push_back(std::move(warning));
@@ -772,16 +768,18 @@ ApiResult<nlohmann::json> Registry::create(const api::ResourceInfo& info, const 
   meta["uid"] = util::new_uuid();
   meta["creationTimestamp"] = now_rfc3339();
   if (info.custom || (kinds::find_kind(info) && kinds::find_kind(info)->generation)) meta["generation"] = 1;
+  if (const auto& strategy = strategy_of(info); strategy.create_warnings && options.warnings)
+    strategy.create_warnings(object, *options.warnings);
   if (const auto& strategy = strategy_of(info); strategy.prepare_create) strategy.prepare_create(object);
   if (const auto& strategy = strategy_of(info); strategy.stamp_requester && options.requester.is_object())
     strategy.stamp_requester(object, options.requester);
   fill_go_shape(info, object);
-  auto causes = validate_object(kinds::find_kind(info), object);
+  auto causes = validate_object(kinds::find_kind(info), object, true);
   if (info.custom) append_rule_causes(info, object, nullptr, causes);
   if (!causes.empty()) return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
   if (is_definitions(info))
     if (auto prepared = prepare_definition(object); !prepared) return std::unexpected(prepared.error());
-  add_pod_warnings(info, object, nullptr, options);
+  add_write_warnings(info, object, nullptr, options);
   if (!options.admitted)
     if (auto admitted = admit(admission_request(info, "CREATE", ns, name, object, nullptr, options)); !admitted)
       return std::unexpected(admitted.error());
@@ -924,7 +922,7 @@ ApiResult<nlohmann::json> Registry::update_with(
     }
     if (deletion.is_object()) metadata(object).update(deletion);
     fill_go_shape(info, object);
-    auto causes = validate_object(kinds::find_kind(info), object);
+    auto causes = validate_object(kinds::find_kind(info), object, false);
     if (const auto& strategy = strategy_of(info); strategy.validate_update && options.subresource.empty())
       strategy.validate_update(object, existing, causes);
     if (const auto& strategy = strategy_of(info); strategy.validate_subresource && !options.subresource.empty())
@@ -936,7 +934,7 @@ ApiResult<nlohmann::json> Registry::update_with(
       if (auto checked = check_custom(info, object, &existing); !checked) return std::unexpected(checked.error());
     if (is_definitions(info))
       if (auto prepared = prepare_definition(object, &existing); !prepared) return std::unexpected(prepared.error());
-    add_pod_warnings(info, object, &existing, options);
+    add_write_warnings(info, object, &existing, options);
     if (!options.admitted)
       if (auto admitted = admit(admission_request(info, "UPDATE", ns, name, object, &existing, options)); !admitted)
         return std::unexpected(admitted.error());

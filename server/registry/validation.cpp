@@ -51,7 +51,7 @@ void validate_path_segment_name(nlohmann::json& causes, const std::string& name)
 
 }  // namespace
 
-nlohmann::json validate_object(const kinds::KindSpec* spec, const nlohmann::json& object) {
+nlohmann::json validate_object(const kinds::KindSpec* spec, const nlohmann::json& object, bool create) {
   nlohmann::json causes = nlohmann::json::array();
   const auto& meta = object.value("metadata", nlohmann::json::object());
   const auto name = meta.value("name", std::string());
@@ -66,7 +66,9 @@ nlohmann::json validate_object(const kinds::KindSpec* spec, const nlohmann::json
     invalid_value(causes, "metadata.name", name, k_subdomain_help);
   validate_string_map(causes, meta.value("labels", nlohmann::json()), "metadata.labels", true);
   validate_string_map(causes, meta.value("annotations", nlohmann::json()), "metadata.annotations", false);
-  if (spec && spec->strategy.validate) spec->strategy.validate(object, causes);
+  if (!spec) return causes;
+  if (create && spec->strategy.validate_create) spec->strategy.validate_create(object, causes);
+  else if (spec->strategy.validate) spec->strategy.validate(object, causes);
   return causes;
 }
 

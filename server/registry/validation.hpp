@@ -20,8 +20,9 @@ namespace kw::registry {
 std::optional<std::string> normalize_meta_types(nlohmann::json& object);
 
 // The causes (an array, empty when valid) for `object`: its metadata, then its row's
-// checks (`spec` is null for custom resources, whose CRD schema checks them).
-nlohmann::json validate_object(const kinds::KindSpec* spec, const nlohmann::json& object);
+// checks (`spec` is null for custom resources, whose CRD schema checks them); for a new
+// object (`create`), the row's create checks where it has them.
+nlohmann::json validate_object(const kinds::KindSpec* spec, const nlohmann::json& object, bool create);
 
 // What field validation reports about a body: its repeated members (`duplicate field "P"`,
 // from WriteOptions::duplicate_fields) and its unknown fields (`unknown_warnings`, each

@@ -8,6 +8,7 @@
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/groups.hpp"
 #include "server/registry/kinds/pod_spec.hpp"
+#include "server/registry/kinds/pod_warnings.hpp"
 
 namespace kw::kinds {
 namespace {
@@ -445,6 +446,7 @@ KindSpec stateful_set_row() {
           .strategy = {.defaults = default_stateful_set,
                        .validate = validate_stateful_set,
                        .validate_update = validate_stateful_set_update,
+                       .warnings = stateful_set_warnings,
                        .validate_subresource = validate_stateful_set_status}};
 }
 

@@ -358,17 +358,19 @@ void default_cron_job(json& cron_job) {
 
 void prepare_cron_job(json& cron_job) { cron_job["status"] = json::object(); }
 
-// ValidateCronJobCreate with the rules of a new object: the schedule may not carry TZ=, and the
-// name leaves room for the 11-character suffix of the Jobs created.
-void validate_cron_job(const json& cron_job, Causes& causes) {
+// The checks of ValidateCronJobCreate and ValidateCronJobUpdate. A new CronJob's schedule may not
+// carry TZ=, and its name leaves room for the 11-character suffix of the Jobs it creates; an
+// update keeps a TZ= the stored schedule had, and a name made before the limit.
+void validate_cron_job_common(const json& cron_job, const json* old, Causes& causes) {
   const auto& spec = at(cron_job, {"spec"});
   const auto& schedule = at(spec, {"schedule"});
   const std::string schedule_text = str(schedule);
+  const bool tz_allowed = old != nullptr && str(at(*old, {"spec", "schedule"})).find("TZ") != std::string::npos;
   if (schedule_text.empty()) {
     required(causes, "spec.schedule");
   } else {
     if (auto error = cron_schedule_error(schedule_text)) invalid_value(causes, "spec.schedule", schedule, *error);
-    if (schedule_text.find("TZ") != std::string::npos)
+    if (!tz_allowed && schedule_text.find("TZ") != std::string::npos)
       invalid_value(causes, "spec.schedule", schedule, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead");
   }
   non_negative(causes, "spec.startingDeadlineSeconds", at(spec, {"startingDeadlineSeconds"}));
@@ -390,7 +392,14 @@ void validate_cron_job(const json& cron_job, Causes& causes) {
   non_negative(causes, "spec.successfulJobsHistoryLimit", at(spec, {"successfulJobsHistoryLimit"}));
   non_negative(causes, "spec.failedJobsHistoryLimit", at(spec, {"failedJobsHistoryLimit"}));
   const std::string name = str(at(cron_job, {"metadata", "name"}));
-  if (name.size() > 52) invalid_value(causes, "metadata.name", name, "must be no more than 52 characters");
+  if (old == nullptr && name.size() > 52)
+    invalid_value(causes, "metadata.name", name, "must be no more than 52 characters");
+}
+
+void validate_cron_job_create(const json& cron_job, Causes& causes) { validate_cron_job_common(cron_job, nullptr, causes); }
+
+void validate_cron_job_update(const json& cron_job, const json& old, Causes& causes) {
+  validate_cron_job_common(cron_job, &old, causes);
 }
 
 KindSpec cron_job_row() {
@@ -423,7 +432,9 @@ KindSpec cron_job_row() {
           // The status strategy resets only spec: metadata stays writable through /status.
           .status_keeps_meta = {},
           .pod_template = {"spec", "jobTemplate", "spec", "template"},
-          .strategy = {.defaults = default_cron_job, .prepare_create = prepare_cron_job, .validate = validate_cron_job}};
+          .strategy = {.defaults = default_cron_job, .prepare_create = prepare_cron_job,
+                       .validate_create = validate_cron_job_create,
+                       .validate_update = validate_cron_job_update}};
 }
 
 KindSpec job_row() {

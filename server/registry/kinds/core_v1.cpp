@@ -19,6 +19,7 @@
 #include "server/registry/kinds/core_v1_print.hpp"
 #include "server/registry/kinds/groups.hpp"
 #include "server/registry/kinds/pod_spec.hpp"
+#include "server/registry/kinds/pod_warnings.hpp"
 
 namespace kw::kinds {
 
@@ -101,6 +102,7 @@ void validate_ephemeral_containers(const json& spec, Causes& causes) {
 
 void validate_pod(const json& pod, Causes& causes) {
   const auto& spec = at(pod, {"spec"});
+  validate_app_armor_annotations(causes, at(pod, {"metadata", "annotations"}), spec, "metadata.annotations");
   if (!spec.is_object()) required(causes, "spec");
   else validate_pod_spec(causes, spec, "spec");
   if (spec.is_object()) validate_ephemeral_containers(spec, causes);
@@ -238,8 +240,18 @@ void default_pod(json& pod) {
       }
 }
 
-// PrepareForCreate: a pod starts Pending, with its QoS class, whatever status the client sent.
-void prepare_pod(json& pod) { pod["status"] = {{"phase", "Pending"}, {"qosClass", pod_qos_class(pod)}}; }
+// PrepareForCreate: a pod starts Pending, with its QoS class, whatever status the client sent;
+// its AppArmor annotations and fields say the same.
+void prepare_pod(json& pod) {
+  pod["status"] = {{"phase", "Pending"}, {"qosClass", pod_qos_class(pod)}};
+  sync_app_armor(pod);
+}
+
+// ValidatePodCreate: a new pod's AppArmor annotations agree with its fields too.
+void validate_pod_create(const json& pod, Causes& causes) {
+  validate_pod(pod, causes);
+  validate_app_armor_match(causes, pod);
+}
 
 // CheckGracefulDelete: the requested grace period or the pod's own; none for a pod no node
 // runs or one that has finished. A negative period is one second.
@@ -1048,7 +1060,10 @@ KindSpec pod_row() {
           .strategy = {.defaults = default_pod,
                        .prepare_create = prepare_pod,
                        .validate = validate_pod,
+                       .validate_create = validate_pod_create,
+                       .create_warnings = app_armor_create_warnings,
                        .validate_update = validate_pod_update,
+                       .warnings = pod_write_warnings,
                        .prepare_subresource = prepare_pod_subresource,
                        .validate_subresource = validate_pod_subresource,
                        .grace_period = pod_grace_period}};
@@ -1257,7 +1272,8 @@ KindSpec persistent_volume_claim_row() {
           .strategy = {.defaults = default_persistent_volume_claim,
                        .prepare_create = prepare_persistent_volume_claim,
                        .validate = validate_persistent_volume_claim,
-                       .validate_update = validate_persistent_volume_claim_update}};
+                       .validate_update = validate_persistent_volume_claim_update,
+                       .warnings = claim_write_warnings}};
 }
 
 KindSpec persistent_volume_row() {
@@ -1305,7 +1321,8 @@ KindSpec persistent_volume_row() {
           .strategy = {.defaults = default_persistent_volume,
                        .prepare_create = prepare_persistent_volume,
                        .validate = validate_persistent_volume,
-                       .validate_update = validate_persistent_volume_update}};
+                       .validate_update = validate_persistent_volume_update,
+                       .warnings = volume_write_warnings}};
 }
 
 KindSpec pod_template_row() {

@@ -111,8 +111,7 @@ void validate_series(const json& event, Causes& causes) {
 }
 
 // ValidateEventCreate for events.k8s.io/v1: new Events carry the new fields, not the old ones.
-// Kubernetes runs these checks on create only; kw's registry has no create-only hook, so they
-// also run on updates (which only differs for Events first written through v1).
+// An update does not check them again (an Event first written through v1 has the old ones).
 void validate_new_event(const json& event, Causes& causes) {
   validate_series(event, causes);
   if (unset_time(at(event, {"eventTime"}))) required(causes, "eventTime");
@@ -125,7 +124,9 @@ void validate_new_event(const json& event, Causes& causes) {
     invalid_value(causes, "source", "", "needs to be unset");
 }
 
-void validate_events_event(const json& event, Causes& causes) {
+void validate_events_event(const json& event, Causes& causes) { validate_legacy(as_v1(event), causes); }
+
+void validate_events_event_create(const json& event, Causes& causes) {
   const json v1 = as_v1(event);
   validate_legacy(v1, causes);
   validate_new_event(v1, causes);
@@ -182,6 +183,7 @@ std::optional<std::chrono::sys_time<std::chrono::microseconds>> micro_time(const
 void validate_events_event_update(const json& served, const json& served_old, Causes& causes) {
   const json event = as_v1(served);
   const json old = as_v1(served_old);
+  if (!semantic_equal(at(event, {"series"}), at(old, {"series"}))) validate_series(event, causes);
   const auto check = [&](const std::string& field, const std::string& now, const std::string& before) {
     if (now != before) invalid_rendered(causes, field, now, "field is immutable");
   };
@@ -232,7 +234,9 @@ KindSpec events_v1_event_row() {
                  {"reportingController", {"reportingController"}, ""},
                  {"type", {"type"}, ""}},
       .uses_event_ttl = true,
-      .strategy = {.validate = validate_events_event, .validate_update = validate_events_event_update}};
+      .strategy = {.validate = validate_events_event,
+                   .validate_create = validate_events_event_create,
+                   .validate_update = validate_events_event_update}};
 }
 
 }  // namespace

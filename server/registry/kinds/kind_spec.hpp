@@ -84,8 +84,17 @@ struct Strategy {
   void (*prepare_update)(nlohmann::json& object, const nlohmann::json& old) = nullptr;
   // Checks of a whole object, on create and on every update.
   void (*validate)(const nlohmann::json& object, Causes& causes) = nullptr;
+  // Checks of a create, in place of `validate`, for the kinds whose new objects meet rules that
+  // updates do not check again (Kubernetes' ValidateXCreate where it differs from ValidateX).
+  void (*validate_create)(const nlohmann::json& object, Causes& causes) = nullptr;
+  // Create, before prepare_create: warnings about the object as the client sent it, which
+  // prepare_create then changes (a Pod's AppArmor annotations become fields).
+  void (*create_warnings)(const nlohmann::json& object, std::vector<std::string>& warnings) = nullptr;
   // Checks of an update against the stored object (immutable fields).
   void (*validate_update)(const nlohmann::json& object, const nlohmann::json& old, Causes& causes) = nullptr;
+  // WarningsOnCreate (`old` null) and WarningsOnUpdate of the main resource, beyond its pod
+  // template's, which the registry gives when the template changed.
+  void (*warnings)(const nlohmann::json& object, const nlohmann::json* old, std::vector<std::string>& out) = nullptr;
   // Create, after prepare_create, when the request came from an authenticated user: what the
   // kind records of its requester (CSR spec.username, uid, groups, extra). `user` is an
   // authentication.k8s.io/v1 UserInfo.

@@ -236,13 +236,6 @@ void validate_ingress(const json& ing, Causes& causes) {
   if (const auto& class_name = at(spec, {"ingressClassName"}); class_name.is_string())
     invalid_each(causes, "spec.ingressClassName", class_name, subdomain_errors(str(class_name)));
 
-  // Only checked on create (see validate_ingress_update).
-  const auto& annotation = at(ing, {"metadata", "annotations", k_ingress_class_annotation});
-  if (annotation.is_string() && at(spec, {"ingressClassName"}).is_string() &&
-      annotation != at(spec, {"ingressClassName"}))
-    invalid_value(causes, std::string("annotations.") + k_ingress_class_annotation, annotation,
-                  "must match `ingressClassName` when both are specified");
-
   // The load balancer status (ValidateIngressStatusUpdate); spec writes carry the stored status.
   const auto& entries = arr(at(ing, {"status", "loadBalancer", "ingress"}));
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -260,15 +253,15 @@ void validate_ingress(const json& ing, Causes& causes) {
 // PrepareForCreate: no status yet (its load balancer is always written, as Kubernetes writes it).
 void prepare_ingress(json& ing) { ing["status"] = {{"loadBalancer", json::object()}}; }
 
-// Kubernetes checks the ingress class annotation against ingressClassName on create only: an
-// update drops that finding of validate_ingress.
-void validate_ingress_update(const json&, const json&, Causes& causes) {
-  const std::string field = std::string("annotations.") + k_ingress_class_annotation;
-  for (auto it = causes.begin(); it != causes.end();)
-    if (it->value("field", "") == field)
-      it = causes.erase(it);
-    else
-      ++it;
+// ValidateIngressCreate: ValidateIngress, and the class annotation, when both are given, names
+// the same class as ingressClassName (an update does not check that).
+void validate_ingress_create(const json& ing, Causes& causes) {
+  validate_ingress(ing, causes);
+  const auto& annotation = at(ing, {"metadata", "annotations", k_ingress_class_annotation});
+  const auto& class_name = at(ing, {"spec", "ingressClassName"});
+  if (annotation.is_string() && class_name.is_string() && annotation != class_name)
+    invalid_value(causes, std::string("annotations.") + k_ingress_class_annotation, annotation,
+                  "must match `ingressClassName` when both are specified");
 }
 
 KindSpec ingress_row() {
@@ -292,7 +285,7 @@ KindSpec ingress_row() {
       .storage_resource = "ingress",
       .generation = std::vector<std::string>{"spec"},
       .strategy = {
-          .prepare_create = prepare_ingress, .validate = validate_ingress, .validate_update = validate_ingress_update}};
+          .prepare_create = prepare_ingress, .validate = validate_ingress, .validate_create = validate_ingress_create}};
 }
 
 // ---- IPAddress -------------------------------------------------------------------------------

@@ -410,8 +410,12 @@ void validate_pod_spec(Causes& causes, const json& spec, const std::string& path
       validate_container_details(causes, containers[i], field);
       validate_volume_mounts(causes, containers[i], volume_names, field);
       validate_container_resources(causes, containers[i], field);
+      validate_app_armor_profile(causes, at(containers[i], {"securityContext", "appArmorProfile"}),
+                                 field + ".securityContext.appArmorProfile");
     }
   }
+  validate_app_armor_profile(causes, at(spec, {"securityContext", "appArmorProfile"}),
+                             path + ".securityContext.appArmorProfile");
   if (const auto& grace = at(spec, {"terminationGracePeriodSeconds"}); grace.is_number_integer() && num(grace) < 0)
     invalid_value(causes, path + ".terminationGracePeriodSeconds", grace, "must be greater than or equal to 0");
   if (const auto account = str(at(spec, {"serviceAccountName"})); !account.empty())
@@ -443,6 +447,7 @@ void validate_pod_template(Causes& causes, const json& pod_template, const std::
   validate_labels(causes, at(pod_template, {"metadata", "labels"}), path + ".labels");
   validate_annotation_keys(causes, at(pod_template, {"metadata", "annotations"}), path + ".annotations");
   const json& spec = at(pod_template, {"spec"});
+  validate_app_armor_annotations(causes, at(pod_template, {"metadata", "annotations"}), spec, path + ".annotations");
   validate_pod_spec(causes, spec.is_object() ? spec : json::object(), path + ".spec");
   if (!arr(at(spec, {"ephemeralContainers"})).empty())
     forbidden(causes, path + ".spec.ephemeralContainers", "ephemeral containers not allowed in pod template");

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -48,6 +49,27 @@ std::string pod_qos_class(const nlohmann::json& pod);
 void visit_secret_names(const nlohmann::json& spec, const std::function<void(const std::string&)>& visit);
 // The ConfigMaps a pod spec names: env, envFrom, configMap and projected volumes.
 void visit_config_map_names(const nlohmann::json& spec, const std::function<void(const std::string&)>& visit);
+
+// ---- AppArmor (pod_app_armor.cpp) -------------------------------------------------------------
+
+// ValidateAppArmorProfileField: a pod's or a container's securityContext.appArmorProfile at `path`.
+void validate_app_armor_profile(Causes& causes, const nlohmann::json& profile, const std::string& path);
+// ValidateAppArmorPodAnnotations: each container.apparmor.security.beta.kubernetes.io/NAME
+// annotation (at `path`) names a container of `spec` and a profile kube knows.
+void validate_app_armor_annotations(Causes& causes, const nlohmann::json& annotations, const nlohmann::json& spec,
+                                    const std::string& path);
+// ValidatePodSpecificAnnotationUpdates: a pod's AppArmor and mirror-pod annotations never change.
+void validate_pod_annotation_updates(Causes& causes, const nlohmann::json& annotations,
+                                     const nlohmann::json& old_annotations);
+// A create's deprecation warnings for AppArmor annotations a container has no field for, as the
+// client sent the pod (before sync_app_armor).
+void app_armor_create_warnings(const nlohmann::json& pod, std::vector<std::string>& warnings);
+// PrepareForCreate's version skew step: an annotation for every container whose field (or the
+// pod's) gives a profile, and a field for every container with only an annotation that differs
+// from the pod's profile. Not for Windows pods.
+void sync_app_armor(nlohmann::json& pod);
+// ValidatePodCreate's check that a container's annotation and its effective field agree.
+void validate_app_armor_match(Causes& causes, const nlohmann::json& pod);
 
 // ---- validation --------------------------------------------------------------------------------
 

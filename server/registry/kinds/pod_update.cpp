@@ -93,6 +93,8 @@ std::string changed_fields(const json& spec, const json& old) {
 }  // namespace
 
 void validate_pod_update(const json& pod, const json& old, Causes& causes) {
+  validate_pod_annotation_updates(causes, api::at(pod, {"metadata", "annotations"}),
+                                  api::at(old, {"metadata", "annotations"}));
   const json& spec = api::at(pod, {"spec"});
   const json& before = api::at(old, {"spec"});
   if (!spec.is_object() || !before.is_object()) return;  // validate_pod reports a missing spec

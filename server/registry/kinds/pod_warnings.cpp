@@ -339,4 +339,22 @@ void pod_warnings(const nlohmann::json& holder, const std::string& path, std::ve
   }
 }
 
+void pod_write_warnings(const nlohmann::json& pod, const nlohmann::json*, std::vector<std::string>& out) {
+  pod_warnings(pod, "", out);
+}
+
+void claim_write_warnings(const nlohmann::json& claim, const nlohmann::json*, std::vector<std::string>& out) {
+  claim_warnings(claim, out);
+}
+
+void volume_write_warnings(const nlohmann::json& volume, const nlohmann::json*, std::vector<std::string>& out) {
+  volume_warnings(volume, out);
+}
+
+void stateful_set_warnings(const nlohmann::json& stateful_set, const nlohmann::json* old, std::vector<std::string>& out) {
+  const json& claims = api::arr(at(stateful_set, {"spec", "volumeClaimTemplates"}));
+  for (std::size_t i = 0; i < claims.size(); ++i)
+    claim_spec_warnings(at(claims[i], {"spec"}), index_path("spec.volumeClaimTemplates", i) + (old ? ".Spec" : ""), out);
+}
+
 }  // namespace kw::kinds

@@ -31,4 +31,12 @@ void volume_warnings(const nlohmann::json& volume, std::vector<std::string>& war
 // not a whole number of bytes. `path` is the spec's ("spec.volumes[0].ephemeral.volumeClaimTemplate.spec").
 void claim_spec_warnings(const nlohmann::json& spec, const std::string& path, std::vector<std::string>& warnings);
 
+// The rows' Strategy::warnings: a Pod's, a claim's, a volume's, and a StatefulSet's claim
+// templates (kube's paths: a create's leave out each claim's "spec", an update's spell it "Spec").
+void pod_write_warnings(const nlohmann::json& pod, const nlohmann::json* old, std::vector<std::string>& warnings);
+void claim_write_warnings(const nlohmann::json& claim, const nlohmann::json* old, std::vector<std::string>& warnings);
+void volume_write_warnings(const nlohmann::json& volume, const nlohmann::json* old, std::vector<std::string>& warnings);
+void stateful_set_warnings(const nlohmann::json& stateful_set, const nlohmann::json* old,
+                           std::vector<std::string>& warnings);
+
 }  // namespace kw::kinds

@@ -51,8 +51,7 @@ std::string system_class_error(const std::string& name, std::int64_t value, bool
   return name + " is not a known system priority class";
 }
 
-// ValidatePriorityClass (Kubernetes runs it on create only; kw's registry runs it on updates too,
-// where value and preemptionPolicy cannot change anyway).
+// ValidatePriorityClass, on create only: an update checks what may not change.
 void validate_priority_class(const json& pc, Causes& causes) {
   const std::string name = str(at(pc, {"metadata", "name"}));
   const std::int64_t value = num(at(pc, {"value"}));
@@ -117,7 +116,7 @@ KindSpec priority_class_row() {
           .generation = std::vector<std::string>{},
           .strategy = {.defaults = default_priority_class,
                        .prepare_create = prepare_priority_class,
-                       .validate = validate_priority_class,
+                       .validate_create = validate_priority_class,
                        .validate_update = validate_priority_class_update},
           .bootstrap = system_priority_classes};
 }

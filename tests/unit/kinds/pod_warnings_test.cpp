@@ -135,3 +135,18 @@ TEST_CASE("volumes: the beta annotation, Recycle, deprecated node labels and plu
   CHECK(out[2] == R"(spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].key: beta.kubernetes.io/os is deprecated since v1.14; use "kubernetes.io/os" instead)");
   CHECK(out[3] == "spec.storageOS: deprecated in v1.22, non-functional in v1.25+");
 }
+
+TEST_CASE("statefulsets: each claim template's fractional storage, at kube's paths for a create and an update") {
+  const json sts = json::parse(R"({"metadata": {"name": "db"}, "spec": {"volumeClaimTemplates": [
+      {"metadata": {"name": "data"}, "spec": {"resources": {"requests": {"storage": "1.5"}}}},
+      {"metadata": {"name": "logs"}, "spec": {"resources": {"requests": {"storage": "1Gi"}, "limits": {"storage": "100m"}}}}]}})");
+  std::vector<std::string> created;
+  stateful_set_warnings(sts, nullptr, created);
+  CHECK(created == std::vector<std::string>{
+                       R"(spec.volumeClaimTemplates[0].resources.requests[storage]: fractional byte value "1500m" is invalid, must be an integer)",
+                       R"(spec.volumeClaimTemplates[1].resources.limits[storage]: fractional byte value "100m" is invalid, must be an integer)"});
+  std::vector<std::string> updated;
+  stateful_set_warnings(sts, &sts, updated);
+  REQUIRE(updated.size() == 2);
+  CHECK(updated[0].starts_with("spec.volumeClaimTemplates[0].Spec.resources.requests[storage]: "));
+}

@@ -303,6 +303,91 @@ TEST_CASE("a cached object's tree rebuilt from its protobuf is the tree decoded 
   }
 }
 
+TEST_CASE("a kind's create-only checks do not hold back updates of objects that pass them no longer") {
+  Fixture f;
+  const auto info = [&](const char* group, const char* version, const char* plural) -> const api::ResourceInfo& {
+    const auto* found = f.resources.find_plural(group, version, plural);
+    REQUIRE(found != nullptr);
+    return *found;
+  };
+  const auto relabelled = [&](const api::ResourceInfo& resource, const std::string& ns, const std::string& name) {
+    auto read = f.registry->get(resource, ns, name, {});
+    REQUIRE_MESSAGE(read.has_value(), read.error().message);
+    nlohmann::json object = *read;
+    object["metadata"]["labels"]["touched"] = "yes";
+    return object;
+  };
+
+  SUBCASE("an Event written through v1 is updated through events.k8s.io/v1, whose create checks it fails") {
+    const nlohmann::json event = {
+        {"apiVersion", "v1"},
+        {"kind", "Event"},
+        {"metadata", {{"name", "web.1"}, {"namespace", "default"}}},
+        {"involvedObject", {{"kind", "Pod"}, {"name", "web"}, {"namespace", "default"}}},
+        {"reason", "Started"},
+        {"message", "Started container web"},
+        {"type", "Normal"},
+        {"count", 1},
+        {"firstTimestamp", "2026-11-28T10:00:00Z"},
+        {"lastTimestamp", "2026-11-28T10:00:00Z"},
+        {"source", {{"component", "kubelet"}}}};
+    REQUIRE(f.registry->create(info("", "v1", "events"), "default", event, {}).has_value());
+    const auto& events_v1 = info("events.k8s.io", "v1", "events");
+    auto updated = f.registry->update(events_v1, "default", "web.1", relabelled(events_v1, "default", "web.1"), {});
+    CHECK_MESSAGE(updated.has_value(), updated.error().message);
+    // A create through events.k8s.io/v1 still gets them.
+    nlohmann::json fresh = relabelled(events_v1, "default", "web.1");
+    fresh["metadata"] = {{"name", "web.2"}};
+    auto refused = f.registry->create(events_v1, "default", fresh, {});
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().message.find("Invalid value: \"\": needs to be unset") != std::string::npos);
+  }
+  SUBCASE("a system PriorityClass is checked against its known values on create only") {
+    const auto& classes = info("scheduling.k8s.io", "v1", "priorityclasses");
+    nlohmann::json pc = relabelled(classes, "", "system-cluster-critical");
+    pc["globalDefault"] = true;
+    auto updated = f.registry->update(classes, "", "system-cluster-critical", pc, {});
+    CHECK_MESSAGE(updated.has_value(), updated.error().message);
+    pc["metadata"] = {{"name", "system-made-up"}};
+    auto refused = f.registry->create(classes, "", pc, {});
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().message.find("'system-' prefix are reserved") != std::string::npos);
+  }
+  SUBCASE("an Ingress's class annotation may differ from ingressClassName after its create") {
+    const auto& ingresses = info("networking.k8s.io", "v1", "ingresses");
+    nlohmann::json ing = {{"apiVersion", "networking.k8s.io/v1"},
+                          {"kind", "Ingress"},
+                          {"metadata", {{"name", "web"}, {"annotations", {{"kubernetes.io/ingress.class", "nginx"}}}}},
+                          {"spec",
+                           {{"ingressClassName", "nginx"},
+                            {"defaultBackend", {{"service", {{"name", "web"}, {"port", {{"number", 80}}}}}}}}}};
+    REQUIRE(f.registry->create(ingresses, "default", ing, {}).has_value());
+    nlohmann::json changed = relabelled(ingresses, "default", "web");
+    changed["metadata"]["annotations"]["kubernetes.io/ingress.class"] = "traefik";
+    auto updated = f.registry->update(ingresses, "default", "web", changed, {});
+    CHECK_MESSAGE(updated.has_value(), updated.error().message);
+    changed["metadata"] = {{"name", "web-2"}, {"annotations", {{"kubernetes.io/ingress.class", "traefik"}}}};
+    auto refused = f.registry->create(ingresses, "default", changed, {});
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().message.find("must match `ingressClassName` when both are specified") != std::string::npos);
+  }
+}
+
+TEST_CASE("a pod create reports the AppArmor annotations it turns into fields as warnings") {
+  Fixture f;
+  nlohmann::json web = pod("armored");
+  web["metadata"]["annotations"] = {{"container.apparmor.security.beta.kubernetes.io/c", "runtime/default"}};
+  std::vector<std::string> warnings;
+  registry::WriteOptions options;
+  options.warnings = &warnings;
+  auto created = f.registry->create(f.pods(), "default", web, options);
+  REQUIRE_MESSAGE(created.has_value(), created.error().message);
+  CHECK((*created)["spec"]["containers"][0]["securityContext"]["appArmorProfile"] ==
+        nlohmann::json{{"type", "RuntimeDefault"}});
+  CHECK(warnings == std::vector<std::string>{"metadata.annotations[container.apparmor.security.beta.kubernetes.io/c]: "
+                                             "deprecated since v1.30; use the \"appArmorProfile\" field instead"});
+}
+
 TEST_CASE("a registry torn down while its caches still take in a write's events leaves the heap intact") {
   // The caches' feed threads decode events through the registry until the caches stop, so what
   // they use must outlive them. Repeated, as the race needs the teardown to meet a feed in flight.
