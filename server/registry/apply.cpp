@@ -51,22 +51,23 @@ ApiResult<Applied> Registry::apply(const api::ResourceInfo& info, const std::str
   // Re-applying what was applied before changes nothing: answered from the watch cache (read
   // consistently), nothing written. Admission still sees the update, as kube-apiserver's does:
   // the mutating plugins and webhooks first (one that changes the object sends the apply down
-  // the full path, which calls them again), then the validating ones, whose refusals and
-  // warnings answer.
+  // the full path, which stores what they made of it without calling them again), then the
+  // validating ones, whose refusals and warnings answer.
+  WriteOptions tracked = options;
+  tracked.fields_tracked = true;
   if (auto cache = cache_for(info)) {
     auto found = cache->get(key(info, ns, name), true);
     if (found && manager->unchanged_by((*found)->object(), config, options.field_manager)) {
-      auto kept = admit_unchanged(info, ns, name, (*found)->object(), options);
-      if (!kept) return std::unexpected(kept.error());
-      if (*kept) {
+      auto mutated = admit_unchanged(info, ns, name, (*found)->object(), options);
+      if (!mutated) return std::unexpected(mutated.error());
+      if (!*mutated) {
         Applied applied;
         applied.unchanged = std::move(*found);
         return applied;
       }
+      tracked.mutated = std::move(*mutated);
     }
   }
-  WriteOptions tracked = options;
-  tracked.fields_tracked = true;
   for (int attempt = 0;; ++attempt) {
     bool missing = false;
     auto updated = update_with(

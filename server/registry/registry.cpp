@@ -298,6 +298,13 @@ void apply_defaults(const api::ResourceInfo& info, nlohmann::json& object, bool 
   else if (strategy.defaults) strategy.defaults(object);
 }
 
+// Whether two versions of an object differ in nothing but metadata.resourceVersion.
+bool same_but_revision(nlohmann::json a, nlohmann::json b) {
+  for (auto* object : {&a, &b})
+    if (object->contains("metadata") && (*object)["metadata"].is_object()) (*object)["metadata"].erase("resourceVersion");
+  return a == b;
+}
+
 // The warnings kube's strategies give a write (WarningsOnCreate, WarningsOnUpdate): the row's
 // own every time, and its pod template's when the template changed. Each is given once per
 // request, as kube's warning recorder keeps them.
@@ -606,18 +613,23 @@ ApiResult<void> Registry::admit(const AdmissionRequest& request) const {
   return {};
 }
 
-ApiResult<bool> Registry::admit_unchanged(const api::ResourceInfo& info, const std::string& ns,
-                                          const std::string& name, const nlohmann::json& live,
-                                          const WriteOptions& options) const {
+ApiResult<std::shared_ptr<const WriteOptions::Mutated>> Registry::admit_unchanged(const api::ResourceInfo& info,
+                                                                                   const std::string& ns,
+                                                                                   const std::string& name,
+                                                                                   const nlohmann::json& live,
+                                                                                   const WriteOptions& options) const {
   if (!admission_chain()->mutations.empty()) {
     nlohmann::json object = live;
     if (auto mutated = mutate(admission_request(info, "UPDATE", ns, name, object, &live, options), object); !mutated)
       return std::unexpected(mutated.error());
-    if (object != live) return false;
+    if (object != live) {
+      const auto revision = parse_revision(metadata(object).value("resourceVersion", std::string()));
+      return std::make_shared<const WriteOptions::Mutated>(WriteOptions::Mutated{revision.value_or(0), std::move(object)});
+    }
   }
   if (auto admitted = admit(admission_request(info, "UPDATE", ns, name, live, &live, options)); !admitted)
     return std::unexpected(admitted.error());
-  return true;
+  return nullptr;
 }
 
 ApiResult<void> Registry::admit_create(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
@@ -895,10 +907,14 @@ ApiResult<nlohmann::json> Registry::update_with(
       if (old_meta.contains(kept)) meta[kept] = old_meta[kept];
       else meta.erase(kept);
     object = track_update(info, existing, std::move(object), options);
-    if (!admission_chain()->mutations.empty() && !options.admitted)
-      if (auto mutated = this->mutate(admission_request(info, "UPDATE", ns, name, object, &existing, options), object);
-          !mutated)
+    if (!admission_chain()->mutations.empty() && !options.admitted) {
+      if (const auto* done = options.mutated.get();
+          done != nullptr && done->revision == current->mod_revision && same_but_revision(object, existing))
+        object = done->object;
+      else if (auto mutated = this->mutate(admission_request(info, "UPDATE", ns, name, object, &existing, options), object);
+               !mutated)
         return std::unexpected(mutated.error());
+    }
     if (options.subresource == "status" || options.subresource == "approval") {
       keep_all_but_status(object, existing, status_keeps_meta(info));
       if (const auto& strategy = strategy_of(info); strategy.prepare_subresource)

@@ -121,6 +121,14 @@ struct WriteOptions {
   // admit_create): the write itself is not admitted again, as kube-apiserver's subresource
   // stores write the pod without admission.
   bool admitted = false;
+  // The mutating admission of this update already ran, on the stored object at `revision` (a
+  // re-apply that changes nothing but what the mutations add): when the update finds that
+  // revision and changes nothing itself, it stores `object` without calling them again.
+  struct Mutated {
+    storage::Revision revision = 0;
+    nlohmann::json object;
+  };
+  std::shared_ptr<const Mutated> mutated = {};
 };
 
 // What a DELETE did: the object as it was removed, or as it is kept marked for deletion
@@ -394,10 +402,13 @@ class Registry {
   ApiResult<void> admit(const AdmissionRequest& request) const;
   // The mutations, in the order they were added, on `object` (request.object).
   ApiResult<void> mutate(const AdmissionRequest& request, nlohmann::json& object) const;
-  // Admission of an update that leaves `live` as it is (a re-apply): true when the mutations
-  // keep it and the checks pass, false when a mutation would change it, else the refusal.
-  ApiResult<bool> admit_unchanged(const api::ResourceInfo& info, const std::string& ns, const std::string& name,
-                                  const nlohmann::json& live, const WriteOptions& options) const;
+  // Admission of an update that leaves `live` as it is (a re-apply): null when the mutations
+  // keep it and the checks pass, the object as the mutations leave it when they change it (for
+  // the update to store, WriteOptions::mutated), else the refusal.
+  ApiResult<std::shared_ptr<const WriteOptions::Mutated>> admit_unchanged(const api::ResourceInfo& info,
+                                                                          const std::string& ns, const std::string& name,
+                                                                          const nlohmann::json& live,
+                                                                          const WriteOptions& options) const;
 
   std::unique_ptr<ServiceAllocator> m_services;  // made by start()
   net::client::ClientPool m_webhook_clients;

@@ -306,6 +306,23 @@ class WebhookTest(unittest.TestCase):
         self.assertEqual(code, 403, answer)
         self.assert_status(answer, 403, 'admission webhook "deny.kw.test" denied the request: no thanks', "NotWelcome")
 
+    def test_a_reapply_a_mutating_webhook_changes_calls_it_once(self):
+        # The re-apply changes nothing itself, but the webhook changes the object: it is called
+        # once for the update, as kube-apiserver calls it, and its change is stored.
+        self.install(True, "reapply-count", [{"name": "count.kw.test", "clientConfig": self.url_client("/count")}])
+        body = {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "counted", "labels": {"hook-test": "reapply-count"}}, "data": {"k": "v"}}
+        path = "/api/v1/namespaces/hooks/configmaps/counted?fieldManager=tester"
+        code, first, _ = self.call("PATCH", path, body, content_type="application/apply-patch+yaml")
+        self.assertEqual(code, 201, first)
+        self.assertEqual(first["metadata"]["labels"]["count-calls"], "1")
+        code, second, _ = self.call("PATCH", path, body, content_type="application/apply-patch+yaml")
+        self.assertEqual(code, 200, second)
+        self.assertEqual([r["request"]["operation"] for r in self.peer.sent("/count")], ["CREATE", "UPDATE"])
+        self.assertEqual(second["metadata"]["labels"]["count-calls"], "2")
+        self.assertNotEqual(second["metadata"]["resourceVersion"], first["metadata"]["resourceVersion"])
+        self.call("DELETE", "/api/v1/namespaces/hooks/configmaps/counted")
+
     def test_subresource_creates_are_sent_as_their_own_kind_and_deletions_once(self):
         """A binding, a TokenRequest and an eviction are CREATEs of their own kinds on the pods'
         and ServiceAccounts' subresources; the writes they make to the pod, and a graceful
