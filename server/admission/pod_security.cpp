@@ -26,6 +26,7 @@
 #include "server/admission/lookup.hpp"
 #include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
+#include "server/registry/kinds/pod_spec.hpp"
 
 namespace kw::admission {
 namespace {
@@ -206,8 +207,6 @@ void each_container(const json& spec, Visit visit) {
 std::string name_of(const json& container) { return api::str(api::at(container, {"name"})); }
 
 const json& security(const json& holder, std::string_view field) { return api::at(holder, {"securityContext", field}); }
-
-bool windows_pod(const json& spec) { return api::str(api::at(spec, {"os", "name"})) == "windows"; }
 
 // The setters ("pod", containers "a") that gave a field a bad value.
 std::vector<std::string> setters(bool pod, const std::vector<std::string>& containers) {
@@ -433,7 +432,7 @@ Finding seccomp_fields(const json& spec, bool required) {
 Finding seccomp_baseline_1_19(const json&, const json& spec) { return seccomp_fields(spec, false); }
 Finding seccomp_restricted_1_19(const json&, const json& spec) { return seccomp_fields(spec, true); }
 Finding seccomp_restricted_1_25(const json&, const json& spec) {
-  return windows_pod(spec) ? Finding{} : seccomp_fields(spec, true);
+  return kinds::is_windows_pod(spec) ? Finding{} : seccomp_fields(spec, true);
 }
 
 // The sysctls allowed from each version on.
@@ -486,7 +485,7 @@ Finding allow_privilege_escalation(const json& spec) {
 }
 Finding allow_privilege_escalation_1_8(const json&, const json& spec) { return allow_privilege_escalation(spec); }
 Finding allow_privilege_escalation_1_25(const json&, const json& spec) {
-  return windows_pod(spec) ? Finding{} : allow_privilege_escalation(spec);
+  return kinds::is_windows_pod(spec) ? Finding{} : allow_privilege_escalation(spec);
 }
 
 Finding capabilities_restricted(const json& spec) {
@@ -519,7 +518,7 @@ Finding capabilities_restricted(const json& spec) {
 }
 Finding capabilities_restricted_1_22(const json&, const json& spec) { return capabilities_restricted(spec); }
 Finding capabilities_restricted_1_25(const json&, const json& spec) {
-  return windows_pod(spec) ? Finding{} : capabilities_restricted(spec);
+  return kinds::is_windows_pod(spec) ? Finding{} : capabilities_restricted(spec);
 }
 
 // The volume source a volume uses, by its field.

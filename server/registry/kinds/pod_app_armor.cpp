@@ -23,8 +23,6 @@ constexpr const char* k_mirror_annotation = "kubernetes.io/config.mirror";
 
 std::string annotation_key(const std::string& container) { return std::string(k_annotation_prefix) + container; }
 
-bool windows_pod(const json& spec) { return str(at(spec, {"os", "name"})) == "windows"; }
-
 // Every container of the spec (init, regular and ephemeral) with its field path.
 template <class Spec, class Visit>
 void each_container(Spec& spec, const std::string& path, Visit&& visit) {
@@ -86,6 +84,8 @@ bool has_container(const json& spec, const std::string& name) {
 }
 
 }  // namespace
+
+bool is_windows_pod(const json& spec) { return str(at(spec, {"os", "name"})) == "windows"; }
 
 void validate_app_armor_profile(Causes& causes, const json& profile, const std::string& path) {
   if (!profile.is_object()) return;
@@ -150,7 +150,7 @@ void validate_pod_annotation_updates(Causes& causes, const json& annotations, co
 void app_armor_create_warnings(const json& pod, std::vector<std::string>& warnings) {
   const json& spec = at(pod, {"spec"});
   const json& annotations = at(pod, {"metadata", "annotations"});
-  if (windows_pod(spec) || !annotations.is_object()) return;
+  if (is_windows_pod(spec) || !annotations.is_object()) return;
   const json& pod_profile = at(spec, {"securityContext", "appArmorProfile"});
   each_container(spec, "spec", [&](const json& container, const std::string&) {
     const std::string key = annotation_key(str(at(container, {"name"})));
@@ -162,7 +162,7 @@ void app_armor_create_warnings(const json& pod, std::vector<std::string>& warnin
 }
 
 void sync_app_armor(json& pod) {
-  if (!pod.contains("spec") || !pod["spec"].is_object() || windows_pod(pod["spec"])) return;
+  if (!pod.contains("spec") || !pod["spec"].is_object() || is_windows_pod(pod["spec"])) return;
   json& spec = pod["spec"];
   const json pod_profile = at(spec, {"securityContext", "appArmorProfile"});
   json& meta = pod["metadata"];
@@ -184,7 +184,7 @@ void sync_app_armor(json& pod) {
 void validate_app_armor_match(Causes& causes, const json& pod) {
   const json& spec = at(pod, {"spec"});
   const json& annotations = at(pod, {"metadata", "annotations"});
-  if (windows_pod(spec) || !annotations.is_object()) return;
+  if (is_windows_pod(spec) || !annotations.is_object()) return;
   const json& pod_profile = at(spec, {"securityContext", "appArmorProfile"});
   each_container(spec, "spec", [&](const json& container, const std::string& path) {
     const json& own = at(container, {"securityContext", "appArmorProfile"});

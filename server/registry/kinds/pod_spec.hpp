@@ -50,6 +50,9 @@ void visit_secret_names(const nlohmann::json& spec, const std::function<void(con
 // The ConfigMaps a pod spec names: env, envFrom, configMap and projected volumes.
 void visit_config_map_names(const nlohmann::json& spec, const std::function<void(const std::string&)>& visit);
 
+// Whether a pod spec runs on Windows (spec.os.name), which the Linux-only rules skip.
+bool is_windows_pod(const nlohmann::json& spec);
+
 // ---- AppArmor (pod_app_armor.cpp) -------------------------------------------------------------
 
 // ValidateAppArmorProfileField: a pod's or a container's securityContext.appArmorProfile at `path`.
