@@ -1,5 +1,9 @@
 #include "server/registry/api_error.hpp"
 
+#include <set>
+#include <string>
+#include <vector>
+
 namespace kw::registry {
 namespace {
 
@@ -46,10 +50,15 @@ ApiError forbidden(const std::string& group, const std::string& plural, const st
 }
 
 std::string causes_summary(const nlohmann::json& causes) {
-  auto line = [](const nlohmann::json& c) { return c.value("field", "") + ": " + c.value("message", ""); };
-  if (causes.size() == 1) return line(causes[0]);
+  // ErrorList.ToAggregate: a cause given twice is said once.
+  std::vector<std::string> lines;
+  std::set<std::string> seen;
+  for (const auto& c : causes)
+    if (std::string line = c.value("field", "") + ": " + c.value("message", ""); seen.insert(line).second)
+      lines.push_back(std::move(line));
+  if (lines.size() == 1) return lines[0];
   std::string out = "[";
-  for (std::size_t i = 0; i < causes.size(); ++i) out += (i ? ", " : "") + line(causes[i]);
+  for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? ", " : "") + lines[i];
   return out + "]";
 }
 

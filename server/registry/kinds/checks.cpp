@@ -122,6 +122,21 @@ void collision_count_not_decremented(Causes& causes, const json& object, const j
 
 // ---- paths and JSON helpers --------------------------------------------------------------------
 
+void no_backsteps(Causes& causes, const std::string& field, const std::string& path) {
+  for (std::size_t start = 0;;) {
+    const auto slash = path.find('/', start);
+    if (std::string_view(path).substr(start, slash == std::string::npos ? std::string::npos : slash - start) == "..")
+      return invalid_value(causes, field, path, "must not contain '..'");
+    if (slash == std::string::npos) return;
+    start = slash + 1;
+  }
+}
+
+void local_descending_path(Causes& causes, const std::string& field, const std::string& path) {
+  if (path.starts_with('/')) invalid_value(causes, field, path, "must be a relative path");
+  no_backsteps(causes, field, path);
+}
+
 std::string index_path(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 std::string key_path(const std::string& path, std::string_view key) { return path + "[" + std::string(key) + "]"; }

@@ -73,6 +73,10 @@ void collision_count_not_decremented(Causes& causes, const nlohmann::json& objec
 
 // ---- paths and JSON helpers --------------------------------------------------------------------
 
+// validatePathNoBacksteps: no ".." element in a slash-separated path.
+void no_backsteps(Causes& causes, const std::string& field, const std::string& path);
+// validateLocalDescendingPath: relative, without "..".
+void local_descending_path(Causes& causes, const std::string& field, const std::string& path);
 std::string index_path(const std::string& path, std::size_t i);       // "path[i]"
 std::string key_path(const std::string& path, std::string_view key);  // "path[key]"
 // The member `key` of `parent`, made an empty object when it is missing or not an object.

@@ -100,13 +100,18 @@ void validate_ephemeral_containers(const json& spec, Causes& causes) {
   }
 }
 
-void validate_pod(const json& pod, Causes& causes) {
+// validatePodMetadataAndSpec. The deletion cost is checked on create; an update checks it
+// again, against the stored pod, in validate_pod_update.
+void validate_pod_metadata_and_spec(const json& pod, Causes& causes, bool create) {
   const auto& spec = at(pod, {"spec"});
-  validate_app_armor_annotations(causes, at(pod, {"metadata", "annotations"}), spec, "metadata.annotations");
+  validate_pod_specific_annotations(causes, at(pod, {"metadata", "annotations"}), spec, "metadata.annotations",
+                                    create);
   if (!spec.is_object()) required(causes, "spec");
   else validate_pod_spec(causes, spec, "spec");
   if (spec.is_object()) validate_ephemeral_containers(spec, causes);
 }
+
+void validate_pod(const json& pod, Causes& causes) { validate_pod_metadata_and_spec(pod, causes, false); }
 
 // pods/{name}/ephemeralcontainers changes spec.ephemeralContainers and nothing else
 // (dropNonEphemeralContainerUpdates).
@@ -247,9 +252,10 @@ void prepare_pod(json& pod) {
   sync_app_armor(pod);
 }
 
-// ValidatePodCreate: a new pod's AppArmor annotations agree with its fields too.
+// ValidatePodCreate: a new pod's seccomp and AppArmor annotations agree with its fields too.
 void validate_pod_create(const json& pod, Causes& causes) {
-  validate_pod(pod, causes);
+  validate_pod_metadata_and_spec(pod, causes, true);
+  validate_seccomp_match(causes, at(pod, {"metadata", "annotations"}), at(pod, {"spec"}), "spec");
   validate_app_armor_match(causes, pod);
 }
 
@@ -286,20 +292,6 @@ void validate_access_modes(Causes& causes, const json& modes, const std::string&
 void validate_volume_mode(Causes& causes, const json& mode, const std::string& field) {
   if (mode.is_string() && !one_of(str(mode), {"Block", "Filesystem"}))
     unsupported(causes, field, mode, {"Block", "Filesystem"});
-}
-
-bool backsteps(std::string_view path) {
-  for (std::size_t start = 0;;) {
-    const auto slash = path.find('/', start);
-    if (path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start) == "..")
-      return true;
-    if (slash == std::string_view::npos) return false;
-    start = slash + 1;
-  }
-}
-
-void no_backsteps(Causes& causes, const std::string& field, const std::string& path) {
-  if (backsteps(path)) invalid_value(causes, field, path, "must not contain '..'");
 }
 
 void validate_secret_reference(Causes& causes, const json& ref, const std::string& path) {

@@ -16,22 +16,10 @@ using api::at;
 using api::str;
 using nlohmann::json;
 
-constexpr std::string_view k_annotation_prefix = "container.apparmor.security.beta.kubernetes.io/";
 constexpr std::string_view k_localhost_prefix = "localhost/";
 constexpr std::size_t k_max_localhost_profile = 4095;  // PATH_MAX - 1
-constexpr const char* k_mirror_annotation = "kubernetes.io/config.mirror";
 
-std::string annotation_key(const std::string& container) { return std::string(k_annotation_prefix) + container; }
-
-// Every container of the spec (init, regular and ephemeral) with its field path.
-template <class Spec, class Visit>
-void each_container(Spec& spec, const std::string& path, Visit&& visit) {
-  for (const char* list : {"initContainers", "containers", "ephemeralContainers"}) {
-    if (!spec.is_object() || !spec.contains(list) || !spec[list].is_array()) continue;
-    std::size_t i = 0;
-    for (auto& container : spec[list]) visit(container, index_path(path + "." + list, i++));
-  }
-}
+std::string annotation_key(const std::string& container) { return std::string(k_app_armor_annotation_prefix) + container; }
 
 // The annotation value a profile field stands for ("" when it stands for none).
 std::string annotation_for(const json& profile) {
@@ -77,7 +65,7 @@ Derived derive_field(const std::string& annotation, const json& pod_profile) {
 
 bool has_container(const json& spec, const std::string& name) {
   bool found = false;
-  each_container(spec, "spec", [&](const json& container, const std::string&) {
+  visit_containers_with_path(spec, "spec", [&](const json& container, const std::string&) {
     found = found || str(at(container, {"name"})) == name;
   });
   return found;
@@ -118,8 +106,8 @@ void validate_app_armor_annotations(Causes& causes, const json& annotations, con
                                     const std::string& path) {
   if (!annotations.is_object()) return;
   for (const auto& [key, value] : annotations.items()) {
-    if (!key.starts_with(k_annotation_prefix)) continue;
-    const std::string container = key.substr(k_annotation_prefix.size());
+    if (!key.starts_with(k_app_armor_annotation_prefix)) continue;
+    const std::string container = key.substr(k_app_armor_annotation_prefix.size());
     if (!has_container(spec, container)) invalid_value(causes, key_path(path, key), container, "container not found");
     const std::string profile = str(value);
     if (!profile.empty() && profile != "runtime/default" && profile != "unconfined" &&
@@ -128,31 +116,12 @@ void validate_app_armor_annotations(Causes& causes, const json& annotations, con
   }
 }
 
-void validate_pod_annotation_updates(Causes& causes, const json& annotations, const json& old_annotations) {
-  const std::string path = "metadata.annotations";
-  const json& now = annotations.is_object() ? annotations : json::object();
-  const json& before = old_annotations.is_object() ? old_annotations : json::object();
-  for (const auto& [key, value] : before.items()) {
-    if (now.contains(key) && now[key] == value) continue;
-    if (key.starts_with(k_annotation_prefix))
-      forbidden(causes, key_path(path, key), "may not remove or update AppArmor annotations");
-    if (key == k_mirror_annotation)
-      forbidden(causes, key_path(path, key), "may not remove or update mirror pod annotation");
-  }
-  for (const auto& [key, value] : now.items()) {
-    if (before.contains(key)) continue;
-    if (key.starts_with(k_annotation_prefix))
-      forbidden(causes, key_path(path, key), "may not add AppArmor annotations");
-    if (key == k_mirror_annotation) forbidden(causes, key_path(path, key), "may not add mirror pod annotation");
-  }
-}
-
 void app_armor_create_warnings(const json& pod, std::vector<std::string>& warnings) {
   const json& spec = at(pod, {"spec"});
   const json& annotations = at(pod, {"metadata", "annotations"});
   if (is_windows_pod(spec) || !annotations.is_object()) return;
   const json& pod_profile = at(spec, {"securityContext", "appArmorProfile"});
-  each_container(spec, "spec", [&](const json& container, const std::string&) {
+  visit_containers_with_path(spec, "spec", [&](const json& container, const std::string&) {
     const std::string key = annotation_key(str(at(container, {"name"})));
     if (!annotations.contains(key) || at(container, {"securityContext", "appArmorProfile"}).is_object()) return;
     if (derive_field(str(annotations[key]), pod_profile).warn)
@@ -166,7 +135,7 @@ void sync_app_armor(json& pod) {
   json& spec = pod["spec"];
   const json pod_profile = at(spec, {"securityContext", "appArmorProfile"});
   json& meta = pod["metadata"];
-  each_container(spec, "spec", [&](json& container, const std::string&) {
+  visit_containers_with_path(spec, "spec", [&](json& container, const std::string&) {
     const std::string key = annotation_key(str(at(container, {"name"})));
     const json& own = at(container, {"securityContext", "appArmorProfile"});
     const json& annotations = at(meta, {"annotations"});
@@ -186,7 +155,7 @@ void validate_app_armor_match(Causes& causes, const json& pod) {
   const json& annotations = at(pod, {"metadata", "annotations"});
   if (is_windows_pod(spec) || !annotations.is_object()) return;
   const json& pod_profile = at(spec, {"securityContext", "appArmorProfile"});
-  each_container(spec, "spec", [&](const json& container, const std::string& path) {
+  visit_containers_with_path(spec, "spec", [&](const json& container, const std::string& path) {
     const json& own = at(container, {"securityContext", "appArmorProfile"});
     const json& profile = own.is_object() ? own : pod_profile;
     const std::string key = annotation_key(str(at(container, {"name"})));

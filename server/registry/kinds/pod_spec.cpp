@@ -447,8 +447,9 @@ void validate_pod_template(Causes& causes, const json& pod_template, const std::
   validate_labels(causes, at(pod_template, {"metadata", "labels"}), path + ".labels");
   validate_annotation_keys(causes, at(pod_template, {"metadata", "annotations"}), path + ".annotations");
   const json& spec = at(pod_template, {"spec"});
-  validate_app_armor_annotations(causes, at(pod_template, {"metadata", "annotations"}), spec, path + ".annotations");
+  validate_pod_specific_annotations(causes, at(pod_template, {"metadata", "annotations"}), spec, path + ".annotations");
   validate_pod_spec(causes, spec.is_object() ? spec : json::object(), path + ".spec");
+  validate_seccomp_match(causes, at(pod_template, {"metadata", "annotations"}), spec, path + ".spec");
   if (!arr(at(spec, {"ephemeralContainers"})).empty())
     forbidden(causes, path + ".spec.ephemeralContainers", "ephemeral containers not allowed in pod template");
 }

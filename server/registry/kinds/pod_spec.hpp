@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/api/selector.hpp"
+#include "server/registry/kinds/checks.hpp"
 #include "server/registry/kinds/kind_spec.hpp"
 
 namespace kw::kinds {
@@ -53,6 +54,40 @@ void visit_config_map_names(const nlohmann::json& spec, const std::function<void
 // Whether a pod spec runs on Windows (spec.os.name), which the Linux-only rules skip.
 bool is_windows_pod(const nlohmann::json& spec);
 
+// VisitContainersWithPath: every container of `spec` (init, regular, then ephemeral) with its
+// field path under `path`. `Spec` is a json or a const json; `visit(container, path)`.
+template <class Spec, class Visit>
+void visit_containers_with_path(Spec& spec, const std::string& path, Visit&& visit) {
+  for (const char* list : {"initContainers", "containers", "ephemeralContainers"}) {
+    if (!spec.is_object() || !spec.contains(list) || !spec[list].is_array()) continue;
+    std::size_t i = 0;
+    for (auto& container : spec[list]) visit(container, index_path(path + "." + list, i++));
+  }
+}
+
+// ---- pod-specific annotations (pod_annotations.cpp) ------------------------------------------
+
+inline constexpr std::string_view k_app_armor_annotation_prefix = "container.apparmor.security.beta.kubernetes.io/";
+
+// ValidatePodSpecificAnnotations, for a pod's or a template's annotations at `path`: the mirror
+// pod annotation needs spec.nodeName; the tolerations annotation is JSON of valid tolerations;
+// the pod deletion cost a 32-bit integer (unless `check_deletion_cost` is false: an update of
+// a pod that already had an invalid one); seccomp and AppArmor annotations name valid profiles.
+void validate_pod_specific_annotations(Causes& causes, const nlohmann::json& annotations,
+                                       const nlohmann::json& spec, const std::string& path,
+                                       bool check_deletion_cost = true);
+// GetDeletionCostFromPodAnnotations succeeds: no deletion cost, or a 32-bit integer without a
+// plus sign or leading zeros.
+bool valid_deletion_cost(const nlohmann::json& annotations);
+// validateSeccompAnnotationsAndFields: where a seccomp annotation and the securityContext's
+// seccompProfile (the pod's, or a container's) are both given, they name the same profile.
+void validate_seccomp_match(Causes& causes, const nlohmann::json& annotations, const nlohmann::json& spec,
+                            const std::string& spec_path);
+// ValidatePodSpecificAnnotationUpdates' own part: a pod's AppArmor and mirror-pod annotations
+// are never added, changed or removed.
+void validate_pod_annotation_updates(Causes& causes, const nlohmann::json& annotations,
+                                     const nlohmann::json& old_annotations);
+
 // ---- AppArmor (pod_app_armor.cpp) -------------------------------------------------------------
 
 // ValidateAppArmorProfileField: a pod's or a container's securityContext.appArmorProfile at `path`.
@@ -61,9 +96,6 @@ void validate_app_armor_profile(Causes& causes, const nlohmann::json& profile, c
 // annotation (at `path`) names a container of `spec` and a profile kube knows.
 void validate_app_armor_annotations(Causes& causes, const nlohmann::json& annotations, const nlohmann::json& spec,
                                     const std::string& path);
-// ValidatePodSpecificAnnotationUpdates: a pod's AppArmor and mirror-pod annotations never change.
-void validate_pod_annotation_updates(Causes& causes, const nlohmann::json& annotations,
-                                     const nlohmann::json& old_annotations);
 // A create's deprecation warnings for AppArmor annotations a container has no field for, as the
 // client sent the pod (before sync_app_armor).
 void app_armor_create_warnings(const nlohmann::json& pod, std::vector<std::string>& warnings);
