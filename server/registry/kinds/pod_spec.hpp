@@ -4,6 +4,7 @@
 // applies the same defaults to a template as to a pod (SetDefaults_PodSpec and the defaults of
 // everything nested in it; SetDefaults_Pod's own part is the Pod row's) and checks it alike.
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -107,6 +108,24 @@ void sync_app_armor(nlohmann::json& pod);
 void validate_app_armor_match(Causes& causes, const nlohmann::json& pod);
 
 // ---- validation --------------------------------------------------------------------------------
+
+// The volumes of a pod spec that passed their checks, by name (what mounts may name).
+using PodVolumes = std::map<std::string, const nlohmann::json*>;
+
+// ValidateVolumes (pod_volumes.cpp): each volume at `path` (the spec's "volumes") is named,
+// once, with a DNS label, and has exactly one valid source.
+PodVolumes validate_volumes(Causes& causes, const nlohmann::json& volumes, const std::string& path);
+// validateContainers and validateInitContainers (pod_containers.cpp), for the containers and
+// init containers of the pod spec at `path`.
+void validate_pod_containers(Causes& causes, const nlohmann::json& spec, const PodVolumes& volumes,
+                             const std::string& path);
+// ValidatePodSpec's pod-level checks between nodeSelector and serviceAccountName
+// (pod_level.cpp): the pod's security context, image pull secrets, affinity, DNS config,
+// readiness and scheduling gates, topology spread constraints, host process and host users.
+void validate_pod_context(Causes& causes, const nlohmann::json& spec, const std::string& path);
+// ValidatePodSpec's checks after tolerations (pod_level.cpp): host aliases, priority class,
+// runtime class, preemption policy, overhead, and the operating system's rules.
+void validate_pod_extras(Causes& causes, const nlohmann::json& spec, const std::string& path);
 
 // A pod spec's containers and init containers: at least one container, each named (a DNS
 // label, unique in the pod) with an image.
