@@ -107,7 +107,7 @@ void validate_pod_metadata_and_spec(const json& pod, Causes& causes, bool create
   validate_pod_specific_annotations(causes, at(pod, {"metadata", "annotations"}), spec, "metadata.annotations",
                                     create);
   if (!spec.is_object()) required(causes, "spec");
-  else validate_pod_spec(causes, spec, "spec");
+  else validate_pod_spec(causes, spec, "spec", &at(pod, {"metadata"}));
   if (spec.is_object()) validate_ephemeral_containers(spec, causes);
 }
 

@@ -276,9 +276,9 @@ void always_restarting(Causes& causes, const json& pod_spec, const std::string& 
               "activeDeadlineSeconds in " + std::string(owner) + " is not Supported");
 }
 
-void validate_pod_spec(Causes& causes, const json& spec, const std::string& path) {
+void validate_pod_spec(Causes& causes, const json& spec, const std::string& path, const json* pod_meta) {
   // ValidatePodSpec's order.
-  const PodVolumes volumes = validate_volumes(causes, at(spec, {"volumes"}), path + ".volumes");
+  const PodVolumes volumes = validate_volumes(causes, at(spec, {"volumes"}), path + ".volumes", pod_meta);
   validate_pod_containers(causes, spec, volumes, path);
   const std::string restart = str(at(spec, {"restartPolicy"}));
   if (restart.empty())

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -113,8 +114,28 @@ void validate_app_armor_match(Causes& causes, const nlohmann::json& pod);
 using PodVolumes = std::map<std::string, const nlohmann::json*>;
 
 // ValidateVolumes (pod_volumes.cpp): each volume at `path` (the spec's "volumes") is named,
-// once, with a DNS label, and has exactly one valid source.
-PodVolumes validate_volumes(Causes& causes, const nlohmann::json& volumes, const std::string& path);
+// once, with a DNS label, and has exactly one valid source. `pod_meta` is a pod's metadata
+// (null for a template): its name gives the claims of ephemeral volumes.
+PodVolumes validate_volumes(Causes& causes, const nlohmann::json& volumes, const std::string& path,
+                            const nlohmann::json* pod_meta = nullptr);
+
+// ---- the downward API (downward_api.cpp) -----------------------------------------------------
+
+// The pod fields a downwardAPI volume file may name (validVolumeDownwardAPIFieldPathExpressions),
+// and those an env var may name (validEnvDownwardAPIFieldPathExpressions); both sorted.
+inline constexpr std::string_view k_volume_downward_api_fields[] = {
+    "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"};
+inline constexpr std::string_view k_env_downward_api_fields[] = {
+    "metadata.name",  "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName",
+    "status.hostIP", "status.hostIPs",     "status.podIP", "status.podIPs"};
+// validateObjectFieldSelector: a fieldRef at `path` names a v1 pod field in `allowed` (sorted),
+// or a label or annotation by key.
+void validate_object_field_selector(Causes& causes, const nlohmann::json& selector,
+                                    std::span<const std::string_view> allowed, const std::string& path);
+// validateContainerResourceFieldSelector: a resourceFieldRef at `path` names a container
+// resource (and, for a volume file, its container) with a divisor that resource takes.
+void validate_resource_field_selector(Causes& causes, const nlohmann::json& selector, const std::string& path,
+                                      bool volume);
 // validateContainers and validateInitContainers (pod_containers.cpp), for the containers and
 // init containers of the pod spec at `path`.
 void validate_pod_containers(Causes& causes, const nlohmann::json& spec, const PodVolumes& volumes,
@@ -155,7 +176,9 @@ void selector_matches_template(Causes& causes, const WorkloadSelector& selector,
 void always_restarting(Causes& causes, const nlohmann::json& pod_spec, const std::string& spec_path,
                        std::string_view owner);
 // The core of ValidatePodSpec: volumes, containers, restart and DNS policies, deadlines.
-void validate_pod_spec(Causes& causes, const nlohmann::json& spec, const std::string& path);
+// `pod_meta` is a pod's metadata (null for a template).
+void validate_pod_spec(Causes& causes, const nlohmann::json& spec, const std::string& path,
+                       const nlohmann::json* pod_meta = nullptr);
 // ValidatePodTemplateSpec: the template's labels (reported at <path>.labels, as Kubernetes
 // does), annotations and pod spec; no ephemeral containers.
 void validate_pod_template(Causes& causes, const nlohmann::json& pod_template, const std::string& path);
