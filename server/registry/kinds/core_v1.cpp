@@ -249,12 +249,20 @@ void default_pod(json& pod) {
 // its AppArmor annotations and fields say the same.
 void prepare_pod(json& pod) {
   pod["status"] = {{"phase", "Pending"}, {"qosClass", pod_qos_class(pod)}};
+  apply_scheduling_gated_condition(pod, now_rfc3339());
+  mutate_pod_affinity(pod);
   sync_app_armor(pod);
 }
 
 // ValidatePodCreate: a new pod's seccomp and AppArmor annotations agree with its fields too.
 void validate_pod_create(const json& pod, Causes& causes) {
   validate_pod_metadata_and_spec(pod, causes, true);
+  // Ephemeral containers come only through pods/ephemeralcontainers; a node only once the
+  // scheduling gates are gone.
+  if (!arr(at(pod, {"spec", "ephemeralContainers"})).empty())
+    forbidden(causes, "spec.ephemeralContainers", "cannot be set on create");
+  if (!str(at(pod, {"spec", "nodeName"})).empty() && !arr(at(pod, {"spec", "schedulingGates"})).empty())
+    forbidden(causes, "spec.nodeName", "cannot be set until all schedulingGates have been cleared");
   validate_seccomp_match(causes, at(pod, {"metadata", "annotations"}), at(pod, {"spec"}), "spec");
   validate_app_armor_match(causes, pod);
 }

@@ -108,6 +108,15 @@ void sync_app_armor(nlohmann::json& pod);
 // ValidatePodCreate's check that a container's annotation and its effective field agree.
 void validate_app_armor_match(Causes& causes, const nlohmann::json& pod);
 
+// ---- a new pod (pod_prepare.cpp) ------------------------------------------------------------
+
+// mutatePodAffinity: each pod (anti-)affinity term with matchLabelKeys or mismatchLabelKeys and
+// a label selector gets `key In (value)` / `key NotIn (value)` for the pod's own labels.
+void mutate_pod_affinity(nlohmann::json& pod);
+// applySchedulingGatedCondition: a pod created with scheduling gates starts with PodScheduled
+// False, reason SchedulingGated, since `now`.
+void apply_scheduling_gated_condition(nlohmann::json& pod, const std::string& now);
+
 // ---- validation --------------------------------------------------------------------------------
 
 // The volumes of a pod spec that passed their checks, by name (what mounts may name).
