@@ -609,9 +609,9 @@ void validate_data_source(Causes& causes, const json& source, const std::string&
     label_field(causes, path + ".namespace", str(at(source, {"namespace"})).empty() ? json() : source["namespace"]);
 }
 
-void validate_persistent_volume_claim(const json& pvc, Causes& causes) {
-  const json& spec = at(pvc, {"spec"});
-  const std::string path = "spec";
+}  // namespace
+
+void validate_persistent_volume_claim_spec(Causes& causes, const json& spec, const std::string& path) {
   if (arr(at(spec, {"accessModes"})).empty())
     required(causes, path + ".accessModes", "at least 1 access mode is required");
   validate_label_selector(causes, at(spec, {"selector"}), path + ".selector");
@@ -637,6 +637,12 @@ void validate_persistent_volume_claim(const json& pvc, Causes& causes) {
       invalid_value(causes, path, path + ".dataSource", "must match dataSourceRef");
   }
   subdomain_field(causes, path + ".volumeAttributesClassName", at(spec, {"volumeAttributesClassName"}));
+}
+
+namespace {
+
+void validate_persistent_volume_claim(const json& pvc, Causes& causes) {
+  validate_persistent_volume_claim_spec(causes, at(pvc, {"spec"}), "spec");
   const json& capacity = at(pvc, {"status", "capacity"});
   if (capacity.is_object())
     for (const auto& [resource, value] : capacity.items())

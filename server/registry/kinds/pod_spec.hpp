@@ -39,6 +39,8 @@ void default_volume_sources(nlohmann::json& holder);
 // SetDefaults_PersistentVolumeClaim and SetDefaults_PersistentVolumeClaimSpec: of a claim and of
 // the claim templates of a StatefulSet.
 void default_persistent_volume_claim(nlohmann::json& claim);
+// ValidatePersistentVolumeClaimSpec (core_v1.cpp), for the claim spec at `path`.
+void validate_persistent_volume_claim_spec(Causes& causes, const nlohmann::json& spec, const std::string& path);
 
 // GetPodQOS: BestEffort without cpu or memory requests and limits, Guaranteed when every
 // container limits both and requests what it limits, else Burstable.

@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/api/json_access.hpp"
 #include "core/api/quantity.hpp"
@@ -185,9 +186,41 @@ void projection_sources(Causes& causes, const json& projected, const std::string
   }
 }
 
+// ObjectMeta's members (Go's field names, first letter lowered) that an ephemeral volume's claim
+// template may not set: only labels and annotations.
+constexpr std::pair<const char*, const char*> k_claim_template_forbidden_meta[] = {
+    {"name", "name"},
+    {"generateName", "generateName"},
+    {"namespace", "namespace"},
+    {"selfLink", "selfLink"},
+    {"uid", "uID"},
+    {"resourceVersion", "resourceVersion"},
+    {"generation", "generation"},
+    {"creationTimestamp", "creationTimestamp"},
+    {"deletionTimestamp", "deletionTimestamp"},
+    {"deletionGracePeriodSeconds", "deletionGracePeriodSeconds"},
+    {"ownerReferences", "ownerReferences"},
+    {"finalizers", "finalizers"},
+    {"managedFields", "managedFields"},
+};
+
+// ValidatePersistentVolumeClaimTemplate: the template's labels and annotations, nothing else of
+// its metadata, and its claim spec.
+void claim_template(Causes& causes, const json& claim, const std::string& path) {
+  const json& meta = at(claim, {"metadata"});
+  validate_annotation_keys(causes, at(meta, {"annotations"}), path + ".metadata.annotations");
+  validate_labels(causes, at(meta, {"labels"}), path + ".metadata.labels");
+  auto go_zero = [](const json& value) {
+    return empty_value(value) || value == "" || value == 0 || value == false;
+  };
+  for (const auto& [member, go_name] : k_claim_template_forbidden_meta)
+    if (!go_zero(at(meta, {member})))
+      forbidden(causes, path + ".metadata." + go_name, "cannot be set for an ephemeral volume");
+  validate_persistent_volume_claim_spec(causes, at(claim, {"spec"}), path + ".spec");
+}
+
 // What each source checks beyond the strings it requires.
-void source_rules(Causes& causes, std::string_view key, const json& source, const std::string& path,
-                  const std::string& volume_name) {
+void source_rules(Causes& causes, std::string_view key, const json& source, const std::string& path) {
   if (key == "emptyDir") {
     const json& limit = at(source, {"sizeLimit"});
     if (auto value = api::quantity_value(limit); !limit.is_null() && value && *value < 0)
@@ -312,8 +345,10 @@ void source_rules(Causes& causes, std::string_view key, const json& source, cons
         invalid_each(causes, path + ".name", name, subdomain_errors(name));
     }
   } else if (key == "ephemeral") {
-    if (!at(source, {"volumeClaimTemplate"}).is_object()) required(causes, path + ".volumeClaimTemplate");
-    (void)volume_name;
+    if (const json& claim = at(source, {"volumeClaimTemplate"}); claim.is_object())
+      claim_template(causes, claim, path + ".volumeClaimTemplate");
+    else
+      required(causes, path + ".volumeClaimTemplate");
   }
 }
 
@@ -343,7 +378,7 @@ PodVolumes validate_volumes(Causes& causes, const json& volumes, const std::stri
         continue;
       }
       required_strings(own, source.key, value, source_path);
-      source_rules(own, source.key, value, source_path, name);
+      source_rules(own, source.key, value, source_path);
       if (std::string_view(source.key) == "iscsi" && at(value, {"initiatorName"}).is_string() &&
           name.size() + 1 + str(at(value, {"targetPortal"})).size() > 64)
         invalid_value(own, volume_path + ".name", name,

@@ -128,6 +128,15 @@ TEST_CASE("pod volumes: CSI, ephemeral volumes and the claims they create") {
         "spec.volumes[0].csi.nodePublishSecretRef.name|Required value\n");
   CHECK(vol_causes({{{"name", "a"}, {"ephemeral", json::object()}}}) ==
         "spec.volumes[0].ephemeral.volumeClaimTemplate|Required value\n");
+  json bad_template = {{"metadata", {{"name", "x"}, {"labels", {{"a", "b"}}}, {"uid", "u"}}},
+                       {"spec", {{"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
+  CHECK(vol_causes({{{"name", "a"}, {"ephemeral", {{"volumeClaimTemplate", bad_template}}}}}) ==
+        "spec.volumes[0].ephemeral.volumeClaimTemplate.metadata.name|Forbidden: cannot be set for an ephemeral "
+        "volume\n"
+        "spec.volumes[0].ephemeral.volumeClaimTemplate.metadata.uID|Forbidden: cannot be set for an ephemeral "
+        "volume\n"
+        "spec.volumes[0].ephemeral.volumeClaimTemplate.spec.accessModes|Required value: at least 1 access mode is "
+        "required\n");
   json claim_template = {{"spec", {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
   CHECK(vol_causes({{{"name", "data"}, {"ephemeral", {{"volumeClaimTemplate", claim_template}}}},
                     {{"name", "b"}, {"persistentVolumeClaim", {{"claimName", "web-data"}}}}}) ==
