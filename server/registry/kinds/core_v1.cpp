@@ -331,7 +331,7 @@ const PvSource k_pv_sources[] = {
     {"flocker", "flocker", "flocker", {}},
     {"nfs", "nfs", "nfs", {"server", "path"}},
     {"rbd", "rbd", "rbd", {}},
-    {"quobyte", "quobyte", "quobyte", {"volume"}},
+    {"quobyte", "quobyte", "quobyte", {}},
     {"cephfs", "cephFS", "cephfs", {}},
     {"iscsi", "iscsi", "iscsi", {"targetPortal"}},
     {"cinder", "cinder", "cinder", {"volumeID"}},
@@ -351,23 +351,8 @@ const PvSource k_pv_sources[] = {
 // What each source checks beyond its required strings.
 void validate_pv_source(Causes& causes, const std::string& key, const json& source, const std::string& path,
                         const std::string& pv_name, bool node_affinity, const std::string& spec_path) {
-  if (key == "hostPath") {
-    const std::string p = str(at(source, {"path"}));
-    if (p.empty()) {
-      required(causes, path + ".path");
-      return;
-    }
-    no_backsteps(causes, path + ".path", p);
-    const json& type = at(source, {"type"});
-    if (type.is_string() && !one_of(str(type), {"", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket",
-                                                "CharDevice", "BlockDevice"}))
-      unsupported(
-          causes, path + ".type", type,
-          {"", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"});
-  } else if (key == "nfs") {
-    const std::string p = str(at(source, {"path"}));
-    if (!p.starts_with("/")) invalid_value(causes, path + ".path", p, "must be an absolute path");
-  } else if (key == "local") {
+  if (shared_volume_source_rules(causes, key, source, path)) return;
+  if (key == "local") {
     const std::string p = str(at(source, {"path"}));
     if (p.empty())
       required(causes, path + ".path");
@@ -401,26 +386,6 @@ void validate_pv_source(Causes& causes, const std::string& key, const json& sour
       required(causes, path + ".secretRef");
     if (at(source, {"secretRef"}).is_object() && str(at(source, {"secretRef", "name"})).empty())
       required(causes, path + ".secretRef.name");
-  } else if (key == "fc") {
-    const json& wwns = arr(at(source, {"targetWWNs"}));
-    const json& wwids = arr(at(source, {"wwids"}));
-    if (wwns.empty() && wwids.empty())
-      required(causes, path + ".targetWWNs", "must specify either targetWWNs or wwids, but not both");
-    if (!wwns.empty() && !wwids.empty())
-      invalid_value(causes, path + ".targetWWNs", wwns, "targetWWNs and wwids can not be specified simultaneously");
-    if (!wwns.empty()) {
-      const json& lun = at(source, {"lun"});
-      if (!lun.is_number())
-        required(causes, path + ".lun", "lun is required if targetWWNs is specified");
-      else if (api::print::num(lun) < 0 || api::print::num(lun) > 255)
-        invalid_value(causes, path + ".lun", lun, "must be between 0 and 255, inclusive");
-    }
-  } else if (key == "flocker") {
-    const std::string name = str(at(source, {"datasetName"})), uuid = str(at(source, {"datasetUUID"}));
-    if (name.empty() && uuid.empty()) required(causes, path, "one of datasetName and datasetUUID is required");
-    if (!name.empty() && !uuid.empty())
-      invalid_value(causes, path, "resource", "datasetName and datasetUUID can not be specified simultaneously");
-    if (name.find('/') != std::string::npos) invalid_value(causes, path + ".datasetName", name, "must not contain '/'");
   } else if (key == "storageos") {
     const std::string volume = str(at(source, {"volumeName"}));
     if (volume.empty())
@@ -433,10 +398,6 @@ void validate_pv_source(Causes& causes, const std::string& key, const json& sour
       if (str(at(source, {"secretRef", "name"})).empty()) required(causes, path + ".secretRef.name");
       if (str(at(source, {"secretRef", "namespace"})).empty()) required(causes, path + ".secretRef.namespace");
     }
-  } else if (key == "gcePersistentDisk" || key == "awsElasticBlockStore") {
-    const json& partition = at(source, {"partition"});
-    if (api::print::num(partition) < 0 || api::print::num(partition) > 255)
-      invalid_value(causes, path + ".partition", partition, "must be between 1 and 255, inclusive");
   } else if (key == "cinder") {
     if (at(source, {"secretRef"}).is_object()) {
       if (str(at(source, {"secretRef", "name"})).empty()) required(causes, path + ".secretRef.name");
@@ -452,35 +413,6 @@ void validate_pv_source(Causes& causes, const std::string& key, const json& sour
   } else if (key == "azureFile") {
     if (at(source, {"secretNamespace"}).is_string() && str(at(source, {"secretNamespace"})).empty())
       required(causes, path + ".secretNamespace");
-  } else if (key == "azureDisk") {
-    const json& caching = at(source, {"cachingMode"});
-    if (caching.is_string() && !one_of(str(caching), {"None", "ReadOnly", "ReadWrite"}))
-      unsupported(causes, path + ".cachingMode", caching, {"None", "ReadOnly", "ReadWrite"});
-    const json& kind = at(source, {"kind"});
-    if (kind.is_string() && !one_of(str(kind), {"Dedicated", "Managed", "Shared"}))
-      unsupported(causes, path + ".kind", kind, {"Dedicated", "Managed", "Shared"});
-    const std::string uri = str(at(source, {"diskURI"}));
-    if (kind == "Managed" && !uri.starts_with("/subscriptions/"))
-      unsupported(causes, path + ".diskURI", uri,
-                  {"/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}"});
-    if (kind.is_string() && kind != "Managed" && !uri.starts_with("https://"))
-      unsupported(causes, path + ".diskURI", uri,
-                  {"https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"});
-  } else if (key == "flexVolume") {
-    if (at(source, {"options"}).is_object())
-      for (const auto& [option, value] : source["options"].items()) {
-        const auto slash = option.find('/');
-        const std::string domain = "." + util::to_lower(slash == std::string::npos ? option : option.substr(0, slash));
-        if (domain.ends_with(".kubernetes.io") || domain.ends_with(".k8s.io"))
-          invalid_value(causes, key_path(path + ".options", option), option,
-                        "kubernetes.io and k8s.io namespaces are reserved");
-      }
-  } else if (key == "quobyte") {
-    const std::string registry = str(at(source, {"registry"}));
-    if (registry.empty())
-      required(causes, path + ".registry", "must be a host:port pair or multiple pairs separated by commas");
-    else if (str(at(source, {"tenant"})).size() >= 65)
-      required(causes, path + ".tenant", "must be a UUID and may not exceed a length of 64 characters");
   }
 }
 

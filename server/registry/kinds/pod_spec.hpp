@@ -130,6 +130,12 @@ using PodVolumes = std::map<std::string, const nlohmann::json*>;
 PodVolumes validate_volumes(Causes& causes, const nlohmann::json& volumes, const std::string& path,
                             const nlohmann::json* pod_meta = nullptr);
 
+// The rules of the volume sources pods and PersistentVolumes check alike (hostPath, the GCE and
+// AWS disks, nfs, flocker, quobyte, fc, flexVolume options, azureDisk), for the source `key` at
+// `path`; false for any other source.
+bool shared_volume_source_rules(Causes& causes, std::string_view key, const nlohmann::json& source,
+                                const std::string& path);
+
 // ---- the downward API (downward_api.cpp) -----------------------------------------------------
 
 // The pod fields a downwardAPI volume file may name (validVolumeDownwardAPIFieldPathExpressions),

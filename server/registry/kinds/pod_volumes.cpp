@@ -219,82 +219,40 @@ void claim_template(Causes& causes, const json& claim, const std::string& path) 
   validate_persistent_volume_claim_spec(causes, at(claim, {"spec"}), path + ".spec");
 }
 
-// What each source checks beyond the strings it requires.
-void source_rules(Causes& causes, std::string_view key, const json& source, const std::string& path) {
-  if (key == "emptyDir") {
-    const json& limit = at(source, {"sizeLimit"});
-    if (auto value = api::quantity_value(limit); !limit.is_null() && value && *value < 0)
-      forbidden(causes, path + ".sizeLimit", "SizeLimit field must be a valid resource quantity");
-  } else if (key == "hostPath") {
+}  // namespace
+
+bool shared_volume_source_rules(Causes& causes, std::string_view key, const json& source, const std::string& path) {
+  if (key == "hostPath") {
     const std::string target = str(at(source, {"path"}));
-    if (target.empty()) return required(causes, path + ".path");
+    if (target.empty()) {
+      required(causes, path + ".path");
+      return true;
+    }
     no_backsteps(causes, path + ".path", target);
     const json& type = at(source, {"type"});
     if (type.is_string() && !one_of(str(type), {"", "DirectoryOrCreate", "Directory", "FileOrCreate", "File",
                                                 "Socket", "CharDevice", "BlockDevice"}))
       unsupported(causes, path + ".type", type,
                   {"", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"});
-  } else if (key == "gitRepo") {
-    local_descending_path(causes, path + ".directory", str(at(source, {"directory"})));
   } else if (key == "gcePersistentDisk" || key == "awsElasticBlockStore") {
     const json& partition = at(source, {"partition"});
     if (partition.is_number_integer() && (partition.get<std::int64_t>() < 0 || partition.get<std::int64_t>() > 255))
       invalid_value(causes, path + ".partition", partition, "must be between 1 and 255, inclusive");
-  } else if (key == "secret" || key == "configMap") {
-    file_mode(causes, at(source, {"defaultMode"}), path + ".defaultMode");
-    key_to_paths(causes, source, path);
   } else if (key == "nfs") {
     if (!str(at(source, {"path"})).starts_with('/'))
       invalid_value(causes, path + ".path", str(at(source, {"path"})), "must be an absolute path");
-  } else if (key == "iscsi") {
-    const std::string iqn = str(at(source, {"iqn"}));
-    if (iqn.empty())
-      required(causes, path + ".iqn");
-    else if (!iqn.starts_with("iqn") && !iqn.starts_with("eui") && !iqn.starts_with("naa"))
-      invalid_value(causes, path + ".iqn", iqn, "must be valid format starting with iqn, eui, or naa");
-    const json& lun = at(source, {"lun"});
-    if (lun.is_number_integer() && (lun.get<std::int64_t>() < 0 || lun.get<std::int64_t>() > 255))
-      invalid_value(causes, path + ".lun", lun, "must be between 0 and 255, inclusive");
-    if ((at(source, {"chapAuthDiscovery"}) == true || at(source, {"chapAuthSession"}) == true) &&
-        !at(source, {"secretRef"}).is_object())
-      required(causes, path + ".secretRef");
-    if (const json& initiator = at(source, {"initiatorName"}); initiator.is_string()) {
-      const std::string name = str(initiator);
-      if (!name.starts_with("iqn") && !name.starts_with("eui") && !name.starts_with("naa"))
-        invalid_value(causes, path + ".initiatorname", name, "must be valid format starting with iqn, eui, or naa");
-    }
   } else if (key == "flocker") {
     const std::string name = str(at(source, {"datasetName"})), uuid = str(at(source, {"datasetUUID"}));
     if (name.empty() && uuid.empty()) required(causes, path, "one of datasetName and datasetUUID is required");
     if (!name.empty() && !uuid.empty())
       invalid_value(causes, path, "resource", "datasetName and datasetUUID can not be specified simultaneously");
     if (name.find('/') != std::string::npos) invalid_value(causes, path + ".datasetName", name, "must not contain '/'");
-  } else if (key == "rbd") {
-    if (arr(at(source, {"monitors"})).empty()) required(causes, path + ".monitors");
-    if (str(at(source, {"image"})).empty()) required(causes, path + ".image");
-  } else if (key == "cinder" || key == "storageos") {
-    if (key == "storageos") {
-      const std::string volume = str(at(source, {"volumeName"}));
-      if (volume.empty())
-        required(causes, path + ".volumeName");
-      else
-        label_field(causes, path + ".volumeName", volume);
-      if (const std::string ns = str(at(source, {"volumeNamespace"})); !ns.empty())
-        label_field(causes, path + ".volumeNamespace", ns);
-    }
-    if (at(source, {"secretRef"}).is_object() && str(at(source, {"secretRef", "name"})).empty())
-      required(causes, path + ".secretRef.name");
-  } else if (key == "cephfs") {
-    if (arr(at(source, {"monitors"})).empty()) required(causes, path + ".monitors");
   } else if (key == "quobyte") {
     if (str(at(source, {"registry"})).empty())
       required(causes, path + ".registry", "must be a host:port pair or multiple pairs separated by commas");
     else if (str(at(source, {"tenant"})).size() >= 65)
       required(causes, path + ".tenant", "must be a UUID and may not exceed a length of 64 characters");
     if (str(at(source, {"volume"})).empty()) required(causes, path + ".volume");
-  } else if (key == "downwardAPI") {
-    file_mode(causes, at(source, {"defaultMode"}), path + ".defaultMode");
-    for (const json& file : arr(at(source, {"items"}))) downward_api_file(causes, file, path);
   } else if (key == "fc") {
     const json& wwns = arr(at(source, {"targetWWNs"}));
     const json& wwids = arr(at(source, {"wwids"}));
@@ -332,6 +290,63 @@ void source_rules(Causes& causes, std::string_view key, const json& source, cons
     if (kind.is_string() && kind != "Managed" && !uri.starts_with("https://"))
       unsupported(causes, path + ".diskURI", uri,
                   {"https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"});
+  } else {
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+// What each pod volume source checks beyond the strings it requires.
+void source_rules(Causes& causes, std::string_view key, const json& source, const std::string& path) {
+  if (shared_volume_source_rules(causes, key, source, path)) return;
+  if (key == "emptyDir") {
+    const json& limit = at(source, {"sizeLimit"});
+    if (auto value = api::quantity_value(limit); !limit.is_null() && value && *value < 0)
+      forbidden(causes, path + ".sizeLimit", "SizeLimit field must be a valid resource quantity");
+  } else if (key == "gitRepo") {
+    local_descending_path(causes, path + ".directory", str(at(source, {"directory"})));
+  } else if (key == "secret" || key == "configMap") {
+    file_mode(causes, at(source, {"defaultMode"}), path + ".defaultMode");
+    key_to_paths(causes, source, path);
+  } else if (key == "iscsi") {
+    const std::string iqn = str(at(source, {"iqn"}));
+    if (iqn.empty())
+      required(causes, path + ".iqn");
+    else if (!iqn.starts_with("iqn") && !iqn.starts_with("eui") && !iqn.starts_with("naa"))
+      invalid_value(causes, path + ".iqn", iqn, "must be valid format starting with iqn, eui, or naa");
+    const json& lun = at(source, {"lun"});
+    if (lun.is_number_integer() && (lun.get<std::int64_t>() < 0 || lun.get<std::int64_t>() > 255))
+      invalid_value(causes, path + ".lun", lun, "must be between 0 and 255, inclusive");
+    if ((at(source, {"chapAuthDiscovery"}) == true || at(source, {"chapAuthSession"}) == true) &&
+        !at(source, {"secretRef"}).is_object())
+      required(causes, path + ".secretRef");
+    if (const json& initiator = at(source, {"initiatorName"}); initiator.is_string()) {
+      const std::string name = str(initiator);
+      if (!name.starts_with("iqn") && !name.starts_with("eui") && !name.starts_with("naa"))
+        invalid_value(causes, path + ".initiatorname", name, "must be valid format starting with iqn, eui, or naa");
+    }
+  } else if (key == "rbd") {
+    if (arr(at(source, {"monitors"})).empty()) required(causes, path + ".monitors");
+    if (str(at(source, {"image"})).empty()) required(causes, path + ".image");
+  } else if (key == "cinder" || key == "storageos") {
+    if (key == "storageos") {
+      const std::string volume = str(at(source, {"volumeName"}));
+      if (volume.empty())
+        required(causes, path + ".volumeName");
+      else
+        label_field(causes, path + ".volumeName", volume);
+      if (const std::string ns = str(at(source, {"volumeNamespace"})); !ns.empty())
+        label_field(causes, path + ".volumeNamespace", ns);
+    }
+    if (at(source, {"secretRef"}).is_object() && str(at(source, {"secretRef", "name"})).empty())
+      required(causes, path + ".secretRef.name");
+  } else if (key == "cephfs") {
+    if (arr(at(source, {"monitors"})).empty()) required(causes, path + ".monitors");
+  } else if (key == "downwardAPI") {
+    file_mode(causes, at(source, {"defaultMode"}), path + ".defaultMode");
+    for (const json& file : arr(at(source, {"items"}))) downward_api_file(causes, file, path);
   } else if (key == "projected") {
     file_mode(causes, at(source, {"defaultMode"}), path + ".defaultMode");
     projection_sources(causes, source, path);
