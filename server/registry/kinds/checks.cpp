@@ -122,6 +122,12 @@ void collision_count_not_decremented(Causes& causes, const json& object, const j
 
 // ---- paths and JSON helpers --------------------------------------------------------------------
 
+bool has_surrounding_space(std::string_view text) {
+  constexpr std::string_view space = " \t\n\v\f\r";
+  return !text.empty() && (space.find(text.front()) != std::string_view::npos ||
+                           space.find(text.back()) != std::string_view::npos);
+}
+
 void no_backsteps(Causes& causes, const std::string& field, const std::string& path) {
   for (std::size_t start = 0;;) {
     const auto slash = path.find('/', start);

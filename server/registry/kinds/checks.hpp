@@ -73,6 +73,8 @@ void collision_count_not_decremented(Causes& causes, const nlohmann::json& objec
 
 // ---- paths and JSON helpers --------------------------------------------------------------------
 
+// Whether strings.TrimSpace would change `text` (ASCII white space at either end).
+bool has_surrounding_space(std::string_view text);
 // validatePathNoBacksteps: no ".." element in a slash-separated path.
 void no_backsteps(Causes& causes, const std::string& field, const std::string& path);
 // validateLocalDescendingPath: relative, without "..".

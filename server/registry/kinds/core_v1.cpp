@@ -109,9 +109,33 @@ void validate_pod_metadata_and_spec(const json& pod, Causes& causes, bool create
   if (!spec.is_object()) required(causes, "spec");
   else validate_pod_spec(causes, spec, "spec", &at(pod, {"metadata"}));
   if (spec.is_object()) validate_ephemeral_containers(spec, causes);
+  // What pods are held to and templates are not: no token volume without a service account,
+  // and no blanks around an image.
+  if (str(at(spec, {"serviceAccountName"})).empty()) {
+    const json& volumes = arr(at(spec, {"volumes"}));
+    for (std::size_t v = 0; v < volumes.size(); ++v) {
+      const json& sources = arr(at(volumes[v], {"projected", "sources"}));
+      for (std::size_t s = 0; s < sources.size(); ++s)
+        if (at(sources[s], {"serviceAccountToken"}).is_object())
+          forbidden(causes, index_path(index_path("spec.volumes", v) + ".projected.sources", s) + ".serviceAccountToken",
+                    "must not be specified when serviceAccountName is not set");
+    }
+  }
+  for (const char* list : {"containers", "initContainers"}) {
+    const json& containers = arr(at(spec, {list}));
+    for (std::size_t i = 0; i < containers.size(); ++i)
+      if (const std::string image = str(at(containers[i], {"image"})); has_surrounding_space(image))
+        invalid_value(causes, index_path(std::string("spec.") + list, i) + ".image", image,
+                        "must not have leading or trailing whitespace");
+  }
 }
 
-void validate_pod(const json& pod, Causes& causes) { validate_pod_metadata_and_spec(pod, causes, false); }
+// ValidatePodUpdate: the pod as a create checks it (a deletion cost the stored pod already
+// had wrong is kept), then what an update may change.
+void validate_pod_changes(const json& pod, const json& old, Causes& causes) {
+  validate_pod_metadata_and_spec(pod, causes, valid_deletion_cost(at(old, {"metadata", "annotations"})));
+  validate_pod_update(pod, old, causes);
+}
 
 // pods/{name}/ephemeralcontainers changes spec.ephemeralContainers and nothing else
 // (dropNonEphemeralContainerUpdates).
@@ -127,9 +151,22 @@ void prepare_pod_subresource(std::string_view subresource, json& pod, const json
   default_pod_spec(pod["spec"]);
 }
 
-// ValidatePodEphemeralContainersUpdate: ephemeral containers are only ever added.
+// pods/{name}/status: ValidatePodStatusUpdate. pods/{name}/ephemeralcontainers:
+// ValidatePodEphemeralContainersUpdate, the pod checked whole and its ephemeral containers only
+// ever added, never to a static pod.
 void validate_pod_subresource(std::string_view subresource, const json& pod, const json& old, Causes& causes) {
+  if (subresource == "status") return validate_pod_status_update(pod, old, causes);
   if (subresource != "ephemeralcontainers") return;
+  const json& old_annotations = at(old, {"metadata", "annotations"});
+  validate_pod_metadata_and_spec(pod, causes, valid_deletion_cost(old_annotations));
+  validate_pod_annotation_updates(causes, at(pod, {"metadata", "annotations"}), old_annotations);
+  validate_pod_specific_annotations(causes, at(pod, {"metadata", "annotations"}), at(pod, {"spec"}),
+                                    "metadata.annotations", valid_deletion_cost(old_annotations));
+  if (old_annotations.is_object() && old_annotations.contains("kubernetes.io/config.mirror")) {
+    causes = json::array();
+    forbidden(causes, "", "static pods do not support ephemeral containers");
+    return;
+  }
   std::map<std::string, json> now;
   for (const auto& c : arr(at(pod, {"spec", "ephemeralContainers"}))) now[str(at(c, {"name"}))] = c;
   for (const auto& before : arr(at(old, {"spec", "ephemeralContainers"}))) {
@@ -997,10 +1034,9 @@ KindSpec pod_row() {
           .status_keeps_meta = {"deletionTimestamp", "ownerReferences"},
           .strategy = {.defaults = default_pod,
                        .prepare_create = prepare_pod,
-                       .validate = validate_pod,
                        .validate_create = validate_pod_create,
                        .create_warnings = app_armor_create_warnings,
-                       .validate_update = validate_pod_update,
+                       .validate_update = validate_pod_changes,
                        .warnings = pod_write_warnings,
                        .prepare_subresource = prepare_pod_subresource,
                        .validate_subresource = validate_pod_subresource,

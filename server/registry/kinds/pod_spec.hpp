@@ -202,6 +202,10 @@ void validate_pod_template(Causes& causes, const nlohmann::json& pod_template, c
 // ValidatePodUpdate's spec rules (pod_update.cpp): a pod's spec changes only in its images,
 // a shorter activeDeadlineSeconds, added tolerations and removed scheduling gates.
 void validate_pod_update(const nlohmann::json& pod, const nlohmann::json& old, Causes& causes);
+// ValidatePodStatusUpdate (pod_status.cpp): pod-specific annotations, custom condition types,
+// the node name, terminated containers that may not run again, claim statuses and the pod's
+// and host's IPs.
+void validate_pod_status_update(const nlohmann::json& pod, const nlohmann::json& old, Causes& causes);
 // ValidateTolerations, for the tolerations at `path`.
 void validate_tolerations(Causes& causes, const nlohmann::json& tolerations, const std::string& path);
 // Go's %#v of a core.Toleration, as its field errors print it.

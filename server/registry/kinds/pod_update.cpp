@@ -35,8 +35,7 @@ bool validate_container_updates(Causes& causes, const json& now, const json& bef
     const std::string image = api::str(api::at(container, {"image"}));
     const std::string field = index_path(path, i++) + ".image";
     if (image.empty()) required(causes, field);
-    if (image.find_first_not_of(" \t\n\v\f\r") != 0 ||
-        (!image.empty() && image.find_last_not_of(" \t\n\v\f\r") != image.size() - 1))
+    if (has_surrounding_space(image))
       invalid_value(causes, field, image, "must not have leading or trailing whitespace");
   }
   return true;

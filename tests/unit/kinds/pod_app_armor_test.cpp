@@ -104,7 +104,7 @@ TEST_CASE("apparmor: annotations name a container of the pod and a known profile
   Causes causes = json::array();
   const json pod =
       pod_with({{"container.apparmor.security.beta.kubernetes.io/gone", "docker-default"}}, nullptr, nullptr);
-  pod_row().strategy.validate(pod, causes);
+  pod_row().strategy.validate_create(pod, causes);
   REQUIRE(causes.size() == 2);
   CHECK(causes[0]["field"] == "metadata.annotations[container.apparmor.security.beta.kubernetes.io/gone]");
   CHECK(causes[0]["message"] == "Invalid value: \"gone\": container not found");
@@ -114,7 +114,7 @@ TEST_CASE("apparmor: annotations name a container of the pod and a known profile
 TEST_CASE("apparmor: profile fields") {
   const auto causes_for = [](json profile) {
     Causes causes = json::array();
-    pod_row().strategy.validate(pod_with(nullptr, std::move(profile), nullptr), causes);
+    pod_row().strategy.validate_create(pod_with(nullptr, std::move(profile), nullptr), causes);
     std::string out;
     for (const auto& cause : causes) out += cause.value("field", "") + "|" + cause.value("message", "") + "\n";
     return out;

@@ -77,3 +77,13 @@ TEST_CASE("pod create: matchLabelKeys and mismatchLabelKeys join the term's sele
   // A term without a selector selects nothing and stays so.
   CHECK_FALSE(anti["requiredDuringSchedulingIgnoredDuringExecution"][1].contains("labelSelector"));
 }
+
+TEST_CASE("pod create: pods, unlike templates, keep images unpadded and token volumes with a service account") {
+  json containers = {{{"name", "web"}, {"image", " nginx"}}};
+  json volumes = {{{"name", "token"}, {"projected", {{"sources", {{{"serviceAccountToken", {{"path", "t"}}}}}}}}}};
+  CHECK(prepared_pod({{"containers", containers}, {"volumes", volumes}}).causes ==
+        "spec.volumes[0].projected.sources[0].serviceAccountToken|Forbidden: must not be specified when "
+        "serviceAccountName is not set\n"
+        "spec.containers[0].image|Invalid value: \" nginx\": must not have leading or trailing whitespace\n");
+  CHECK(prepared_pod({{"volumes", volumes}, {"serviceAccountName", "default"}}).causes.empty());
+}

@@ -20,7 +20,8 @@ std::string vol_causes(json volumes, json mounts = json::array(), std::string na
               {"kind", "Pod"},
               {"metadata", {{"name", std::move(name)}, {"namespace", "default"}}},
               {"spec",
-               {{"volumes", std::move(volumes)},
+               {{"serviceAccountName", "default"},
+                {"volumes", std::move(volumes)},
                 {"containers", {{{"name", "web"}, {"image", "nginx"}, {"volumeMounts", std::move(mounts)}}}}}}};
   default_object(*row, pod);
   row->strategy.prepare_create(pod);
