@@ -125,10 +125,17 @@ void default_daemon_set(json& daemon_set) {
 
 // ---- validation
 
-// ValidateControllerRevision: data is required and revision is not negative.
+// validateControllerRevision: the revision is not negative.
 void validate_controller_revision(const json& revision, Causes& causes) {
-  if (at(revision, {"data"}).is_null()) required(causes, "data", "data is mandatory");
   non_negative(causes, "revision", at(revision, {"revision"}));
+}
+
+// ValidateControllerRevisionCreate: the revision, then data that is a JSON object.
+void validate_controller_revision_create(const json& revision, Causes& causes) {
+  validate_controller_revision(revision, causes);
+  const json& data = at(revision, {"data"});
+  if (data.is_null()) required(causes, "data", "data is mandatory");
+  else if (!data.is_object()) required(causes, "data", "data must be a valid JSON object");
 }
 
 // ValidateControllerRevisionUpdate: the recorded state never changes.
@@ -231,9 +238,10 @@ void validate_selector_update(const json& object, const json& old, Causes& cause
     invalid_rendered(causes, "spec.selector", go_label_selector(selector), "field is immutable");
 }
 
-// ValidateStatefulSetSpec: policies and strategy, counts, the selector, and of the template only
-// its selector match, labels and annotations (kube leaves a StatefulSet's pod spec unchecked).
-void validate_stateful_set(const json& stateful_set, Causes& causes) {
+// ValidateStatefulSetSpec: policies and strategy, counts, the service name (a DNS label, on
+// create only: older sets keep theirs), the selector, and of the template only its selector
+// match, labels and annotations (kube leaves a StatefulSet's pod spec unchecked).
+void validate_stateful_set_spec(const json& stateful_set, Causes& causes, bool create) {
   const json& spec = at(stateful_set, {"spec"});
   const json& policy = at(spec, {"podManagementPolicy"});
   if (str(policy).empty()) required(causes, "spec.podManagementPolicy");
@@ -266,6 +274,8 @@ void validate_stateful_set(const json& stateful_set, Causes& causes) {
   non_negative(causes, "spec.replicas", at(spec, {"replicas"}));
   non_negative(causes, "spec.minReadySeconds", at(spec, {"minReadySeconds"}));
   non_negative(causes, "spec.ordinals.start", at(spec, {"ordinals", "start"}));
+  if (const std::string service = str(at(spec, {"serviceName"})); create && !service.empty())
+    invalid_each(causes, "spec.serviceName", service, dns1123_label_errors(service));
   const json& selector = at(spec, {"selector"});
   required_selector(causes, selector, "statefulset");
   const json& pod_template = at(spec, {"template"});
@@ -275,8 +285,17 @@ void validate_stateful_set(const json& stateful_set, Causes& causes) {
     if (!parsed->empty()) selector_matches_template(causes, *parsed, pod_template, "spec.template");
     validate_labels(causes, at(pod_template, {"metadata", "labels"}), "spec.template.labels");
     validate_annotation_keys(causes, at(pod_template, {"metadata", "annotations"}), "spec.template.annotations");
+    validate_pod_specific_annotations(causes, at(pod_template, {"metadata", "annotations"}),
+                                      at(pod_template, {"spec"}), "spec.template.annotations");
   }
   always_restarting(causes, at(pod_template, {"spec"}), "spec.template.spec", "StatefulSet");
+}
+
+void validate_stateful_set(const json& stateful_set, Causes& causes) {
+  validate_stateful_set_spec(stateful_set, causes, false);
+}
+void validate_stateful_set_create(const json& stateful_set, Causes& causes) {
+  validate_stateful_set_spec(stateful_set, causes, true);
 }
 
 // ValidateStatefulSetUpdate: beyond these fields, a StatefulSet's spec never changes.
@@ -385,6 +404,7 @@ KindSpec controller_revision_row() {
                                age_col()},
                    .printer = print_controller_revision},
           .strategy = {.validate = validate_controller_revision,
+                       .validate_create = validate_controller_revision_create,
                        .validate_update = validate_controller_revision_update}};
 }
 
@@ -445,6 +465,7 @@ KindSpec stateful_set_row() {
           .name_rule = NameRule::label,  // its pods' hostnames are made of it (since 1.27)
           .strategy = {.defaults = default_stateful_set,
                        .validate = validate_stateful_set,
+                       .validate_create = validate_stateful_set_create,
                        .validate_update = validate_stateful_set_update,
                        .warnings = stateful_set_warnings,
                        .validate_subresource = validate_stateful_set_status}};
