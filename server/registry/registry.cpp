@@ -938,12 +938,18 @@ ApiResult<nlohmann::json> Registry::update_with(
     }
     if (deletion.is_object()) metadata(object).update(deletion);
     fill_go_shape(info, object);
-    auto causes = validate_object(kinds::find_kind(info), object, false);
-    if (const auto& strategy = strategy_of(info); strategy.validate_update && options.subresource.empty())
-      strategy.validate_update(object, existing, causes);
-    if (const auto& strategy = strategy_of(info); strategy.validate_subresource && !options.subresource.empty())
-      strategy.validate_subresource(options.subresource, object, existing, causes);
-    if (info.custom && causes.empty()) append_rule_causes(info, object, &existing, causes);
+    // The registry's own deletion marks (graceful deletion, finalizers on delete) are not
+    // validated, as kube-apiserver's deletion update is not: an object stored before a rule
+    // tightened can still be deleted.
+    nlohmann::json causes = nlohmann::json::array();
+    if (!options.marks_deletion) {
+      causes = validate_object(kinds::find_kind(info), object, false);
+      if (const auto& strategy = strategy_of(info); strategy.validate_update && options.subresource.empty())
+        strategy.validate_update(object, existing, causes);
+      if (const auto& strategy = strategy_of(info); strategy.validate_subresource && !options.subresource.empty())
+        strategy.validate_subresource(options.subresource, object, existing, causes);
+    }
+    if (info.custom && causes.empty() && !options.marks_deletion) append_rule_causes(info, object, &existing, causes);
     if (!causes.empty())
       return std::unexpected(invalid(info.group, info.kind, name, causes, causes_summary(causes)));
     if (info.custom && options.subresource == "status")

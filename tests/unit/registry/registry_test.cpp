@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "server/registry/registry.hpp"
+#include "server/registry/stored_value.hpp"
 #include "server/registry/validation.hpp"
 #include "server/storage/sqlite/sqlite_backend.hpp"
 #include "support/temp_dir.hpp"
@@ -395,4 +396,40 @@ TEST_CASE("a registry torn down while its caches still take in a write's events 
     Fixture f;
     REQUIRE(f.registry->create(f.pods(), "default", pod("short-lived"), {}).has_value());
   }
+}
+
+TEST_CASE("a pod stored before a rule tightened can still be deleted, though an update is refused") {
+  Fixture f;
+  nlohmann::json held = pod("old");
+  held["metadata"]["finalizers"] = {"example.com/hold"};
+  REQUIRE(f.registry->create(f.pods(), "default", held, {}).has_value());
+  // Rewrite the stored pod as an older server could have kept it: an image with a blank in
+  // front, which a create or an update refuses now.
+  const std::string key = "/registry/pods/default/old";
+  auto stored = f.backend->get(key);
+  REQUIRE(stored.has_value());
+  auto object = registry::decode_stored(f.pods(), stored->value);
+  REQUIRE(object.has_value());
+  (*object)["spec"]["containers"][0]["image"] = " busybox";
+  auto encoded = registry::encode_stored(f.pods(), *object);
+  REQUIRE(encoded.has_value());
+  REQUIRE(f.backend->update(key, *encoded, stored->mod_revision).has_value());
+
+  auto relabeled = f.registry->update_with(
+      f.pods(), "default", "old",
+      [](const nlohmann::json& now) -> registry::ApiResult<nlohmann::json> {
+        nlohmann::json out = now;
+        out["metadata"]["labels"] = {{"a", "b"}};
+        return out;
+      },
+      {});
+  REQUIRE_FALSE(relabeled.has_value());
+  CHECK(relabeled.error().message.find("must not have leading or trailing whitespace") != std::string::npos);
+
+  // The delete marks it (its finalizer holds it) without checking it again.
+  auto removed = f.registry->remove(f.pods(), "default", "old", nullptr, {});
+  REQUIRE_MESSAGE(removed.has_value(), removed.error().message);
+  auto marked = f.registry->get(f.pods(), "default", "old", "");
+  REQUIRE(marked.has_value());
+  CHECK((*marked)["metadata"].contains("deletionTimestamp"));
 }
