@@ -128,14 +128,18 @@ bool has_surrounding_space(std::string_view text) {
                            space.find(text.back()) != std::string_view::npos);
 }
 
-void no_backsteps(Causes& causes, const std::string& field, const std::string& path) {
+bool has_backsteps(std::string_view path) {
   for (std::size_t start = 0;;) {
     const auto slash = path.find('/', start);
-    if (std::string_view(path).substr(start, slash == std::string::npos ? std::string::npos : slash - start) == "..")
-      return invalid_value(causes, field, path, "must not contain '..'");
-    if (slash == std::string::npos) return;
+    if (path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start) == "..")
+      return true;
+    if (slash == std::string_view::npos) return false;
     start = slash + 1;
   }
+}
+
+void no_backsteps(Causes& causes, const std::string& field, const std::string& path) {
+  if (has_backsteps(path)) invalid_value(causes, field, path, "must not contain '..'");
 }
 
 void local_descending_path(Causes& causes, const std::string& field, const std::string& path) {

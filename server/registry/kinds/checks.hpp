@@ -73,8 +73,13 @@ void collision_count_not_decremented(Causes& causes, const nlohmann::json& objec
 
 // ---- paths and JSON helpers --------------------------------------------------------------------
 
+// A *bool member that is set to true (is_true) or to false (is_false); unset is neither.
+inline bool is_true(const nlohmann::json& value) { return value.is_boolean() && value.get<bool>(); }
+inline bool is_false(const nlohmann::json& value) { return value.is_boolean() && !value.get<bool>(); }
 // Whether strings.TrimSpace would change `text` (ASCII white space at either end).
 bool has_surrounding_space(std::string_view text);
+// Whether a slash-separated path has a ".." element.
+bool has_backsteps(std::string_view path);
 // validatePathNoBacksteps: no ".." element in a slash-separated path.
 void no_backsteps(Causes& causes, const std::string& field, const std::string& path);
 // validateLocalDescendingPath: relative, without "..".

@@ -196,55 +196,6 @@ void fold_string_data(json& secret) {
 // SetDefaults_Secret: a secret without a type is Opaque.
 void default_secret(json& secret) { default_string(secret, "type", "Opaque"); }
 
-// A core NodeSelector (a persistent volume's nodeAffinity.required): at least one term, each
-// requirement's operator matching its values.
-void validate_node_selector(Causes& causes, const json& selector, const std::string& path) {
-  const json& terms = arr(at(selector, {"nodeSelectorTerms"}));
-  if (terms.empty()) {
-    required(causes, path + ".nodeSelectorTerms", "must have at least one node selector term");
-    return;
-  }
-  for (std::size_t t = 0; t < terms.size(); ++t) {
-    const std::string term = index_path(path + ".nodeSelectorTerms", t);
-    const json& expressions = arr(at(terms[t], {"matchExpressions"}));
-    for (std::size_t i = 0; i < expressions.size(); ++i) {
-      const json& e = expressions[i];
-      const std::string field = index_path(term + ".matchExpressions", i);
-      const json& values = arr(at(e, {"values"}));
-      const std::string op = str(at(e, {"operator"}));
-      if (op == "In" || op == "NotIn") {
-        if (values.empty()) required(causes, field + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
-      } else if (op == "Exists" || op == "DoesNotExist") {
-        if (!values.empty())
-          forbidden(causes, field + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-      } else if (op == "Gt" || op == "Lt") {
-        if (values.size() != 1)
-          required(causes, field + ".values", "must be specified single value when `operator` is 'Lt' or 'Gt'");
-      } else {
-        invalid_value(causes, field + ".operator", op, "not a valid selector operator");
-      }
-      const std::string key = str(at(e, {"key"}));
-      invalid_each(causes, field + ".key", key, qualified_name_errors(key));
-      for (std::size_t v = 0; v < values.size(); ++v)
-        invalid_each(causes, index_path(field + ".values", v), values[v], label_value_errors(str(values[v])));
-    }
-    const json& fields = arr(at(terms[t], {"matchFields"}));
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      const std::string field = index_path(term + ".matchFields", i);
-      const std::string op = str(at(fields[i], {"operator"}));
-      if (op == "In" || op == "NotIn") {
-        if (arr(at(fields[i], {"values"})).size() != 1)
-          required(causes, field + ".values",
-                   "must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
-      } else {
-        invalid_value(causes, field + ".operator", op, "not a valid selector operator");
-      }
-      const std::string key = str(at(fields[i], {"key"}));
-      if (key != "metadata.name") invalid_value(causes, field + ".key", key, "not a valid field selector key");
-    }
-  }
-}
-
 // ---- resource names (pkg/apis/core/helper) --------------------------------------------------
 
 bool overcommit_allowed(std::string_view name) { return is_native_resource(name) && !is_hugepages(name); }

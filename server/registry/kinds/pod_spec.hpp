@@ -157,6 +157,15 @@ void validate_resource_field_selector(Causes& causes, const nlohmann::json& sele
 // init containers of the pod spec at `path`.
 void validate_pod_containers(Causes& causes, const nlohmann::json& spec, const PodVolumes& volumes,
                              const std::string& path);
+// ValidateResourceRequirements (pod_containers.cpp), for the requirements at `path` (a
+// container's resources, or a pod's overhead as limits): names, quantities, requests within
+// limits, hugepages, and claims among `pod_claims`.
+void validate_resource_requirements(Causes& causes, const nlohmann::json& resources,
+                                    const std::set<std::string>& pod_claims, const std::string& path);
+// validateSeccompProfileField, for a pod's or a container's securityContext.seccompProfile.
+void validate_seccomp_profile_field(Causes& causes, const nlohmann::json& profile, const std::string& path);
+// validateWindowsSecurityContextOptions, for a pod's or a container's windowsOptions.
+void validate_windows_options(Causes& causes, const nlohmann::json& options, const std::string& path);
 // ValidatePodSpec's pod-level checks between nodeSelector and serviceAccountName
 // (pod_level.cpp): the pod's security context, image pull secrets, affinity, DNS config,
 // readiness and scheduling gates, topology spread constraints, host process and host users.
@@ -164,6 +173,10 @@ void validate_pod_context(Causes& causes, const nlohmann::json& spec, const std:
 // ValidatePodSpec's checks after tolerations (pod_level.cpp): host aliases, priority class,
 // runtime class, preemption policy, overhead, and the operating system's rules.
 void validate_pod_extras(Causes& causes, const nlohmann::json& spec, const std::string& path);
+// ValidateNodeSelector (pod_level.cpp): at least one term; each requirement's operator fits its
+// values, keys are label names and values label values; field requirements name metadata.name.
+// For a pod's required node affinity and a PersistentVolume's nodeAffinity.required.
+void validate_node_selector(Causes& causes, const nlohmann::json& selector, const std::string& path);
 
 // A pod spec's containers and init containers: at least one container, each named (a DNS
 // label, unique in the pod) with an image.
