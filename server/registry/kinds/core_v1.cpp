@@ -159,9 +159,7 @@ void validate_pod_subresource(std::string_view subresource, const json& pod, con
   if (subresource != "ephemeralcontainers") return;
   const json& old_annotations = at(old, {"metadata", "annotations"});
   validate_pod_metadata_and_spec(pod, causes, valid_deletion_cost(old_annotations));
-  validate_pod_annotation_updates(causes, at(pod, {"metadata", "annotations"}), old_annotations);
-  validate_pod_specific_annotations(causes, at(pod, {"metadata", "annotations"}), at(pod, {"spec"}),
-                                    "metadata.annotations", valid_deletion_cost(old_annotations));
+  validate_pod_annotation_updates(causes, pod, old);
   if (old_annotations.is_object() && old_annotations.contains("kubernetes.io/config.mirror")) {
     causes = json::array();
     forbidden(causes, "", "static pods do not support ephemeral containers");

@@ -190,8 +190,10 @@ void validate_seccomp_match(Causes& causes, const json& annotations, const json&
   });
 }
 
-void validate_pod_annotation_updates(Causes& causes, const json& annotations, const json& old_annotations) {
+void validate_pod_annotation_updates(Causes& causes, const json& pod, const json& old) {
   const std::string path = "metadata.annotations";
+  const json& annotations = at(pod, {"metadata", "annotations"});
+  const json& old_annotations = at(old, {"metadata", "annotations"});
   const json& now = annotations.is_object() ? annotations : json::object();
   const json& before = old_annotations.is_object() ? old_annotations : json::object();
   for (const auto& [key, value] : before.items()) {
@@ -207,6 +209,7 @@ void validate_pod_annotation_updates(Causes& causes, const json& annotations, co
       forbidden(causes, key_path(path, key), "may not add AppArmor annotations");
     if (key == k_mirror_annotation) forbidden(causes, key_path(path, key), "may not add mirror pod annotation");
   }
+  validate_pod_specific_annotations(causes, annotations, at(pod, {"spec"}), path, valid_deletion_cost(old_annotations));
 }
 
 }  // namespace kw::kinds

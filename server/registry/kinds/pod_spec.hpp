@@ -87,10 +87,10 @@ bool valid_deletion_cost(const nlohmann::json& annotations);
 // seccompProfile (the pod's, or a container's) are both given, they name the same profile.
 void validate_seccomp_match(Causes& causes, const nlohmann::json& annotations, const nlohmann::json& spec,
                             const std::string& spec_path);
-// ValidatePodSpecificAnnotationUpdates' own part: a pod's AppArmor and mirror-pod annotations
-// are never added, changed or removed.
-void validate_pod_annotation_updates(Causes& causes, const nlohmann::json& annotations,
-                                     const nlohmann::json& old_annotations);
+// ValidatePodSpecificAnnotationUpdates: a pod's AppArmor and mirror-pod annotations are never
+// added, changed or removed, then its pod-specific annotations are checked (an invalid deletion
+// cost `old` already had is kept). Updates, status writes and ephemeral containers all run it.
+void validate_pod_annotation_updates(Causes& causes, const nlohmann::json& pod, const nlohmann::json& old);
 
 // ---- AppArmor (pod_app_armor.cpp) -------------------------------------------------------------
 

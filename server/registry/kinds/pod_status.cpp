@@ -86,11 +86,7 @@ void status_ips(Causes& causes, const json& ips, const std::string& path, const 
 }  // namespace
 
 void validate_pod_status_update(const json& pod, const json& old, Causes& causes) {
-  const json& annotations = at(pod, {"metadata", "annotations"});
-  const json& old_annotations = at(old, {"metadata", "annotations"});
-  validate_pod_annotation_updates(causes, annotations, old_annotations);
-  validate_pod_specific_annotations(causes, annotations, at(pod, {"spec"}), "metadata.annotations",
-                                    valid_deletion_cost(old_annotations));
+  validate_pod_annotation_updates(causes, pod, old);
   pod_conditions(causes, at(pod, {"status", "conditions"}));
   if (at(pod, {"spec", "nodeName"}) != at(old, {"spec", "nodeName"}))
     forbidden(causes, "status.nodeName", "may not be changed directly");

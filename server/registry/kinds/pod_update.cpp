@@ -92,14 +92,9 @@ std::string changed_fields(const json& spec, const json& old) {
 }  // namespace
 
 void validate_pod_update(const json& pod, const json& old, Causes& causes) {
-  // ValidatePodSpecificAnnotationUpdates: what may not change, then the annotations again (as
-  // Kubernetes does; its message says a repeated cause once). An invalid deletion cost the
-  // stored pod already had is kept.
-  const json& annotations = api::at(pod, {"metadata", "annotations"});
-  const json& old_annotations = api::at(old, {"metadata", "annotations"});
-  validate_pod_annotation_updates(causes, annotations, old_annotations);
-  validate_pod_specific_annotations(causes, annotations, api::at(pod, {"spec"}), "metadata.annotations",
-                                    valid_deletion_cost(old_annotations));
+  // (the annotations are checked again here, as Kubernetes does; its message says a repeated
+  // cause once)
+  validate_pod_annotation_updates(causes, pod, old);
   const json& spec = api::at(pod, {"spec"});
   const json& before = api::at(old, {"spec"});
   if (!spec.is_object() || !before.is_object()) return;  // validate_pod reports a missing spec
