@@ -578,25 +578,9 @@ int run_serve(const ServeOptions& o) {
     std::cerr << "kw serve: cannot start the watch caches: " << started.error().message << "\n";
     return 1;
   }
-  // The bootstrap RBAC policy, the policy RBAC reads, ClusterRole aggregation and the
-  // escalation check on roles and bindings.
-  auto rbac = control::RbacController::start(registry, rbac_policy,
-                                             controller_enabled(o.controllers, "clusterrole-aggregation"));
-  if (!rbac) {
-    std::cerr << "kw serve: " << rbac.error().message << "\n";
-    return 1;
-  }
+  // RBAC's escalation check on roles and bindings, which Kubernetes makes before admission,
+  // then the built-in admission plugins.
   registry.add_admission_check(control::rbac_escalation_check(rbac_policy, *authorizer));
-  std::unique_ptr<control::NodeGraphFeed> node_graph_feed;
-  if (authorizer->uses("Node")) {
-    auto fed = control::NodeGraphFeed::start(registry, node_graph);
-    if (!fed) {
-      std::cerr << "kw serve: " << fed.error().message << "\n";
-      return 1;
-    }
-    node_graph_feed = std::move(*fed);
-  }
-  // The built-in admission plugins, and what kube-controller-manager would put in every namespace.
   admission::PluginConfigurations plugin_configurations;
   if (!o.admission_control_config_file.empty()) {
     auto read = admission::read_admission_configuration(o.admission_control_config_file);
@@ -618,6 +602,28 @@ int run_serve(const ServeOptions& o) {
   }
   for (const auto& name : plugins->unavailable)
     std::cerr << "kw serve: admission plugin " << name << " is not available in kw; it does not run\n";
+  // The server's own objects go through the whole admission chain, as kube-apiserver's
+  // post-start hooks write them; the RBAC bootstrap policy needs its namespaces.
+  if (auto written = registry.bootstrap(); !written) {
+    std::cerr << "kw serve: cannot write the bootstrap objects: " << written.error().message << "\n";
+    return 1;
+  }
+  // The bootstrap RBAC policy, the policy RBAC reads and ClusterRole aggregation.
+  auto rbac = control::RbacController::start(registry, rbac_policy,
+                                             controller_enabled(o.controllers, "clusterrole-aggregation"));
+  if (!rbac) {
+    std::cerr << "kw serve: " << rbac.error().message << "\n";
+    return 1;
+  }
+  std::unique_ptr<control::NodeGraphFeed> node_graph_feed;
+  if (authorizer->uses("Node")) {
+    auto fed = control::NodeGraphFeed::start(registry, node_graph);
+    if (!fed) {
+      std::cerr << "kw serve: " << fed.error().message << "\n";
+      return 1;
+    }
+    node_graph_feed = std::move(*fed);
+  }
   auto ca_for_pods = root_ca(o, pki ? &*pki : nullptr);
   if (!ca_for_pods) {
     std::cerr << "kw serve: " << ca_for_pods.error().message << "\n";

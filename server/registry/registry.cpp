@@ -529,8 +529,15 @@ storage::Result<void> Registry::start() {
   const auto table = resources();
   for (const auto& info : table->all())
     if (auto started = start_cache(info); !started) return started;
-  const auto* namespaces = &namespaces_info();
+  if (auto services = start_services(); !services) return services;
+  return load_definitions();
+}
+
+storage::Result<void> Registry::bootstrap() {
+  if (auto created = create_bootstrap_objects(); !created) return created;
+  write_service_objects();
   // Namespaces left Terminating by a previous run are cleaned up now.
+  const auto* namespaces = &namespaces_info();
   if (auto stored = m_backend.list(key_prefix(*namespaces, ""), storage::ListOptions{0, 0, ""});
       stored && m_options.namespace_controller)
     for (const auto& kv : stored->items) {
@@ -539,9 +546,7 @@ storage::Result<void> Registry::start() {
       if (ns.is_object() && meta != ns.end() && meta->is_object() && meta->contains("deletionTimestamp"))
         schedule_namespace_cleanup(meta->value("name", std::string()), std::chrono::milliseconds(0));
     }
-  if (auto created = create_bootstrap_objects(); !created) return created;
-  if (auto services = start_services(); !services) return services;
-  return load_definitions();
+  return {};
 }
 
 storage::Result<void> Registry::create_bootstrap_objects() {
@@ -553,11 +558,17 @@ storage::Result<void> Registry::create_bootstrap_objects() {
     for (auto object : spec->bootstrap()) {
       const auto name = object["metadata"].value("name", std::string());
       const auto ns = object["metadata"].value("namespace", std::string());
-      auto created = create(spec->info, ns, std::move(object), {});
-      if (!created && created.error().code != 409)
+      // Only a missing object is created: a create of one that exists would still be admitted
+      // first, and a webhook that is down would then refuse every start.
+      auto found = get(spec->info, ns, name, "");
+      if (found) continue;
+      if (found.error().code != 404)
         return std::unexpected(storage::Error{storage::ErrorCode::unavailable, name, 0,
-                                              "cannot create the " + spec->info.kind + " " + name + ": " +
-                                                  created.error().message});
+                                              "cannot read the " + spec->info.kind + " " + name + ": " +
+                                                  found.error().message});
+      auto created = create(spec->info, ns, std::move(object), {});
+      if (created || created.error().code == 409) continue;
+      std::cerr << "kw: cannot create the " << spec->info.kind << " " << name << ": " << created.error().message << "\n";
     }
   return {};
 }

@@ -152,9 +152,17 @@ class Registry {
   Registry(storage::Backend& backend, api::ResourceTable resources, RegistryOptions options);
   ~Registry();
 
-  // Starts a watch cache per resource, creates the default namespaces and serves the
-  // CustomResourceDefinitions found in storage.
+  // Starts a watch cache per resource, loads the stored Services' allocations and serves the
+  // CustomResourceDefinitions found in storage. It writes nothing.
   storage::Result<void> start();
+  // The server's own objects, written once the admission plugins are installed, as
+  // kube-apiserver's post-start hooks write them through its admission chain: the rows'
+  // bootstrap objects that are missing (namespaces first), the default ServiceCIDR, the
+  // `kubernetes` Service with its Endpoints and EndpointSlice, and the cleanup of namespaces a
+  // previous run left Terminating. A write that fails (an admission webhook refused it, say) is
+  // reported on standard error and left for the next start, as Kubernetes' bootstrap
+  // controllers log and go on; a failed read of storage is returned.
+  storage::Result<void> bootstrap();
   // A check every create and update must pass (admission.hpp). Not thread-safe: add checks
   // before serving.
   void add_admission_check(AdmissionCheck check);
@@ -331,9 +339,11 @@ class Registry {
                                         const WriteOptions& options) const;
   // The rows' bootstrap objects that are missing.
   storage::Result<void> create_bootstrap_objects();
-  // The allocations of the stored Services, then the `kubernetes` Service, its Endpoints and
-  // EndpointSlice, and the default ServiceCIDR, as kube-apiserver keeps them.
+  // The allocations of the stored Services.
   storage::Result<void> start_services();
+  // The default ServiceCIDR, then the `kubernetes` Service, its Endpoints and EndpointSlice, as
+  // kube-apiserver keeps them.
+  void write_service_objects();
   // What the stored objects of `info` are, decoded (start-up reads).
   storage::Result<std::vector<nlohmann::json>> read_all(const api::ResourceInfo& info);
   // `old` of `info` was replaced by `now` (null: deleted, or its namespace emptied): what it

@@ -68,9 +68,17 @@ storage::Result<void> Registry::start_services() {
     taken.push_back(address.value("metadata", json::object()).value("name", std::string()));
   (*made)->load(*stored_services, taken);
   m_services = std::move(*made);
+  return {};
+}
 
-  // The default ServiceCIDR: the range the cluster's Services draw from.
-  if (const auto* cidrs = served(*table, "networking.k8s.io", "servicecidrs")) {
+void Registry::write_service_objects() {
+  const auto table = resources();
+  const auto* services = served(*table, "", "services");
+  if (services == nullptr || m_services == nullptr) return;
+
+  // The default ServiceCIDR, the range the cluster's Services draw from. Made once, as the
+  // kubernetes Service below: a create of one that exists would be admitted before it is refused.
+  if (const auto* cidrs = served(*table, "networking.k8s.io", "servicecidrs"); cidrs && !get(*cidrs, "", "kubernetes", "")) {
     json cidr = {{"apiVersion", "networking.k8s.io/v1"},
                  {"kind", "ServiceCIDR"},
                  {"metadata", {{"name", "kubernetes"}}},
@@ -90,7 +98,7 @@ storage::Result<void> Registry::start_services() {
           },
           {.subresource = "status"});
   }
-  if (m_options.kubernetes_service_port <= 0) return {};
+  if (m_options.kubernetes_service_port <= 0) return;
 
   // The `kubernetes` Service: the range's first address, port 443 to the secure port.
   json service = {{"apiVersion", "v1"},
@@ -112,7 +120,7 @@ storage::Result<void> Registry::start_services() {
   if (!get(*services, "default", "kubernetes", ""))
     if (auto created = create(*services, "default", service, {}); !created && created.error().code != 409)
       std::cerr << "kw: cannot create the kubernetes Service: " << created.error().message << "\n";
-  if (m_options.advertise_address.empty()) return {};
+  if (m_options.advertise_address.empty()) return;
 
   // Its endpoints: this server. Written whenever they differ, as kube-apiserver's reconciler does.
   const json port = {{"name", "https"}, {"port", m_options.kubernetes_service_port}, {"protocol", "TCP"}};
@@ -137,26 +145,31 @@ storage::Result<void> Registry::start_services() {
        {"endpoints", {{{"addresses", {m_options.advertise_address}}, {"conditions", {{"ready", true}}}}}},
        {"ports", {port}}},
       {"addressType", "endpoints", "ports"});
-  return {};
 }
 
 ApiResult<void> Registry::reconcile_owned(const api::ResourceInfo& info, const std::string& ns, const json& object,
                                           const std::vector<std::string>& fields) {
   const auto name = object["metadata"].value("name", std::string());
-  auto created = create(info, ns, object, {});
-  if (created) return {};
-  if (created.error().code != 409) return std::unexpected(created.error());
-  auto updated = update_with(
-      info, ns, name,
-      [&](const json& now) -> ApiResult<json> {
-        json out = now;
-        for (const auto& field : fields)
-          if (object.contains(field)) out[field] = object[field];
-          else out.erase(field);
-        if (object["metadata"].contains("labels")) out["metadata"]["labels"] = object["metadata"]["labels"];
-        return out;
-      },
-      {});
+  // What `object` owns of `now`: the fields, and the labels when it has them.
+  const auto owned = [&](const json& now) {
+    json out = now;
+    for (const auto& field : fields)
+      if (object.contains(field)) out[field] = object[field];
+      else out.erase(field);
+    if (object["metadata"].contains("labels")) out["metadata"]["labels"] = object["metadata"]["labels"];
+    return out;
+  };
+  // Read first and written only when it differs, as kube-apiserver's endpoint reconciler does:
+  // every write is admitted, even one that changes nothing.
+  auto found = get(info, ns, name, "");
+  if (found && owned(*found) == *found) return {};
+  if (!found && found.error().code != 404) return std::unexpected(found.error());
+  if (!found) {
+    auto created = create(info, ns, object, {});
+    if (created) return {};
+    if (created.error().code != 409) return std::unexpected(created.error());
+  }
+  auto updated = update_with(info, ns, name, [&](const json& now) -> ApiResult<json> { return owned(now); }, {});
   if (!updated) return std::unexpected(updated.error());
   return {};
 }

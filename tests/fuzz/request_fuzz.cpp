@@ -120,6 +120,10 @@ struct Harness {
       std::fprintf(stderr, "request_fuzz: %s\n", started.error().message.c_str());
       std::abort();
     }
+    if (auto written = registry->bootstrap(); !written) {
+      std::fprintf(stderr, "request_fuzz: %s\n", written.error().message.c_str());
+      std::abort();
+    }
     http::ApiServerOptions server;
     server.min_request_timeout = std::chrono::seconds(1);
     api = std::make_unique<http::ApiServer>(*registry, server);

@@ -53,6 +53,50 @@ class LifecycleTest(unittest.TestCase):
         finally:
             server.cleanup()
 
+    def test_the_servers_own_objects_go_through_admission(self):
+        """A missing system namespace is made again at start-up through the admission chain, as
+        kube-apiserver's post-start hooks make it: a policy that refuses it keeps it out (the
+        start goes on and says why), and once the policy goes the next start makes it."""
+        admission = "/apis/admissionregistration.k8s.io/v1"
+        server = KwServer()
+        try:
+            server.start()
+            status, body = server.json("POST", admission + "/validatingadmissionpolicies", {
+                "metadata": {"name": "no-lease-namespace"},
+                "spec": {"failurePolicy": "Fail",
+                         "matchConstraints": {"resourceRules": [{
+                             "apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                             "resources": ["namespaces"]}]},
+                         "validations": [{"expression": "object.metadata.name != 'kube-node-lease'",
+                                          "message": "the lease namespace stays out"}]}})
+            self.assertEqual(status, 201, body)
+            status, body = server.json("POST", admission + "/validatingadmissionpolicybindings", {
+                "metadata": {"name": "no-lease-namespace"},
+                "spec": {"policyName": "no-lease-namespace", "validationActions": ["Deny"]}})
+            self.assertEqual(status, 201, body)
+            status, body = server.json("DELETE", "/api/v1/namespaces/kube-node-lease")
+            self.assertEqual(status, 200, body)
+            deadline = time.monotonic() + 20
+            while server.json("GET", "/api/v1/namespaces/kube-node-lease")[0] != 404:
+                self.assertLess(time.monotonic(), deadline, "kube-node-lease was not deleted")
+                time.sleep(0.1)
+
+            server.stop()
+            server.start()
+            self.assertEqual(server.json("GET", "/api/v1/namespaces/kube-node-lease")[0], 404)
+            self.assertEqual(server.json("GET", "/api/v1/namespaces/kube-system")[0], 200)
+            self.assertIn("cannot create the Namespace kube-node-lease: ", server.read_log())
+            self.assertIn("the lease namespace stays out", server.read_log())
+
+            status, body = server.json("DELETE", admission + "/validatingadmissionpolicybindings/no-lease-namespace")
+            self.assertEqual(status, 200, body)
+            server.stop()
+            server.start()
+            status, body = server.json("GET", "/api/v1/namespaces/kube-node-lease")
+            self.assertEqual(status, 200, body)
+        finally:
+            server.cleanup()
+
     def test_second_server_on_same_data_dir_is_refused(self):
         server = KwServer()
         try:

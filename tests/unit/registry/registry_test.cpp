@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,7 +26,7 @@ struct Fixture {
   std::unique_ptr<registry::Registry> registry;
   api::ResourceTable resources = kinds::builtin_table();
 
-  explicit Fixture(registry::RegistryOptions registry_options = {}) {
+  explicit Fixture(registry::RegistryOptions registry_options = {}, bool bootstrap = true) {
     storage::SqliteOptions options;
     options.data_dir = dir.path();
     auto opened = storage::open_sqlite_backend(options);
@@ -34,6 +35,9 @@ struct Fixture {
     registry = std::make_unique<registry::Registry>(*backend, resources, std::move(registry_options));
     auto started = registry->start();
     REQUIRE_MESSAGE(started.has_value(), started.error().message);
+    if (!bootstrap) return;
+    auto written = registry->bootstrap();
+    REQUIRE_MESSAGE(written.has_value(), written.error().message);
   }
 
   const api::ResourceInfo& pods() const {
@@ -51,6 +55,31 @@ nlohmann::json pod(const std::string& name) {
 }
 
 }  // namespace
+
+TEST_CASE("the bootstrap objects are admitted, only the missing ones, and a refusal does not stop the rest") {
+  Fixture f({}, false);
+  const auto* classes = f.resources.find_plural("scheduling.k8s.io", "v1", "priorityclasses");
+  const auto* namespaces = f.resources.find_plural("", "v1", "namespaces");
+  REQUIRE(classes != nullptr);
+  REQUIRE(namespaces != nullptr);
+  std::vector<std::string> admitted;
+  f.registry->add_admission_check([&](const registry::AdmissionRequest& r) -> registry::ApiResult<void> {
+    admitted.push_back(r.info.plural + "/" + r.name);
+    if (r.name == "system-node-critical") return std::unexpected(registry::forbidden(r.info.group, r.info.plural, r.name, "no"));
+    return {};
+  });
+  REQUIRE(f.registry->bootstrap().has_value());
+  CHECK(std::ranges::count(admitted, std::string("namespaces/kube-system")) == 1);
+  CHECK(std::ranges::count(admitted, std::string("priorityclasses/system-node-critical")) == 1);
+  CHECK(f.registry->get(*classes, "", "system-cluster-critical", "").has_value());
+  CHECK(!f.registry->get(*classes, "", "system-node-critical", "").has_value());
+  CHECK(f.registry->get(*namespaces, "", "kube-node-lease", "").has_value());
+
+  admitted.clear();
+  REQUIRE(f.registry->bootstrap().has_value());
+  CHECK_MESSAGE(admitted == std::vector<std::string>{"priorityclasses/system-node-critical"},
+                std::accumulate(admitted.begin(), admitted.end(), std::string(), [](auto a, auto& b) { return a + " " + b; }));
+}
 
 TEST_CASE("racing status updates without a pinned revision are retried until each lands") {
   Fixture f;
