@@ -133,6 +133,7 @@ extern const char* const k_dns1035_help;        // RegexError of IsDNS1035Label
 std::string max_len_error(std::size_t length);  // MaxLenError
 
 std::vector<std::string> subdomain_errors(std::string_view value);           // IsDNS1123Subdomain
+std::vector<std::string> underscore_subdomain_errors(std::string_view value);  // IsDNS1123SubdomainWithUnderscore
 std::vector<std::string> dns1123_label_errors(std::string_view value);       // IsDNS1123Label
 std::vector<std::string> dns1035_label_errors(std::string_view value);       // IsDNS1035Label
 std::vector<std::string> wildcard_subdomain_errors(std::string_view value);  // IsWildcardDNS1123Subdomain

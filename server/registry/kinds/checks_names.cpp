@@ -21,6 +21,14 @@ bool label_shape(std::string_view v) {
 // Labels joined by dots, any length.
 bool subdomain_shape(std::string_view v) { return std::ranges::all_of(split(v, '.'), label_shape); }
 
+// _?[a-z0-9]([-_a-z0-9]*[a-z0-9])?, any length: a label that may also hold underscores, and start
+// with one.
+bool underscore_label_shape(std::string_view v) {
+  if (v.starts_with('_')) v.remove_prefix(1);
+  if (v.empty() || !lower_alnum(v.front()) || !lower_alnum(v.back())) return false;
+  return std::ranges::all_of(v, [](char c) { return lower_alnum(c) || c == '-' || c == '_'; });
+}
+
 // ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]: the name part of a qualified name and the shape of a
 // non-empty label value, any length.
 bool name_shape(std::string_view v) {
@@ -64,6 +72,18 @@ std::vector<std::string> subdomain_errors(std::string_view v) {
   std::vector<std::string> out;
   if (v.size() > 253) out.push_back(max_len_error(253));
   if (!subdomain_shape(v)) out.emplace_back(k_subdomain_help);
+  return out;
+}
+
+std::vector<std::string> underscore_subdomain_errors(std::string_view v) {
+  std::vector<std::string> out;
+  if (v.size() > 253) out.push_back(max_len_error(253));
+  // Kubernetes 1.33 names the strict subdomain's regex here, not the one it matched against.
+  if (!std::ranges::all_of(split(v, '.'), underscore_label_shape))
+    out.emplace_back(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and "
+        "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
   return out;
 }
 

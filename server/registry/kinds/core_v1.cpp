@@ -101,13 +101,14 @@ void validate_ephemeral_containers(const json& spec, Causes& causes) {
 }
 
 // validatePodMetadataAndSpec. The deletion cost is checked on create; an update checks it
-// again, against the stored pod, in validate_pod_update.
-void validate_pod_metadata_and_spec(const json& pod, Causes& causes, bool create) {
+// again, against the stored pod, in validate_pod_update. `old` is the stored pod of an update
+// (null for a create), for the spec's ratchets.
+void validate_pod_metadata_and_spec(const json& pod, Causes& causes, bool create, const json* old = nullptr) {
   const auto& spec = at(pod, {"spec"});
   validate_pod_specific_annotations(causes, at(pod, {"metadata", "annotations"}), spec, "metadata.annotations",
                                     create);
   if (!spec.is_object()) required(causes, "spec");
-  else validate_pod_spec(causes, spec, "spec", &at(pod, {"metadata"}));
+  else validate_pod_spec(causes, spec, "spec", &at(pod, {"metadata"}), old ? &at(*old, {"spec"}) : nullptr);
   if (spec.is_object()) validate_ephemeral_containers(spec, causes);
   // What pods are held to and templates are not: no token volume without a service account,
   // and no blanks around an image.
@@ -133,7 +134,7 @@ void validate_pod_metadata_and_spec(const json& pod, Causes& causes, bool create
 // ValidatePodUpdate: the pod as a create checks it (a deletion cost the stored pod already
 // had wrong is kept), then what an update may change.
 void validate_pod_changes(const json& pod, const json& old, Causes& causes) {
-  validate_pod_metadata_and_spec(pod, causes, valid_deletion_cost(at(old, {"metadata", "annotations"})));
+  validate_pod_metadata_and_spec(pod, causes, valid_deletion_cost(at(old, {"metadata", "annotations"})), &old);
   validate_pod_update(pod, old, causes);
 }
 
@@ -158,7 +159,7 @@ void validate_pod_subresource(std::string_view subresource, const json& pod, con
   if (subresource == "status") return validate_pod_status_update(pod, old, causes);
   if (subresource != "ephemeralcontainers") return;
   const json& old_annotations = at(old, {"metadata", "annotations"});
-  validate_pod_metadata_and_spec(pod, causes, valid_deletion_cost(old_annotations));
+  validate_pod_metadata_and_spec(pod, causes, valid_deletion_cost(old_annotations), &old);
   validate_pod_annotation_updates(causes, pod, old);
   if (old_annotations.is_object() && old_annotations.contains("kubernetes.io/config.mirror")) {
     causes = json::array();
@@ -214,15 +215,21 @@ void quota_resource_name(Causes& causes, const std::string& field, const std::st
 
 std::string now_rfc3339() { return api::print::format_rfc3339(std::chrono::system_clock::now()); }
 
-// SetDefaults_Pod: the pod spec's defaults, service links on, and requests taken from limits
-// where a container sets only limits.
+// SetDefaults_Pod: the pod spec's defaults, service links on, requests taken from limits where
+// a container sets only limits, and with hostNetwork every unset host port the container port
+// (a pod's, not a template's, since Kubernetes 1.28).
 void default_pod(json& pod) {
   auto& spec = object_member(pod, "spec");
   default_pod_spec(spec);
   default_value(spec, "enableServiceLinks", true);
+  const bool host_network = is_true(at(spec, {"hostNetwork"}));
   for (const char* list : {"initContainers", "containers"})
     if (at(spec, {list}).is_array())
       for (auto& c : spec[list]) {
+        if (host_network && at(c, {"ports"}).is_array())
+          for (auto& port : c["ports"])
+            if (port.is_object() && num(at(port, {"hostPort"})) == 0 && port.contains("containerPort"))
+              port["hostPort"] = port["containerPort"];
         const json& limits = at(c, {"resources", "limits"});
         if (!limits.is_object()) continue;
         auto& requests = object_member(object_member(c, "resources"), "requests");

@@ -106,9 +106,9 @@ void policy_field(Causes& causes, const json& value, const std::string& field,
 }
 
 // validatePodSpecSecurityContext: IDs in range, no shared process namespace with the host's,
-// valid sysctls, fsGroupChangePolicy, the seccomp profile, Windows options, AppArmor profile and
-// supplementalGroupsPolicy.
-void validate_pod_security_context(Causes& causes, const json& spec, const std::string& path) {
+// valid sysctls, fsGroupChangePolicy, the seccomp profile, Windows options, AppArmor profile,
+// supplementalGroupsPolicy and seLinuxChangePolicy.
+void validate_pod_security_context(Causes& causes, const json& spec, const std::string& path, const json* old_spec) {
   const json& sc = at(spec, {"securityContext"});
   const std::string sc_path = path + ".securityContext";
   id_in_range(causes, sc_path + ".fsGroup", at(sc, {"fsGroup"}));
@@ -127,6 +127,13 @@ void validate_pod_security_context(Causes& causes, const json& spec, const std::
   validate_app_armor_profile(causes, at(sc, {"appArmorProfile"}), sc_path + ".appArmorProfile");
   policy_field(causes, at(sc, {"supplementalGroupsPolicy"}), sc_path + ".supplementalGroupsPolicy",
                {"Merge", "Strict"});
+  // 1.33 serves seLinuxChangePolicy (SELinuxChangePolicy, beta) but not MountOption's mounts
+  // (SELinuxMount, beta and off): only Recursive, unless the stored spec already set a policy.
+  const json& change_policy = at(sc, {"seLinuxChangePolicy"});
+  if (old_spec != nullptr && !at(*old_spec, {"securityContext", "seLinuxChangePolicy"}).is_null())
+    policy_field(causes, change_policy, sc_path + ".seLinuxChangePolicy", {"MountOption", "Recursive"});
+  else
+    policy_field(causes, change_policy, sc_path + ".seLinuxChangePolicy", {"Recursive"});
 }
 
 // ---- affinity ------------------------------------------------------------------------------------
@@ -317,10 +324,12 @@ void validate_dns_config(Causes& causes, const json& spec, const std::string& pa
   if (joined > 2048)
     invalid_rendered(causes, path + ".searches", go_slice(searches),
                      "must not have more than 2048 characters (including spaces) in the search list");
+  // RelaxedDNSSearchValidation (beta, on, in 1.33): underscores allowed, and "." alone.
   for (std::size_t i = 0; i < searches.size(); ++i) {
     std::string search = str(searches[i]);
+    if (search == ".") continue;
     if (search.ends_with('.')) search.pop_back();
-    invalid_each(causes, index_path(path + ".searches", i), search, subdomain_errors(search));
+    invalid_each(causes, index_path(path + ".searches", i), search, underscore_subdomain_errors(search));
   }
   const json& options = arr(at(config, {"options"}));
   for (std::size_t i = 0; i < options.size(); ++i)
@@ -527,8 +536,8 @@ void validate_node_selector(Causes& causes, const json& selector, const std::str
 
 // ValidatePodSpec's order. validateImagePullSecrets has nothing to check here: a v1
 // LocalObjectReference holds only a name.
-void validate_pod_context(Causes& causes, const json& spec, const std::string& path) {
-  validate_pod_security_context(causes, spec, path);
+void validate_pod_context(Causes& causes, const json& spec, const std::string& path, const json* old_spec) {
+  validate_pod_security_context(causes, spec, path, old_spec);
   validate_affinity(causes, at(spec, {"affinity"}), path + ".affinity");
   validate_dns_config(causes, spec, path + ".dnsConfig");
   validate_readiness_gates(causes, at(spec, {"readinessGates"}), path + ".readinessGates");

@@ -276,7 +276,8 @@ void always_restarting(Causes& causes, const json& pod_spec, const std::string& 
               "activeDeadlineSeconds in " + std::string(owner) + " is not Supported");
 }
 
-void validate_pod_spec(Causes& causes, const json& spec, const std::string& path, const json* pod_meta) {
+void validate_pod_spec(Causes& causes, const json& spec, const std::string& path, const json* pod_meta,
+                       const json* old_spec) {
   // ValidatePodSpec's order.
   const PodVolumes volumes = validate_volumes(causes, at(spec, {"volumes"}), path + ".volumes", pod_meta);
   validate_pod_containers(causes, spec, volumes, path);
@@ -292,7 +293,7 @@ void validate_pod_spec(Causes& causes, const json& spec, const std::string& path
     unsupported(causes, path + ".dnsPolicy", dns, {"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"});
   if (const auto& selector = at(spec, {"nodeSelector"}); selector.is_object())
     validate_labels(causes, selector, path + ".nodeSelector");
-  validate_pod_context(causes, spec, path);
+  validate_pod_context(causes, spec, path, old_spec);
   if (const auto& grace = at(spec, {"terminationGracePeriodSeconds"}); grace.is_number_integer() && num(grace) < 0)
     invalid_value(causes, path + ".terminationGracePeriodSeconds", grace, "must be greater than or equal to 0");
   if (const auto account = str(at(spec, {"serviceAccountName"})); !account.empty())

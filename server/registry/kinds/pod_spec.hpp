@@ -169,7 +169,9 @@ void validate_windows_options(Causes& causes, const nlohmann::json& options, con
 // ValidatePodSpec's pod-level checks between nodeSelector and serviceAccountName
 // (pod_level.cpp): the pod's security context, image pull secrets, affinity, DNS config,
 // readiness and scheduling gates, topology spread constraints, host process and host users.
-void validate_pod_context(Causes& causes, const nlohmann::json& spec, const std::string& path);
+// `old_spec` as validate_pod_spec takes it.
+void validate_pod_context(Causes& causes, const nlohmann::json& spec, const std::string& path,
+                          const nlohmann::json* old_spec);
 // ValidatePodSpec's checks after tolerations (pod_level.cpp): host aliases, priority class,
 // runtime class, preemption policy, overhead, and the operating system's rules.
 void validate_pod_extras(Causes& causes, const nlohmann::json& spec, const std::string& path);
@@ -206,9 +208,11 @@ void selector_matches_template(Causes& causes, const WorkloadSelector& selector,
 void always_restarting(Causes& causes, const nlohmann::json& pod_spec, const std::string& spec_path,
                        std::string_view owner);
 // The core of ValidatePodSpec: volumes, containers, restart and DNS policies, deadlines.
-// `pod_meta` is a pod's metadata (null for a template).
+// `pod_meta` is a pod's metadata (null for a template). `old_spec` is the stored spec an update
+// replaces (null for a create): what it already holds, a few rules let the update keep
+// (GetValidationOptionsFromPodSpecAndMeta's ratchets).
 void validate_pod_spec(Causes& causes, const nlohmann::json& spec, const std::string& path,
-                       const nlohmann::json* pod_meta = nullptr);
+                       const nlohmann::json* pod_meta = nullptr, const nlohmann::json* old_spec = nullptr);
 // ValidatePodTemplateSpec: the template's labels (reported at <path>.labels, as Kubernetes
 // does), annotations and pod spec; no ephemeral containers.
 void validate_pod_template(Causes& causes, const nlohmann::json& pod_template, const std::string& path);

@@ -131,6 +131,35 @@ TEST_CASE("pod level: fsGroupChangePolicy and supplementalGroupsPolicy take know
             .empty());
 }
 
+TEST_CASE("pod level: seLinuxChangePolicy is Recursive, or MountOption where the stored pod set a policy") {
+  CHECK(lvl_pod({{"securityContext", {{"seLinuxChangePolicy", "Recursive"}}}}).empty());
+  CHECK(lvl_pod({{"securityContext", {{"seLinuxChangePolicy", "MountOption"}}}}) ==
+        "spec.securityContext.seLinuxChangePolicy|Unsupported value: \"MountOption\": supported values: "
+        "\"Recursive\"\n");
+  CHECK(lvl_template({{"securityContext", {{"seLinuxChangePolicy", "MountOption"}}}}) ==
+        "spec.template.spec.securityContext.seLinuxChangePolicy|Unsupported value: \"MountOption\": supported "
+        "values: \"Recursive\"\n");
+
+  const KindSpec& row = lvl_row("", "pods");
+  json old = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "web"}, {"namespace", "default"}, {"resourceVersion", "1"}}},
+              {"spec", {{"containers", {{{"name", "web"}, {"image", "nginx"}}}}}}};
+  default_object(row, old);
+  json pod = old;
+  pod["spec"]["containers"][0]["image"] = "nginx:2";
+  pod["spec"]["securityContext"]["seLinuxChangePolicy"] = "Bogus";
+  Causes causes = json::array();
+  row.strategy.validate_update(pod, old, causes);
+  CHECK(lvl_lines(causes).find("seLinuxChangePolicy|Unsupported value: \"Bogus\": supported values: \"Recursive\"\n") !=
+        std::string::npos);
+  old["spec"]["securityContext"]["seLinuxChangePolicy"] = "MountOption";
+  causes = json::array();
+  row.strategy.validate_update(pod, old, causes);
+  CHECK(lvl_lines(causes).find("seLinuxChangePolicy|Unsupported value: \"Bogus\": supported values: "
+                               "\"MountOption\", \"Recursive\"\n") != std::string::npos);
+}
+
 TEST_CASE("pod level: the pod's AppArmor profile is checked") {
   CHECK(lvl_pod({{"securityContext", {{"appArmorProfile", {{"type", "Localhost"}}}}}}) ==
         "spec.securityContext.appArmorProfile.localhostProfile|Required value: must be set when AppArmor type is "
@@ -278,8 +307,8 @@ TEST_CASE("pod level: dnsConfig nameservers, searches and options") {
         "spec.dnsConfig.nameservers[3]|Invalid value: \"bad\": must be a valid IP address, (e.g. 10.9.8.7 or "
         "2001:db8::ffff)\n"
         "spec.dnsConfig.searches[0]|Invalid value: \"Example.com\": a lowercase RFC 1123 subdomain must consist of "
-        "lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
-        "'example.com', regex used for validation is "
+        "lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character "
+        "(e.g. 'example.com', regex used for validation is "
         "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')\n"
         "spec.dnsConfig.options[0]|Required value: must not be empty\n");
   json searches = json::array();
@@ -294,6 +323,14 @@ TEST_CASE("pod level: dnsConfig nameservers, searches and options") {
             .find("spec.dnsConfig.searches|Invalid value: []string{") == 0);
   CHECK(lvl_pod({{"dnsConfig", {{"searches", long_searches}}}})
             .ends_with("must not have more than 2048 characters (including spaces) in the search list\n"));
+}
+
+TEST_CASE("pod level: search domains may hold underscores, a label may start with one, and \".\" stands alone") {
+  CHECK(lvl_pod({{"dnsConfig", {{"searches", {"_sip._tcp.example.com", "my_domain.local.", ".", "a_b"}}}}}).empty());
+  const std::string causes = lvl_pod({{"dnsConfig", {{"searches", {"a_", "__a", "_.b", "a..b", ".."}}}}});
+  for (const char* bad : {"[0]|Invalid value: \"a_\"", "[1]|Invalid value: \"__a\"", "[2]|Invalid value: \"_.b\"",
+                          "[3]|Invalid value: \"a..b\"", "[4]|Invalid value: \".\""})
+    CHECK_MESSAGE(causes.find(std::string("spec.dnsConfig.searches") + bad) != std::string::npos, bad);
 }
 
 TEST_CASE("pod level: readiness gates and scheduling gates") {

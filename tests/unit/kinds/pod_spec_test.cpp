@@ -117,6 +117,22 @@ TEST_CASE("every pod template gets the pod spec's defaults") {
   }
 }
 
+TEST_CASE("with hostNetwork a pod's unset host ports become its container ports, a template's do not") {
+  json pod = bare_template();
+  pod["spec"]["hostNetwork"] = true;
+  pod["spec"]["containers"][0]["ports"].push_back({{"containerPort", 9090}, {"hostPort", 9090}});
+  pod["spec"]["initContainers"] = {{{"name", "init"}, {"image", "busybox"}, {"ports", {{{"containerPort", 53}}}}}};
+  json deployment = defaulted("apps", "deployments", {{"spec", {{"template", pod}}}});
+  pod = defaulted("", "pods", pod);
+  CHECK(pod["spec"]["containers"][0]["ports"][0]["hostPort"] == 80);
+  CHECK(pod["spec"]["containers"][0]["ports"][1]["hostPort"] == 9090);
+  CHECK(pod["spec"]["initContainers"][0]["ports"][0]["hostPort"] == 53);
+  CHECK_FALSE(deployment["spec"]["template"]["spec"]["containers"][0]["ports"][0].contains("hostPort"));
+
+  json plain = defaulted("", "pods", bare_template());
+  CHECK_FALSE(plain["spec"]["containers"][0]["ports"][0].contains("hostPort"));
+}
+
 TEST_CASE("template checks") {
   Causes causes = Causes::array();
   json tmpl = bare_template();
