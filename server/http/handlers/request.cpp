@@ -192,11 +192,15 @@ void reply_cached(const ResourceRequest& r, const Negotiated& format, const cach
   const bool json = format.format == Format::json;
   const bool protobuf = format.format == Format::protobuf && !object.protobuf.empty();
   if (format.metadata_only || (!json && !protobuf)) return reply(r, format, 200, object.object(), warnings);
-  if (r.audit) r.audit->response_object(object.object());
+  if (r.audit && r.audit->wants_response_object()) r.audit->response_object(object.object());
   if (json) {
-    std::string body;  // a lean object's tree is made for this answer only
-    body.reserve(object.json_size_hint() + 1);
-    object.append_json(body);
+    // Encoded once and kept for the next reader, as LISTs and watches keep it, until the cache's
+    // sweep makes the object lean again: a lean object decoded for every GET costs several times
+    // the GET itself.
+    const std::string& encoded = object.json();
+    std::string body;
+    body.reserve(encoded.size() + 1);
+    body += encoded;
     body += '\n';
     return send_encoded(*r.stream, 200, body, format, warnings);
   }
