@@ -220,7 +220,9 @@ std::optional<std::chrono::seconds> parse_duration(const std::string& text) {
 }
 
 // The ServiceAccount token issuer: the flags' keys, or a signing key of its own in the data
-// dir (generated on first start) so that tokens work out of the box.
+// dir, generated on first start so that tokens work out of the box: ECDSA P-256 (ES256), as
+// kw's serving certificates are, made at once where an RSA key's prime search can hold up the
+// first start for a second.
 Result<std::shared_ptr<auth::ServiceAccountTokens>> load_service_accounts(const ServeOptions& o) {
   auth::ServiceAccountConfig config;
   config.issuers = o.service_account_issuers;
@@ -231,7 +233,8 @@ Result<std::shared_ptr<auth::ServiceAccountTokens>> load_service_accounts(const 
     config.signing_key_file = dir + "/sa.key";
     if (!std::filesystem::exists(config.signing_key_file)) {
       if (auto made = auth::ensure_private_dir(dir, 0700); !made) return std::unexpected(made.error());
-      if (auto generated = auth::SigningKey::generate(config.signing_key_file); !generated)
+      if (auto generated = auth::SigningKey::generate(config.signing_key_file, auth::SigningKey::Kind::ecdsa_p256);
+          !generated)
         return std::unexpected(generated.error());
     }
   }

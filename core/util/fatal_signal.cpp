@@ -4,7 +4,9 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string_view>
+#include <thread>
 
 #include <execinfo.h>
 #include <sys/syscall.h>
@@ -100,21 +102,24 @@ void on_fatal_signal(int signal, siginfo_t* info, void*) {
 
 std::shared_ptr<void> report_fatal_signals() {
   if (k_sanitized) return nullptr;
-  // backtrace() loads the unwinder on its first call, which is not safe in a handler: once here.
-  void* warm[1];
-  ::backtrace(warm, 1);
-  std::shared_ptr<void> handle;
+  // backtrace() loads the unwinder on its first call, sorting the unwind tables of the whole
+  // binary (tens of milliseconds), which is not safe in a handler: done once here, on a thread of
+  // its own so that start-up does not wait for it.
+  auto warm_up = std::make_shared<std::jthread>([] {
+    void* warm[1];
+    ::backtrace(warm, 1);
+  });
   auto memory = std::shared_ptr<char[]>(new char[k_alternate_stack_bytes]);
   stack_t stack{};
   stack.ss_sp = memory.get();
   stack.ss_size = k_alternate_stack_bytes;
-  if (::sigaltstack(&stack, nullptr) == 0) {
-    handle = std::shared_ptr<void>(nullptr, [memory](void*) {
-      stack_t off{};
-      off.ss_flags = SS_DISABLE;
-      ::sigaltstack(&off, nullptr);
-    });
-  }
+  const bool alternate_stack = ::sigaltstack(&stack, nullptr) == 0;
+  std::shared_ptr<void> handle(nullptr, [memory, warm_up, alternate_stack](void*) {
+    if (!alternate_stack) return;
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    ::sigaltstack(&off, nullptr);
+  });
   struct sigaction action{};
   action.sa_sigaction = on_fatal_signal;
   action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;

@@ -217,9 +217,9 @@ Result<SigningKey> SigningKey::load(const std::string& file) {
   return key;
 }
 
-Result<SigningKey> SigningKey::generate(const std::string& file) {
-  x509::KeyPtr generated(EVP_RSA_gen(2048));
-  if (!generated) return fail(x509::openssl_error("cannot generate an RSA key"));
+Result<SigningKey> SigningKey::generate(const std::string& file, Kind kind) {
+  x509::KeyPtr generated(kind == Kind::rsa_2048 ? EVP_RSA_gen(2048) : EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
+  if (!generated) return fail(x509::openssl_error("cannot generate a signing key"));
   if (auto written = write_file_atomic(file, x509::to_pem(generated.get()), 0600); !written)
     return std::unexpected(written.error());
   return load(file);

@@ -46,8 +46,10 @@ class SigningKey {
  public:
   // A PEM private key (PKCS#1, SEC1 or PKCS#8; RSA or ECDSA).
   static Result<SigningKey> load(const std::string& file);
-  // A new 2048-bit RSA key written to `file` (mode 0600) as PKCS#8 PEM.
-  static Result<SigningKey> generate(const std::string& file);
+  // A new key written to `file` (mode 0600) as PKCS#8 PEM: an ECDSA P-256 key (ES256, made at
+  // once) or a 2048-bit RSA key (RS256; its prime search takes from 50 ms to a second).
+  enum class Kind { ecdsa_p256, rsa_2048 };
+  static Result<SigningKey> generate(const std::string& file, Kind kind);
   ~SigningKey();
   SigningKey(SigningKey&&) noexcept;
   SigningKey& operator=(SigningKey&&) noexcept;

@@ -1,10 +1,12 @@
 #include "server/control/local_api_services.hpp"
 
+#include <atomic>
 #include <iostream>
 #include <set>
 #include <vector>
 
 #include "core/api/print_support.hpp"
+#include "core/util/parallel.hpp"
 #include "server/control/follow.hpp"
 #include "server/control/work_queue.hpp"
 #include "server/registry/kinds/api_priorities.hpp"
@@ -115,12 +117,16 @@ struct LocalApiServices::State {
     for (const auto& info : table->all())
       if (!info.custom) served.insert({info.group, info.version});
     std::set<std::string> names;
-    bool ok = true;
+    std::vector<json> wanted;
     for (const auto& gv : served)
       if (auto priority = kinds::builtin_api_priority(gv.group, gv.version)) {
         names.insert(gv.name());
-        ok = ensure(desired_service(gv, *priority, k_on_start)) && ok;
+        wanted.push_back(desired_service(gv, *priority, k_on_start));
       }
+    std::atomic<bool> ok{true};
+    util::for_each_parallel(wanted, registry::k_start_up_writers, [&](const json& one) {
+      if (!ensure(one)) ok = false;
+    });
     return prune(k_on_start, names) && ok;
   }
 

@@ -10,6 +10,7 @@
 
 #include "core/api/print_support.hpp"
 #include "core/api/selector.hpp"
+#include "core/util/parallel.hpp"
 #include "core/util/text.hpp"
 #include "server/control/work_queue.hpp"
 #include "server/registry/informer.hpp"
@@ -200,8 +201,19 @@ Result<void> reconcile_bootstrap(registry::Registry& registry, const api::Resour
     if (!listed) return fail("cannot list " + info->plural + ": " + listed.error().message);
     std::map<std::string, json> stored;
     for (const auto& item : listed->items) stored.emplace(item->namespace_ + "/" + item->name, item->object());
-    for (const auto& expected : at(policy, {resource.bootstrap_section}))
-      if (auto done = reconcile_one(registry, *info, resource, expected, stored); !done) return done;
+    // Several at a time: storage commits the writes that wait together in one transaction.
+    const json& section = at(policy, {resource.bootstrap_section});
+    std::vector<const json*> expected;
+    for (const auto& item : section) expected.push_back(&item);
+    std::mutex failed_mutex;
+    Result<void> failed;
+    util::for_each_parallel(expected, registry::k_start_up_writers, [&](const json* item) {
+      if (auto done = reconcile_one(registry, *info, resource, *item, stored); !done) {
+        std::lock_guard lock(failed_mutex);
+        failed = std::move(done);
+      }
+    });
+    if (!failed) return failed;
   }
   return {};
 }

@@ -2,6 +2,7 @@
 
 #include <ctime>
 #include <iostream>
+#include <mutex>
 #include <random>
 
 #include "core/api/print_support.hpp"
@@ -10,6 +11,7 @@
 #include "core/codec/protobuf.hpp"
 #include "core/codec/protobuf_scalars.hpp"
 #include "core/util/base64.hpp"
+#include "core/util/parallel.hpp"
 #include "core/util/text.hpp"
 #include "core/util/uuid.hpp"
 #include "server/registry/conditions.hpp"
@@ -527,8 +529,16 @@ storage::Result<void> Registry::start_cache(const api::ResourceInfo& info) {
 
 storage::Result<void> Registry::start() {
   const auto table = resources();
-  for (const auto& info : table->all())
-    if (auto started = start_cache(info); !started) return started;
+  // Several caches at a time: each reads its objects and starts its threads.
+  std::mutex failed_mutex;
+  storage::Result<void> failed;
+  util::for_each_parallel(table->all(), k_start_up_writers, [&](const api::ResourceInfo& info) {
+    if (auto started = start_cache(info); !started) {
+      std::lock_guard lock(failed_mutex);
+      failed = std::move(started);
+    }
+  });
+  if (!failed) return failed;
   if (auto services = start_services(); !services) return services;
   return load_definitions();
 }
@@ -550,26 +560,37 @@ storage::Result<void> Registry::bootstrap() {
 }
 
 storage::Result<void> Registry::create_bootstrap_objects() {
-  // Namespaces first: the other objects may live in one.
-  std::vector<const kinds::KindSpec*> rows;
+  // Namespaces first, as the other objects may live in one; then the rest, several at a time.
+  std::vector<std::pair<const kinds::KindSpec*, nlohmann::json>> namespaces, others;
   for (const auto& spec : kinds::builtin_kinds())
-    if (spec.bootstrap) rows.insert(spec.lifecycle == kinds::Lifecycle::namespace_ ? rows.begin() : rows.end(), &spec);
-  for (const auto* spec : rows)
-    for (auto object : spec->bootstrap()) {
-      const auto name = object["metadata"].value("name", std::string());
-      const auto ns = object["metadata"].value("namespace", std::string());
-      // Only a missing object is created: a create of one that exists would still be admitted
-      // first, and a webhook that is down would then refuse every start.
-      auto found = get(spec->info, ns, name, "");
-      if (found) continue;
-      if (found.error().code != 404)
-        return std::unexpected(storage::Error{storage::ErrorCode::unavailable, name, 0,
-                                              "cannot read the " + spec->info.kind + " " + name + ": " +
-                                                  found.error().message});
-      auto created = create(spec->info, ns, std::move(object), {});
-      if (created || created.error().code == 409) continue;
-      std::cerr << "kw: cannot create the " << spec->info.kind << " " << name << ": " << created.error().message << "\n";
+    if (spec.bootstrap)
+      for (auto& object : spec.bootstrap())
+        (spec.lifecycle == kinds::Lifecycle::namespace_ ? namespaces : others).emplace_back(&spec, std::move(object));
+  std::mutex failed_mutex;
+  std::optional<storage::Error> failed;
+  auto create_missing = [&](std::pair<const kinds::KindSpec*, nlohmann::json>& row) {
+    const auto& [spec, object] = row;
+    const auto name = object["metadata"].value("name", std::string());
+    const auto ns = object["metadata"].value("namespace", std::string());
+    // Only a missing object is created: a create of one that exists would still be admitted
+    // first, and a webhook that is down would then refuse every start.
+    auto found = get(spec->info, ns, name, "");
+    if (found) return;
+    if (found.error().code != 404) {
+      std::lock_guard lock(failed_mutex);
+      failed = storage::Error{storage::ErrorCode::unavailable, name, 0,
+                              "cannot read the " + spec->info.kind + " " + name + ": " + found.error().message};
+      return;
     }
+    auto created = create(spec->info, ns, object, {});
+    if (created || created.error().code == 409) return;
+    std::lock_guard lock(failed_mutex);
+    std::cerr << "kw: cannot create the " << spec->info.kind << " " << name << ": " << created.error().message << "\n";
+  };
+  for (auto* rows : {&namespaces, &others}) {
+    util::for_each_parallel(*rows, k_start_up_writers, create_missing);
+    if (failed) return std::unexpected(*failed);
+  }
   return {};
 }
 

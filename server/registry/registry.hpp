@@ -147,6 +147,10 @@ struct Applied {
   cache::ObjectPtr unchanged;
 };
 
+// How many of the server's own objects it writes at once at start-up (bootstrap objects, the
+// RBAC policy, APIServices): storage commits the writes that wait together in one transaction.
+inline constexpr std::size_t k_start_up_writers = 8;
+
 class Registry {
  public:
   Registry(storage::Backend& backend, api::ResourceTable resources, RegistryOptions options);

@@ -15,6 +15,32 @@ import unittest
 from kwtest import KW_BIN, KwServer, free_port, https, write_tokens
 
 
+
+def jws_signature_to_der(raw):
+    """An ES256 JWS signature (r then s, 32 bytes each) as OpenSSL reads it: DER, a SEQUENCE of
+    the two INTEGERs."""
+    def integer(value):
+        body = value.lstrip(b"\0") or b"\0"
+        if body[0] & 0x80:
+            body = b"\0" + body
+        return bytes([0x02, len(body)]) + body
+    content = integer(raw[:32]) + integer(raw[32:])
+    return bytes([0x30, len(content)]) + content
+
+
+def der_signature_to_jws(der, size):
+    """An ECDSA signature as OpenSSL writes it (DER: SEQUENCE of the INTEGERs r and s) as JWS
+    carries it: r then s, each `size` bytes, big-endian."""
+    def integer(at):
+        assert der[at] == 0x02
+        length = der[at + 1]
+        return int.from_bytes(der[at + 2:at + 2 + length], "big"), at + 2 + length
+    assert der[0] == 0x30
+    at = 3 if der[1] & 0x80 else 2
+    r, at = integer(at)
+    s, _ = integer(at)
+    return r.to_bytes(size, "big") + s.to_bytes(size, "big")
+
 def b64url_json(part):
     return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
 
@@ -30,7 +56,7 @@ class ServiceAccountTokenTest(unittest.TestCase):
         tokens = write_tokens(cls.dir.name, [{"token": "admin-token", "user": "admin", "groups": ["system:masters"]}])
         # A second verification key: tokens signed by it (another issuer's) authenticate too.
         cls.other_key = os.path.join(cls.dir.name, "other.key")
-        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+        subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
                         "-out", cls.other_key], check=True, capture_output=True)
         cls.other_pub = os.path.join(cls.dir.name, "other.pub")
         subprocess.run(["openssl", "pkey", "-in", cls.other_key, "-pubout", "-out", cls.other_pub], check=True,
@@ -75,7 +101,7 @@ class ServiceAccountTokenTest(unittest.TestCase):
         self.assertEqual(body["spec"]["audiences"], ["https://kubernetes.default.svc.cluster.local"])
         token = body["status"]["token"]
         header, payload, _ = token.split(".")
-        self.assertEqual(b64url_json(header)["alg"], "RS256")
+        self.assertEqual(b64url_json(header)["alg"], "ES256")  # kw's own generated key is ECDSA P-256
         claims = b64url_json(payload)
         self.assertEqual(claims["sub"], "system:serviceaccount:team:builder")
         self.assertEqual(claims["iss"], "https://kubernetes.default.svc.cluster.local")
@@ -101,7 +127,7 @@ class ServiceAccountTokenTest(unittest.TestCase):
         kid = b64url_json(token.split(".")[0])["kid"]
         keys = {k["kid"]: k for k in jwks["keys"]}
         self.assertEqual(len(keys), 2)  # the signing key and --service-account-key-file's
-        self.assertEqual(keys[kid]["kty"], "RSA")
+        self.assertEqual(keys[kid]["kty"], "EC")  # kw's own generated key, ES256
         self.assertEqual({k["kty"] for k in keys.values()}, {"RSA", "EC"})
         signing_key = os.path.join(self.server.data_dir, "pki", "sa.key")
         pub = os.path.join(self.dir.name, "sa.pub")
@@ -109,7 +135,7 @@ class ServiceAccountTokenTest(unittest.TestCase):
         signed, _, signature = token.rpartition(".")
         sig_file = os.path.join(self.dir.name, "sig.bin")
         with open(sig_file, "wb") as f:
-            f.write(base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4)))
+            f.write(jws_signature_to_der(base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4))))
         out = subprocess.run(["openssl", "dgst", "-sha256", "-verify", pub, "-signature", sig_file],
                              input=signed.encode(), capture_output=True)
         self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
@@ -194,11 +220,12 @@ class ServiceAccountTokenTest(unittest.TestCase):
                   "kubernetes.io/serviceaccount/service-account.name": "builder",
                   "kubernetes.io/serviceaccount/service-account.uid": sa["metadata"]["uid"],
                   "sub": "system:serviceaccount:team:builder"}
-        signed = b64url(json.dumps({"alg": "RS256"}).encode()) + "." + b64url(json.dumps(claims).encode())
+        # kw's own generated key is ECDSA P-256: ES256, whose JWS signature is r and s, 32 bytes each.
+        signed = b64url(json.dumps({"alg": "ES256"}).encode()) + "." + b64url(json.dumps(claims).encode())
         key = os.path.join(self.server.data_dir, "pki", "sa.key")
-        signature = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key], input=signed.encode(),
-                                   capture_output=True, check=True).stdout
-        token = signed + "." + b64url(signature)
+        der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key], input=signed.encode(),
+                             capture_output=True, check=True).stdout
+        token = signed + "." + b64url(der_signature_to_jws(der, 32))
         self.assertEqual(self.as_token(token, "/apis")[0], 401)  # no Secret holds it yet
         secret = {"metadata": {"name": "builder-token", "annotations": {"kubernetes.io/service-account.name": "builder"}},
                   "type": "kubernetes.io/service-account-token",

@@ -39,7 +39,7 @@ TEST_CASE("base64: standard and URL alphabets") {
 
 TEST_CASE("jwt: RS256 and ES256 tokens verify with their keys only") {
   TempDir tmp;
-  auto rsa = SigningKey::generate(tmp.file("sa.key"));
+  auto rsa = SigningKey::generate(tmp.file("sa.key"), SigningKey::Kind::rsa_2048);
   REQUIRE_MESSAGE(rsa, (rsa ? "" : rsa.error().message));
   auto ec = SigningKey::load(ec_key_file(tmp, "ec.key"));
   REQUIRE_MESSAGE(ec, (ec ? "" : ec.error().message));
