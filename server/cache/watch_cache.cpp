@@ -90,8 +90,14 @@ storage::Result<void> WatchCache::start() {
     if (auto listed = relist_locked(lock); !listed) return listed;
   }
   m_feed_thread = std::thread([this] { feed_loop(); });
-  if (m_options.start_ticker) m_ticker_thread = std::thread([this] { ticker_loop(); });
   return {};
+}
+
+void WatchCache::start_ticker_locked() {
+  // Started by the first event or watcher: a cache with neither has nothing to tick (its
+  // objects were listed lean), and a server starts dozens of such caches at once.
+  if (m_ticker_thread.joinable() || !m_options.start_ticker || m_stopping) return;
+  m_ticker_thread = std::thread([this] { ticker_loop(); });
 }
 
 // Wakes every k_tick for bookmarks and timeouts, and every k_blocked_poll while some watcher
@@ -268,6 +274,7 @@ void WatchCache::index_locked(const ObjectPtr& object, bool add) {
 }
 
 void WatchCache::add_watcher_locked(WatcherId id, std::unique_ptr<Watcher> watcher) {
+  start_ticker_locked();
   const WatchFilter& filter = watcher->request.filter;
   if (filter.index_value && !m_options.index_field.empty()) {
     m_indexed_watchers[*filter.index_value].insert(watcher.get());

@@ -104,7 +104,8 @@ class WatchCache {
   void offer(ObjectPtr object);
 
   // Bookmarks, timeouts, closed sinks and slow watchers; runs every 250 ms on the ticker
-  // thread (slow watchers every 5 ms while there are any).
+  // thread (slow watchers every 5 ms while there are any), which starts with the cache's first
+  // event or watcher.
   void tick();
   CacheMetrics metrics() const;
 
@@ -123,6 +124,8 @@ class WatchCache {
   // each holds a whole tree.
   void drop_stale_offers();
   void ticker_loop();
+  // Starts the ticker thread once, when the cache first has an event or a watcher.
+  void start_ticker_locked();
   // Fans a batch's new entries out to their watchers (over m_fanout when it reaches many).
   void dispatch_locked(const std::vector<Entry*>& entries);
   // Hands `event` to the watcher, or holds it back (in order) while its sink is full. True

@@ -21,6 +21,7 @@ constexpr std::size_t k_max_offers = 4096;
 
 void WatchCache::apply_events(std::vector<storage::Event> events) {
   std::unique_lock lock(m_mutex);
+  start_ticker_locked();
   std::vector<Entry*> batch;
   for (auto& event : events) {
     const Revision revision = event.kv.mod_revision;
