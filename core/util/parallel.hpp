@@ -6,8 +6,10 @@
 #include <atomic>
 #include <cstddef>
 #include <iterator>
+#include <mutex>
 #include <ranges>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace kw::util {
@@ -28,6 +30,26 @@ void for_each_parallel(Range&& items, std::size_t workers, Fn&& fn) {
   for (std::size_t t = 0; t < extra; ++t) helpers.emplace_back(work);
   work();
   // The helpers join as they go.
+}
+
+// Like for_each_parallel, for calls that can fail: `fn(item)` returns a std::expected<void, E>.
+// Returns the first failure reported (success when there was none). Once one call has failed, no
+// item not yet taken is started; calls already running finish.
+template <std::ranges::random_access_range Range, class Fn>
+auto try_each_parallel(Range&& items, std::size_t workers, Fn&& fn)
+    -> std::invoke_result_t<Fn&, std::ranges::range_reference_t<Range>> {
+  using Outcome = std::invoke_result_t<Fn&, std::ranges::range_reference_t<Range>>;
+  std::mutex mutex;
+  Outcome first{};
+  std::atomic<bool> failed{false};
+  for_each_parallel(items, workers, [&](auto&& item) {
+    if (failed) return;
+    if (auto outcome = fn(item); !outcome) {
+      std::lock_guard lock(mutex);
+      if (!failed.exchange(true)) first = std::move(outcome);
+    }
+  });
+  return first;
 }
 
 }  // namespace kw::util

@@ -205,15 +205,10 @@ Result<void> reconcile_bootstrap(registry::Registry& registry, const api::Resour
     const json& section = at(policy, {resource.bootstrap_section});
     std::vector<const json*> expected;
     for (const auto& item : section) expected.push_back(&item);
-    std::mutex failed_mutex;
-    Result<void> failed;
-    util::for_each_parallel(expected, registry::k_start_up_writers, [&](const json* item) {
-      if (auto done = reconcile_one(registry, *info, resource, *item, stored); !done) {
-        std::lock_guard lock(failed_mutex);
-        failed = std::move(done);
-      }
+    auto reconciled = util::try_each_parallel(expected, registry::k_start_up_writers, [&](const json* item) {
+      return reconcile_one(registry, *info, resource, *item, stored);
     });
-    if (!failed) return failed;
+    if (!reconciled) return reconciled;
   }
   return {};
 }

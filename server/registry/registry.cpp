@@ -530,15 +530,9 @@ storage::Result<void> Registry::start_cache(const api::ResourceInfo& info) {
 storage::Result<void> Registry::start() {
   const auto table = resources();
   // Several caches at a time: each reads its objects and starts its threads.
-  std::mutex failed_mutex;
-  storage::Result<void> failed;
-  util::for_each_parallel(table->all(), k_start_up_writers, [&](const api::ResourceInfo& info) {
-    if (auto started = start_cache(info); !started) {
-      std::lock_guard lock(failed_mutex);
-      failed = std::move(started);
-    }
-  });
-  if (!failed) return failed;
+  auto started = util::try_each_parallel(table->all(), k_start_up_writers,
+                                         [&](const api::ResourceInfo& info) { return start_cache(info); });
+  if (!started) return started;
   if (auto services = start_services(); !services) return services;
   return load_definitions();
 }
@@ -566,31 +560,27 @@ storage::Result<void> Registry::create_bootstrap_objects() {
     if (spec.bootstrap)
       for (auto& object : spec.bootstrap())
         (spec.lifecycle == kinds::Lifecycle::namespace_ ? namespaces : others).emplace_back(&spec, std::move(object));
-  std::mutex failed_mutex;
-  std::optional<storage::Error> failed;
-  auto create_missing = [&](std::pair<const kinds::KindSpec*, nlohmann::json>& row) {
+  std::mutex report_mutex;
+  auto create_missing = [&](std::pair<const kinds::KindSpec*, nlohmann::json>& row) -> storage::Result<void> {
     const auto& [spec, object] = row;
     const auto name = object["metadata"].value("name", std::string());
     const auto ns = object["metadata"].value("namespace", std::string());
     // Only a missing object is created: a create of one that exists would still be admitted
     // first, and a webhook that is down would then refuse every start.
     auto found = get(spec->info, ns, name, "");
-    if (found) return;
-    if (found.error().code != 404) {
-      std::lock_guard lock(failed_mutex);
-      failed = storage::Error{storage::ErrorCode::unavailable, name, 0,
-                              "cannot read the " + spec->info.kind + " " + name + ": " + found.error().message};
-      return;
-    }
+    if (found) return {};
+    if (found.error().code != 404)
+      return std::unexpected(
+          storage::Error{storage::ErrorCode::unavailable, name, 0,
+                         "cannot read the " + spec->info.kind + " " + name + ": " + found.error().message});
     auto created = create(spec->info, ns, object, {});
-    if (created || created.error().code == 409) return;
-    std::lock_guard lock(failed_mutex);
+    if (created || created.error().code == 409) return {};
+    std::lock_guard lock(report_mutex);
     std::cerr << "kw: cannot create the " << spec->info.kind << " " << name << ": " << created.error().message << "\n";
+    return {};
   };
-  for (auto* rows : {&namespaces, &others}) {
-    util::for_each_parallel(*rows, k_start_up_writers, create_missing);
-    if (failed) return std::unexpected(*failed);
-  }
+  for (auto* rows : {&namespaces, &others})
+    if (auto created = util::try_each_parallel(*rows, k_start_up_writers, create_missing); !created) return created;
   return {};
 }
 

@@ -127,7 +127,7 @@ std::string go_label_selector(const nlohmann::json& selector);
 // [A-Za-z0-9], whatever the locale.
 inline bool ascii_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
-extern const char* const k_subdomain_help;      // RegexError of IsDNS1123Subdomain
+extern const std::string k_subdomain_help;      // RegexError of IsDNS1123Subdomain
 extern const char* const k_label_help;          // RegexError of IsDNS1123Label
 extern const char* const k_dns1035_help;        // RegexError of IsDNS1035Label
 std::string max_len_error(std::size_t length);  // MaxLenError
