@@ -1,6 +1,7 @@
 #include "server/aggregator/aggregator.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <condition_variable>
 #include <map>
@@ -115,12 +116,13 @@ std::string path_escape(std::string_view text) {
   return out;
 }
 
-// What a client may have sent into a tunnel that its server has not taken yet; beyond it the
-// tunnel is closed.
-constexpr std::size_t k_max_tunnel_backlog = 16u << 20;
+// How much of each direction of a relayed upgrade may wait in kw. Past it kw stops reading from
+// the side that sends, and reads again once what waits is down to half: a slow reader holds
+// its peer back as it would over one TCP connection, and kw's memory per tunnel stays bounded.
+constexpr std::size_t k_tunnel_window = 1u << 20;
 
 // Reaches the running request of a Client until release(): cancels it, or sends bytes into its
-// tunnel. Thread-safe.
+// tunnel and pauses or resumes its reading. Thread-safe.
 class RequestHandle {
  public:
   explicit RequestHandle(net::client::Client* client) : m_client(client) {}
@@ -128,11 +130,35 @@ class RequestHandle {
     std::lock_guard lock(m_mutex);
     if (m_client != nullptr) m_client->cancel();
   }
-  void send(std::string_view bytes) {
+  // The client's bytes, for the server. False when the server has a window's worth waiting:
+  // the caller stops reading from the client until `resume_client` is called.
+  bool send(std::string_view bytes) {
+    std::lock_guard lock(m_mutex);
+    if (m_client == nullptr) return true;  // the tunnel is over: read on, and drop
+    m_client->send(std::string(bytes));
+    if (m_client->send_backlog() <= k_tunnel_window) return true;
+    m_client_paused = true;
+    // The writes may have drained meanwhile, before sent() could see the pause.
+    return m_client->send_backlog() <= k_tunnel_window / 2 && m_client_paused.exchange(false);
+  }
+  // Bytes reached the server; `backlog` still wait for it.
+  void sent(std::size_t backlog, net::ResponseStream& client) {
+    if (backlog <= k_tunnel_window / 2 && m_client_paused.exchange(false)) client.resume_receive();
+  }
+  // The server's bytes were queued for the client, `queued` of them waiting: past the window,
+  // the tunnel stops reading from the server until the client took half of them.
+  void queued_for_client(std::size_t queued, const net::ResponseStream& client) {
+    if (queued <= k_tunnel_window) return;
     std::lock_guard lock(m_mutex);
     if (m_client == nullptr) return;
-    if (m_client->send_backlog() > k_max_tunnel_backlog) m_client->cancel();
-    else m_client->send(std::string(bytes));
+    m_server_paused = true;
+    m_client->pause_receiving();
+    if (client.queued_bytes() <= k_tunnel_window / 2 && m_server_paused.exchange(false)) m_client->resume_receiving();
+  }
+  void client_took(std::size_t queued) {
+    if (queued > k_tunnel_window / 2 || !m_server_paused.exchange(false)) return;
+    std::lock_guard lock(m_mutex);
+    if (m_client != nullptr) m_client->resume_receiving();
   }
   void release() {
     std::lock_guard lock(m_mutex);
@@ -142,6 +168,8 @@ class RequestHandle {
  private:
   std::mutex m_mutex;
   net::client::Client* m_client;
+  std::atomic<bool> m_client_paused{false};  // the client's reading stopped: the server is behind
+  std::atomic<bool> m_server_paused{false};  // the server's reading stopped: the client is behind
 };
 
 // The Available condition an APIService gets from one check, and the resources its server listed.
@@ -395,30 +423,36 @@ void Aggregator::proxy(const net::Request& request, std::string_view group, std:
   if (upgrade) {
     forwarded.headers.emplace_back("Connection", "Upgrade");
     forwarded.headers.emplace_back("Upgrade", request.header("upgrade") ? *request.header("upgrade") : "websocket");
-    stream.on_receive([cancel](std::string_view bytes) { cancel->send(bytes); });
+    stream.on_tunnel({.on_receive = [cancel](std::string_view bytes) { return cancel->send(bytes); },
+                      .on_sent = [cancel](std::size_t queued) { cancel->client_took(queued); }});
   }
   forwarded.headers.emplace_back("X-Remote-User", user.name);
   for (const auto& group : user.groups) forwarded.headers.emplace_back("X-Remote-Group", group);
   for (const auto& [key, values] : user.extra)
     for (const auto& value : values) forwarded.headers.emplace_back("X-Remote-Extra-" + path_escape(key), value);
   bool began = false;
-  net::client::StreamHandler handler{
-      .on_head = [&](const net::client::ResponseHead& head) {
-        net::ResponseHead out{head.status, {}, false};
-        // A switch of protocols keeps its Connection and Upgrade fields: the client needs them.
-        const bool switched = upgrade && head.status == 101;
-        for (const auto& [name, value] : head.headers)
-          if (switched ? !name.starts_with(':') : !hop_header(name)) out.headers.push_back({name, value});
-        stream.begin(std::move(out));
-        began = true;
-        stream.on_close([cancel] { cancel->cancel(); });
-        return true;
-      },
-      .on_data = [&](std::string_view bytes) {
-        if (!stream.write(std::string(bytes))) return false;
-        stream.flush();
-        return true;
-      }};
+  net::client::StreamHandler handler{.on_head =
+                                         [&](const net::client::ResponseHead& head) {
+                                           net::ResponseHead out{head.status, {}, false};
+                                           // A switch of protocols keeps its Connection and Upgrade fields: the client
+                                           // needs them.
+                                           const bool switched = upgrade && head.status == 101;
+                                           for (const auto& [name, value] : head.headers)
+                                             if (switched ? !name.starts_with(':') : !hop_header(name))
+                                               out.headers.push_back({name, value});
+                                           stream.begin(std::move(out));
+                                           began = true;
+                                           stream.on_close([cancel] { cancel->cancel(); });
+                                           return true;
+                                         },
+                                     .on_data =
+                                         [&](std::string_view bytes) {
+                                           if (!stream.write(std::string(bytes))) return false;
+                                           stream.flush();
+                                           if (upgrade) cancel->queued_for_client(stream.queued_bytes(), stream);
+                                           return true;
+                                         },
+                                     .on_sent = [&](std::size_t backlog) { cancel->sent(backlog, stream); }};
   auto result = (*lease)->stream(forwarded, handler);
   cancel->release();
   if (!began) {

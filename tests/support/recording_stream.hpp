@@ -28,7 +28,8 @@ class RecordingStream : public net::ResponseStream {
   std::size_t queued_bytes() const override { return 0; }
   bool closed() const override { return false; }
   void on_close(std::function<void()>) override {}
-  void on_receive(std::function<void(std::string_view)>) override {}
+  void on_tunnel(kw::net::TunnelCallbacks) override {}
+  void resume_receive() override {}
   net::Protocol protocol() const override { return net::Protocol::http1; }
 
   const net::ResponseHead& head() const { return m_head; }

@@ -40,6 +40,7 @@ struct Client::Impl {
   std::atomic<std::uint64_t> call{0};
   std::atomic<bool> upgrading{false};
   std::atomic<std::size_t> backlog{0};
+  std::atomic<bool> receive_paused{false};
 };
 
 std::optional<Transport> parse_transport(std::string_view text) {
@@ -135,6 +136,9 @@ void Client::cancel() {
   Impl* impl = m_impl.get();
   asio::post(impl->io, [impl] {
     if (impl->active) impl->active->close();
+    // A paused tunnel has no read to fail: it reads again, and finds the connection closed.
+    impl->receive_paused = false;
+    if (impl->current != nullptr && impl->current->resume_raw) impl->current->resume_raw();
   });
 }
 
@@ -158,6 +162,16 @@ bool Client::send(std::string bytes) {
 }
 
 std::size_t Client::send_backlog() const { return m_impl->backlog.load(); }
+
+void Client::pause_receiving() { m_impl->receive_paused = true; }
+
+void Client::resume_receiving() {
+  Impl* impl = m_impl.get();
+  impl->receive_paused = false;
+  asio::post(impl->io, [impl, call = impl->call.load()] {
+    if (impl->call == call && impl->current != nullptr && impl->current->resume_raw) impl->current->resume_raw();
+  });
+}
 
 bool Client::has_idle_connection() const {
   return m_impl->kept.has_value() && std::chrono::steady_clock::now() - m_impl->kept->since < k_idle_connection_lifetime;
@@ -195,7 +209,12 @@ Result<StreamEnd> Client::stream(const Request& request, StreamHandler& handler)
 
     detail::Exchange exchange{request, handler, m_config, impl.url.authority(), impl.url.tls ? "https" : "http",
                               impl.url.path_prefix + request.target, {}, false};
-    exchange.sent = [&impl](std::size_t n) { impl.backlog -= n; };
+    exchange.sent = [&impl, &handler](std::size_t n) {
+      impl.backlog -= n;
+      if (handler.on_sent) handler.on_sent(impl.backlog.load());
+    };
+    impl.receive_paused = false;
+    exchange.receive_paused = &impl.receive_paused;
     impl.current = &exchange;
     ++impl.call;
     impl.upgrading = request.upgrade;

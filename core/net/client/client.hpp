@@ -84,6 +84,9 @@ struct StreamHandler {
   std::function<bool(const ResponseHead&)> on_head;
   // Body bytes in arrival order (over WebSocket: one whole message); return false to stop.
   std::function<bool(std::string_view)> on_data;
+  // An upgrade's tunnel: bytes given to Client::send() were written (or dropped with the
+  // tunnel), and `backlog` are still waiting (Client::send_backlog()).
+  std::function<void(std::size_t backlog)> on_sent = {};
 };
 
 struct Response {
@@ -115,6 +118,11 @@ class Client {
   bool send(std::string bytes);
   // Bytes given to send() and not yet written: the caller's backpressure signal.
   std::size_t send_backlog() const;
+  // Thread-safe, while stream() runs an `upgrade` request: the tunnel stops reading what the
+  // server sends once the on_data call running (if any) returns, until resume_receiving(). The
+  // server's bytes then wait in the kernel, and then in the server.
+  void pause_receiving();
+  void resume_receiving();
 
   // A connection is open from an earlier request and young enough to be reused.
   bool has_idle_connection() const;

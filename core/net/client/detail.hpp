@@ -3,6 +3,7 @@
 // (core/net/byte_stream.hpp), and the connector that makes one. Everything runs on the client's io_context thread.
 #include <boost/asio/io_context.hpp>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -45,6 +46,10 @@ struct Exchange {
   // with the size of each piece written or dropped.
   std::function<void(std::shared_ptr<const std::string>)> send_raw = {};
   std::function<void(std::size_t)> sent = {};
+  // Request::upgrade: Client::pause_receiving()'s flag, read by the tunnel before each read,
+  // and what run_http1 sets to read again once it is cleared (Client::resume_receiving()).
+  const std::atomic<bool>* receive_paused = nullptr;
+  std::function<void()> resume_raw = {};
 };
 
 using RunDone = std::move_only_function<void(RunResult)>;

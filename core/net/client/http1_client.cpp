@@ -1,12 +1,14 @@
 // HTTP/1.1 client exchange: the request is written as text, the response is parsed by a
 // Beast basic_parser fed with the bytes read, handing body bytes (chunked or not) out as
 // they arrive. A relayed Upgrade answered 101 turns into a byte tunnel both ways.
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/basic_parser.hpp>
 #include <boost/beast/http/error.hpp>
 
 #include <deque>
 #include <limits>
+#include <optional>
 
 #include "core/net/client/detail.hpp"
 #include "core/net/beast_text.hpp"
@@ -75,6 +77,9 @@ class Http1Exchange : public std::enable_shared_from_this<Http1Exchange> {
       std::weak_ptr<Http1Exchange> weak = shared_from_this();
       m_exchange.send_raw = [weak](std::shared_ptr<const std::string> bytes) {
         if (auto self = weak.lock()) self->send_raw(std::move(bytes));
+      };
+      m_exchange.resume_raw = [weak] {
+        if (auto self = weak.lock()) self->resume_raw();
       };
     }
     m_request = request_text();
@@ -156,8 +161,26 @@ class Http1Exchange : public std::enable_shared_from_this<Http1Exchange> {
       auto& handler = self->m_exchange.handler;
       if (handler.on_data && !handler.on_data(std::string_view(self->m_buffer.data(), n)))
         return self->finish(StreamEnd::StoppedByHandler);
-      self->read_raw();
+      self->read_raw_unless_paused();
     });
+  }
+
+  void read_raw_unless_paused() {
+    const auto* paused = m_exchange.receive_paused;
+    if (paused != nullptr && paused->load()) {
+      // resume_raw() reads again. Until then no read is pending: the exchange holds itself, and
+      // keeps the client's event loop running (it returns when it has no work left).
+      m_paused.emplace(Paused{asio::make_work_guard(m_stream.get_executor()), shared_from_this()});
+      return;
+    }
+    read_raw();
+  }
+
+  void resume_raw() {
+    if (!m_paused || !m_done) return;
+    auto paused = std::move(m_paused);  // (holds this exchange until the call returns)
+    m_paused.reset();
+    read_raw_unless_paused();
   }
 
   void send_raw(std::shared_ptr<const std::string> bytes) {
@@ -196,12 +219,15 @@ class Http1Exchange : public std::enable_shared_from_this<Http1Exchange> {
 
   void finish(Result<StreamEnd> result, bool reusable = false) {
     if (!m_done) return;
+    auto paused = std::move(m_paused);  // (may hold this exchange: let go once done returned)
+    m_paused.reset();
     auto done = std::move(m_done);
     m_done = nullptr;
     for (const auto& bytes : m_outgoing)  // never written: the tunnel is gone
       if (m_exchange.sent) m_exchange.sent(bytes->size());
     m_outgoing.clear();
     m_exchange.send_raw = nullptr;
+    m_exchange.resume_raw = nullptr;
     done(RunResult{std::move(result), false, reusable});
   }
 
@@ -213,6 +239,12 @@ class Http1Exchange : public std::enable_shared_from_this<Http1Exchange> {
   std::string m_pending;
   bool m_tunnel = false;  // a 101 answer to an upgrade came
   bool m_writing_raw = false;
+  // Set while the tunnel is paused between reads.
+  struct Paused {
+    asio::executor_work_guard<Executor> work;
+    std::shared_ptr<Http1Exchange> self;
+  };
+  std::optional<Paused> m_paused;
   std::deque<std::shared_ptr<const std::string>> m_outgoing;  // Client::send()'s bytes
   std::array<char, 16 * 1024> m_buffer{};
 };

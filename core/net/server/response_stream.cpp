@@ -27,14 +27,14 @@ void StreamCore::set_on_close(std::function<void()> callback) {
   m_on_close = std::move(callback);
 }
 
-void StreamCore::set_on_receive(std::function<void(std::string_view)> callback) {
+void StreamCore::set_tunnel(TunnelCallbacks callbacks) {
   std::lock_guard lock(m_callback_mutex);
-  m_on_receive = std::move(callback);
+  m_tunnel = std::move(callbacks);
 }
 
-std::function<void(std::string_view)> StreamCore::take_on_receive() {
+TunnelCallbacks StreamCore::take_tunnel() {
   std::lock_guard lock(m_callback_mutex);
-  return std::move(m_on_receive);
+  return std::move(m_tunnel);
 }
 
 Outbox::Added Outbox::direct_outcome(const ChunkWriter::Outcome& outcome) {
@@ -237,8 +237,9 @@ class ResponseStreamImpl final : public ResponseStream {
   std::size_t queued_bytes() const override { return m_core->queued(); }
   bool closed() const override { return m_finished.load() || m_core->closed(); }
   void on_close(std::function<void()> callback) override { m_core->set_on_close(std::move(callback)); }
-  void on_receive(std::function<void(std::string_view)> callback) override {
-    m_core->set_on_receive(std::move(callback));
+  void on_tunnel(TunnelCallbacks callbacks) override { m_core->set_tunnel(std::move(callbacks)); }
+  void resume_receive() override {
+    m_core->post([](StreamSink& sink, std::int64_t id) { sink.sink_resume_receive(id); });
   }
   Protocol protocol() const override { return m_protocol; }
 

@@ -25,6 +25,8 @@ class StreamSink {
   virtual void sink_finish(std::int64_t id) = 0;
   // Drops what is queued for the response and ends it at once (ResponseStream::abort).
   virtual void sink_abort(std::int64_t id) = 0;
+  // A tunnel reads from its client again (ResponseStream::resume_receive). Only tunnels pause.
+  virtual void sink_resume_receive(std::int64_t) {}
   // Direct writing (see Outbox::start_direct) left a backlog or failed: the connection takes
   // the writing back. Only connections that start direct writing get it.
   virtual void sink_takeover(std::int64_t) {}
@@ -114,9 +116,9 @@ class StreamCore {
     });
   }
   void set_on_close(std::function<void()> callback);
-  void set_on_receive(std::function<void(std::string_view)> callback);
-  // Transport side: the on_receive callback (empty when none was set).
-  std::function<void(std::string_view)> take_on_receive();
+  void set_tunnel(TunnelCallbacks callbacks);
+  // Transport side: the tunnel's callbacks (empty when none were set).
+  TunnelCallbacks take_tunnel();
   // Queue the response's calls through the connection's outbox, in order: calls made while
   // an earlier batch has not reached the strand join it (a backlog goes out together).
   // enqueue_write is false when the connection is gone (the bytes are dropped, uncounted).
@@ -152,7 +154,7 @@ class StreamCore {
   bool add_to_outbox(Outbox::Item item);
   std::mutex m_callback_mutex;  // guards the four fields below
   std::function<void()> m_on_close;
-  std::function<void(std::string_view)> m_on_receive;
+  TunnelCallbacks m_tunnel;
   bool m_finished_by_handler = false;
   bool m_peer_gone = false;
 };

@@ -1,7 +1,7 @@
 // WebSocket (RFC 6455) on Beast: one message per write(), pings answered by Beast, client
 // messages read and dropped, finish() sends a normal-closure close frame. Or, when the handler
 // begins with 101 (a proxy relaying the upgrade), a byte tunnel: the head and writes go out raw
-// and the client's bytes go to the response's on_receive callback.
+// and the client's bytes go to the response's tunnel callbacks, which may pause the reading.
 #include "core/net/server/websocket_session.hpp"
 
 #include <boost/asio/write.hpp>
@@ -115,6 +115,12 @@ class WebSocketSession final : public Connection,
 
   void sink_abort(std::int64_t) override { close_now(); }
 
+  void sink_resume_receive(std::int64_t) override {
+    if (!m_receive_paused || m_done) return;
+    m_receive_paused = false;
+    read_raw();
+  }
+
   Strand sink_strand() override { return m_ws.get_executor(); }
 
  private:
@@ -131,7 +137,7 @@ class WebSocketSession final : public Connection,
   void start_tunnel(const ResponseHead& head) {
     m_tunnel = true;
     m_accepted = true;
-    m_on_receive = m_core->take_on_receive();
+    m_tunnel_callbacks = m_core->take_tunnel();
     m_tunnel_head = serialize_http1_head(101, head.headers);
     m_raw_buffer.resize(16 * 1024);
     pump();
@@ -144,7 +150,12 @@ class WebSocketSession final : public Connection,
         self->on_read_error();
         return;
       }
-      if (self->m_on_receive && !self->m_done) self->m_on_receive(std::string_view(self->m_raw_buffer.data(), n));
+      const auto& on_receive = self->m_tunnel_callbacks.on_receive;
+      if (self->m_done) return;
+      if (on_receive && !on_receive(std::string_view(self->m_raw_buffer.data(), n))) {
+        self->m_receive_paused = true;  // until sink_resume_receive()
+        return;
+      }
       self->read_raw();
     });
   }
@@ -230,6 +241,7 @@ class WebSocketSession final : public Connection,
       close_now();
       return;
     }
+    if (m_tunnel && m_tunnel_callbacks.on_sent) m_tunnel_callbacks.on_sent(m_core->queued());
     pump();
   }
 
@@ -299,7 +311,8 @@ class WebSocketSession final : public Connection,
   // The byte tunnel (begin() with 101).
   bool m_tunnel = false;
   std::string m_tunnel_head;  // until written
-  std::function<void(std::string_view)> m_on_receive;
+  TunnelCallbacks m_tunnel_callbacks;
+  bool m_receive_paused = false;
   std::vector<char> m_raw_buffer;  // sized when the tunnel opens: a WebSocket watch holds none
 };
 

@@ -538,3 +538,30 @@ def varint(data, i):
         shift += 7
         if b < 0x80:
             return value, i
+
+
+def rss_bytes(pid):
+    """The resident set of a process, in bytes."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+class RssSampler(threading.Thread):
+    """Samples a process's resident set every 5 ms until `stop` is set; `peak` is the largest."""
+
+    def __init__(self, pid):
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.stop = threading.Event()
+        self.peak = 0
+
+    def run(self):
+        while not self.stop.is_set():
+            try:
+                self.peak = max(self.peak, rss_bytes(self.pid))
+            except OSError:
+                return
+            self.stop.wait(0.005)

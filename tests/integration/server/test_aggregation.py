@@ -18,7 +18,8 @@ import tempfile
 import time
 import unittest
 
-from kwtest import KwServer, free_port, https, https_server, make_tls_files, send_json, stop_https_server, write_tokens
+from kwtest import (KwServer, RssSampler, free_port, https, https_server, make_tls_files, rss_bytes, send_json,
+                    stop_https_server, write_tokens)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -77,6 +78,7 @@ class MetricsStandIn:
 
     def __init__(self, tls, client_ca, port):
         self.seen = []
+        self.tunnels = []  # how each slow tunnel's sending ended
         stand_in = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -99,6 +101,8 @@ class MetricsStandIn:
                 path, _, query = self.path.partition("?")
                 if self.headers.get("Upgrade", "").lower() == "websocket" and path.endswith("/exec"):
                     return self.echo_websocket()
+                if self.headers.get("Upgrade", "").lower() == "websocket" and path.endswith("/portforward"):
+                    return self.slow_tunnel(dict(p.split("=") for p in query.split("&")))
                 if path == GV:
                     return send_json(self, 200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "metrics.k8s.io/v1beta1",
                                             "resources": [
@@ -157,6 +161,35 @@ class MetricsStandIn:
                     sock.sendall(ws_frame(opcode, b"echo:" + payload, mask=False))
                 self.close_connection = True
 
+            def slow_tunnel(self, params):
+                """Switches protocols, then reads nothing for `pause` seconds. Then it reads `in`
+                bytes, answers their SHA-256 and sends `out` bytes of a repeated pattern."""
+                self.send_response(101)
+                self.send_header("Upgrade", "websocket")
+                self.send_header("Connection", "Upgrade")
+                self.end_headers()
+                self.wfile.flush()
+                sock = self.connection
+                time.sleep(float(params["pause"]))
+                digest = hashlib.sha256()
+                left = int(params["in"])
+                while left:
+                    chunk = sock.recv(min(left, 1 << 16))
+                    if not chunk:
+                        return
+                    digest.update(chunk)
+                    left -= len(chunk)
+                sock.sendall(digest.digest())
+                sent = 0
+                try:
+                    for _ in range(int(params["out"]) // len(PATTERN)):
+                        sock.sendall(PATTERN)
+                        sent += len(PATTERN)
+                    stand_in.tunnels.append({"sent": sent, "closed": None})
+                except OSError as e:
+                    stand_in.tunnels.append({"sent": sent, "closed": time.monotonic(), "why": repr(e)})
+                self.close_connection = True
+
             def log_message(self, *args):
                 pass
 
@@ -164,6 +197,10 @@ class MetricsStandIn:
 
     def stop(self):
         stop_https_server(self.server)
+
+
+# What the slow tunnel sends, over and over: 64 KiB that no compression or coincidence matches.
+PATTERN = hashlib.sha256(b"kw").digest() * 2048
 
 
 def node_metrics(name):
@@ -186,9 +223,16 @@ class AggregationTest(unittest.TestCase):
         tokens = write_tokens(cls.dir.name, [
             {"token": "admin-token", "user": "admin", "uid": "admin", "groups": ["system:masters"]},
             {"token": "nobody-token", "user": "nobody"}])
+        # The audit log tells when kw is done with a proxied request (its ResponseComplete event).
+        cls.audit_log = os.path.join(cls.dir.name, "audit.log")
+        policy = os.path.join(cls.dir.name, "audit-policy.yaml")
+        with open(policy, "w") as f:
+            f.write("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n")
         cls.server = KwServer(["--token-auth-file", tokens, "--authorization-mode", "RBAC",
                                "--proxy-client-cert-file", cls.client["cert"],
-                               "--proxy-client-key-file", cls.client["key"]], secure_port=free_port())
+                               "--proxy-client-key-file", cls.client["key"],
+                               "--audit-policy-file", policy, "--audit-log-path", cls.audit_log,
+                               "--audit-log-mode", "blocking"], secure_port=free_port())
         cls.server.start()
         # The stand-in behind metrics-server's Service: an FQDN EndpointSlice (127/8 is refused in
         # IPv4 slices), written before the manifest so that the first check finds it.
@@ -352,6 +396,85 @@ class AggregationTest(unittest.TestCase):
         self.assertNotIn("authorization", headers)
         self.assertEqual(headers["sec-websocket-key"], key)
         self.assertEqual(seen["client_cn"], "etcd")
+
+    def test_a_tunnel_holds_back_the_faster_side(self):
+        """Each side of a relayed upgrade waits for the other instead of filling kw's memory. The
+        server reads nothing for two seconds while the client sends 40 MiB; then the client
+        reads nothing for two seconds while the server sends 64 MiB. Every byte arrives, and kw
+        holds a bounded part of each: the rest waits in the sender."""
+        size_in, size_out, pause = 40 << 20, 64 << 20, 2.0
+        path = GV + f"/namespaces/default/pods/busy/portforward?in={size_in}&out={size_out}&pause={pause}"
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        raw = socket.create_connection(("127.0.0.1", self.server.secure_port), timeout=60)
+        with context.wrap_socket(raw, server_hostname="127.0.0.1") as sock:
+            sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer admin-token\r\n"
+                          f"Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                          f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n\r\n").encode())
+            head = b""
+            while not head.endswith(b"\r\n\r\n"):
+                head += read_exact(sock, 1)
+            self.assertTrue(head.startswith(b"HTTP/1.1 101"), head)
+            before = rss_bytes(self.server.proc.pid)
+            sampler = RssSampler(self.server.proc.pid)
+            sampler.start()
+            self.addCleanup(sampler.stop.set)
+            upload = os.urandom(1 << 20) * (size_in >> 20)
+            sent = time.monotonic()
+            sock.sendall(upload)  # done once the server reads: kw holds at most its window
+            self.assertGreater(time.monotonic() - sent, pause / 2)
+            self.assertEqual(read_exact(sock, 32), hashlib.sha256(upload).digest())
+            time.sleep(pause)  # the server sends meanwhile, and kw stops reading from it
+            got, digest, want = 0, hashlib.sha256(), hashlib.sha256()
+            while got < size_out:
+                chunk = sock.recv(1 << 20)
+                self.assertTrue(chunk, f"the tunnel closed after {got} bytes")
+                digest.update(chunk)
+                got += len(chunk)
+            sampler.stop.set()
+            sampler.join()
+            for _ in range(size_out // len(PATTERN)):
+                want.update(PATTERN)
+            self.assertEqual((got, digest.digest()), (size_out, want.digest()))
+        # Without flow control kw held most of the 64 MiB (and closed the tunnel at 16 MiB of the upload).
+        self.assertLess(sampler.peak - before, 24 << 20, (before, sampler.peak))
+
+    def test_a_client_that_leaves_a_paused_tunnel_ends_it(self):
+        """The client reads nothing and then goes away while kw is not reading from the server
+        (the client being behind): kw ends the tunnel, and the server's next send fails."""
+        path = GV + f"/namespaces/default/pods/busy/portforward?in=0&out={64 << 20}&pause=0&leave=1"
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        raw = socket.create_connection(("127.0.0.1", self.server.secure_port), timeout=20)
+        with context.wrap_socket(raw, server_hostname="127.0.0.1") as sock:
+            sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer admin-token\r\n"
+                          f"Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                          f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n\r\n").encode())
+            head = b""
+            while not head.endswith(b"\r\n\r\n"):
+                head += read_exact(sock, 1)
+            self.assertTrue(head.startswith(b"HTTP/1.1 101"), head)
+            count = len(self.stand_in.tunnels)
+            time.sleep(1.5)  # kw's window fills, and it stops reading from the server
+            self.assertEqual(len(self.stand_in.tunnels), count, "the server could send everything")
+        left = time.monotonic()
+        deadline = left + 10
+        while len(self.stand_in.tunnels) == count:
+            self.assertLess(time.monotonic(), deadline, "the tunnel to the server stayed open")
+            time.sleep(0.05)
+        ended = self.stand_in.tunnels[-1]
+        self.assertIsNotNone(ended["closed"], ended)
+        self.assertLess(ended["sent"], 64 << 20)
+        # And kw's side of it is over: the request is complete.
+        while not self.audit_stages(path).count("ResponseComplete"):
+            self.assertLess(time.monotonic(), deadline, self.audit_stages(path))
+            time.sleep(0.05)
+
+    def audit_stages(self, uri):
+        with open(self.audit_log) as f:
+            return [e["stage"] for e in map(json.loads, f) if e.get("requestURI") == uri]
 
     def test_a_refused_upgrade_is_answered_as_the_server_answered(self):
         code, text = self.api("GET", GV + "/nodes/node-9", headers={

@@ -16,7 +16,7 @@ import time
 import unittest
 from dataclasses import dataclass, field
 
-from kwtest import KwServer, frame_types, h2_exchange, literal_field, request_frames
+from kwtest import KwServer, RssSampler, frame_types, h2_exchange, literal_field, request_frames, rss_bytes
 
 NS = "/api/v1/namespaces/default"
 CM = NS + "/configmaps"
@@ -467,30 +467,6 @@ class Reader(threading.Thread):
     def p99(self):
         ordered = sorted(self.latencies)
         return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-
-
-def rss_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
-
-
-class RssSampler(threading.Thread):
-    def __init__(self, pid):
-        super().__init__(daemon=True)
-        self.pid = pid
-        self.stop = threading.Event()
-        self.peak = 0
-
-    def run(self):
-        while not self.stop.is_set():
-            try:
-                self.peak = max(self.peak, rss_bytes(self.pid))
-            except OSError:
-                return
-            self.stop.wait(0.005)
 
 
 class BadInputTest(unittest.TestCase):
