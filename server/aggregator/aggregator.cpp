@@ -116,19 +116,23 @@ std::string path_escape(std::string_view text) {
   return out;
 }
 
-// How much of each direction of a relayed upgrade may wait in kw. Past it kw stops reading from
-// the side that sends, and reads again once what waits is down to half: a slow reader holds
-// its peer back as it would over one TCP connection, and kw's memory per tunnel stays bounded.
+// How much of a proxied response (and of each direction of a relayed upgrade) may wait in kw.
+// Past it kw stops reading from the side that sends, and reads again once what waits is down to
+// half: a slow reader holds its peer back as it would over one TCP connection, and kw's memory
+// per proxied request stays bounded.
 constexpr std::size_t k_tunnel_window = 1u << 20;
 
-// Reaches the running request of a Client until release(): cancels it, or sends bytes into its
-// tunnel and pauses or resumes its reading. Thread-safe.
+// Reaches the running request of a Client until release(): cancels it, paces the server's bytes
+// to the client, or sends bytes into its tunnel and pauses or resumes its reading. Thread-safe.
 class RequestHandle {
  public:
   explicit RequestHandle(net::client::Client* client) : m_client(client) {}
   void cancel() {
-    std::lock_guard lock(m_mutex);
-    if (m_client != nullptr) m_client->cancel();
+    {
+      std::lock_guard lock(m_mutex);
+      if (m_client != nullptr) m_client->cancel();
+    }
+    m_drained.notify_all();  // a paced response waits no more
   }
   // The client's bytes, for the server. False when the server has a window's worth waiting:
   // the caller stops reading from the client until `resume_client` is called.
@@ -145,18 +149,34 @@ class RequestHandle {
   void sent(std::size_t backlog, net::ResponseStream& client) {
     if (backlog <= k_tunnel_window / 2 && m_client_paused.exchange(false)) client.resume_receive();
   }
-  // The server's bytes were queued for the client, `queued` of them waiting: past the window,
-  // the tunnel stops reading from the server until the client took half of them.
-  void queued_for_client(std::size_t queued, const net::ResponseStream& client) {
-    if (queued <= k_tunnel_window) return;
-    std::lock_guard lock(m_mutex);
+  // The server's bytes were queued for the client. Past the window the server waits until the
+  // client took half of them: a tunnel stops reading from it, as its other direction must go on;
+  // any other response holds the calling thread (the Client's, whose connection carries only this
+  // request), unless the client is gone.
+  void queued_for_client(const net::ResponseStream& client, bool tunnel) {
+    if (client.queued_bytes() <= k_tunnel_window) return;
+    auto drained = [&] { return client.queued_bytes() <= k_tunnel_window / 2 || client.closed(); };
+    std::unique_lock lock(m_mutex);
     if (m_client == nullptr) return;
-    m_server_paused = true;
-    m_client->pause_receiving();
-    if (client.queued_bytes() <= k_tunnel_window / 2 && m_server_paused.exchange(false)) m_client->resume_receiving();
+    if (tunnel) {
+      m_server_paused = true;
+      m_client->pause_receiving();
+      if (client.queued_bytes() <= k_tunnel_window / 2 && m_server_paused.exchange(false)) m_client->resume_receiving();
+      return;
+    }
+    m_waiting = true;
+    // (the wake-up comes from client_took or cancel; the period only bounds a missed one)
+    while (!drained() && !m_client->cancelled()) m_drained.wait_for(lock, std::chrono::seconds(1));
+    m_waiting = false;
   }
+  // The client took bytes of the server's; `queued` still wait for it.
   void client_took(std::size_t queued) {
-    if (queued > k_tunnel_window / 2 || !m_server_paused.exchange(false)) return;
+    if (queued > k_tunnel_window / 2) return;
+    if (m_waiting) {
+      { std::lock_guard lock(m_mutex); }
+      m_drained.notify_all();
+    }
+    if (!m_server_paused.exchange(false)) return;
     std::lock_guard lock(m_mutex);
     if (m_client != nullptr) m_client->resume_receiving();
   }
@@ -170,6 +190,8 @@ class RequestHandle {
   net::client::Client* m_client;
   std::atomic<bool> m_client_paused{false};  // the client's reading stopped: the server is behind
   std::atomic<bool> m_server_paused{false};  // the server's reading stopped: the client is behind
+  std::atomic<bool> m_waiting{false};        // a response waits in queued_for_client
+  std::condition_variable m_drained;
 };
 
 // The Available condition an APIService gets from one check, and the resources its server listed.
@@ -423,9 +445,9 @@ void Aggregator::proxy(const net::Request& request, std::string_view group, std:
   if (upgrade) {
     forwarded.headers.emplace_back("Connection", "Upgrade");
     forwarded.headers.emplace_back("Upgrade", request.header("upgrade") ? *request.header("upgrade") : "websocket");
-    stream.on_tunnel({.on_receive = [cancel](std::string_view bytes) { return cancel->send(bytes); },
-                      .on_sent = [cancel](std::size_t queued) { cancel->client_took(queued); }});
+    stream.on_receive([cancel](std::string_view bytes) { return cancel->send(bytes); });
   }
+  stream.on_sent([cancel](std::size_t queued) { cancel->client_took(queued); });
   forwarded.headers.emplace_back("X-Remote-User", user.name);
   for (const auto& group : user.groups) forwarded.headers.emplace_back("X-Remote-Group", group);
   for (const auto& [key, values] : user.extra)
@@ -449,7 +471,7 @@ void Aggregator::proxy(const net::Request& request, std::string_view group, std:
                                          [&](std::string_view bytes) {
                                            if (!stream.write(std::string(bytes))) return false;
                                            stream.flush();
-                                           if (upgrade) cancel->queued_for_client(stream.queued_bytes(), stream);
+                                           cancel->queued_for_client(stream, upgrade);
                                            return true;
                                          },
                                      .on_sent = [&](std::size_t backlog) { cancel->sent(backlog, stream); }};

@@ -131,7 +131,8 @@ class AuditedStream final : public net::ResponseStream {
   std::size_t queued_bytes() const override { return m_inner->queued_bytes(); }
   bool closed() const override { return m_inner->closed(); }
   void on_close(std::function<void()> callback) override { m_inner->on_close(std::move(callback)); }
-  void on_tunnel(net::TunnelCallbacks callbacks) override { m_inner->on_tunnel(std::move(callbacks)); }
+  void on_sent(std::function<void(std::size_t)> callback) override { m_inner->on_sent(std::move(callback)); }
+  void on_receive(std::function<bool(std::string_view)> callback) override { m_inner->on_receive(std::move(callback)); }
   void resume_receive() override { m_inner->resume_receive(); }
   net::Protocol protocol() const override { return m_inner->protocol(); }
 

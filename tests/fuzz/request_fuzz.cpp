@@ -64,7 +64,8 @@ class RecordingStream final : public net::ResponseStream {
     std::lock_guard lock(m_mutex);
     m_on_close = std::move(callback);
   }
-  void on_tunnel(kw::net::TunnelCallbacks) override {}
+  void on_sent(std::function<void(std::size_t)>) override {}
+  void on_receive(std::function<bool(std::string_view)>) override {}
   void resume_receive() override {}
   net::Protocol protocol() const override { return m_protocol; }
 

@@ -28,7 +28,8 @@ class RecordingStream : public net::ResponseStream {
   std::size_t queued_bytes() const override { return 0; }
   bool closed() const override { return false; }
   void on_close(std::function<void()>) override {}
-  void on_tunnel(kw::net::TunnelCallbacks) override {}
+  void on_sent(std::function<void(std::size_t)>) override {}
+  void on_receive(std::function<bool(std::string_view)>) override {}
   void resume_receive() override {}
   net::Protocol protocol() const override { return net::Protocol::http1; }
 

@@ -58,18 +58,6 @@ struct ResponseHead {
   bool binary_messages = false;
 };
 
-// What a tunnel (see ResponseStream) tells its handler, on a transport thread. Neither may block.
-// Together they let a proxy hold a bounded amount of each direction: it stops reading from one
-// side while the other is slow to take the bytes.
-struct TunnelCallbacks {
-  // The client's bytes, in order. Returning false stops reading from the client (its bytes wait
-  // in the kernel, and then in the client) until ResponseStream::resume_receive().
-  std::function<bool(std::string_view)> on_receive;
-  // Bytes written to the tunnel reached the client's socket; `queued` are still waiting
-  // (ResponseStream::queued_bytes()).
-  std::function<void(std::size_t queued)> on_sent;
-};
-
 // One response. Thread-safe: any thread may call it (the watch cache writes from its
 // dispatch thread); calls are queued onto the connection and never block on the network.
 // Sequence: begin() once, then write()* and flush(), then finish(). A response that is
@@ -78,8 +66,8 @@ struct TunnelCallbacks {
 // status is sent as a plain HTTP response instead. Each write() is then one message.
 // begin() with status 101 makes the connection a byte tunnel instead, for a proxy that relays
 // the upgrade to another server: the head is sent as given (that server's 101 answer), every
-// write() is sent as raw bytes, the bytes the client sends go to on_tunnel()'s callbacks, and
-// finish() closes the connection once the bytes written are out.
+// write() is sent as raw bytes, the bytes the client sends go to on_receive(), and finish()
+// closes the connection once the bytes written are out.
 class ResponseStream {
  public:
   virtual ~ResponseStream() = default;
@@ -110,9 +98,16 @@ class ResponseStream {
   // before finish(), and when shutdown() ends a response whose grace period ran out.
   // Set it right after begin(). Not called after finish().
   virtual void on_close(std::function<void()> callback) = 0;
-  // A tunnel's (begin() with 101 on a WebSocket request) callbacks. Set before begin(). Other
-  // responses never call them.
-  virtual void on_tunnel(TunnelCallbacks callbacks) = 0;
+  // Called on a transport thread (or, for HTTP/1.1 written directly, the writer's) each time
+  // queued bytes were handed to the connection or dropped, with queued_bytes() after it. With
+  // it a producer that outruns its client can wait for it rather than queue without bound.
+  // Set before begin(); it must not block.
+  virtual void on_sent(std::function<void(std::size_t queued)> callback) = 0;
+  // A tunnel's (begin() with 101 on a WebSocket request) bytes from the client, in order, on a
+  // transport thread; the callback must not block. Returning false stops reading from the client
+  // (its bytes wait in the kernel, and then in the client) until resume_receive(). Set before
+  // begin(). Other responses never call it.
+  virtual void on_receive(std::function<bool(std::string_view)> callback) = 0;
   // A tunnel whose on_receive returned false reads from its client again. Thread-safe.
   virtual void resume_receive() = 0;
   virtual Protocol protocol() const = 0;

@@ -27,14 +27,14 @@ void StreamCore::set_on_close(std::function<void()> callback) {
   m_on_close = std::move(callback);
 }
 
-void StreamCore::set_tunnel(TunnelCallbacks callbacks) {
+void StreamCore::set_on_receive(std::function<bool(std::string_view)> callback) {
   std::lock_guard lock(m_callback_mutex);
-  m_tunnel = std::move(callbacks);
+  m_on_receive = std::move(callback);
 }
 
-TunnelCallbacks StreamCore::take_tunnel() {
+std::function<bool(std::string_view)> StreamCore::take_on_receive() {
   std::lock_guard lock(m_callback_mutex);
-  return std::move(m_tunnel);
+  return std::move(m_on_receive);
 }
 
 Outbox::Added Outbox::direct_outcome(const ChunkWriter::Outcome& outcome) {
@@ -237,7 +237,10 @@ class ResponseStreamImpl final : public ResponseStream {
   std::size_t queued_bytes() const override { return m_core->queued(); }
   bool closed() const override { return m_finished.load() || m_core->closed(); }
   void on_close(std::function<void()> callback) override { m_core->set_on_close(std::move(callback)); }
-  void on_tunnel(TunnelCallbacks callbacks) override { m_core->set_tunnel(std::move(callbacks)); }
+  void on_sent(std::function<void(std::size_t)> callback) override { m_core->set_on_sent(std::move(callback)); }
+  void on_receive(std::function<bool(std::string_view)> callback) override {
+    m_core->set_on_receive(std::move(callback));
+  }
   void resume_receive() override {
     m_core->post([](StreamSink& sink, std::int64_t id) { sink.sink_resume_receive(id); });
   }

@@ -116,9 +116,11 @@ class StreamCore {
     });
   }
   void set_on_close(std::function<void()> callback);
-  void set_tunnel(TunnelCallbacks callbacks);
-  // Transport side: the tunnel's callbacks (empty when none were set).
-  TunnelCallbacks take_tunnel();
+  void set_on_receive(std::function<bool(std::string_view)> callback);
+  // Transport side: the on_receive callback (empty when none was set).
+  std::function<bool(std::string_view)> take_on_receive();
+  // Before the response begins (ResponseStream::on_sent).
+  void set_on_sent(std::function<void(std::size_t)> callback) { m_on_sent = std::move(callback); }
   // Queue the response's calls through the connection's outbox, in order: calls made while
   // an earlier batch has not reached the strand join it (a backlog goes out together).
   // enqueue_write is false when the connection is gone (the bytes are dropped, uncounted).
@@ -134,7 +136,10 @@ class StreamCore {
   void mark_finished_by_handler();
 
   // Transport side (strand).
-  void sent(std::size_t n) { m_queued -= n; }
+  void sent(std::size_t n) {
+    const std::size_t left = m_queued -= n;
+    if (m_on_sent) m_on_sent(left);
+  }
   // Peer went away or the stream was reset before finish(): closes and fires on_close once.
   void peer_gone();
   // The transport is done with the response (its last byte handed over, or it was dropped).
@@ -148,13 +153,16 @@ class StreamCore {
   std::atomic<bool> m_closed{false};
   std::atomic<bool> m_transport_done{false};
   std::shared_ptr<Outbox> m_outbox;
+  // Set before begin() and read only after it (the transport learns of the response through a
+  // post, which orders the two).
+  std::function<void(std::size_t)> m_on_sent;
 
   // Accounts the payload direct writing sent and asks for a takeover when it needs one.
   void after_direct(const Outbox::Added& added);
   bool add_to_outbox(Outbox::Item item);
   std::mutex m_callback_mutex;  // guards the four fields below
   std::function<void()> m_on_close;
-  TunnelCallbacks m_tunnel;
+  std::function<bool(std::string_view)> m_on_receive;
   bool m_finished_by_handler = false;
   bool m_peer_gone = false;
 };

@@ -1,7 +1,7 @@
 // WebSocket (RFC 6455) on Beast: one message per write(), pings answered by Beast, client
 // messages read and dropped, finish() sends a normal-closure close frame. Or, when the handler
 // begins with 101 (a proxy relaying the upgrade), a byte tunnel: the head and writes go out raw
-// and the client's bytes go to the response's tunnel callbacks, which may pause the reading.
+// and the client's bytes go to the response's on_receive callback, which may pause the reading.
 #include "core/net/server/websocket_session.hpp"
 
 #include <boost/asio/write.hpp>
@@ -137,7 +137,7 @@ class WebSocketSession final : public Connection,
   void start_tunnel(const ResponseHead& head) {
     m_tunnel = true;
     m_accepted = true;
-    m_tunnel_callbacks = m_core->take_tunnel();
+    m_on_receive = m_core->take_on_receive();
     m_tunnel_head = serialize_http1_head(101, head.headers);
     m_raw_buffer.resize(16 * 1024);
     pump();
@@ -150,9 +150,8 @@ class WebSocketSession final : public Connection,
         self->on_read_error();
         return;
       }
-      const auto& on_receive = self->m_tunnel_callbacks.on_receive;
       if (self->m_done) return;
-      if (on_receive && !on_receive(std::string_view(self->m_raw_buffer.data(), n))) {
+      if (self->m_on_receive && !self->m_on_receive(std::string_view(self->m_raw_buffer.data(), n))) {
         self->m_receive_paused = true;  // until sink_resume_receive()
         return;
       }
@@ -241,7 +240,6 @@ class WebSocketSession final : public Connection,
       close_now();
       return;
     }
-    if (m_tunnel && m_tunnel_callbacks.on_sent) m_tunnel_callbacks.on_sent(m_core->queued());
     pump();
   }
 
@@ -311,7 +309,7 @@ class WebSocketSession final : public Connection,
   // The byte tunnel (begin() with 101).
   bool m_tunnel = false;
   std::string m_tunnel_head;  // until written
-  TunnelCallbacks m_tunnel_callbacks;
+  std::function<bool(std::string_view)> m_on_receive;
   bool m_receive_paused = false;
   std::vector<char> m_raw_buffer;  // sized when the tunnel opens: a WebSocket watch holds none
 };

@@ -110,6 +110,8 @@ class MetricsStandIn:
                                                  "verbs": ["get", "list"]},
                                                 {"name": "pods", "singularName": "", "namespaced": True, "kind": "PodMetrics",
                                                  "verbs": ["get", "list"]}]})
+                if path == GV + "/nodes" and "flood=" in query:
+                    return self.flood(int(query.partition("flood=")[2].split("&")[0]))
                 if path == GV + "/nodes" and "watch=1" in query:
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
@@ -160,6 +162,20 @@ class MetricsStandIn:
                         break
                     sock.sendall(ws_frame(opcode, b"echo:" + payload, mask=False))
                 self.close_connection = True
+
+            def flood(self, size):
+                """A watch that sends `size` bytes of PATTERN as fast as it is taken, then ends."""
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    for _ in range(size // len(PATTERN)):
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(PATTERN), PATTERN))
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+                except OSError:
+                    pass
 
             def slow_tunnel(self, params):
                 """Switches protocols, then reads nothing for `pause` seconds. Then it reads `in`
@@ -438,6 +454,43 @@ class AggregationTest(unittest.TestCase):
                 want.update(PATTERN)
             self.assertEqual((got, digest.digest()), (size_out, want.digest()))
         # Without flow control kw held most of the 64 MiB (and closed the tunnel at 16 MiB of the upload).
+        self.assertLess(sampler.peak - before, 24 << 20, (before, sampler.peak))
+
+    def test_a_slow_client_holds_back_a_proxied_watch(self):
+        """The server streams 64 MiB while the client reads nothing for two seconds: kw stops
+        reading from the server instead of holding what the client has not taken."""
+        size, pause = 64 << 20, 2.0
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        raw = socket.create_connection(("127.0.0.1", self.server.secure_port), timeout=60)
+        with context.wrap_socket(raw, server_hostname="127.0.0.1") as sock:
+            sock.sendall((f"GET {GV}/nodes?watch=1&flood={size} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                          f"Authorization: Bearer admin-token\r\n\r\n").encode())
+            before = rss_bytes(self.server.proc.pid)
+            sampler = RssSampler(self.server.proc.pid)
+            sampler.start()
+            self.addCleanup(sampler.stop.set)
+            time.sleep(pause)
+            reader = sock.makefile("rb")
+            head = b""
+            while not head.endswith(b"\r\n\r\n"):
+                head += reader.read(1)
+            self.assertTrue(head.startswith(b"HTTP/1.1 200"), head)
+            digest, want, got = hashlib.sha256(), hashlib.sha256(), 0
+            while True:  # the chunks as kw sends them (its own sizes)
+                length = int(reader.readline().strip(), 16)
+                if length == 0:
+                    break
+                data = reader.read(length)
+                self.assertEqual(reader.read(2), b"\r\n")
+                digest.update(data)
+                got += len(data)
+            sampler.stop.set()
+            sampler.join()
+        for _ in range(size // len(PATTERN)):
+            want.update(PATTERN)
+        self.assertEqual((got, digest.digest()), (size, want.digest()))
         self.assertLess(sampler.peak - before, 24 << 20, (before, sampler.peak))
 
     def test_a_client_that_leaves_a_paused_tunnel_ends_it(self):

@@ -30,7 +30,8 @@ class QueueStream : public kw::net::ResponseStream {
   std::size_t queued_bytes() const override { return queued.load(); }
   bool closed() const override { return finished || aborted; }
   void on_close(std::function<void()>) override {}
-  void on_tunnel(kw::net::TunnelCallbacks) override {}
+  void on_sent(std::function<void(std::size_t)>) override {}
+  void on_receive(std::function<bool(std::string_view)>) override {}
   void resume_receive() override {}
   kw::net::Protocol protocol() const override { return kw::net::Protocol::http1; }
 
