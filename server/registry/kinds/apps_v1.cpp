@@ -161,14 +161,15 @@ void required_selector(Causes& causes, const json& selector, std::string_view ow
 
 // ValidateDeploymentSpec's and ValidateReplicaSetSpec's selector and template
 // (ValidatePodTemplateSpecForReplicaSet): a selector LabelSelectorAsSelector cannot read is
-// "invalid label selector", and the template goes unchecked then.
-void validate_replicated_template(Causes& causes, const json& spec) {
+// "invalid label selector", and the template goes unchecked then. `old_spec` is the stored
+// object's spec on update (null on create).
+void validate_replicated_template(Causes& causes, const json& spec, const json* old_spec) {
   const json& selector = at(spec, {"selector"});
   const auto parsed = workload_selector(selector);
   if (!parsed) return invalid_rendered(causes, "spec.selector", go_label_selector(selector), "invalid label selector");
   const json& pod_template = at(spec, {"template"});
   if (!parsed->empty()) selector_matches_template(causes, *parsed, pod_template, "spec.template");
-  validate_pod_template(causes, pod_template, "spec.template");
+  validate_pod_template(causes, pod_template, "spec.template", old_spec ? &at(*old_spec, {"template"}) : nullptr);
   always_restarting(causes, at(pod_template, {"spec"}), "spec.template.spec", "ReplicaSet");
 }
 
@@ -204,12 +205,12 @@ void validate_deployment_strategy(const json& strategy, Causes& causes) {
   not_over_100_percent(causes, max_unavailable, path + ".maxUnavailable");
 }
 
-// ValidateDeploymentSpec.
-void validate_deployment(const json& deployment, Causes& causes) {
+// ValidateDeploymentSpec; `old` is the stored Deployment of an update (null on create).
+void validate_deployment(const json& deployment, const json* old, Causes& causes) {
   const json& spec = at(deployment, {"spec"});
   non_negative(causes, "spec.replicas", at(spec, {"replicas"}));
   required_selector(causes, at(spec, {"selector"}), "deployment");
-  validate_replicated_template(causes, spec);
+  validate_replicated_template(causes, spec, old ? &at(*old, {"spec"}) : nullptr);
   validate_deployment_strategy(at(spec, {"strategy"}), causes);
   non_negative(causes, "spec.minReadySeconds", at(spec, {"minReadySeconds"}));
   non_negative(causes, "spec.revisionHistoryLimit", at(spec, {"revisionHistoryLimit"}));
@@ -221,13 +222,13 @@ void validate_deployment(const json& deployment, Causes& causes) {
   }
 }
 
-// ValidateReplicaSetSpec.
-void validate_replica_set(const json& replica_set, Causes& causes) {
+// ValidateReplicaSetSpec; `old` as validate_deployment takes it.
+void validate_replica_set(const json& replica_set, const json* old, Causes& causes) {
   const json& spec = at(replica_set, {"spec"});
   non_negative(causes, "spec.replicas", at(spec, {"replicas"}));
   non_negative(causes, "spec.minReadySeconds", at(spec, {"minReadySeconds"}));
   required_selector(causes, at(spec, {"selector"}), "deployment");  // (sic: kube's wording for ReplicaSets too)
-  validate_replicated_template(causes, spec);
+  validate_replicated_template(causes, spec, old ? &at(*old, {"spec"}) : nullptr);
 }
 
 // The selector of Deployments, ReplicaSets and DaemonSets never changes after create (the
@@ -236,6 +237,14 @@ void validate_selector_update(const json& object, const json& old, Causes& cause
   const json& selector = at(object, {"spec", "selector"});
   if (!semantic_equal(selector, at(old, {"spec", "selector"})))
     invalid_rendered(causes, "spec.selector", go_label_selector(selector), "field is immutable");
+}
+
+// A Deployment's, ReplicaSet's or DaemonSet's checks as an update makes them: with the stored
+// object, whose pod template may keep what it already breaks, and its selector unchanged.
+template <void (*Check)(const json&, const json*, Causes&)>
+void validate_changed(const json& object, const json& old, Causes& causes) {
+  Check(object, &old, causes);
+  validate_selector_update(object, old, causes);
 }
 
 // ValidateStatefulSetSpec: policies and strategy, counts, the service name (a DNS label, on
@@ -339,8 +348,8 @@ void validate_daemon_set_strategy(const json& strategy, Causes& causes) {
 }
 
 // ValidateDaemonSetSpec: the selector may be absent (it then matches no template), the pod
-// template is checked in full.
-void validate_daemon_set(const json& daemon_set, Causes& causes) {
+// template is checked in full. `old` as validate_deployment takes it.
+void validate_daemon_set(const json& daemon_set, const json* old, Causes& causes) {
   const json& spec = at(daemon_set, {"spec"});
   const json& selector = at(spec, {"selector"});
   const json& pod_template = at(spec, {"template"});
@@ -348,7 +357,7 @@ void validate_daemon_set(const json& daemon_set, Causes& causes) {
   if (const auto parsed = workload_selector(selector))
     selector_matches_template(causes, *parsed, pod_template, "spec.template");
   if (selector.is_object()) selector_not_empty(causes, selector, "daemonset");
-  validate_pod_template(causes, pod_template, "spec.template");
+  validate_pod_template(causes, pod_template, "spec.template", old ? &at(*old, {"spec", "template"}) : nullptr);
   always_restarting(causes, at(pod_template, {"spec"}), "spec.template.spec", "DaemonSet");
   non_negative(causes, "spec.minReadySeconds", at(spec, {"minReadySeconds"}));
   validate_daemon_set_strategy(at(spec, {"updateStrategy"}), causes);
@@ -409,8 +418,13 @@ KindSpec controller_revision_row() {
 }
 
 KindSpec deployment_row() {
-  return {.info = {.group = "apps", .version = "v1", .kind = "Deployment", .plural = "deployments",
-                   .short_names = {"deploy"}, .categories = {"all"}, .subresources = {"status", "scale"},
+  return {.info = {.group = "apps",
+                   .version = "v1",
+                   .kind = "Deployment",
+                   .plural = "deployments",
+                   .short_names = {"deploy"},
+                   .categories = {"all"},
+                   .subresources = {"status", "scale"},
                    .columns = {name_col(), col("Ready", "string", "Number of the pod with ready state"),
                                col("Up-to-date", "string",
                                    "Total number of non-terminated pods targeted by this deployment that have the "
@@ -428,18 +442,23 @@ KindSpec deployment_row() {
           .status_keeps_meta = {"labels"},  // the status strategy keeps spec and labels
           .pod_template = {"spec", "template"},
           .strategy = {.defaults = default_deployment,
-                       .validate = validate_deployment,
-                       .validate_update = validate_selector_update,
+                       .validate_create = check_create<validate_deployment>,
+                       .validate_update = validate_changed<validate_deployment>,
                        .validate_subresource = validate_deployment_status}};
 }
 
 KindSpec replica_set_row() {
-  return {.info = {.group = "apps", .version = "v1", .kind = "ReplicaSet", .plural = "replicasets",
-                   .short_names = {"rs"}, .categories = {"all"}, .subresources = {"status", "scale"},
+  return {.info = {.group = "apps",
+                   .version = "v1",
+                   .kind = "ReplicaSet",
+                   .plural = "replicasets",
+                   .short_names = {"rs"},
+                   .categories = {"all"},
+                   .subresources = {"status", "scale"},
                    .columns = {name_col(), col("Desired", "integer", "Replicas is the number of desired replicas."),
                                col("Current", "integer", "Replicas is the most recently observed number of replicas."),
-                               col("Ready", "integer", "The number of ready replicas for this replica set."),
-                               age_col(), containers_col(), images_col(),
+                               col("Ready", "integer", "The number of ready replicas for this replica set."), age_col(),
+                               containers_col(), images_col(),
                                col("Selector", "string",
                                    "Selector is a label query over pods that should match the replica count.", 1)},
                    .printer = print_replica_set},
@@ -448,8 +467,8 @@ KindSpec replica_set_row() {
           .status_keeps_meta = {},  // the status strategy keeps spec only
           .pod_template = {"spec", "template"},
           .strategy = {.defaults = default_replica_set,
-                       .validate = validate_replica_set,
-                       .validate_update = validate_selector_update,
+                       .validate_create = check_create<validate_replica_set>,
+                       .validate_update = validate_changed<validate_replica_set>,
                        .validate_subresource = validate_replica_set_status}};
 }
 
@@ -472,36 +491,41 @@ KindSpec stateful_set_row() {
 }
 
 KindSpec daemon_set_row() {
-  return {.info = {.group = "apps", .version = "v1", .kind = "DaemonSet", .plural = "daemonsets",
-                   .short_names = {"ds"}, .categories = {"all"}, .subresources = {"status"},
-                   .columns = {name_col(),
-                               col("Desired", "integer",
-                                   "The total number of nodes that should be running the daemon pod (including nodes "
-                                   "correctly running the daemon pod)."),
-                               col("Current", "integer",
-                                   "The number of nodes that are running at least 1 daemon pod and are supposed to "
-                                   "run the daemon pod."),
-                               col("Ready", "integer",
-                                   "The number of nodes that should be running the daemon pod and have one or more of "
-                                   "the daemon pod running and ready."),
-                               col("Up-to-date", "integer",
-                                   "The total number of nodes that are running updated daemon pod"),
-                               col("Available", "integer",
-                                   "The number of nodes that should be running the daemon pod and have one or more of "
-                                   "the daemon pod running and available (ready for at least spec.minReadySeconds)"),
-                               col("Node Selector", "string",
-                                   "NodeSelector is a selector which must be true for the pod to fit on a node."),
-                               age_col(), containers_col(), images_col(),
-                               col("Selector", "string", "A label query over pods that are managed by the daemon set.",
-                                   1)},
-                   .printer = print_daemon_set},
-          .generation = std::vector<std::string>{"spec"},
-          .status_keeps_meta = {},  // the status strategy keeps spec only
-          .pod_template = {"spec", "template"},
-          .strategy = {.defaults = default_daemon_set,
-                       .validate = validate_daemon_set,
-                       .validate_update = validate_selector_update,
-                       .validate_subresource = validate_daemon_set_status}};
+  return {
+      .info = {.group = "apps",
+               .version = "v1",
+               .kind = "DaemonSet",
+               .plural = "daemonsets",
+               .short_names = {"ds"},
+               .categories = {"all"},
+               .subresources = {"status"},
+               .columns = {name_col(),
+                           col("Desired", "integer",
+                               "The total number of nodes that should be running the daemon pod (including nodes "
+                               "correctly running the daemon pod)."),
+                           col("Current", "integer",
+                               "The number of nodes that are running at least 1 daemon pod and are supposed to "
+                               "run the daemon pod."),
+                           col("Ready", "integer",
+                               "The number of nodes that should be running the daemon pod and have one or more of "
+                               "the daemon pod running and ready."),
+                           col("Up-to-date", "integer",
+                               "The total number of nodes that are running updated daemon pod"),
+                           col("Available", "integer",
+                               "The number of nodes that should be running the daemon pod and have one or more of "
+                               "the daemon pod running and available (ready for at least spec.minReadySeconds)"),
+                           col("Node Selector", "string",
+                               "NodeSelector is a selector which must be true for the pod to fit on a node."),
+                           age_col(), containers_col(), images_col(),
+                           col("Selector", "string", "A label query over pods that are managed by the daemon set.", 1)},
+               .printer = print_daemon_set},
+      .generation = std::vector<std::string>{"spec"},
+      .status_keeps_meta = {},  // the status strategy keeps spec only
+      .pod_template = {"spec", "template"},
+      .strategy = {.defaults = default_daemon_set,
+                   .validate_create = check_create<validate_daemon_set>,
+                   .validate_update = validate_changed<validate_daemon_set>,
+                   .validate_subresource = validate_daemon_set_status}};
 }
 
 }  // namespace

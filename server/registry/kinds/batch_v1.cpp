@@ -121,11 +121,13 @@ void validate_job_restart_policy(const json& spec, const std::string& path, Caus
 }
 
 // ValidateJobSpec: the numbers, the template and its restart policy, then the selector, which
-// must match the template's labels whether it was generated or set by hand.
-void validate_job(const json& job, Causes& causes) {
+// must match the template's labels whether it was generated or set by hand. `old` is the stored
+// Job of an update (null on create).
+void validate_job(const json& job, const json* old, Causes& causes) {
   const auto& spec = at(job, {"spec"});
   validate_job_numbers(spec, "spec", causes);
-  validate_pod_template(causes, at(spec, {"template"}), "spec.template");
+  validate_pod_template(causes, at(spec, {"template"}), "spec.template",
+                        old ? &at(*old, {"spec", "template"}) : nullptr);
   validate_job_restart_policy(spec, "spec", causes);
   const json& selector = at(spec, {"selector"});
   if (selector.is_null()) required(causes, "spec.selector");
@@ -135,6 +137,7 @@ void validate_job(const json& job, Causes& causes) {
 }
 
 void validate_job_update(const json& job, const json& old, Causes& causes) {
+  validate_job(job, &old, causes);
   for (const char* field : {"selector", "template", "completionMode", "completions"})
     immutable(causes, std::string("spec.") + field, at(job, {"spec", field}), at(old, {"spec", field}));
 }
@@ -383,7 +386,8 @@ void validate_cron_job_common(const json& cron_job, const json* old, Causes& cau
   const auto& job_spec = at(spec, {"jobTemplate", "spec"});
   const std::string job_path = "spec.jobTemplate.spec";
   validate_job_numbers(job_spec, job_path, causes);
-  validate_pod_template(causes, at(job_spec, {"template"}), job_path + ".template");
+  validate_pod_template(causes, at(job_spec, {"template"}), job_path + ".template",
+                        old ? &at(*old, {"spec", "jobTemplate", "spec", "template"}) : nullptr);
   validate_job_restart_policy(job_spec, job_path, causes);
   if (const auto& selector = at(job_spec, {"selector"}); !selector.is_null())
     invalid_value(causes, job_path + ".selector", selector, "`selector` will be auto-generated");
@@ -438,7 +442,11 @@ KindSpec cron_job_row() {
 }
 
 KindSpec job_row() {
-  return {.info = {.group = "batch", .version = "v1", .kind = "Job", .plural = "jobs", .categories = {"all"},
+  return {.info = {.group = "batch",
+                   .version = "v1",
+                   .kind = "Job",
+                   .plural = "jobs",
+                   .categories = {"all"},
                    .subresources = {"status"},
                    .columns = {name_col(), col("Status", "string", "Status of the job."),
                                col("Completions", "string",
@@ -446,8 +454,7 @@ KindSpec job_row() {
                                    "monotonically for a given spec. However, it may decrease in reaction to scale "
                                    "down of elastic indexed jobs."),
                                col("Duration", "string", "Time required to complete the job."), age_col(),
-                               containers_col(), images_col(),
-                               col("Selector", "string", k_job_selector_doc, 1)},
+                               containers_col(), images_col(), col("Selector", "string", k_job_selector_doc, 1)},
                    .printer = print_job},
           .fields = {{"status.successful", {"status", "succeeded"}, ""}},
           .generation = std::vector<std::string>{"spec"},
@@ -456,7 +463,7 @@ KindSpec job_row() {
           .pod_template = {"spec", "template"},
           .strategy = {.defaults = default_job,
                        .prepare_create = prepare_job,
-                       .validate = validate_job,
+                       .validate_create = check_create<validate_job>,
                        .validate_update = validate_job_update}};
 }
 

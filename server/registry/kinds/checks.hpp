@@ -122,6 +122,18 @@ std::string go_string_map(const nlohmann::json& map);
 // v1.LabelSelector{MatchLabels:map[string]string{...}, MatchExpressions:[]v1.LabelSelectorRequirement{...}}.
 std::string go_label_selector(const nlohmann::json& selector);
 
+// A strategy's validate_create and validate_update made of one check that takes the stored object
+// (null on create), for kinds whose updates differ from creates only in what the stored object
+// lets them keep (a pod template's ratchets).
+template <void (*Check)(const nlohmann::json&, const nlohmann::json*, Causes&)>
+void check_create(const nlohmann::json& object, Causes& causes) {
+  Check(object, nullptr, causes);
+}
+template <void (*Check)(const nlohmann::json&, const nlohmann::json*, Causes&)>
+void check_update(const nlohmann::json& object, const nlohmann::json& old, Causes& causes) {
+  Check(object, &old, causes);
+}
+
 // ---- apimachinery's name formats (util/validation), message for message ------------------------
 
 // [A-Za-z0-9], whatever the locale.

@@ -660,7 +660,8 @@ bool labels_match(const json& selector, const json& labels) {
   return true;
 }
 
-void validate_replication_controller(const json& rc, Causes& causes) {
+// `old` is the stored controller of an update (null on create).
+void validate_replication_controller(const json& rc, const json* old, Causes& causes) {
   const json& spec = at(rc, {"spec"});
   non_negative(causes, "spec.minReadySeconds", at(spec, {"minReadySeconds"}));
   const json& selector = at(spec, {"selector"});
@@ -674,7 +675,7 @@ void validate_replication_controller(const json& rc, Causes& causes) {
     if (selector.is_object() && !selector.empty() && !labels_match(selector, labels))
       invalid_rendered(causes, "spec.template.metadata.labels", go_string_map(labels),
                        "`selector` does not match template `labels`");
-    validate_pod_template(causes, tmpl, "spec.template");
+    validate_pod_template(causes, tmpl, "spec.template", old ? &at(*old, {"spec", "template"}) : nullptr);
     if (api::print::num(at(spec, {"replicas"})) > 1) {
       const json& volumes = arr(at(tmpl, {"spec", "volumes"}));
       for (std::size_t i = 0; i < volumes.size(); ++i)
@@ -695,9 +696,10 @@ void validate_replication_controller(const json& rc, Causes& causes) {
 
 
 // PrepareForCreate: generation 1 (the template is a pod template's spec).
-void validate_pod_template_object(const json& pt, Causes& causes) {
+void validate_pod_template_object(const json& pt, const json* old, Causes& causes) {
   const json& tmpl = at(pt, {"template"});
-  validate_pod_template(causes, tmpl.is_object() ? tmpl : json::object(), "template");
+  validate_pod_template(causes, tmpl.is_object() ? tmpl : json::object(), "template",
+                        old ? &at(*old, {"template"}) : nullptr);
 }
 
 // ---- LimitRange -------------------------------------------------------------------------
@@ -1256,7 +1258,9 @@ KindSpec persistent_volume_row() {
 }
 
 KindSpec pod_template_row() {
-  return {.info = {.version = "v1", .kind = "PodTemplate", .plural = "podtemplates",
+  return {.info = {.version = "v1",
+                   .kind = "PodTemplate",
+                   .plural = "podtemplates",
                    .columns = {name_col(), col("Containers", "string", "Names of each container in the template."),
                                col("Images", "string", "Images referenced by each container in the template."),
                                col("Pod Labels", "string", "The labels for the pod template.")},
@@ -1264,14 +1268,19 @@ KindSpec pod_template_row() {
           .generation = std::vector<std::string>{"template"},
           .delete_returns_object = true,
           .pod_template = {"template"},
-          .strategy = {.validate = validate_pod_template_object}};
+          .strategy = {.validate_create = check_create<validate_pod_template_object>,
+                       .validate_update = check_update<validate_pod_template_object>}};
 }
 
 KindSpec replication_controller_row() {
   // The scale subresource's selector is spec.selector, which here is a plain label map, not a
   // LabelSelector: the registry has to render it as "k=v,..." for Scale's status.selector.
-  return {.info = {.version = "v1", .kind = "ReplicationController", .plural = "replicationcontrollers",
-                   .short_names = {"rc"}, .categories = {"all"}, .subresources = {"status", "scale"},
+  return {.info = {.version = "v1",
+                   .kind = "ReplicationController",
+                   .plural = "replicationcontrollers",
+                   .short_names = {"rc"},
+                   .categories = {"all"},
+                   .subresources = {"status", "scale"},
                    .columns = {name_col(),
                                col("Desired", "integer",
                                    "Replicas is the number of desired replicas. This is a pointer to distinguish "
@@ -1299,7 +1308,8 @@ KindSpec replication_controller_row() {
           .pod_template = {"spec", "template"},
           .strategy = {.defaults = default_replication_controller,
                        .prepare_create = prepare_replication_controller,
-                       .validate = validate_replication_controller}};
+                       .validate_create = check_create<validate_replication_controller>,
+                       .validate_update = check_update<validate_replication_controller>}};
 }
 
 KindSpec resource_quota_row() {

@@ -31,6 +31,7 @@ struct PodContext {
   json grace_period;                  // spec.terminationGracePeriodSeconds
   std::string restart_policy;         // spec.restartPolicy
   bool host_users = true;             // spec.hostUsers, true unless false
+  PodRatchets ratchets;
 };
 
 // How Go's %#v prints a pointer member of a struct in a field error: nil, or an address (which
@@ -301,15 +302,29 @@ void validate_pull_policy(Causes& causes, const json& container, const std::stri
     unsupported(causes, path, pull, {"Always", "IfNotPresent", "Never"});
 }
 
-// validateResourceQuantityHugePageValue: a hugepages-<size> quantity is a whole number of pages.
-void huge_page_value(Causes& causes, const std::string& field, const std::string& name, const json& quantity) {
+// IsHugePageResourceValueDivisible: a hugepages-<size> quantity is a whole number of pages (one
+// that is no quantity is reported elsewhere).
+bool whole_huge_pages(const std::string& name, const json& quantity) {
   const auto page = api::quantity_value(json(name.substr(std::string_view("hugepages-").size())));
   const auto value = api::quantity_value(quantity);
-  if (!value) return;
+  if (!value) return true;
   const bool whole_page = page && *page > 0 && std::floor(*page) == *page;
-  if (!whole_page || std::fmod(std::ceil(*value), *page) != 0)
+  return whole_page && std::fmod(std::ceil(*value), *page) == 0;
+}
+
+// validateResourceQuantityHugePageValue.
+void huge_page_value(Causes& causes, const std::string& field, const std::string& name, const json& quantity) {
+  if (!whole_huge_pages(name, quantity))
     invalid_value(causes, field, api::quantity_string(quantity),
                   api::quantity_string(quantity) + " is not positive integer multiple of " + name);
+}
+
+// Every hugepages quantity of a limits or requests map is whole pages.
+bool all_whole_huge_pages(const json& quantities) {
+  if (!quantities.is_object()) return true;
+  for (const auto& [name, quantity] : quantities.items())
+    if (is_hugepages(name) && !whole_huge_pages(name, quantity)) return false;
+  return true;
 }
 
 // One limits or requests entry: a container resource name, a valid quantity, whole pages.
@@ -368,7 +383,7 @@ void validate_resource_claim_names(Causes& causes, const json& claims, const std
 // ValidateResourceRequirements: standard or extended names, valid quantities, requests within
 // limits, hugepages in whole pages and beside cpu or memory, claims the pod has.
 void validate_resource_requirements(Causes& causes, const json& resources, const std::set<std::string>& pod_claims,
-                                  const std::string& path) {
+                                    const std::string& path, const PodRatchets& ratchets) {
   const json& limits = at(resources, {"limits"});
   const json& requests = at(resources, {"requests"});
   const std::string limits_path = path + ".limits";
@@ -379,7 +394,7 @@ void validate_resource_requirements(Causes& causes, const json& resources, const
       resource_entry(causes, key_path(limits_path, name), name, quantity);
       if (is_hugepages(name)) {
         huge_pages = true;
-        huge_page_value(causes, key_path(limits_path, name), name, quantity);
+        if (!ratchets.indivisible_huge_pages) huge_page_value(causes, key_path(limits_path, name), name, quantity);
       }
       cpu_or_memory = cpu_or_memory || name == "cpu" || name == "memory";
     }
@@ -389,7 +404,7 @@ void validate_resource_requirements(Causes& causes, const json& resources, const
       request_within_limit(causes, limits, name, quantity, limits_path, requests_path);
       if (is_hugepages(name)) {
         huge_pages = true;
-        huge_page_value(causes, key_path(requests_path, name), name, quantity);
+        if (!ratchets.indivisible_huge_pages) huge_page_value(causes, key_path(requests_path, name), name, quantity);
       }
       cpu_or_memory = cpu_or_memory || name == "cpu" || name == "memory";
     }
@@ -598,7 +613,7 @@ void validate_container_common(Causes& causes, const json& c, const PodContext& 
   validate_volume_mounts(causes, c, pod.volumes, path + ".volumeMounts");
   validate_volume_devices(causes, c, pod.volumes, path + ".volumeDevices");
   validate_pull_policy(causes, c, path + ".imagePullPolicy");
-  validate_resource_requirements(causes, at(c, {"resources"}), pod.claim_names, path + ".resources");
+  validate_resource_requirements(causes, at(c, {"resources"}), pod.claim_names, path + ".resources", pod.ratchets);
   validate_resize_policy(causes, at(c, {"resizePolicy"}), pod.restart_policy, path + ".resizePolicy");
   validate_security_context(causes, at(c, {"securityContext"}), pod.host_users, path + ".securityContext");
 }
@@ -811,8 +826,10 @@ void validate_containers(Causes& causes, const json& pod_spec, const std::string
 
 // ValidatePodSpec's container steps: validateContainers (at least one), validateInitContainers,
 // then (after the ephemeral containers, which core_v1.cpp checks) validatePodHostNetworkDeps.
-void validate_pod_containers(Causes& causes, const json& spec, const PodVolumes& volumes, const std::string& path) {
-  const PodContext pod = pod_context(spec, volumes);
+void validate_pod_containers(Causes& causes, const json& spec, const PodVolumes& volumes, const std::string& path,
+                             const PodRatchets& ratchets) {
+  PodContext pod = pod_context(spec, volumes);
+  pod.ratchets = ratchets;
   const json& containers = at(spec, {"containers"});
   if (!containers.is_array() || containers.empty())
     required(causes, path + ".containers");
@@ -820,6 +837,15 @@ void validate_pod_containers(Causes& causes, const json& spec, const PodVolumes&
     validate_regular_containers(causes, containers, pod, path + ".containers");
   validate_init_containers(causes, spec, pod, path + ".initContainers");
   validate_host_network_deps(causes, spec, path);
+}
+
+bool uses_indivisible_huge_pages(const json& spec) {
+  bool whole = all_whole_huge_pages(at(spec, {"overhead"}));
+  visit_containers_with_path(spec, "", [&](const json& container, const std::string&) {
+    whole = whole && all_whole_huge_pages(at(container, {"resources", "limits"})) &&
+            all_whole_huge_pages(at(container, {"resources", "requests"}));
+  });
+  return !whole;
 }
 
 }  // namespace kw::kinds

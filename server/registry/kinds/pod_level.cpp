@@ -71,17 +71,19 @@ std::string_view sysctl_namespace(const std::string& sysctl) {
   return "";
 }
 
-// ValidateHostSysctl: no namespaced sysctl of a namespace the pod shares with its host.
-void host_sysctl(Causes& causes, const json& spec, const std::string& name, const std::string& field) {
+// ValidateHostSysctl: no namespaced sysctl of a namespace the pod shares with its host; what is
+// wrong with `name`, if anything.
+const char* host_sysctl_error(const json& spec, const std::string& name) {
   const std::string_view ns = sysctl_namespace(name);
-  if (is_true(at(spec, {"hostNetwork"})) && ns == "net")
-    invalid_value(causes, field, name, "may not be specified when 'hostNetwork' is true");
-  else if (is_true(at(spec, {"hostIPC"})) && ns == "ipc")
-    invalid_value(causes, field, name, "may not be specified when 'hostIPC' is true");
+  if (is_true(at(spec, {"hostNetwork"})) && ns == "net") return "may not be specified when 'hostNetwork' is true";
+  if (is_true(at(spec, {"hostIPC"})) && ns == "ipc") return "may not be specified when 'hostIPC' is true";
+  return nullptr;
 }
 
-// validateSysctls: each sysctl named, validly, once; none of a host namespace.
-void validate_sysctls(Causes& causes, const json& spec, const json& sysctls, const std::string& path) {
+// validateSysctls: each sysctl named, validly, once; none of a host namespace (unless the stored
+// spec had one).
+void validate_sysctls(Causes& causes, const json& spec, const json& sysctls, const std::string& path,
+                      const PodRatchets& ratchets) {
   std::set<std::string> names;
   for (std::size_t i = 0; i < arr(sysctls).size(); ++i) {
     const std::string name = str(at(sysctls[i], {"name"}));
@@ -94,7 +96,8 @@ void validate_sysctls(Causes& causes, const json& spec, const json& sysctls, con
                     R"([a-z0-9]([-_a-z0-9]*[a-z0-9])?$)");
     else if (names.contains(name))
       duplicate(causes, field, name);
-    host_sysctl(causes, spec, name, field);
+    if (const char* error = host_sysctl_error(spec, name); error != nullptr && !ratchets.host_namespace_sysctls)
+      invalid_value(causes, field, name, error);
     names.insert(name);
   }
 }
@@ -108,7 +111,8 @@ void policy_field(Causes& causes, const json& value, const std::string& field,
 // validatePodSpecSecurityContext: IDs in range, no shared process namespace with the host's,
 // valid sysctls, fsGroupChangePolicy, the seccomp profile, Windows options, AppArmor profile,
 // supplementalGroupsPolicy and seLinuxChangePolicy.
-void validate_pod_security_context(Causes& causes, const json& spec, const std::string& path, const json* old_spec) {
+void validate_pod_security_context(Causes& causes, const json& spec, const std::string& path,
+                                   const PodRatchets& ratchets) {
   const json& sc = at(spec, {"securityContext"});
   const std::string sc_path = path + ".securityContext";
   id_in_range(causes, sc_path + ".fsGroup", at(sc, {"fsGroup"}));
@@ -120,7 +124,7 @@ void validate_pod_security_context(Causes& causes, const json& spec, const std::
   if (is_true(at(spec, {"shareProcessNamespace"})) && is_true(at(spec, {"hostPID"})))
     invalid_value(causes, sc_path + ".shareProcessNamespace", true,
                   "ShareProcessNamespace and HostPID cannot both be enabled");
-  validate_sysctls(causes, spec, at(sc, {"sysctls"}), sc_path + ".sysctls");
+  validate_sysctls(causes, spec, at(sc, {"sysctls"}), sc_path + ".sysctls", ratchets);
   policy_field(causes, at(sc, {"fsGroupChangePolicy"}), sc_path + ".fsGroupChangePolicy", {"Always", "OnRootMismatch"});
   validate_seccomp_profile_field(causes, at(sc, {"seccompProfile"}), sc_path + ".seccompProfile");
   validate_windows_options(causes, at(sc, {"windowsOptions"}), sc_path + ".windowsOptions");
@@ -130,7 +134,7 @@ void validate_pod_security_context(Causes& causes, const json& spec, const std::
   // 1.33 serves seLinuxChangePolicy (SELinuxChangePolicy, beta) but not MountOption's mounts
   // (SELinuxMount, beta and off): only Recursive, unless the stored spec already set a policy.
   const json& change_policy = at(sc, {"seLinuxChangePolicy"});
-  if (old_spec != nullptr && !at(*old_spec, {"securityContext", "seLinuxChangePolicy"}).is_null())
+  if (ratchets.any_se_linux_change_policy)
     policy_field(causes, change_policy, sc_path + ".seLinuxChangePolicy", {"MountOption", "Recursive"});
   else
     policy_field(causes, change_policy, sc_path + ".seLinuxChangePolicy", {"Recursive"});
@@ -536,8 +540,8 @@ void validate_node_selector(Causes& causes, const json& selector, const std::str
 
 // ValidatePodSpec's order. validateImagePullSecrets has nothing to check here: a v1
 // LocalObjectReference holds only a name.
-void validate_pod_context(Causes& causes, const json& spec, const std::string& path, const json* old_spec) {
-  validate_pod_security_context(causes, spec, path, old_spec);
+void validate_pod_context(Causes& causes, const json& spec, const std::string& path, const PodRatchets& ratchets) {
+  validate_pod_security_context(causes, spec, path, ratchets);
   validate_affinity(causes, at(spec, {"affinity"}), path + ".affinity");
   validate_dns_config(causes, spec, path + ".dnsConfig");
   validate_readiness_gates(causes, at(spec, {"readinessGates"}), path + ".readinessGates");
@@ -548,7 +552,7 @@ void validate_pod_context(Causes& causes, const json& spec, const std::string& p
 }
 
 // ValidatePodSpec's order.
-void validate_pod_extras(Causes& causes, const json& spec, const std::string& path) {
+void validate_pod_extras(Causes& causes, const json& spec, const std::string& path, const PodRatchets& ratchets) {
   validate_host_aliases(causes, at(spec, {"hostAliases"}), path + ".hostAliases");
   if (const auto priority_class = str(at(spec, {"priorityClassName"})); !priority_class.empty())
     invalid_each(causes, path + ".priorityClassName", priority_class, subdomain_errors(priority_class));
@@ -557,8 +561,14 @@ void validate_pod_extras(Causes& causes, const json& spec, const std::string& pa
   validate_preemption_policy(causes, at(spec, {"preemptionPolicy"}), path + ".preemptionPolicy");
   // validateOverhead: the overhead held to the rules of limits.
   if (const json& overhead = at(spec, {"overhead"}); !overhead.is_null())
-    validate_resource_requirements(causes, {{"limits", overhead}}, {}, path + ".overhead");
+    validate_resource_requirements(causes, {{"limits", overhead}}, {}, path + ".overhead", ratchets);
   validate_os(causes, spec, path);
+}
+
+bool uses_host_namespace_sysctls(const json& spec) {
+  return std::ranges::any_of(arr(at(spec, {"securityContext", "sysctls"})), [&](const json& sysctl) {
+    return host_sysctl_error(spec, str(at(sysctl, {"name"}))) != nullptr;
+  });
 }
 
 }  // namespace kw::kinds

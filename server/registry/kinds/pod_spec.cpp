@@ -276,11 +276,19 @@ void always_restarting(Causes& causes, const json& pod_spec, const std::string& 
               "activeDeadlineSeconds in " + std::string(owner) + " is not Supported");
 }
 
+PodRatchets pod_ratchets(const json* old_spec) {
+  if (old_spec == nullptr) return {};
+  return {.indivisible_huge_pages = uses_indivisible_huge_pages(*old_spec),
+          .host_namespace_sysctls = uses_host_namespace_sysctls(*old_spec),
+          .any_se_linux_change_policy = !at(*old_spec, {"securityContext", "seLinuxChangePolicy"}).is_null()};
+}
+
 void validate_pod_spec(Causes& causes, const json& spec, const std::string& path, const json* pod_meta,
                        const json* old_spec) {
+  const PodRatchets ratchets = pod_ratchets(old_spec);
   // ValidatePodSpec's order.
   const PodVolumes volumes = validate_volumes(causes, at(spec, {"volumes"}), path + ".volumes", pod_meta);
-  validate_pod_containers(causes, spec, volumes, path);
+  validate_pod_containers(causes, spec, volumes, path, ratchets);
   const std::string restart = str(at(spec, {"restartPolicy"}));
   if (restart.empty())
     required(causes, path + ".restartPolicy");
@@ -293,7 +301,7 @@ void validate_pod_spec(Causes& causes, const json& spec, const std::string& path
     unsupported(causes, path + ".dnsPolicy", dns, {"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"});
   if (const auto& selector = at(spec, {"nodeSelector"}); selector.is_object())
     validate_labels(causes, selector, path + ".nodeSelector");
-  validate_pod_context(causes, spec, path, old_spec);
+  validate_pod_context(causes, spec, path, ratchets);
   if (const auto& grace = at(spec, {"terminationGracePeriodSeconds"}); grace.is_number_integer() && num(grace) < 0)
     invalid_value(causes, path + ".terminationGracePeriodSeconds", grace, "must be greater than or equal to 0");
   if (const auto account = str(at(spec, {"serviceAccountName"})); !account.empty())
@@ -309,15 +317,18 @@ void validate_pod_spec(Causes& causes, const json& spec, const std::string& path
     invalid_each(causes, path + ".subdomain", sub, dns1123_label_errors(sub));
   if (const auto& tolerations = at(spec, {"tolerations"}); tolerations.is_array())
     validate_tolerations(causes, tolerations, path + ".tolerations");
-  validate_pod_extras(causes, spec, path);
+  validate_pod_extras(causes, spec, path, ratchets);
 }
 
-void validate_pod_template(Causes& causes, const json& pod_template, const std::string& path) {
+void validate_pod_template(Causes& causes, const json& pod_template, const std::string& path,
+                           const json* old_template) {
   validate_labels(causes, at(pod_template, {"metadata", "labels"}), path + ".labels");
   validate_annotation_keys(causes, at(pod_template, {"metadata", "annotations"}), path + ".annotations");
   const json& spec = at(pod_template, {"spec"});
   validate_pod_specific_annotations(causes, at(pod_template, {"metadata", "annotations"}), spec, path + ".annotations");
-  validate_pod_spec(causes, spec.is_object() ? spec : json::object(), path + ".spec");
+  const json* old_spec = old_template != nullptr ? &at(*old_template, {"spec"}) : nullptr;
+  validate_pod_spec(causes, spec.is_object() ? spec : json::object(), path + ".spec", nullptr,
+                    old_spec != nullptr && old_spec->is_object() ? old_spec : nullptr);
   validate_seccomp_match(causes, at(pod_template, {"metadata", "annotations"}), spec, path + ".spec");
   if (!arr(at(spec, {"ephemeralContainers"})).empty())
     forbidden(causes, path + ".spec.ephemeralContainers", "ephemeral containers not allowed in pod template");

@@ -121,6 +121,21 @@ void apply_scheduling_gated_condition(nlohmann::json& pod, const std::string& no
 
 // ---- validation --------------------------------------------------------------------------------
 
+// What an update may keep of the stored pod spec though a create may no longer have it
+// (GetValidationOptionsFromPodSpecAndMeta's ratchets, for the rules kw checks that have one):
+// each is set when the stored spec already has it. A create has none.
+struct PodRatchets {
+  bool indivisible_huge_pages = false;      // a hugepages quantity that is not a whole number of pages
+  bool host_namespace_sysctls = false;      // a net or ipc sysctl where the pod shares the host's
+  bool any_se_linux_change_policy = false;  // seLinuxChangePolicy set (MountOption may stay)
+};
+PodRatchets pod_ratchets(const nlohmann::json* old_spec);
+// The containers', init containers' or overhead's hugepages quantities are not all whole pages
+// (pod_containers.cpp).
+bool uses_indivisible_huge_pages(const nlohmann::json& spec);
+// A sysctl names a namespace (net, ipc) the pod shares with its host (pod_level.cpp).
+bool uses_host_namespace_sysctls(const nlohmann::json& spec);
+
 // The volumes of a pod spec that passed their checks, by name (what mounts may name).
 using PodVolumes = std::map<std::string, const nlohmann::json*>;
 
@@ -156,12 +171,13 @@ void validate_resource_field_selector(Causes& causes, const nlohmann::json& sele
 // validateContainers and validateInitContainers (pod_containers.cpp), for the containers and
 // init containers of the pod spec at `path`.
 void validate_pod_containers(Causes& causes, const nlohmann::json& spec, const PodVolumes& volumes,
-                             const std::string& path);
+                             const std::string& path, const PodRatchets& ratchets);
 // ValidateResourceRequirements (pod_containers.cpp), for the requirements at `path` (a
 // container's resources, or a pod's overhead as limits): names, quantities, requests within
 // limits, hugepages, and claims among `pod_claims`.
 void validate_resource_requirements(Causes& causes, const nlohmann::json& resources,
-                                    const std::set<std::string>& pod_claims, const std::string& path);
+                                    const std::set<std::string>& pod_claims, const std::string& path,
+                                    const PodRatchets& ratchets);
 // validateSeccompProfileField, for a pod's or a container's securityContext.seccompProfile.
 void validate_seccomp_profile_field(Causes& causes, const nlohmann::json& profile, const std::string& path);
 // validateWindowsSecurityContextOptions, for a pod's or a container's windowsOptions.
@@ -171,10 +187,11 @@ void validate_windows_options(Causes& causes, const nlohmann::json& options, con
 // readiness and scheduling gates, topology spread constraints, host process and host users.
 // `old_spec` as validate_pod_spec takes it.
 void validate_pod_context(Causes& causes, const nlohmann::json& spec, const std::string& path,
-                          const nlohmann::json* old_spec);
+                          const PodRatchets& ratchets);
 // ValidatePodSpec's checks after tolerations (pod_level.cpp): host aliases, priority class,
 // runtime class, preemption policy, overhead, and the operating system's rules.
-void validate_pod_extras(Causes& causes, const nlohmann::json& spec, const std::string& path);
+void validate_pod_extras(Causes& causes, const nlohmann::json& spec, const std::string& path,
+                         const PodRatchets& ratchets);
 // ValidateNodeSelector (pod_level.cpp): at least one term; each requirement's operator fits its
 // values, keys are label names and values label values; field requirements name metadata.name.
 // For a pod's required node affinity and a PersistentVolume's nodeAffinity.required.
@@ -214,8 +231,11 @@ void always_restarting(Causes& causes, const nlohmann::json& pod_spec, const std
 void validate_pod_spec(Causes& causes, const nlohmann::json& spec, const std::string& path,
                        const nlohmann::json* pod_meta = nullptr, const nlohmann::json* old_spec = nullptr);
 // ValidatePodTemplateSpec: the template's labels (reported at <path>.labels, as Kubernetes
-// does), annotations and pod spec; no ephemeral containers.
-void validate_pod_template(Causes& causes, const nlohmann::json& pod_template, const std::string& path);
+// does), annotations and pod spec; no ephemeral containers. `old_template` is the one an update
+// replaces (null on create): its spec is validate_pod_spec's `old_spec`
+// (GetValidationOptionsFromPodTemplate).
+void validate_pod_template(Causes& causes, const nlohmann::json& pod_template, const std::string& path,
+                           const nlohmann::json* old_template = nullptr);
 // ValidatePodUpdate's spec rules (pod_update.cpp): a pod's spec changes only in its images,
 // a shorter activeDeadlineSeconds, added tolerations and removed scheduling gates.
 void validate_pod_update(const nlohmann::json& pod, const nlohmann::json& old, Causes& causes);

@@ -23,7 +23,7 @@ std::string causes_of(const json& strategy) {
                      {"spec", spec}};
   default_object(*row, deployment);
   Causes causes = json::array();
-  row->strategy.validate(deployment, causes);
+  row->strategy.validate_create(deployment, causes);
   std::string out;
   for (const auto& cause : causes) out += cause.value("field", "") + "|" + cause.value("message", "") + "\n";
   return out;

@@ -462,3 +462,70 @@ TEST_CASE("a pod stored before a rule tightened can still be deleted, though an 
   REQUIRE(marked.has_value());
   CHECK((*marked)["metadata"].contains("deletionTimestamp"));
 }
+
+TEST_CASE("a pod template stored with what a create no longer takes keeps it through updates") {
+  Fixture f;
+  const auto* deployments = f.resources.find_plural("apps", "v1", "deployments");
+  REQUIRE(deployments != nullptr);
+  nlohmann::json deployment = {{"apiVersion", "apps/v1"},
+                               {"kind", "Deployment"},
+                               {"metadata", {{"name", "web"}}},
+                               {"spec",
+                                {{"selector", {{"matchLabels", {{"app", "web"}}}}},
+                                 {"template",
+                                  {{"metadata", {{"labels", {{"app", "web"}}}}},
+                                   {"spec", {{"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}}}}}};
+  REQUIRE(f.registry->create(*deployments, "default", deployment, {}).has_value());
+  // Rewrite the stored template as an older server could have kept it: half a 2Mi page, and a
+  // net sysctl on a pod that shares the host's network.
+  const std::string key = "/registry/deployments/default/web";
+  auto stored = f.backend->get(key);
+  REQUIRE(stored.has_value());
+  auto object = registry::decode_stored(*deployments, stored->value);
+  REQUIRE(object.has_value());
+  auto& spec = (*object)["spec"]["template"]["spec"];
+  spec["containers"][0]["resources"] = {{"limits", {{"memory", "1Gi"}, {"hugepages-2Mi", "1Mi"}}}};
+  spec["hostNetwork"] = true;
+  spec["securityContext"] = {{"sysctls", {{{"name", "net.core.somaxconn"}, {"value", "1024"}}}}};
+  const nlohmann::json tightened = *object;
+  auto encoded = registry::encode_stored(*deployments, *object);
+  REQUIRE(encoded.has_value());
+  REQUIRE(f.backend->update(key, *encoded, stored->mod_revision).has_value());
+
+  // An update keeps both (GetValidationOptionsFromPodTemplate's ratchets).
+  auto scaled = f.registry->update_with(*deployments, "default", "web",
+                                        [](const nlohmann::json& now) -> registry::ApiResult<nlohmann::json> {
+                                          nlohmann::json out = now;
+                                          out["spec"]["replicas"] = 3;
+                                          out["spec"]["template"]["spec"]["containers"][0]["image"] = "busybox:2";
+                                          return out;
+                                        },
+                                        {});
+  REQUIRE_MESSAGE(scaled.has_value(), scaled.error().message);
+
+  // A new Deployment with the same template is refused on both counts.
+  nlohmann::json copy = tightened;
+  copy["metadata"] = {{"name", "web-copy"}};
+  copy.erase("status");
+  auto refused = f.registry->create(*deployments, "default", copy, {});
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().message.find("1Mi is not positive integer multiple of hugepages-2Mi") != std::string::npos);
+  CHECK(refused.error().message.find("may not be specified when 'hostNetwork' is true") != std::string::npos);
+
+  // A stored template without them gets no such leeway: a ReplicaSet's update is refused.
+  const auto* replica_sets = f.resources.find_plural("apps", "v1", "replicasets");
+  REQUIRE(replica_sets != nullptr);
+  nlohmann::json plain = deployment;
+  plain["kind"] = "ReplicaSet";
+  REQUIRE(f.registry->create(*replica_sets, "default", plain, {}).has_value());
+  auto tightening = f.registry->update_with(*replica_sets, "default", "web",
+                                            [](const nlohmann::json& now) -> registry::ApiResult<nlohmann::json> {
+                                              nlohmann::json out = now;
+                                              out["spec"]["template"]["spec"]["containers"][0]["resources"] = {
+                                                  {"limits", {{"memory", "1Gi"}, {"hugepages-2Mi", "1Mi"}}}};
+                                              return out;
+                                            },
+                                            {});
+  REQUIRE_FALSE(tightening.has_value());
+  CHECK(tightening.error().message.find("is not positive integer multiple of hugepages-2Mi") != std::string::npos);
+}
