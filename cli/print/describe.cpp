@@ -447,6 +447,26 @@ void write_volumes(Writer& w, const json& volumes, const std::string& space) {
               "    ClaimName:\t" +
                   str(at(claim, {"claimName"})) + "\n    ReadOnly:\t" +
                   (at(claim, {"readOnly"}) == true ? "true" : "false") + "\n");
+    } else if (const json& nfs = at(volume, {"nfs"}); nfs.is_object()) {
+      w.write(2, "Type:\tNFS (an NFS mount that lasts the lifetime of a pod)\n    Server:\t" +
+                     str(at(nfs, {"server"})) + "\n    Path:\t" + str(at(nfs, {"path"})) + "\n    ReadOnly:\t" +
+                     (at(nfs, {"readOnly"}) == true ? "true" : "false") + "\n");
+    } else if (const json& git = at(volume, {"gitRepo"}); git.is_object()) {
+      w.write(2, "Type:\tGitRepo (a volume that is pulled from git when the pod is created)\n    Repository:\t" +
+                     str(at(git, {"repository"})) + "\n    Revision:\t" + str(at(git, {"revision"})) + "\n");
+    } else if (const json& downward = at(volume, {"downwardAPI"}); downward.is_object()) {
+      w.write(2, "Type:\tDownwardAPI (a volume populated by information about the pod)\n    Items:\n");
+      for (const auto& item : arr(at(downward, {"items"}))) {
+        if (const json& field = at(item, {"fieldRef"}); field.is_object())
+          w.write(3, str(at(field, {"fieldPath"})) + " -> " + str(at(item, {"path"})) + "\n");
+        if (const json& resource = at(item, {"resourceFieldRef"}); resource.is_object())
+          w.write(3, str(at(resource, {"resource"})) + " -> " + str(at(item, {"path"})) + "\n");
+      }
+    } else if (const json& csi = at(volume, {"csi"}); csi.is_object()) {
+      w.write(2, "Type:\tCSI (a Container Storage Interface (CSI) volume source)\n    Driver:\t" +
+                     str(at(csi, {"driver"})) + "\n    FSType:\t" + str(at(csi, {"fsType"})) + "\n    ReadOnly:\t" +
+                     (at(csi, {"readOnly"}) == true ? "true" : "false") + "\n");
+      write_volume_attributes(w, at(csi, {"volumeAttributes"}));
     } else if (const json& projected = at(volume, {"projected"}); projected.is_object()) {
       w.write(2, "Type:\tProjected (a volume that contains injected data from multiple sources)\n");
       for (const auto& source : arr(at(projected, {"sources"}))) {
@@ -462,6 +482,19 @@ void write_volumes(Writer& w, const json& volumes, const std::string& space) {
     } else {
       w.write(1, "<unknown>\n");
     }
+  }
+}
+
+void write_volume_attributes(Writer& w, const json& attributes) {
+  w.write(2, "VolumeAttributes:\t");
+  if (!attributes.is_object() || attributes.empty()) return w.write(0, "<none>\n");
+  bool first = true;
+  for (const auto& [key, value] : attributes.items()) {
+    if (!first) w.write(2, "\t");
+    first = false;
+    std::string line = key + "=" + value_text(value);
+    if (line.size() > 140) line = line.substr(0, 140) + "...";
+    w.write(2, line + "\n");
   }
 }
 

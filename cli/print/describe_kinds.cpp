@@ -153,6 +153,7 @@ std::string describe_object(const json& object, const Related& related, TimePoin
   if (!describer) describer = storage_describer(group, kind);
   if (!describer) describer = rbac_describer(group, kind);
   if (!describer) describer = network_describer(group, kind);
+  if (!describer) describer = policy_describer(group, kind);
   if (!describer && group.empty() && kind == "Node") describer = describe_node;
   if (!describer) describer = describe_generic;
   Writer w;

@@ -57,6 +57,7 @@ Describer workload_describer(std::string_view group, std::string_view kind);
 Describer storage_describer(std::string_view group, std::string_view kind);
 Describer rbac_describer(std::string_view group, std::string_view kind);
 Describer network_describer(std::string_view group, std::string_view kind);
+Describer policy_describer(std::string_view group, std::string_view kind);
 void describe_node(Writer& w, const nlohmann::json& node, const Related& related, TimePoint now);
 // The pods of `related` that `owner` controls, counted by phase: "R Running / W Waiting / S
 // Succeeded / F Failed".

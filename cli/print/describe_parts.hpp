@@ -58,6 +58,8 @@ void write_tolerations(Writer& w, const std::string& title, const nlohmann::json
 void write_containers(Writer& w, const std::string& label, const nlohmann::json& containers,
                       const nlohmann::json& statuses, const std::string& space, const nlohmann::json* pod);
 void write_volumes(Writer& w, const nlohmann::json& volumes, const std::string& space);
+// A CSI volume's attributes, sorted, long ones cut at 140 characters.
+void write_volume_attributes(Writer& w, const nlohmann::json& attributes);
 
 // The Events section: "Events:\t<none>" or kubectl's Type/Reason/Age/From/Message table, the
 // events in the order of their lastTimestamp.

@@ -86,20 +86,7 @@ void write_volume_source(Writer& w, const json& spec) {
                    str(at(csi, {"driver"})) + "\n    FSType:\t" + str(at(csi, {"fsType"})) + "\n    VolumeHandle:\t" +
                    str(at(csi, {"volumeHandle"})) + "\n    ReadOnly:\t" +
                    (at(csi, {"readOnly"}) == true ? "true" : "false") + "\n");
-    w.write(2, "VolumeAttributes:\t");
-    const json& attributes = at(csi, {"volumeAttributes"});
-    if (!attributes.is_object() || attributes.empty()) {
-      w.write(0, "<none>\n");
-    } else {
-      bool first = true;
-      for (const auto& [key, value] : attributes.items()) {
-        if (!first) w.write(2, "\t");
-        first = false;
-        std::string line = key + "=" + str(value);
-        if (line.size() > 140) line = line.substr(0, 140) + "...";
-        w.write(2, line + "\n");
-      }
-    }
+    write_volume_attributes(w, at(csi, {"volumeAttributes"}));
   } else {
     w.write(1, "<unknown>\n");
   }

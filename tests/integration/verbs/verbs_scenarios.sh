@@ -184,6 +184,11 @@ YAML
     printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"claimant","namespace":"monitoring"},"spec":{"containers":[{"name":"c","image":"busybox","env":[{"name":"ME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},{"name":"MEM","valueFrom":{"resourceFieldRef":{"resource":"limits.memory"}}}]}],"volumes":[{"name":"d","persistentVolumeClaim":{"claimName":"claim1"}}]}}\n'
     printf '{"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"frontend"},"subsets":[{"addresses":[{"ip":"10.1.1.1"},{"ip":"10.1.1.2"}],"notReadyAddresses":[{"ip":"10.1.1.3"}],"ports":[{"port":80,"protocol":"TCP"}]}]}\n'
     printf '{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"frontend"},"spec":{"tls":[{"hosts":["a.example.com"],"secretName":"tls1"}],"rules":[{"host":"a.example.com","http":{"paths":[{"path":"/","pathType":"Prefix","backend":{"service":{"name":"frontend","port":{"number":80}}}},{"path":"/api","pathType":"Prefix","backend":{"service":{"name":"api","port":{"name":"http"}}}}]}}]}}\n'
+    printf '{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web"},"spec":{"minAvailable":2,"selector":{"matchLabels":{"app":"web"}}}}\n'
+    printf '{"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"db"},"spec":{"podSelector":{"matchLabels":{"role":"db"}},"policyTypes":["Ingress","Egress"],"ingress":[{"from":[{"ipBlock":{"cidr":"172.17.0.0/16","except":["172.17.1.0/24"]}},{"namespaceSelector":{"matchLabels":{"project":"myproject"}},"podSelector":{"matchLabels":{"role":"frontend"}}}],"ports":[{"protocol":"TCP","port":6379}]},{}]}}\n'
+    printf '{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"nginx"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"nginx"},"minReplicas":1,"maxReplicas":10,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}},{"type":"Pods","pods":{"metric":{"name":"packets"},"target":{"type":"AverageValue","averageValue":"1k"}}}],"behavior":{"scaleDown":{"stabilizationWindowSeconds":300,"policies":[{"type":"Pods","value":4,"periodSeconds":60}]}}}}\n'
+    printf '{"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"name":"nginx"},"spec":{"controller":"k8s.io/ingress-nginx","parameters":{"apiGroup":"k8s.example.com","kind":"IngressParameters","name":"external-lb"}}}\n'
+    printf '{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","metadata":{"name":"frontend-abc","labels":{"kubernetes.io/service-name":"frontend"}},"addressType":"IPv4","ports":[{"name":"http","protocol":"TCP","port":80}],"endpoints":[{"addresses":["10.1.2.3"],"conditions":{"ready":true},"hostname":"pod-1","nodeName":"k8s-node-1","targetRef":{"kind":"Pod","name":"p1","namespace":"default"}},{"addresses":["10.1.2.4"]}]}\n'
   } | awk '/^\{/ {print "---"} {print}' | "$KW" create -f - >/dev/null
   # A custom resource, for describe's generic text.
   printf '%s\n' 'apiVersion: apiextensions.k8s.io/v1' 'kind: CustomResourceDefinition' \
@@ -281,7 +286,8 @@ run_examples() {  # TOOL OUT
     echo "\$ $line" >>"$out"
     EX=$work/ex URL=$url eval "$tool $line" >>"$out" 2>&1 </dev/null || echo "(exit $?)" >>"$out"
   done <"$SRC/tests/integration/verbs/kubectl_examples.txt"
-  # Ages (and the table spacing they change), times (RFC 3339 and describe's RFC 1123), uids,
+  # Ages (and the table spacing they change), times (RFC 3339, and describe's RFC 1123 and Go
+  # time.String()), uids,
   # tokens, allocated IPs, the names of
   # generated volumes and resourceVersions (the server's own writes, such as each namespace's
   # root CA ConfigMap, interleave with the setup's); kw names itself where kubectl does in the
@@ -292,6 +298,7 @@ run_examples() {  # TOOL OUT
     -e 's/kube-api-access-[a-z0-9]{5}/kube-api-access-<x>/g' -e 's/10\.0\.[0-9]+\.[0-9]+/<ip>/g' \
     -e 's/("?resourceVersion"?: )"[0-9]+"/\1"<rv>"/g' -e 's/^( *Resource Version: +)[0-9]+$/\1<rv>/' \
     -e 's/[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} [+-][0-9]{4}/<time>/g' \
+    -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} [+-][0-9]{4} [A-Z]+/<time>/g' \
     -e 's/kw (apply|create)/kubectl \1/g' \
     -e '/^\$ /!s/(^| )[0-9]+[smhd]([0-9]+[smh])?( |$)/\1<age>\3/g' \
     -e '/^\$ /!{/<age>|AGE|LAST SEEN/s/  +/  /g}' "$out"

@@ -127,3 +127,24 @@ TEST_CASE("events: kubectl's table, oldest first, repeated ones with their count
         "  Normal   Scheduled  2d2h                scheduler  assigned\n"
         "  Warning  BackOff    120m (x3 over 30h)  kubelet    restarting\n");
 }
+
+TEST_CASE("a role's rules: one resource each, verbs of the same resource merged, sorted as kubectl sorts them") {
+  const json role = json::parse(R"({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+    "metadata": {"name": "r1", "namespace": "default"},
+    "rules": [{"apiGroups": [""], "resources": ["pods", "pods/log"], "verbs": ["get", "list"]},
+              {"apiGroups": ["apps"], "resources": ["deployments"], "resourceNames": ["a", "b"], "verbs": ["get"]},
+              {"apiGroups": [""], "resources": ["pods"], "verbs": ["watch"]},
+              {"nonResourceURLs": ["/healthz"], "verbs": ["get"]}]})");
+  CHECK(describe_object(role, {}, {}) ==
+        "Name:         r1\n"
+        "Labels:       <none>\n"
+        "Annotations:  <none>\n"
+        "PolicyRule:\n"
+        "  Resources         Non-Resource URLs  Resource Names  Verbs\n"
+        "  ---------         -----------------  --------------  -----\n"
+        "  pods              []                 []              [get list watch]\n"
+        "  pods/log          []                 []              [get list]\n"
+        "                    [/healthz]         []              [get]\n"
+        "  deployments.apps  []                 [a]             [get]\n"
+        "  deployments.apps  []                 [b]             [get]\n");
+}
