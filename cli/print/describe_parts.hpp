@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/print/tabwriter.hpp"
+
 namespace kw::cli::describe {
 
 using TimePoint = std::chrono::system_clock::time_point;
@@ -27,11 +29,6 @@ class Writer {
  private:
   std::ostringstream m_out;
 };
-
-// Go's text/tabwriter with kubectl describe's settings (minimum width 0, padding 2, spaces):
-// a column is aligned only over the run of adjacent lines that have a cell in it, and the text
-// after a line's last tab is not a cell. Widths count UTF-8 characters.
-std::string align_columns(std::string_view text, std::size_t padding = 2);
 
 // A JSON scalar as Go's %v prints the decoded value ("" for null, numbers and booleans as
 // written); strings as they are.

@@ -4,7 +4,14 @@
 #include "cli/print/describe_parts.hpp"
 
 using namespace kw::cli::describe;
+using kw::cli::align_columns;
 using nlohmann::json;
+
+TEST_CASE("align_columns with kubectl get's settings: at least 6 wide, 3 of padding") {
+  CHECK(align_columns("NAME\tREADY\tAGE\nweb\t1/1\t5m\na-longer-name\t0/1\t2d\n", 6, 3) ==
+        "NAME            READY   AGE\nweb             1/1     5m\na-longer-name   0/1     2d\n");
+  CHECK(align_columns("A\tB\nx\ty\n", 6, 3) == "A     B\nx     y\n");
+}
 
 TEST_CASE("align_columns aligns a column only over the lines that have a cell in it") {
   CHECK(align_columns("Name:\tweb\nNamespace:\tdefault\nContainers:\n  c:\n    Image:\tnginx\n    Port:\t<none>\n") ==
