@@ -37,10 +37,6 @@ struct Found {
   json object;
 };
 
-std::string api_version_of(const api::ResourceInfo& info) {
-  return info.group.empty() ? info.version : info.group + "/" + info.version;
-}
-
 // Every item of `path` (a collection, its query already begun with '?' or not), read
 // `chunk` at a time as kubectl does with --chunk-size.
 VerbResult<std::vector<json>> list_all(ApiClient& api, const std::string& path, std::int64_t chunk) {
@@ -68,7 +64,7 @@ VerbResult<std::vector<Found>> list_found(ApiClient& api, const api::ResourceInf
   if (!items) return std::unexpected(items.error());
   std::vector<Found> out;
   for (auto& item : *items) {
-    item["apiVersion"] = api_version_of(info);
+    item["apiVersion"] = info.api_version();
     item["kind"] = info.kind;
     out.push_back(Found{info, std::move(item)});
   }

@@ -34,6 +34,11 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 }  // namespace
 
+void write_name(Writer& w, const json& object, bool with_namespace) {
+  w.write(0, "Name:\t" + str(at(object, {"metadata", "name"})) + "\n");
+  if (with_namespace) w.write(0, "Namespace:\t" + str(at(object, {"metadata", "namespace"})) + "\n");
+}
+
 std::string value_text(const json& value) {
   if (value.is_null()) return "";
   return value.is_string() ? value.get<std::string>() : api::go_value_text(value);

@@ -20,11 +20,6 @@ using api::num;
 using api::str;
 using nlohmann::json;
 
-void write_name(Writer& w, const json& object, bool with_namespace) {
-  w.write(0, "Name:\t" + str(at(object, {"metadata", "name"})) + "\n");
-  if (with_namespace) w.write(0, "Namespace:\t" + str(at(object, {"metadata", "namespace"})) + "\n");
-}
-
 // ---- Pod --------------------------------------------------------------------------------------
 
 bool has_compute_resources(const json& containers, const char* part) {

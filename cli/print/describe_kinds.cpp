@@ -58,8 +58,7 @@ const char* const k_skipped[] = {".metadata.managedFields", ".metadata.name", ".
 bool skipped(const std::string& path) { return std::ranges::find(k_skipped, path) != std::end(k_skipped); }
 
 void describe_generic(Writer& w, const json& object, const Related& related, TimePoint now) {
-  w.write(0, "Name:\t" + str(at(object, {"metadata", "name"})) + "\n");
-  w.write(0, "Namespace:\t" + str(at(object, {"metadata", "namespace"})) + "\n");
+  write_name(w, object);
   write_labels(w, "Labels", at(object, {"metadata", "labels"}));
   write_annotations(w, "Annotations", at(object, {"metadata", "annotations"}));
   write_fields(w, 0, object, "");

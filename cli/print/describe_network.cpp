@@ -19,11 +19,6 @@ using nlohmann::json;
 
 std::string name_of(const json& object) { return str(at(object, {"metadata", "name"})); }
 
-void write_name(Writer& w, const json& object) {
-  w.write(0, "Name:\t" + name_of(object) + "\n");
-  w.write(0, "Namespace:\t" + str(at(object, {"metadata", "namespace"})) + "\n");
-}
-
 std::string list_text(const json& list, const char* separator) {
   std::string out;
   for (const auto& item : arr(list)) out += (out.empty() ? "" : separator) + value_text(item);

@@ -44,6 +44,8 @@ void write_labels(Writer& w, const std::string& title, const nlohmann::json& lab
 // Annotations (but kubectl's last-applied-configuration), long or multi-line values on lines of
 // their own.
 void write_annotations(Writer& w, const std::string& title, const nlohmann::json& annotations);
+// "Name:" and, unless `with_namespace` is false (a cluster-scoped kind's describer), "Namespace:".
+void write_name(Writer& w, const nlohmann::json& object, bool with_namespace = true);
 // The object's Labels and Annotations.
 void write_metadata(Writer& w, const nlohmann::json& object);
 // "Title:\tkey=value:Effect" and the others, sorted by key.

@@ -14,16 +14,11 @@ using api::num;
 using api::str;
 using nlohmann::json;
 
-void write_named(Writer& w, const json& object) {
-  w.write(0, "Name:\t" + str(at(object, {"metadata", "name"})) + "\n");
-  w.write(0, "Namespace:\t" + str(at(object, {"metadata", "namespace"})) + "\n");
-}
-
 std::string or_unset(const json& value) { return value.is_null() ? "<unset>" : value_text(value); }
 
 void describe_disruption_budget(Writer& w, const json& pdb, const Related& related, TimePoint now) {
   const json& spec = at(pdb, {"spec"});
-  write_named(w, pdb);
+  write_name(w, pdb);
   if (!at(spec, {"minAvailable"}).is_null())
     w.write(0, "Min available:\t" + value_text(at(spec, {"minAvailable"})) + "\n");
   else if (!at(spec, {"maxUnavailable"}).is_null())
@@ -90,7 +85,7 @@ std::string go_time_text(const json& value) {
 
 void describe_network_policy(Writer& w, const json& policy, const Related&, TimePoint) {
   const json& spec = at(policy, {"spec"});
-  write_named(w, policy);
+  write_name(w, policy);
   w.write(0, "Created on:\t" + go_time_text(at(policy, {"metadata", "creationTimestamp"})) + "\n");
   write_metadata(w, policy);
   w.write(0, "Spec:\n");
@@ -204,7 +199,7 @@ void write_scaling_rules(Writer& w, const std::string& direction, const json& ru
 
 void describe_autoscaler(Writer& w, const json& hpa, const Related& related, TimePoint now) {
   const json& spec = at(hpa, {"spec"});
-  write_named(w, hpa);
+  write_name(w, hpa);
   write_metadata(w, hpa);
   w.write(0, "CreationTimestamp:\t" + rfc1123z(at(hpa, {"metadata", "creationTimestamp"})) + "\n");
   const std::string kind = str(at(spec, {"scaleTargetRef", "kind"}));
@@ -248,7 +243,7 @@ void describe_ingress_class(Writer& w, const json& ic, const Related& related, T
 }
 
 void describe_endpoint_slice(Writer& w, const json& slice, const Related& related, TimePoint now) {
-  write_named(w, slice);
+  write_name(w, slice);
   write_metadata(w, slice);
   w.write(0, "AddressType:\t" + str(at(slice, {"addressType"})) + "\n");
   if (arr(at(slice, {"ports"})).empty()) {

@@ -17,11 +17,6 @@ using api::num;
 using api::str;
 using nlohmann::json;
 
-void write_head(Writer& w, const json& object) {
-  w.write(0, "Name:\t" + str(at(object, {"metadata", "name"})) + "\n");
-  w.write(0, "Namespace:\t" + str(at(object, {"metadata", "namespace"})) + "\n");
-}
-
 void write_template(Writer& w, const json& pod_template) { w.write(0, describe_pod_template(pod_template)); }
 
 // "Conditions:" with Type, Status and Reason, as the replica controllers show them.
@@ -61,7 +56,7 @@ std::string replica_sets_text(const std::vector<const json*>& sets) {
 
 void describe_deployment(Writer& w, const json& deployment, const Related& related, TimePoint now) {
   const json& spec = at(deployment, {"spec"});
-  write_head(w, deployment);
+  write_name(w, deployment);
   w.write(0, "CreationTimestamp:\t" + rfc1123z(at(deployment, {"metadata", "creationTimestamp"})) + "\n");
   write_metadata(w, deployment);
   w.write(0, "Selector:\t" + api::print::selector_string(at(spec, {"selector"})) + "\n");
@@ -109,7 +104,7 @@ void describe_deployment(Writer& w, const json& deployment, const Related& relat
 }
 
 void describe_replica_set(Writer& w, const json& set, const Related& related, TimePoint now) {
-  write_head(w, set);
+  write_name(w, set);
   w.write(0, "Selector:\t" + api::print::format_label_selector(at(set, {"spec", "selector"})) + "\n");
   write_metadata(w, set);
   write_controller(w, set);
@@ -160,7 +155,7 @@ void write_claim_templates(Writer& w, const json& templates) {
 
 void describe_stateful_set(Writer& w, const json& set, const Related& related, TimePoint now) {
   const json& spec = at(set, {"spec"});
-  write_head(w, set);
+  write_name(w, set);
   w.write(0, "CreationTimestamp:\t" + rfc1123z(at(set, {"metadata", "creationTimestamp"})) + "\n");
   w.write(0, "Selector:\t" + api::print::selector_string(at(spec, {"selector"})) + "\n");
   write_metadata(w, set);
@@ -181,7 +176,7 @@ void describe_stateful_set(Writer& w, const json& set, const Related& related, T
 void describe_job(Writer& w, const json& job, const Related& related, TimePoint now) {
   const json& spec = at(job, {"spec"});
   const json& status = at(job, {"status"});
-  write_head(w, job);
+  write_name(w, job);
   w.write(0, "Selector:\t" + api::print::selector_string(at(spec, {"selector"})) + "\n");
   write_metadata(w, job);
   write_controller(w, job);
@@ -226,7 +221,7 @@ std::string number_or_unset(const json& value) { return value.is_number() ? std:
 
 void describe_cron_job(Writer& w, const json& cron, const Related& related, TimePoint now) {
   const json& spec = at(cron, {"spec"});
-  write_head(w, cron);
+  write_name(w, cron);
   write_metadata(w, cron);
   w.write(0, "Schedule:\t" + str(at(spec, {"schedule"})) + "\n");
   w.write(0, "Concurrency Policy:\t" + str(at(spec, {"concurrencyPolicy"})) + "\n");
