@@ -120,6 +120,7 @@ constexpr Command k_commands[] = {
     {"wait", kw::cli::add_wait_command},
     {"rollout", kw::cli::add_rollout_command},
     {"events", kw::cli::add_events_command},
+    {"describe", kw::cli::add_describe_command},
     {"explain", kw::cli::add_explain_command},
     {"api-resources", kw::cli::add_api_resources_command},
     {"auth", kw::cli::add_auth_command},

@@ -17,7 +17,8 @@ constexpr std::string_view k_output_values = "json yaml wide name jsonpath= cust
 
 // The commands whose positionals are TYPE [NAME...].
 const std::set<std::string>& resource_commands() {
-  static const std::set<std::string> k_commands = {"get", "watch", "delete", "edit", "label", "annotate", "patch", "scale", "wait"};
+  static const std::set<std::string> k_commands = {"get",   "watch", "describe", "delete", "edit",
+                                                   "label", "annotate", "patch", "scale", "wait"};
   return k_commands;
 }
 

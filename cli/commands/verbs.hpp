@@ -30,6 +30,8 @@ void add_wait_command(CLI::App& app, int* exit_code);
 // `rollout status`.
 void add_rollout_command(CLI::App& app, int* exit_code);
 void add_events_command(CLI::App& app, int* exit_code);
+// `describe TYPE [NAME_PREFIX]`, TYPE/NAME, -f, -l: kubectl describe's text for each object.
+void add_describe_command(CLI::App& app, int* exit_code);
 // `explain TYPE[.FIELD...]` from the server's OpenAPI v3 schema.
 void add_explain_command(CLI::App& app, int* exit_code);
 void add_api_resources_command(CLI::App& app, int* exit_code);

@@ -1,6 +1,7 @@
 #include "cli/print/printers.hpp"
 
 #include "cli/print/go_template.hpp"
+#include "cli/print/tabwriter.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -25,13 +26,6 @@ namespace kw::cli {
 using nlohmann::json;
 
 namespace {
-
-std::size_t rune_count(std::string_view text) {
-  std::size_t n = 0;
-  for (unsigned char c : text)
-    if ((c & 0xC0) != 0x80) ++n;
-  return n;
-}
 
 std::string upper(std::string text) {
   for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -450,21 +444,15 @@ std::string KindInfo::prefix() const {
 }
 
 std::string tabulate(const std::vector<std::vector<std::string>>& rows, std::size_t min_width, std::size_t padding) {
-  std::size_t columns = 0;
-  for (const auto& row : rows) columns = std::max(columns, row.size());
-  std::vector<std::size_t> widths(columns, 0);
-  for (const auto& row : rows)
-    for (std::size_t i = 0; i + 1 < row.size(); ++i)
-      widths[i] = std::max(widths[i], std::max(rune_count(row[i]) + padding, min_width));
-  std::string out;
+  std::string text;
   for (const auto& row : rows) {
     for (std::size_t i = 0; i < row.size(); ++i) {
-      out += row[i];
-      if (i + 1 < row.size()) out.append(widths[i] - rune_count(row[i]), ' ');
+      if (i > 0) text += '\t';
+      text += row[i];
     }
-    out += '\n';
+    text += '\n';
   }
-  return out;
+  return align_columns(text, min_width, padding);
 }
 
 std::string escape_terminal(std::string_view text) {

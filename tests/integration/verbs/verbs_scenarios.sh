@@ -170,7 +170,36 @@ YAML
     printf '{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"myapp","namespace":"myns"}}\n'
     printf '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"mysecret"},"stringData":{"k":"v"}}\n'
     printf '{"apiVersion":"v1","kind":"Node","metadata":{"name":"k8s-node-1"}}\n'
+    # What describe shows of kinds the examples above leave out.
+    printf '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"pi"},"spec":{"backoffLimit":4,"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"pi","image":"perl","command":["perl","-e","print 1"]}]}}}}\n'
+    printf '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"game-config","labels":{"game":"yes"}},"data":{"ui.properties":"color.good=purple\\ncolor.bad=yellow\\n"},"binaryData":{"blob":"AAEC"}}\n'
+    printf '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"viewers"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"admin"},"subjects":[{"kind":"User","name":"alice","apiGroup":"rbac.authorization.k8s.io"},{"kind":"ServiceAccount","name":"myapp","namespace":"default"}]}\n'
+    printf '{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"compute","namespace":"prod"},"spec":{"hard":{"pods":"10","requests.cpu":"2"}}}\n'
+    printf '{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"limits","namespace":"prod"},"spec":{"limits":[{"type":"Container","default":{"cpu":"500m"},"defaultRequest":{"cpu":"100m"},"max":{"cpu":"1"}}]}}\n'
+    printf '{"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"standard","annotations":{"storageclass.kubernetes.io/is-default-class":"true"}},"provisioner":"example.com/local","reclaimPolicy":"Delete","volumeBindingMode":"WaitForFirstConsumer"}\n'
+    printf '{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"pv1"},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"storageClassName":"standard","hostPath":{"path":"/data"},"claimRef":{"namespace":"monitoring","name":"claim2"},"nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/hostname","operator":"In","values":["k8s-node-1"]}]}]}}}}\n'
+    printf '{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"pv2"},"spec":{"capacity":{"storage":"2Gi"},"accessModes":["ReadWriteMany","ReadOnlyMany"],"nfs":{"server":"nfs.example.com","path":"/x"}}}\n'
+    printf '{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"claim1","namespace":"monitoring"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"storageClassName":"standard"}}\n'
+    printf '{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"claim2","namespace":"monitoring"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeName":"pv1"}}\n'
+    printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"claimant","namespace":"monitoring"},"spec":{"containers":[{"name":"c","image":"busybox","env":[{"name":"ME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},{"name":"MEM","valueFrom":{"resourceFieldRef":{"resource":"limits.memory"}}}]}],"volumes":[{"name":"d","persistentVolumeClaim":{"claimName":"claim1"}}]}}\n'
+    printf '{"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"frontend"},"subsets":[{"addresses":[{"ip":"10.1.1.1"},{"ip":"10.1.1.2"}],"notReadyAddresses":[{"ip":"10.1.1.3"}],"ports":[{"port":80,"protocol":"TCP"}]}]}\n'
+    printf '{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"frontend"},"spec":{"tls":[{"hosts":["a.example.com"],"secretName":"tls1"}],"rules":[{"host":"a.example.com","http":{"paths":[{"path":"/","pathType":"Prefix","backend":{"service":{"name":"frontend","port":{"number":80}}}},{"path":"/api","pathType":"Prefix","backend":{"service":{"name":"api","port":{"name":"http"}}}}]}}]}}\n'
+    printf '{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web"},"spec":{"minAvailable":2,"selector":{"matchLabels":{"app":"web"}}}}\n'
+    printf '{"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"db"},"spec":{"podSelector":{"matchLabels":{"role":"db"}},"policyTypes":["Ingress","Egress"],"ingress":[{"from":[{"ipBlock":{"cidr":"172.17.0.0/16","except":["172.17.1.0/24"]}},{"namespaceSelector":{"matchLabels":{"project":"myproject"}},"podSelector":{"matchLabels":{"role":"frontend"}}}],"ports":[{"protocol":"TCP","port":6379}]},{}]}}\n'
+    printf '{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"nginx"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"nginx"},"minReplicas":1,"maxReplicas":10,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}},{"type":"Pods","pods":{"metric":{"name":"packets"},"target":{"type":"AverageValue","averageValue":"1k"}}}],"behavior":{"scaleDown":{"stabilizationWindowSeconds":300,"policies":[{"type":"Pods","value":4,"periodSeconds":60}]}}}}\n'
+    printf '{"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"name":"nginx"},"spec":{"controller":"k8s.io/ingress-nginx","parameters":{"apiGroup":"k8s.example.com","kind":"IngressParameters","name":"external-lb"}}}\n'
+    printf '{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","metadata":{"name":"frontend-abc","labels":{"kubernetes.io/service-name":"frontend"}},"addressType":"IPv4","ports":[{"name":"http","protocol":"TCP","port":80}],"endpoints":[{"addresses":["10.1.2.3"],"conditions":{"ready":true},"hostname":"pod-1","nodeName":"k8s-node-1","targetRef":{"kind":"Pod","name":"p1","namespace":"default"}},{"addresses":["10.1.2.4"]}]}\n'
   } | awk '/^\{/ {print "---"} {print}' | "$KW" create -f - >/dev/null
+  # A custom resource, for describe's generic text.
+  printf '%s\n' 'apiVersion: apiextensions.k8s.io/v1' 'kind: CustomResourceDefinition' \
+    'metadata: {name: widgets.example.com}' 'spec:' '  group: example.com' \
+    '  names: {kind: Widget, plural: widgets, singular: widget}' '  scope: Namespaced' '  versions:' \
+    '  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}' |
+    "$KW" create -f - >/dev/null
+  "$KW" wait --for=condition=Established crd/widgets.example.com --timeout=20s >/dev/null
+  printf '%s\n' 'apiVersion: example.com/v1' 'kind: Widget' 'metadata: {name: w1, labels: {app: w}}' \
+    'spec: {size: 3, ratio: 1.5, enabled: true, nothing: null, tags: [a, b], items: [{name: i1, weight: 2}, {name: i2}], some-dash: z, example.com/key: v}' |
+    "$KW" create -f - >/dev/null
   # Days-old events, so both clients print the same ages.
   local when
   when=$(date -u -d '-50 hours' +%FT%T.000000Z)
@@ -183,6 +212,25 @@ YAML
       \"type\":\"$type\",\"reason\":\"$reason\",\"note\":\"$reason the pod\"}" \
       "$url/apis/events.k8s.io/v1/namespaces/${where%/*}/events" >/dev/null
   done
+  # Events of the pod and of deployment/nginx as describe finds them: by uid (the ones above
+  # name no uid, so describe passes them over). The newest has no lastTimestamp.
+  local kind name uid event type reason count
+  for event in Pod:web-pod-13je7:Warning:BackOff:5 Pod:web-pod-13je7:Normal:Scheduled:1 \
+      Deployment:nginx:Normal:ScalingReplicaSet:1; do
+    IFS=: read -r kind name type reason count <<<"$event"
+    uid=$("$KW" get "$kind" "$name" -o jsonpath='{.metadata.uid}')
+    curl -sf -X POST -H 'Content-Type: application/json' -d "{\"apiVersion\":\"v1\",\"kind\":\"Event\",
+      \"metadata\":{\"name\":\"$name.${reason,,}\"},\"involvedObject\":{\"kind\":\"$kind\",\"name\":\"$name\",
+      \"namespace\":\"default\",\"uid\":\"$uid\"},\"type\":\"$type\",\"reason\":\"$reason\",
+      \"message\":\"$reason of $name\",\"count\":$count,\"firstTimestamp\":\"$when\",\"lastTimestamp\":\"$when\",
+      \"source\":{\"component\":\"kubelet\"}}" "$url/api/v1/namespaces/default/events" >/dev/null
+  done
+  uid=$("$KW" get pod web-pod-13je7 -o jsonpath='{.metadata.uid}')
+  curl -sf -X POST -H 'Content-Type: application/json' -d "{\"apiVersion\":\"events.k8s.io/v1\",\"kind\":\"Event\",
+    \"metadata\":{\"name\":\"pulled\"},\"eventTime\":\"$when\",\"reportingController\":\"kubelet\",
+    \"reportingInstance\":\"k8s-node-1\",\"action\":\"Pulled\",\"regarding\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",
+    \"name\":\"web-pod-13je7\",\"namespace\":\"default\",\"uid\":\"$uid\"},\"type\":\"Normal\",\"reason\":\"Pulled\",
+    \"note\":\"Pulled the image\"}" "$url/apis/events.k8s.io/v1/namespaces/default/events" >/dev/null
   # deployment/nginx has rolled out; deployment/abc has three revisions, as its controller
   # would have left them: a ReplicaSet each, owned by the Deployment, the newest the
   # Deployment's own template. daemonset/abc has two ControllerRevisions.
@@ -238,7 +286,9 @@ run_examples() {  # TOOL OUT
     echo "\$ $line" >>"$out"
     EX=$work/ex URL=$url eval "$tool $line" >>"$out" 2>&1 </dev/null || echo "(exit $?)" >>"$out"
   done <"$SRC/tests/integration/verbs/kubectl_examples.txt"
-  # Ages (and the table spacing they change), times, uids, tokens, allocated IPs, the names of
+  # Ages (and the table spacing they change), times (RFC 3339, and describe's RFC 1123 and Go
+  # time.String()), uids,
+  # tokens, allocated IPs, the names of
   # generated volumes and resourceVersions (the server's own writes, such as each namespace's
   # root CA ConfigMap, interleave with the setup's); kw names itself where kubectl does in the
   # apply warning.
@@ -246,7 +296,9 @@ run_examples() {  # TOOL OUT
     -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uid>/g' \
     -e 's/eyJ[A-Za-z0-9_.-]+/<token>/g' -e 's#/tmp/[A-Za-z0-9_./-]+(\t.*)?#<tmp>#g' \
     -e 's/kube-api-access-[a-z0-9]{5}/kube-api-access-<x>/g' -e 's/10\.0\.[0-9]+\.[0-9]+/<ip>/g' \
-    -e 's/("?resourceVersion"?: )"[0-9]+"/\1"<rv>"/g' \
+    -e 's/("?resourceVersion"?: )"[0-9]+"/\1"<rv>"/g' -e 's/^( *Resource Version: +)[0-9]+$/\1<rv>/' \
+    -e 's/[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} [+-][0-9]{4}/<time>/g' \
+    -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} [+-][0-9]{4} [A-Z]+/<time>/g' \
     -e 's/kw (apply|create)/kubectl \1/g' \
     -e '/^\$ /!s/(^| )[0-9]+[smhd]([0-9]+[smh])?( |$)/\1<age>\3/g' \
     -e '/^\$ /!{/<age>|AGE|LAST SEEN/s/  +/  /g}' "$out"
@@ -265,6 +317,12 @@ case "$scenario" in
     diff -u "$work/kubectl.out" "$work/kw.out"
     [[ $(grep -c '^\$ ' "$work/kw.out") -ge 80 ]]
     grep -qx 'deployment.apps/abc rolled back' "$work/kw.out"
+    # describe printed the objects themselves: a pod's events, the pods that use a claim, a
+    # fieldRef's value, a custom resource's fields.
+    grep -qx '  Warning  BackOff  <age> (x5 over 2d2h)  kubelet  BackOff of web-pod-13je7' "$work/kw.out"
+    grep -qE '^Used By: +claimant$' "$work/kw.out"
+    grep -qE '^      ME: +claimant \(v1:metadata.name\)$' "$work/kw.out"
+    grep -qE '^  Some - Dash: +z$' "$work/kw.out"
     ;;
 
   create_delete_vs_kubectl)
