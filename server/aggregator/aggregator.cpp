@@ -135,7 +135,7 @@ class RequestHandle {
     m_drained.notify_all();  // a paced response waits no more
   }
   // The client's bytes, for the server. False when the server has a window's worth waiting:
-  // the caller stops reading from the client until `resume_client` is called.
+  // the caller stops reading from the client, and sent() resumes it.
   bool send(std::string_view bytes) {
     std::lock_guard lock(m_mutex);
     if (m_client == nullptr) return true;  // the tunnel is over: read on, and drop
@@ -453,28 +453,25 @@ void Aggregator::proxy(const net::Request& request, std::string_view group, std:
   for (const auto& [key, values] : user.extra)
     for (const auto& value : values) forwarded.headers.emplace_back("X-Remote-Extra-" + path_escape(key), value);
   bool began = false;
-  net::client::StreamHandler handler{.on_head =
-                                         [&](const net::client::ResponseHead& head) {
-                                           net::ResponseHead out{head.status, {}, false};
-                                           // A switch of protocols keeps its Connection and Upgrade fields: the client
-                                           // needs them.
-                                           const bool switched = upgrade && head.status == 101;
-                                           for (const auto& [name, value] : head.headers)
-                                             if (switched ? !name.starts_with(':') : !hop_header(name))
-                                               out.headers.push_back({name, value});
-                                           stream.begin(std::move(out));
-                                           began = true;
-                                           stream.on_close([cancel] { cancel->cancel(); });
-                                           return true;
-                                         },
-                                     .on_data =
-                                         [&](std::string_view bytes) {
-                                           if (!stream.write(std::string(bytes))) return false;
-                                           stream.flush();
-                                           cancel->queued_for_client(stream, upgrade);
-                                           return true;
-                                         },
-                                     .on_sent = [&](std::size_t backlog) { cancel->sent(backlog, stream); }};
+  net::client::StreamHandler handler;
+  handler.on_head = [&](const net::client::ResponseHead& head) {
+    net::ResponseHead out{head.status, {}, false};
+    // A switch of protocols keeps its Connection and Upgrade fields: the client needs them.
+    const bool switched = upgrade && head.status == 101;
+    for (const auto& [name, value] : head.headers)
+      if (switched ? !name.starts_with(':') : !hop_header(name)) out.headers.push_back({name, value});
+    stream.begin(std::move(out));
+    began = true;
+    stream.on_close([cancel] { cancel->cancel(); });
+    return true;
+  };
+  handler.on_data = [&](std::string_view bytes) {
+    if (!stream.write(std::string(bytes))) return false;
+    stream.flush();
+    cancel->queued_for_client(stream, upgrade);
+    return true;
+  };
+  handler.on_sent = [&](std::size_t backlog) { cancel->sent(backlog, stream); };
   auto result = (*lease)->stream(forwarded, handler);
   cancel->release();
   if (!began) {
