@@ -304,6 +304,30 @@ class AggregationTest(unittest.TestCase):
         conditions = json.loads(text).get("status", {}).get("conditions", [])
         return next((c for c in conditions if c["type"] == "Available"), {})
 
+    def tls_socket(self, timeout=20):
+        """A TLS connection to kw's secure port, for requests written by hand."""
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        raw = socket.create_connection(("127.0.0.1", self.server.secure_port), timeout=timeout)
+        return context.wrap_socket(raw, server_hostname="127.0.0.1")
+
+    @staticmethod
+    def send_request(sock, path, upgrade_key=None, extra=""):
+        """Writes an admin's GET of `path`; with `upgrade_key`, a WebSocket upgrade."""
+        upgrade = (f"Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                   f"Sec-WebSocket-Key: {upgrade_key}\r\n") if upgrade_key else ""
+        sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer admin-token\r\n"
+                      f"{upgrade}{extra}\r\n").encode())
+
+    def request_head(self, sock, path, upgrade_key=None, extra=""):
+        """send_request(), then the answer's head, read a byte at a time (what follows stays unread)."""
+        self.send_request(sock, path, upgrade_key, extra)
+        head = b""
+        while not head.endswith(b"\r\n\r\n"):
+            head += read_exact(sock, 1)
+        return head
+
     def test_the_apiservice_is_available_after_its_check(self):
         condition = self.available("v1beta1.metrics.k8s.io")
         self.assertEqual((condition["reason"], condition["message"]), ("Passed", "all checks passed"))
@@ -379,18 +403,9 @@ class AggregationTest(unittest.TestCase):
     def test_websocket_upgrades_pass_through(self):
         key = base64.b64encode(os.urandom(16)).decode()
         path = GV + "/namespaces/default/pods/busy/exec?command=sh"
-        context = ssl.create_default_context()
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-        raw = socket.create_connection(("127.0.0.1", self.server.secure_port), timeout=20)
-        with context.wrap_socket(raw, server_hostname="127.0.0.1") as sock:
-            sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer admin-token\r\n"
-                          f"Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
-                          f"Sec-WebSocket-Key: {key}\r\n"
-                          f"Sec-WebSocket-Protocol: v4.channel.k8s.io, base64.channel.k8s.io\r\n\r\n").encode())
-            head = b""
-            while not head.endswith(b"\r\n\r\n"):
-                head += read_exact(sock, 1)
+        with self.tls_socket() as sock:
+            head = self.request_head(sock, path, upgrade_key=key,
+                                     extra="Sec-WebSocket-Protocol: v4.channel.k8s.io, base64.channel.k8s.io\r\n")
             lines = head.decode().split("\r\n")
             self.assertTrue(lines[0].startswith("HTTP/1.1 101"), head)
             fields = {name.lower(): value.strip() for name, _, value in (l.partition(":") for l in lines[1:] if l)}
@@ -420,17 +435,8 @@ class AggregationTest(unittest.TestCase):
         holds a bounded part of each: the rest waits in the sender."""
         size_in, size_out, pause = 40 << 20, 64 << 20, 2.0
         path = GV + f"/namespaces/default/pods/busy/portforward?in={size_in}&out={size_out}&pause={pause}"
-        context = ssl.create_default_context()
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-        raw = socket.create_connection(("127.0.0.1", self.server.secure_port), timeout=60)
-        with context.wrap_socket(raw, server_hostname="127.0.0.1") as sock:
-            sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer admin-token\r\n"
-                          f"Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
-                          f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n\r\n").encode())
-            head = b""
-            while not head.endswith(b"\r\n\r\n"):
-                head += read_exact(sock, 1)
+        with self.tls_socket(timeout=60) as sock:
+            head = self.request_head(sock, path, upgrade_key=base64.b64encode(os.urandom(16)).decode())
             self.assertTrue(head.startswith(b"HTTP/1.1 101"), head)
             before = rss_bytes(self.server.proc.pid)
             sampler = RssSampler(self.server.proc.pid)
@@ -460,13 +466,8 @@ class AggregationTest(unittest.TestCase):
         """The server streams 64 MiB while the client reads nothing for two seconds: kw stops
         reading from the server instead of holding what the client has not taken."""
         size, pause = 64 << 20, 2.0
-        context = ssl.create_default_context()
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-        raw = socket.create_connection(("127.0.0.1", self.server.secure_port), timeout=60)
-        with context.wrap_socket(raw, server_hostname="127.0.0.1") as sock:
-            sock.sendall((f"GET {GV}/nodes?watch=1&flood={size} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                          f"Authorization: Bearer admin-token\r\n\r\n").encode())
+        with self.tls_socket(timeout=60) as sock:
+            self.send_request(sock, f"{GV}/nodes?watch=1&flood={size}")
             before = rss_bytes(self.server.proc.pid)
             sampler = RssSampler(self.server.proc.pid)
             sampler.start()
@@ -497,17 +498,8 @@ class AggregationTest(unittest.TestCase):
         """The client reads nothing and then goes away while kw is not reading from the server
         (the client being behind): kw ends the tunnel, and the server's next send fails."""
         path = GV + f"/namespaces/default/pods/busy/portforward?in=0&out={64 << 20}&pause=0&leave=1"
-        context = ssl.create_default_context()
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-        raw = socket.create_connection(("127.0.0.1", self.server.secure_port), timeout=20)
-        with context.wrap_socket(raw, server_hostname="127.0.0.1") as sock:
-            sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer admin-token\r\n"
-                          f"Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
-                          f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n\r\n").encode())
-            head = b""
-            while not head.endswith(b"\r\n\r\n"):
-                head += read_exact(sock, 1)
+        with self.tls_socket() as sock:
+            head = self.request_head(sock, path, upgrade_key=base64.b64encode(os.urandom(16)).decode())
             self.assertTrue(head.startswith(b"HTTP/1.1 101"), head)
             count = len(self.stand_in.tunnels)
             time.sleep(1.5)  # kw's window fills, and it stops reading from the server
