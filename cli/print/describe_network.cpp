@@ -101,7 +101,7 @@ std::string backend_text(const json& backend, const Related& related) {
 
 void describe_ingress(Writer& w, const json& ingress, const Related& related, TimePoint now) {
   const json& spec = at(ingress, {"spec"});
-  w.write(0, "Name:\t" + str(at(ingress, {"metadata", "name"})) + "\n");
+  write_name(w, ingress, false);
   write_labels(w, "Labels", at(ingress, {"metadata", "labels"}));
   w.write(0, "Namespace:\t" + str(at(ingress, {"metadata", "namespace"})) + "\n");
   std::set<std::string> addresses;

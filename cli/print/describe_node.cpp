@@ -137,7 +137,7 @@ std::string taint_text(const json& taint) {
 void describe_node(Writer& w, const json& node, const Related& related, TimePoint now) {
   const json& spec = at(node, {"spec"});
   const json& status = at(node, {"status"});
-  w.write(0, "Name:\t" + str(at(node, {"metadata", "name"})) + "\n");
+  write_name(w, node, false);
   std::set<std::string> roles;
   if (const json& labels = at(node, {"metadata", "labels"}); labels.is_object())
     for (const auto& [key, value] : labels.items()) {

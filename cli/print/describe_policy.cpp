@@ -230,7 +230,7 @@ void describe_autoscaler(Writer& w, const json& hpa, const Related& related, Tim
 // ---- IngressClass, EndpointSlice, CSINode -------------------------------------------------------
 
 void describe_ingress_class(Writer& w, const json& ic, const Related& related, TimePoint now) {
-  w.write(0, "Name:\t" + str(at(ic, {"metadata", "name"})) + "\n");
+  write_name(w, ic, false);
   write_metadata(w, ic);
   w.write(0, "Controller:\t" + str(at(ic, {"spec", "controller"})) + "\n");
   if (const json& parameters = at(ic, {"spec", "parameters"}); parameters.is_object()) {
@@ -280,7 +280,7 @@ void describe_endpoint_slice(Writer& w, const json& slice, const Related& relate
 }
 
 void describe_csi_node(Writer& w, const json& node, const Related& related, TimePoint now) {
-  w.write(0, "Name:\t" + str(at(node, {"metadata", "name"})) + "\n");
+  write_name(w, node, false);
   write_metadata(w, node);
   w.write(0, "CreationTimestamp:\t" + rfc1123z(at(node, {"metadata", "creationTimestamp"})) + "\n");
   w.write(0, "Spec:\n");

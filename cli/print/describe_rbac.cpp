@@ -89,7 +89,7 @@ std::string resource_with_group(const Rule& rule) {
 }
 
 void describe_role(Writer& w, const json& role, const Related&, TimePoint) {
-  w.write(0, "Name:\t" + str(at(role, {"metadata", "name"})) + "\n");
+  write_name(w, role, false);
   write_metadata(w, role);
   w.write(0, "PolicyRule:\n");
   w.write(1, "Resources\tNon-Resource URLs\tResource Names\tVerbs\n");
@@ -100,7 +100,7 @@ void describe_role(Writer& w, const json& role, const Related&, TimePoint) {
 }
 
 void describe_binding(Writer& w, const json& binding, const Related&, TimePoint) {
-  w.write(0, "Name:\t" + str(at(binding, {"metadata", "name"})) + "\n");
+  write_name(w, binding, false);
   write_metadata(w, binding);
   w.write(0, "Role:\n");
   w.write(1, "Kind:\t" + str(at(binding, {"roleRef", "kind"})) + "\n");

@@ -94,7 +94,7 @@ void write_volume_source(Writer& w, const json& spec) {
 
 void describe_persistent_volume(Writer& w, const json& pv, const Related& related, TimePoint now) {
   const json& spec = at(pv, {"spec"});
-  w.write(0, "Name:\t" + str(at(pv, {"metadata", "name"})) + "\n");
+  write_name(w, pv, false);
   write_metadata(w, pv);
   w.write(0, "Finalizers:\t" + go_list(at(pv, {"metadata", "finalizers"})) + "\n");
   w.write(0, "StorageClass:\t" + storage_class(pv) + "\n");
@@ -116,8 +116,7 @@ void describe_persistent_volume(Writer& w, const json& pv, const Related& relate
 
 void describe_claim(Writer& w, const json& pvc, const Related& related, TimePoint now) {
   const json& spec = at(pvc, {"spec"});
-  w.write(0, "Name:\t" + str(at(pvc, {"metadata", "name"})) + "\n");
-  w.write(0, "Namespace:\t" + str(at(pvc, {"metadata", "namespace"})) + "\n");
+  write_name(w, pvc);
   w.write(0, "StorageClass:\t" + storage_class(pvc) + "\n");
   w.write(0, "Status:\t" + status_text(pvc, str(at(pvc, {"status", "phase"})), now) + "\n");
   const std::string volume = str(at(spec, {"volumeName"}));
@@ -164,7 +163,7 @@ void describe_claim(Writer& w, const json& pvc, const Related& related, TimePoin
 }
 
 void describe_storage_class(Writer& w, const json& sc, const Related& related, TimePoint now) {
-  w.write(0, "Name:\t" + str(at(sc, {"metadata", "name"})) + "\n");
+  write_name(w, sc, false);
   const json& annotations = at(sc, {"metadata", "annotations"});
   const bool is_default = str(at(annotations, {"storageclass.kubernetes.io/is-default-class"})) == "true" ||
                           str(at(annotations, {"storageclass.beta.kubernetes.io/is-default-class"})) == "true";
@@ -208,30 +207,12 @@ void describe_storage_class(Writer& w, const json& sc, const Related& related, T
 }
 
 void describe_priority_class(Writer& w, const json& pc, const Related& related, TimePoint now) {
-  w.write(0, "Name:\t" + str(at(pc, {"metadata", "name"})) + "\n");
+  write_name(w, pc, false);
   w.write(0, "Value:\t" + std::to_string(num(at(pc, {"value"}))) + "\n");
   w.write(0, std::string("GlobalDefault:\t") + (at(pc, {"globalDefault"}) == true ? "true" : "false") + "\n");
   w.write(0, "PreemptionPolicy:\t" + str(at(pc, {"preemptionPolicy"})) + "\n");
   w.write(0, "Description:\t" + str(at(pc, {"description"})) + "\n");
   w.write(0, "Annotations:\t" + api::print::format_labels(at(pc, {"metadata", "annotations"})) + "\n");
-  if (related.events) write_events(w, *related.events, now);
-}
-
-void describe_replication_controller(Writer& w, const json& rc, const Related& related, TimePoint now) {
-  w.write(0, "Name:\t" + str(at(rc, {"metadata", "name"})) + "\n");
-  w.write(0, "Namespace:\t" + str(at(rc, {"metadata", "namespace"})) + "\n");
-  w.write(0, "Selector:\t" + api::print::format_labels(at(rc, {"spec", "selector"})) + "\n");
-  write_metadata(w, rc);
-  w.write(0, "Replicas:\t" + std::to_string(num(at(rc, {"status", "replicas"}))) + " current / " +
-                 std::to_string(num(at(rc, {"spec", "replicas"}))) + " desired\n");
-  w.write(0, "Pods Status:\t" + pod_status_counts(rc, related.pods) + "\n");
-  w.write(0, describe_pod_template(at(rc, {"spec", "template"})));
-  if (const json& conditions = arr(at(rc, {"status", "conditions"})); !conditions.empty()) {
-    w.write(0, "Conditions:\n  Type\tStatus\tReason\n");
-    w.write(1, "----\t------\t------\n");
-    for (const auto& c : conditions)
-      w.write(1, str(at(c, {"type"})) + " \t" + str(at(c, {"status"})) + "\t" + str(at(c, {"reason"})) + "\n");
-  }
   if (related.events) write_events(w, *related.events, now);
 }
 
@@ -241,7 +222,6 @@ Describer storage_describer(std::string_view group, std::string_view kind) {
   if (group.empty()) {
     if (kind == "PersistentVolume") return describe_persistent_volume;
     if (kind == "PersistentVolumeClaim") return describe_claim;
-    if (kind == "ReplicationController") return describe_replication_controller;
   }
   if (group == "storage.k8s.io" && kind == "StorageClass") return describe_storage_class;
   if (group == "scheduling.k8s.io" && kind == "PriorityClass") return describe_priority_class;

@@ -116,10 +116,23 @@ void describe_replica_set(Writer& w, const json& set, const Related& related, Ti
   if (related.events) write_events(w, *related.events, now);
 }
 
+// A ReplicaSet's description with an equality selector and no controller line.
+void describe_replication_controller(Writer& w, const json& rc, const Related& related, TimePoint now) {
+  write_name(w, rc);
+  w.write(0, "Selector:\t" + api::print::format_labels(at(rc, {"spec", "selector"})) + "\n");
+  write_metadata(w, rc);
+  w.write(0, "Replicas:\t" + std::to_string(num(at(rc, {"status", "replicas"}))) + " current / " +
+                 std::to_string(num(at(rc, {"spec", "replicas"}))) + " desired\n");
+  w.write(0, "Pods Status:\t" + pod_status_counts(rc, related.pods) + "\n");
+  write_template(w, at(rc, {"spec", "template"}));
+  write_conditions(w, rc);
+  if (related.events) write_events(w, *related.events, now);
+}
+
 void describe_daemon_set(Writer& w, const json& set, const Related& related, TimePoint now) {
   const json& status = at(set, {"status"});
   // kubectl prints no namespace for a DaemonSet.
-  w.write(0, "Name:\t" + str(at(set, {"metadata", "name"})) + "\n");
+  write_name(w, set, false);
   w.write(0, "Selector:\t" + api::print::selector_string(at(set, {"spec", "selector"})) + "\n");
   w.write(0,
           "Node-Selector:\t" + api::print::format_labels(at(set, {"spec", "template", "spec", "nodeSelector"})) + "\n");
@@ -253,6 +266,7 @@ void describe_cron_job(Writer& w, const json& cron, const Related& related, Time
 }  // namespace
 
 Describer workload_describer(std::string_view group, std::string_view kind) {
+  if (group.empty() && kind == "ReplicationController") return describe_replication_controller;
   if (group == "apps") {
     if (kind == "Deployment") return describe_deployment;
     if (kind == "ReplicaSet") return describe_replica_set;
