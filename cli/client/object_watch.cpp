@@ -47,11 +47,9 @@ class JudgingPrinter final : public Printer {
   std::atomic<bool> m_satisfied{false};
 };
 
-}  // namespace
-
-ObjectWatchResult watch_object(ApiClient& api, const api::ResourceInfo& info, const std::string& namespace_name,
-                               const std::string& name, std::optional<std::chrono::milliseconds> timeout,
-                               const StateJudge& judge) {
+// Watches what `query` and `options` select until the judge is satisfied or time is up.
+ObjectWatchResult watch_judged(ApiClient& api, const api::ResourceInfo& info, Query query, WatchOptions options,
+                               std::optional<std::chrono::milliseconds> timeout, const StateJudge& judge) {
   auto stream_client = api.clone();
   if (!stream_client) {
     std::cerr << "error: " << stream_client.error().message << '\n';
@@ -61,12 +59,6 @@ ObjectWatchResult watch_object(ApiClient& api, const api::ResourceInfo& info, co
   JudgingPrinter printer(judge, stop);
   std::ostringstream sink;
   SharedOutput output{printer, sink, {}, false};
-  Query query;
-  query.namespace_name = info.namespaced ? namespace_name : std::string();
-  query.want_table = false;
-  WatchOptions options;
-  options.single_name = name;
-  options.initial_as_list = true;
   std::atomic<bool> timed_out{false};
   std::jthread timer;
   if (timeout)
@@ -83,6 +75,32 @@ ObjectWatchResult watch_object(ApiClient& api, const api::ResourceInfo& info, co
   if (printer.satisfied()) return {WatchEnd::Satisfied, k_exit_ok};
   if (timed_out) return {WatchEnd::TimedOut, k_exit_ok};
   return {WatchEnd::Failed, code == k_exit_ok ? k_exit_unreachable : code};
+}
+
+}  // namespace
+
+ObjectWatchResult watch_object(ApiClient& api, const api::ResourceInfo& info, const std::string& namespace_name,
+                               const std::string& name, std::optional<std::chrono::milliseconds> timeout,
+                               const StateJudge& judge) {
+  Query query;
+  query.namespace_name = info.namespaced ? namespace_name : std::string();
+  query.want_table = false;
+  WatchOptions options;
+  options.single_name = name;
+  options.initial_as_list = true;
+  return watch_judged(api, info, std::move(query), std::move(options), timeout, judge);
+}
+
+ObjectWatchResult watch_selection(ApiClient& api, const api::ResourceInfo& info, const std::string& namespace_name,
+                                  const std::string& selector, std::optional<std::chrono::milliseconds> timeout,
+                                  const StateJudge& judge) {
+  Query query;
+  query.namespace_name = info.namespaced ? namespace_name : std::string();
+  query.label_selector = selector;
+  query.want_table = false;
+  WatchOptions options;
+  options.initial_as_list = true;
+  return watch_judged(api, info, std::move(query), std::move(options), timeout, judge);
 }
 
 }  // namespace kw::cli

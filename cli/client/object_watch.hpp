@@ -35,4 +35,11 @@ ObjectWatchResult watch_object(ApiClient& api, const api::ResourceInfo& info, co
                                const std::string& name, std::optional<std::chrono::milliseconds> timeout,
                                const StateJudge& judge);
 
+// The same over every object of `info` in `namespace_name` ("" = every namespace) that a label
+// selector matches ("" = all of them): the judge sees each one listed or changed, and nullopt
+// for an empty listing or a deletion.
+ObjectWatchResult watch_selection(ApiClient& api, const api::ResourceInfo& info, const std::string& namespace_name,
+                                  const std::string& selector, std::optional<std::chrono::milliseconds> timeout,
+                                  const StateJudge& judge);
+
 }  // namespace kw::cli

@@ -128,7 +128,8 @@ int run_can_i(const CanIOptions& o) {
   // kubectl's warnings, each followed by an empty line as its warning printer writes them.
   const auto warn = [](const std::string& text) { std::cerr << "Warning: " << text << "\n\n"; };
   static const std::set<std::string, std::less<>> known_resource_verbs = {
-      "get", "list", "watch", "create", "update", "patch", "delete", "deletecollection", "use", "bind", "impersonate", "*"};
+      "get", "list", "watch",       "create", "update",  "patch", "delete",   "deletecollection",
+      "use", "bind", "impersonate", "*",      "approve", "sign",  "escalate", "attest"};
   static const std::set<std::string, std::less<>> known_non_resource_verbs = {"get",     "put",    "post", "head",
                                                                               "options", "delete", "patch", "*"};
   if (o.args[1].starts_with("/")) {

@@ -89,6 +89,12 @@ std::string no_resources_message() {
 
 VerbError usage_error(std::string message) { return VerbError{0, "error: " + std::move(message), k_exit_usage}; }
 
+std::string server_message(const std::string& message) {
+  if (!message.starts_with("Error from server")) return message;
+  const auto colon = message.find(": ");
+  return colon == std::string::npos ? message : message.substr(colon + 2);
+}
+
 VerbResult<nlohmann::json> call_json(ApiClient& api, const std::string& method, const std::string& target,
                                     const std::string& content_type, const std::string& body) {
   auto response = api.send(method, target, std::string(k_json), content_type, body);

@@ -30,6 +30,8 @@ template <class T>
 using VerbResult = std::expected<T, VerbError>;
 
 VerbError usage_error(std::string message);  // "error: " + message, exit 1
+// The server's own words in an "Error from server (Reason): ..." message; other messages as they are.
+std::string server_message(const std::string& message);
 // kubectl's answer to a verb given no resource (scale, wait): the message and its examples.
 std::string no_resources_message();
 

@@ -150,12 +150,22 @@ describe::Related related_of(ApiClient& api, const Found& found, bool show_event
         if (auto secrets = list_all(api, "/api/v1/namespaces/" + url_escape(ns) + "/secrets", chunk))
           related.secrets = std::move(*secrets);
         break;
-      case describe::Need::services_and_endpoints:
+      case describe::Need::services_and_endpoint_slices: {
         related.services =
             list_all(api, "/api/v1/namespaces/" + url_escape(ns) + "/services", chunk).value_or(std::vector<json>{});
-        related.endpoints =
-            list_all(api, "/api/v1/namespaces/" + url_escape(ns) + "/endpoints", chunk).value_or(std::vector<json>{});
+        // One listing for all the Services shown (kubectl lists each Service's slices).
+        std::string names;
+        for (const auto& service : describe::shown_services(found.object))
+          names += (names.empty() ? "" : ",") + service;
+        if (names.empty()) break;
+        related.endpoint_slices =
+            list_all(api,
+                     with_query("/apis/discovery.k8s.io/v1/namespaces/" + url_escape(ns) + "/endpointslices",
+                                "labelSelector", "kubernetes.io/service-name in (" + names + ")"),
+                     chunk)
+                .value_or(std::vector<json>{});
         break;
+      }
       case describe::Need::node_pods_and_lease: {
         const std::string selector = "spec.nodeName=" + name + ",status.phase!=Succeeded,status.phase!=Failed";
         related.pods =

@@ -468,8 +468,6 @@ int run_edit(const EditOptions& options) {
   if (!options.output.empty() && options.output != "yaml" && options.output != "json")
     return report_usage("unable to match a printer suitable for the output format " + util::go_quote(options.output) +
                         ", allowed formats are: json,yaml");
-  if (!options.subresource.empty() && options.subresource != "status")
-    return report_usage("invalid subresource value: " + util::go_quote(options.subresource) + ". Must be one of [status]");
   auto api = ApiClient::create(options.connection);
   if (!api) return report_usage(api.error().message);
   Resolver resolver(**api);
@@ -498,7 +496,8 @@ void add_edit_command(CLI::App& app, int* exit_code) {
   command->add_flag("--output-patch", options->output_patch, "Print the patch sent for each edited object");
   command->add_option("--field-manager", options->field_manager, "Who the server records as the writer of the fields")
       ->default_str("kubectl-edit");
-  command->add_option("--subresource", options->subresource, "Edit this subresource of the objects: status");
+  command->add_option("--subresource", options->subresource,
+                      "Edit this subresource of the objects (status, scale, or any the server serves)");
   command->add_flag("--show-managed-fields", options->show_managed_fields, "Keep metadata.managedFields in the file");
   command->add_flag("--save-config", options->save_config,
                     "Store the edited object in the last-applied-configuration annotation, so kw apply can follow");

@@ -271,6 +271,7 @@ int run_get(GetOptions& options) {
                      .typed = false};
   for (const auto& column : options.label_columns)
     for (auto& key : split_list(column, ',')) print.label_columns.push_back(key);
+  const bool watch_flag = options.watch;
   if (options.watch_only) options.watch = true;
   // Scripts reading `-o json -w` need the event type (a DELETED object looks like any
   // other): each line is a {"type":...,"object":...} event, initial objects as ADDED.
@@ -280,13 +281,11 @@ int run_get(GetOptions& options) {
     std::cerr << "error: " << checked.error().message << '\n';
     return k_exit_usage;
   }
+  // A watch prints each object as it comes: kubectl warns that it sorts nothing.
   if (!options.sort_by.empty() && options.watch) {
-    std::cerr << "error: --sort-by cannot be used with --watch\n";
-    return k_exit_usage;
-  }
-  if (!options.subresource.empty() && options.subresource != "status" && options.subresource != "scale") {
-    std::cerr << "error: invalid subresource value: \"" << options.subresource << "\". Must be one of [status scale]\n";
-    return k_exit_usage;
+    std::cerr << (watch_flag ? "warning: --watch requested, --sort-by will be ignored for watch events received\n"
+                             : "warning: --watch-only requested, --sort-by will be ignored\n");
+    options.sort_by.clear();
   }
   auto api = ApiClient::create(options.connection);
   if (!api) {
@@ -414,7 +413,8 @@ void add_get_command(CLI::App& app, int* exit_code) {
                       "TYPE[,TYPE...] [NAME...] or TYPE/NAME...; a TYPE may be a category such as all");
   add_common(command, *options);
   add_manifest_flags(*command, options->filenames, options->recursive, "Files, directories or - (stdin) whose objects to get");
-  command->add_option("--subresource", options->subresource, "Get this subresource of the named objects: status or scale");
+  command->add_option("--subresource", options->subresource,
+                      "Get this subresource of the named objects (status, scale, or any the server serves)");
   command->add_option("--sort-by", options->sort_by, "Sort by a JSONPath expression (e.g. .metadata.name)");
   command->add_flag("-w,--watch", options->watch, "After listing, watch for changes (reconnects and resumes)");
   command->add_flag("--watch-only", options->watch_only, "Watch for changes without printing the current state");

@@ -215,8 +215,6 @@ int run_patch(PatchOptions& options) {
   if (!parsed) return report_usage(parsed.error().message);
   if (parsed->empty() || parsed->front().names.empty())
     return report_usage("you must specify the object to patch as TYPE NAME or TYPE/NAME");
-  if (!options.subresource.empty() && options.subresource != "status" && options.subresource != "scale")
-    return report_usage("invalid subresource value: \"" + options.subresource + "\". Must be one of [status scale]");
   if (options.write.client_dry_run() && options.type == "strategic")
     return report_usage("a strategic merge patch is applied by the server: use --dry-run=server, or --type merge|json");
   auto api = ApiClient::create(options.connection);
@@ -281,7 +279,8 @@ void add_patch_command(CLI::App& app, int* exit_code) {
   command->add_option("--type", options->type, "The kind of patch: strategic, merge (RFC 7386) or json (RFC 6902)")
       ->check(CLI::IsMember({"strategic", "merge", "json"}))
       ->capture_default_str();
-  command->add_option("--subresource", options->subresource, "Patch this subresource of the object: status or scale");
+  command->add_option("--subresource", options->subresource,
+                      "Patch this subresource of the object (status, scale, or any the server serves)");
   add_write_output_flags(*command, options->write);
   add_connection_flags(*command, options->connection);
   command->callback([options, exit_code] { *exit_code = run_patch(*options); });

@@ -78,15 +78,26 @@ int run_scale(const ScaleOptions& options) {
   Resolver resolver(**api);
   auto named = objects_of(**api, resolver, options.targets);
   if (!named) return report(named.error());
-  // As kubectl's, the objects are read first; those that do not exist are passed over.
+  // As kubectl's, the objects are read first; those that do not exist are passed over, and
+  // reported after the others are scaled.
   std::vector<std::pair<NamedObject, json>> found;
+  std::vector<VerbError> missing;
   for (const auto& object : *named) {
     auto live = call_json(**api, "GET", object_path(object.info, object.namespace_name, object.name), {}, {});
-    if (!live && live.error().http_status == 404) continue;
+    if (!live && live.error().http_status == 404) {
+      missing.push_back(live.error());
+      continue;
+    }
     if (!live) return report(live.error());
     found.emplace_back(object, std::move(*live));
   }
-  if (found.empty()) return report_usage("no objects passed to scale");
+  if (found.empty()) {
+    // kubectl 1.33 appends what it could not read, in Go's words for a list of errors.
+    std::string why;
+    for (const auto& error : missing) why += (why.empty() ? "" : ", ") + server_message(error.message);
+    if (missing.size() > 1) why = "[" + why + "]";
+    return report_usage("no objects passed to scale" + (why.empty() ? "" : " " + why));
+  }
   int code = k_exit_ok;
   for (const auto& [object, live] : found) {
     const std::string kind_name = kind_prefix(object.info) + "/" + object.name;
@@ -98,6 +109,7 @@ int run_scale(const ScaleOptions& options) {
     }
     if (!options.write.print(live, kind_name, kind_name + " scaled")) code = k_exit_usage;
   }
+  for (const auto& error : missing) code = report(error);
   return code;
 }
 

@@ -62,6 +62,11 @@ Result<WaitCondition> parse_wait_condition(std::string_view text) {
     std::ranges::transform(s, s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
   }();
+  if (lower == "create") {
+    WaitCondition create;
+    create.kind = WaitCondition::Kind::Create;
+    return create;
+  }
   if (lower == "delete") return WaitCondition{};
   if (lower.starts_with("condition=")) return parse_condition(text.substr(10));
   if (lower.starts_with("jsonpath=")) return parse_jsonpath(text.substr(9));
@@ -103,6 +108,8 @@ Result<bool> jsonpath_met(const WaitCondition& condition, const json& object) {
 
 Result<bool> condition_met(const WaitCondition& condition, const json& object) {
   switch (condition.kind) {
+    case WaitCondition::Kind::Create:
+      return true;
     case WaitCondition::Kind::Delete: return false;
     case WaitCondition::Kind::Condition: return status_condition_met(condition, object);
     case WaitCondition::Kind::JsonPath: return jsonpath_met(condition, object);

@@ -1,5 +1,5 @@
 #pragma once
-// What `kw wait --for=...` waits for, and whether one object meets it: delete,
+// What `kw wait --for=...` waits for, and whether one object meets it: create, delete,
 // condition=NAME[=VALUE] (a status condition, VALUE "true" unless given, compared without
 // case) or jsonpath=EXPR[=VALUE] (the value at EXPR, or only that EXPR finds something).
 #include <memory>
@@ -15,7 +15,7 @@
 namespace kw::cli {
 
 struct WaitCondition {
-  enum class Kind { Delete, Condition, JsonPath };
+  enum class Kind { Create, Delete, Condition, JsonPath };
   Kind kind = Kind::Delete;
   std::string name;                   // the condition type (Condition)
   std::optional<std::string> value;   // the wanted status or JSONPath value

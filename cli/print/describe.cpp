@@ -34,6 +34,15 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 }  // namespace
 
+void write_resources(Writer& w, const json& resources, int level) {
+  for (const char* part : {"limits", "requests"}) {
+    const json& list = at(resources, {part});
+    if (!list.is_object() || list.empty()) continue;
+    w.write(level, std::string(part == std::string("limits") ? "Limits" : "Requests") + ":\n");
+    for (const auto& [name, quantity] : list.items()) w.write(level + 1, name + ":\t" + value_text(quantity) + "\n");
+  }
+}
+
 void write_name(Writer& w, const json& object, bool with_namespace) {
   w.write(0, "Name:\t" + str(at(object, {"metadata", "name"})) + "\n");
   if (with_namespace) w.write(0, "Namespace:\t" + str(at(object, {"metadata", "namespace"})) + "\n");
@@ -149,15 +158,6 @@ void write_list_lines(Writer& w, const char* title, const json& list) {
     for (const auto& line : split_lines(value_text(item))) w.write(3, line + "\n");
 }
 
-void write_resources(Writer& w, const json& resources, int level) {
-  for (const char* part : {"limits", "requests"}) {
-    const json& list = at(resources, {part});
-    if (!list.is_object() || list.empty()) continue;
-    w.write(level, std::string(part == std::string("limits") ? "Limits" : "Requests") + ":\n");
-    for (const auto& [name, quantity] : list.items()) w.write(level + 1, name + ":\t" + value_text(quantity) + "\n");
-  }
-}
-
 std::string probe_text(const json& probe) {
   const std::string attributes = "delay=" + std::to_string(api::num(at(probe, {"initialDelaySeconds"}))) +
                                  "s timeout=" + std::to_string(api::num(at(probe, {"timeoutSeconds"}))) +
@@ -183,13 +183,6 @@ std::string probe_text(const json& probe) {
 }
 
 std::string optional_text(const json& reference) { return at(reference, {"optional"}) == true ? "true" : "false"; }
-
-// A projected source's `optional`, which kubectl prints as a Go pointer: <nil> when unset (a
-// set one prints as an address; kw prints its value).
-std::string pointer_text(const json& reference) {
-  const json& optional = at(reference, {"optional"});
-  return optional.is_boolean() ? value_text(optional) : "<nil>";
-}
 
 // The value a fieldRef variable takes in `pod` (kubectl reads it from the pod it describes):
 // "" for a field it cannot read.
@@ -410,14 +403,17 @@ void write_volumes(Writer& w, const json& volumes, const std::string& space) {
       w.write(2, "Type:\tProjected (a volume that contains injected data from multiple sources)\n");
       for (const auto& source : arr(at(projected, {"sources"}))) {
         if (const json& s = at(source, {"secret"}); s.is_object())
-          w.write(2, "SecretName:\t" + str(at(s, {"name"})) + "\n    SecretOptionalName:\t" + pointer_text(s) + "\n");
+          w.write(2, "SecretName:\t" + str(at(s, {"name"})) + "\n    Optional:\t" + optional_text(s) + "\n");
         else if (at(source, {"downwardAPI"}).is_object())
           w.write(2, "DownwardAPI:\ttrue\n");
         else if (const json& c = at(source, {"configMap"}); c.is_object())
-          w.write(2, "ConfigMapName:\t" + str(at(c, {"name"})) + "\n    ConfigMapOptional:\t" + pointer_text(c) + "\n");
+          w.write(2, "ConfigMapName:\t" + str(at(c, {"name"})) + "\n    Optional:\t" + optional_text(c) + "\n");
         else if (const json& token = at(source, {"serviceAccountToken"}); token.is_object())
           w.write(2, "TokenExpirationSeconds:\t" + std::to_string(api::num(at(token, {"expirationSeconds"}))) + "\n");
       }
+    } else if (const json& image = at(volume, {"image"}); image.is_object()) {
+      w.write(2, "Type:\tImage (a container image or OCI artifact)\n    Reference:\t" + str(at(image, {"reference"})) +
+                     "\n    PullPolicy:\t" + str(at(image, {"pullPolicy"})) + "\n");
     } else {
       w.write(1, "<unknown>\n");
     }

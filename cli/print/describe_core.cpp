@@ -112,6 +112,10 @@ void describe_pod(Writer& w, const json& pod, const Related& related, TimePoint 
   write_controller(w, pod);
   if (const std::string nominated = str(at(status, {"nominatedNodeName"})); !nominated.empty())
     w.write(0, "NominatedNodeName:\t" + nominated + "\n");
+  if (const json& resources = at(spec, {"resources"}); resources.is_object()) {
+    w.write(0, "Resources:\n");
+    write_resources(w, resources, 1);
+  }
   if (!arr(at(spec, {"initContainers"})).empty())
     write_containers(w, "Init Containers", at(spec, {"initContainers"}), at(status, {"initContainerStatuses"}), "",
                      &pod);
@@ -266,7 +270,7 @@ void describe_config_map(Writer& w, const json& map, const Related& related, Tim
   write_metadata(w, map);
   w.write(0, "\nData\n====\n");
   if (const json& data = at(map, {"data"}); data.is_object())
-    for (const auto& [key, value] : data.items()) w.write(0, key + ":\n----\n" + value_text(value) + "\n");
+    for (const auto& [key, value] : data.items()) w.write(0, key + ":\n----\n" + value_text(value) + "\n\n");
   w.write(0, "\nBinaryData\n====\n");
   if (const json& data = at(map, {"binaryData"}); data.is_object())
     for (const auto& [key, value] : data.items()) {

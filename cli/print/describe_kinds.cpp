@@ -110,11 +110,11 @@ std::vector<Need> needs_of(std::string_view group, std::string_view kind) {
   if (group == "apps" && kind == "Deployment") return {Need::replica_sets};
   if (group.empty() && kind == "ReplicationController") return {Need::pods};
   if (group.empty() && kind == "PersistentVolumeClaim") return {Need::namespace_pods};
-  if (group.empty() && kind == "Service") return {Need::services_and_endpoints};
+  if (group.empty() && kind == "Service") return {Need::services_and_endpoint_slices};
   if (group.empty() && kind == "Namespace") return {Need::quotas_and_limits};
   if (group.empty() && kind == "Node") return {Need::node_pods_and_lease};
   if (group.empty() && kind == "ServiceAccount") return {Need::secrets};
-  if (group == "networking.k8s.io" && kind == "Ingress") return {Need::services_and_endpoints};
+  if (group == "networking.k8s.io" && kind == "Ingress") return {Need::services_and_endpoint_slices};
   return {};
 }
 

@@ -4,6 +4,7 @@
 // the object's fields. Rendering is pure: the verb reads what a describer shows besides the
 // object (its events, the pods of a controller, a namespace's quotas) and passes it in.
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,16 +17,18 @@ namespace kw::cli::describe {
 
 // What a kind's describer reads from the server besides the object itself.
 enum class Need {
-  pods,                    // the pods of the object's namespace its selector matches (controllers)
-  namespace_pods,          // every pod of the object's namespace (those that mount a claim)
-  replica_sets,            // the ReplicaSets of the namespace (a Deployment's old and new ones)
-  quotas_and_limits,       // the namespace's ResourceQuotas and LimitRanges
-  node_pods_and_lease,     // the pods bound to the Node that have not ended, and its Lease
-  secrets,                 // the Secrets of the namespace (a ServiceAccount's tokens)
-  services_and_endpoints,  // the Services and Endpoints of the namespace (a Service's addresses,
-                           // an Ingress's backends)
+  pods,                          // the pods of the object's namespace its selector matches (controllers)
+  namespace_pods,                // every pod of the object's namespace (those that mount a claim)
+  replica_sets,                  // the ReplicaSets of the namespace (a Deployment's old and new ones)
+  quotas_and_limits,             // the namespace's ResourceQuotas and LimitRanges
+  node_pods_and_lease,           // the pods bound to the Node that have not ended, and its Lease
+  secrets,                       // the Secrets of the namespace (a ServiceAccount's tokens)
+  services_and_endpoint_slices,  // the Services of the namespace and the EndpointSlices of those
+                                 // shown_services names (a Service's addresses, an Ingress's backends)
 };
 std::vector<Need> needs_of(std::string_view group, std::string_view kind);
+// The Services whose addresses the description of a Service or Ingress shows.
+std::set<std::string> shown_services(const nlohmann::json& object);
 
 struct Related {
   std::optional<std::vector<nlohmann::json>> events;  // nullopt: no Events section
@@ -35,7 +38,7 @@ struct Related {
   std::optional<std::vector<nlohmann::json>> limit_ranges;  // nullopt: the server has none
   std::optional<std::vector<nlohmann::json>> secrets;       // nullopt: they could not be listed
   std::vector<nlohmann::json> services;
-  std::vector<nlohmann::json> endpoints;
+  std::vector<nlohmann::json> endpoint_slices;
   nlohmann::json lease;     // a Node's Lease in kube-node-lease, or null
   std::string lease_error;  // why there is none: the server's message
 };

@@ -1,5 +1,5 @@
 // The describers of the networking kinds: Service, Endpoints and Ingress. A Service's and an
-// Ingress backend's addresses are read from the Endpoints of the same name, as kubectl 1.30 reads
+// Ingress backend's addresses are read from the Service's EndpointSlices, as kubectl 1.33 reads
 // them.
 #include <set>
 
@@ -31,44 +31,52 @@ const json* named(const std::vector<json>& objects, const std::string& name) {
   return nullptr;
 }
 
-// The addresses of an Endpoints object serving the port named `port` (kubectl's
-// formatEndpoints): at most three, then "+ N more...".
-std::string endpoints_text(const json& endpoints, const std::string& port) {
-  const json& subsets = arr(at(endpoints, {"subsets"}));
-  if (subsets.empty()) return "<none>";
+// The ready addresses of a Service's EndpointSlices serving the port named `port` (kubectl's
+// formatEndpointSlices): at most three, then "+ N more...". An endpoint with no ready condition
+// counts as ready.
+std::string endpoint_slices_text(const std::vector<const json*>& slices, const std::string& port) {
+  if (slices.empty()) return "<none>";
+  constexpr std::size_t k_shown = 3;
   std::vector<std::string> list;
   std::size_t count = 0;
   bool more = false;
-  for (const auto& subset : subsets) {
-    const json& addresses = arr(at(subset, {"addresses"}));
-    auto add = [&](const std::string& text) {
-      if (list.size() == 3) {
-        more = true;
-        return false;
-      }
-      list.push_back(text);
-      return true;
-    };
-    if (arr(at(subset, {"ports"})).empty()) {
-      count += addresses.size();
-      for (const auto& address : addresses)
-        if (!add(str(at(address, {"ip"})))) break;
+  // As kubectl's: "more" is set on meeting any endpoint once three are listed, ready or not.
+  auto add = [&](const json& endpoint, const std::string& suffix) {
+    if (list.size() == k_shown) more = true;
+    const json& ready = at(endpoint, {"conditions", "ready"});
+    if (ready.is_boolean() && !ready.get<bool>()) return;
+    const json& addresses = arr(at(endpoint, {"addresses"}));
+    if (addresses.empty()) return;
+    if (!more) {
+      const std::string address = str(addresses.front());
+      const bool bracket = !suffix.empty() && address.find(':') != std::string::npos;
+      list.push_back(bracket ? "[" + address + "]" + suffix : address + suffix);
+    }
+    ++count;
+  };
+  for (const json* slice : slices) {
+    const json& endpoints = arr(at(*slice, {"endpoints"}));
+    if (arr(at(*slice, {"ports"})).empty()) {
+      for (const auto& endpoint : endpoints) add(endpoint, "");
       continue;
     }
-    for (const auto& subset_port : arr(at(subset, {"ports"}))) {
-      if (str(at(subset_port, {"name"})) != port) continue;
-      count += addresses.size();
-      for (const auto& address : addresses) {
-        const std::string ip = str(at(address, {"ip"}));
-        const std::string host = ip.find(':') != std::string::npos ? "[" + ip + "]" : ip;
-        if (!add(host + ":" + std::to_string(num(at(subset_port, {"port"}))))) break;
-      }
+    for (const auto& slice_port : arr(at(*slice, {"ports"}))) {
+      if (str(at(slice_port, {"name"})) != port) continue;
+      for (const auto& endpoint : endpoints) add(endpoint, ":" + std::to_string(num(at(slice_port, {"port"}))));
     }
   }
   std::string text;
   for (const auto& item : list) text += (text.empty() ? "" : ",") + item;
-  if (more) return text + " + " + std::to_string(count - 3) + " more...";
+  if (more) return text + " + " + std::to_string(count - k_shown) + " more...";
   return text;
+}
+
+// The EndpointSlices of the Service named `name` (those labelled kubernetes.io/service-name).
+std::vector<const json*> slices_of(const Related& related, const std::string& name) {
+  std::vector<const json*> out;
+  for (const auto& slice : related.endpoint_slices)
+    if (str(at(slice, {"metadata", "labels", "kubernetes.io/service-name"})) == name) out.push_back(&slice);
+  return out;
 }
 
 std::string backend_text(const json& backend, const Related& related) {
@@ -78,10 +86,8 @@ std::string backend_text(const json& backend, const Related& related) {
     const std::string port_text =
         num(at(port, {"number"})) != 0 ? std::to_string(num(at(port, {"number"}))) : str(at(port, {"name"}));
     const std::string label = name + ":" + port_text;
-    const json* endpoints = named(related.endpoints, name);
-    if (!endpoints) return label + " (<error: endpoints \"" + name + "\" not found>)";
     const json* found = named(related.services, name);
-    if (!found) return label + "(<error: services \"" + name + "\" not found>)";  // kubectl has no space here
+    if (!found) return label + " (<error: services \"" + name + "\" not found>)";
     std::string port_name;
     for (const auto& service_port : arr(at(*found, {"spec", "ports"}))) {
       if (num(at(port, {"number"})) != 0 && num(at(port, {"number"})) == num(at(service_port, {"port"})))
@@ -89,7 +95,7 @@ std::string backend_text(const json& backend, const Related& related) {
       else if (!str(at(port, {"name"})).empty() && str(at(port, {"name"})) == str(at(service_port, {"name"})))
         port_name = str(at(service_port, {"name"}));
     }
-    return label + " (" + endpoints_text(*endpoints, port_name) + ")";
+    return label + " (" + endpoint_slices_text(slices_of(related, name), port_name) + ")";
   }
   if (const json& resource = at(backend, {"resource"}); resource.is_object()) {
     const json& group = at(resource, {"apiGroup"});
@@ -97,6 +103,10 @@ std::string backend_text(const json& backend, const Related& related) {
            ", Name: " + str(at(resource, {"name"}));
   }
   return "";
+}
+
+void add_backend_service(std::set<std::string>& names, const json& backend) {
+  if (const std::string name = str(at(backend, {"service", "name"})); !name.empty()) names.insert(name);
 }
 
 void describe_ingress(Writer& w, const json& ingress, const Related& related, TimePoint now) {
@@ -145,12 +155,6 @@ void describe_ingress(Writer& w, const json& ingress, const Related& related, Ti
   if (related.events) write_events(w, *related.events, now);
 }
 
-// The addresses of the Endpoints named `name` for the port named `port`: "<none>" without them.
-std::string endpoints_of_service(const Related& related, const std::string& name, const std::string& port) {
-  const json* endpoints = named(related.endpoints, name);
-  return endpoints ? endpoints_text(*endpoints, port) : "<none>";
-}
-
 void describe_service(Writer& w, const json& service, const Related& related, TimePoint now) {
   const json& spec = at(service, {"spec"});
   write_name(w, service);
@@ -192,11 +196,13 @@ void describe_service(Writer& w, const json& service, const Related& related, Ti
     w.write(0, "TargetPort:\t" + value_text(at(port, {"targetPort"})) + "/" + protocol + "\n");
     if (num(at(port, {"nodePort"})) != 0)
       w.write(0, "NodePort:\t" + name + "\t" + std::to_string(num(at(port, {"nodePort"}))) + "/" + protocol + "\n");
-    w.write(0, "Endpoints:\t" + endpoints_of_service(related, name_of(service), own_name) + "\n");
+    w.write(0, "Endpoints:\t" + endpoint_slices_text(slices_of(related, name_of(service)), own_name) + "\n");
   }
   w.write(0, "Session Affinity:\t" + str(at(spec, {"sessionAffinity"})) + "\n");
   if (const std::string policy = str(at(spec, {"externalTrafficPolicy"})); !policy.empty())
     w.write(0, "External Traffic Policy:\t" + policy + "\n");
+  if (const std::string policy = str(at(spec, {"internalTrafficPolicy"})); !policy.empty())
+    w.write(0, "Internal Traffic Policy:\t" + policy + "\n");
   if (num(at(spec, {"healthCheckNodePort"})) != 0)
     w.write(0, "HealthCheck NodePort:\t" + std::to_string(num(at(spec, {"healthCheckNodePort"}))) + "\n");
   if (const std::string ranges = list_text(at(spec, {"loadBalancerSourceRanges"}), ","); !ranges.empty())
@@ -231,6 +237,19 @@ void describe_endpoints(Writer& w, const json& endpoints, const Related& related
 }
 
 }  // namespace
+
+std::set<std::string> shown_services(const json& object) {
+  std::set<std::string> names;
+  if (str(at(object, {"kind"})) == "Service") {
+    names.insert(name_of(object));
+    return names;
+  }
+  const json& spec = at(object, {"spec"});
+  add_backend_service(names, at(spec, {"defaultBackend"}));
+  for (const auto& rule : arr(at(spec, {"rules"})))
+    for (const auto& path : arr(at(rule, {"http", "paths"}))) add_backend_service(names, at(path, {"backend"}));
+  return names;
+}
 
 Describer network_describer(std::string_view group, std::string_view kind) {
   if (group.empty() && kind == "Service") return describe_service;

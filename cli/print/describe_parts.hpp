@@ -56,6 +56,8 @@ void write_tolerations(Writer& w, const std::string& title, const nlohmann::json
 // read from `pod`) and "  " inside a pod template (`pod` null).
 void write_containers(Writer& w, const std::string& label, const nlohmann::json& containers,
                       const nlohmann::json& statuses, const std::string& space, const nlohmann::json* pod);
+// A ResourceRequirements' Limits and Requests at `level`, each resource one level deeper.
+void write_resources(Writer& w, const nlohmann::json& resources, int level);
 void write_volumes(Writer& w, const nlohmann::json& volumes, const std::string& space);
 // A CSI volume's attributes, sorted, long ones cut at 140 characters.
 void write_volume_attributes(Writer& w, const nlohmann::json& attributes);

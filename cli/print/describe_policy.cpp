@@ -47,8 +47,11 @@ void write_policy_rules(Writer& w, const json& rules, const char* peers_key, con
     if (arr(at(rule, {"ports"})).empty()) w.write(0, indent + "To Port: <any> (traffic allowed to all ports)\n");
     for (const auto& port : arr(at(rule, {"ports"}))) {
       const std::string protocol = at(port, {"protocol"}).is_string() ? str(at(port, {"protocol"})) : "TCP";
-      // kubectl 1.30 shows a port range by its first port.
-      w.write(0, indent + "To Port: " + value_text(at(port, {"port"})) + "/" + protocol + "\n");
+      if (const json& end = at(port, {"endPort"}); end.is_number())
+        w.write(0, indent + "To Port Range: " + value_text(at(port, {"port"})) + "-" + value_text(end) + "/" +
+                       protocol + "\n");
+      else
+        w.write(0, indent + "To Port: " + value_text(at(port, {"port"})) + "/" + protocol + "\n");
     }
     if (arr(at(rule, {peers_key})).empty()) w.write(0, indent + any_peer + "\n");
     for (const auto& item : arr(at(rule, {peers_key}))) {

@@ -131,8 +131,7 @@ void describe_replication_controller(Writer& w, const json& rc, const Related& r
 
 void describe_daemon_set(Writer& w, const json& set, const Related& related, TimePoint now) {
   const json& status = at(set, {"status"});
-  // kubectl prints no namespace for a DaemonSet.
-  write_name(w, set, false);
+  write_name(w, set);
   w.write(0, "Selector:\t" + api::print::selector_string(at(set, {"spec", "selector"})) + "\n");
   w.write(0,
           "Node-Selector:\t" + api::print::format_labels(at(set, {"spec", "template", "spec", "nodeSelector"})) + "\n");

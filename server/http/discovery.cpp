@@ -101,8 +101,8 @@ nlohmann::json api_resource_list(const api::ResourceTable& table, const std::str
 
 nlohmann::json version_info() {
   return {{"major", "1"},
-          {"minor", "30"},
-          {"gitVersion", "v1.30.0-kw"},
+          {"minor", "33"},
+          {"gitVersion", "v1.33.0-kw"},
           {"gitCommit", KW_GIT_COMMIT_STRING},
           {"gitTreeState", "clean"},
           {"buildDate", "1970-01-01T00:00:00Z"},

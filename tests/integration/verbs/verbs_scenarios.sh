@@ -185,7 +185,7 @@ YAML
     printf '{"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"frontend"},"subsets":[{"addresses":[{"ip":"10.1.1.1"},{"ip":"10.1.1.2"}],"notReadyAddresses":[{"ip":"10.1.1.3"}],"ports":[{"port":80,"protocol":"TCP"}]}]}\n'
     printf '{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"frontend"},"spec":{"tls":[{"hosts":["a.example.com"],"secretName":"tls1"}],"rules":[{"host":"a.example.com","http":{"paths":[{"path":"/","pathType":"Prefix","backend":{"service":{"name":"frontend","port":{"number":80}}}},{"path":"/api","pathType":"Prefix","backend":{"service":{"name":"api","port":{"name":"http"}}}}]}}]}}\n'
     printf '{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web"},"spec":{"minAvailable":2,"selector":{"matchLabels":{"app":"web"}}}}\n'
-    printf '{"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"db"},"spec":{"podSelector":{"matchLabels":{"role":"db"}},"policyTypes":["Ingress","Egress"],"ingress":[{"from":[{"ipBlock":{"cidr":"172.17.0.0/16","except":["172.17.1.0/24"]}},{"namespaceSelector":{"matchLabels":{"project":"myproject"}},"podSelector":{"matchLabels":{"role":"frontend"}}}],"ports":[{"protocol":"TCP","port":6379}]},{}]}}\n'
+    printf '{"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"db"},"spec":{"podSelector":{"matchLabels":{"role":"db"}},"policyTypes":["Ingress","Egress"],"ingress":[{"from":[{"ipBlock":{"cidr":"172.17.0.0/16","except":["172.17.1.0/24"]}},{"namespaceSelector":{"matchLabels":{"project":"myproject"}},"podSelector":{"matchLabels":{"role":"frontend"}}}],"ports":[{"protocol":"TCP","port":6379}]},{}],"egress":[{"to":[{"ipBlock":{"cidr":"10.0.0.0/24"}}],"ports":[{"protocol":"TCP","port":32000,"endPort":32768}]}]}}\n'
     printf '{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"nginx"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"nginx"},"minReplicas":1,"maxReplicas":10,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}},{"type":"Pods","pods":{"metric":{"name":"packets"},"target":{"type":"AverageValue","averageValue":"1k"}}}],"behavior":{"scaleDown":{"stabilizationWindowSeconds":300,"policies":[{"type":"Pods","value":4,"periodSeconds":60}]}}}}\n'
     printf '{"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"name":"nginx"},"spec":{"controller":"k8s.io/ingress-nginx","parameters":{"apiGroup":"k8s.example.com","kind":"IngressParameters","name":"external-lb"}}}\n'
     printf '{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","metadata":{"name":"frontend-abc","labels":{"kubernetes.io/service-name":"frontend"}},"addressType":"IPv4","ports":[{"name":"http","protocol":"TCP","port":80}],"endpoints":[{"addresses":["10.1.2.3"],"conditions":{"ready":true},"hostname":"pod-1","nodeName":"k8s-node-1","targetRef":{"kind":"Pod","name":"p1","namespace":"default"}},{"addresses":["10.1.2.4"]}]}\n'
@@ -583,6 +583,8 @@ scale deployment/sd --replicas=2 --current-replicas=1
 get deployment sd -o jsonpath={.spec.replicas}
 scale deployment sd
 scale deployment nope --replicas=1
+scale deployment nope gone --replicas=1
+scale deployment sd nope --replicas=3
 scale --replicas=2 deployment sd
 scale deployment sd --replicas=5 --dry-run=client
 scale deployment sd --replicas=5 --dry-run=server
@@ -596,6 +598,11 @@ scale deployments -l app=none --replicas=6
 scale deployment sd --replicas=-2
 get deployment sd -o jsonpath={.spec.replicas}
 scale foos sd --replicas=1
+get deployment sd --subresource scale -o custom-columns=NAME:.metadata.name,KIND:.kind,WANT:.spec.replicas
+get deployment sd --subresource scale -o jsonpath={.spec.replicas}
+get deployment sd --subresource nope
+patch deployment sd --subresource scale --type merge -p {\"spec\":{\"replicas\":7}}
+patch deployment sd --subresource nope --type merge -p {}
 delete deployment sd"
     run_sequence kw "$seq" "$work/kw.out"
     run_sequence kubectl "$seq" "$work/kubectl.out"
@@ -642,10 +649,17 @@ wait --for=condition=Ready --timeout=1s
 wait pod/p --for=jsonpath={.spec.containers[*].name}=c --timeout=1s
 wait pod/p --for=jsonpath={.spec}=c --timeout=1s
 wait pod/p --for=jsonpath={.a}=b=c --timeout=1s
-wait foos/p --for=delete"
+wait foos/p --for=delete
+wait pod/p --for=create --timeout=1s
+wait pod/nope --for=create --timeout=1s
+wait pod/nope --for=Create --timeout=0
+wait pods -l app=p --for=create --timeout=1s
+wait pods -l app=none --for=create --timeout=1s
+wait pod/p pod/nope --for=create --timeout=1s"
     run_sequence kw "$seq" "$work/kw.out"
     run_sequence kubectl "$seq" "$work/kubectl.out"
-    diff -u "$work/kubectl.out" "$work/kw.out"
+    # kubectl's informer may log that the watch its own one-second deadline cut short was short.
+    diff -u <(grep -v '^[IWE][0-9]\{4\} .*very short watch' "$work/kubectl.out") "$work/kw.out"
     grep -qx 'error: timed out waiting for the condition on pods/p' "$work/kw.out"
     # The object changes while each tool waits: both print the same and exit 0.
     for tool in kw kubectl; do
@@ -658,6 +672,13 @@ wait foos/p --for=delete"
       sleep 1
       set_status "w-$tool" '{"phase":"Running"}'
       wait "$waiter"; echo "exit $?" >>"$work/$tool.phase"
+      # Created while each tool waits, by name and by label.
+      $tool wait "pod/c-$tool" --for=create --timeout=20s >"$work/$tool.create" 2>&1 & waiter=$!
+      $tool wait pods -l "app=l-$tool" --for=create --timeout=20s >"$work/$tool.lcreate" 2>&1 & lwaiter=$!
+      sleep 1
+      pod "c-$tool"; pod "l-$tool"
+      wait "$waiter"; echo "exit $?" >>"$work/$tool.create"
+      wait "$lwaiter"; echo "exit $?" >>"$work/$tool.lcreate"
       $tool wait "pod/w-$tool" --for=delete --timeout=20s >"$work/$tool.delete" 2>&1 & waiter=$!
       sleep 1
       kw delete pod "w-$tool" >/dev/null
@@ -666,6 +687,10 @@ wait foos/p --for=delete"
     diff -u <(sed 's/w-kubectl/w-kw/' "$work/kubectl.ready") "$work/kw.ready"
     diff -u <(sed 's/w-kubectl/w-kw/' "$work/kubectl.phase") "$work/kw.phase"
     diff -u <(sed 's/w-kubectl/w-kw/' "$work/kubectl.delete") "$work/kw.delete"
+    diff -u <(sed 's/-kubectl/-kw/' "$work/kubectl.create") "$work/kw.create"
+    diff -u <(sed 's/-kubectl/-kw/' "$work/kubectl.lcreate") "$work/kw.lcreate"
+    grep -qx 'pod/c-kw condition met' "$work/kw.create"
+    grep -qx 'pod/l-kw condition met' "$work/kw.lcreate"
     grep -qx 'pod/w-kw condition met' "$work/kw.ready"
     grep -qx 'pod/w-kw condition met' "$work/kw.delete"
     grep -qx 'exit 0' "$work/kw.delete"

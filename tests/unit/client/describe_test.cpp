@@ -95,6 +95,7 @@ TEST_CASE("a secret shows its values' sizes, a config map its data") {
         "----\n"
         "one\n"
         "\n"
+        "\n"
         "BinaryData\n"
         "====\n"
         "\n");
@@ -154,4 +155,32 @@ TEST_CASE("a role's rules: one resource each, verbs of the same resource merged,
         "                    [/healthz]         []              [get]\n"
         "  deployments.apps  []                 [a]             [get]\n"
         "  deployments.apps  []                 [b]             [get]\n");
+}
+
+TEST_CASE("a service's endpoints: its EndpointSlices' ready addresses on the port's name, three then a count") {
+  const json service = json::parse(R"({"apiVersion": "v1", "kind": "Service",
+    "metadata": {"name": "web", "namespace": "default"},
+    "spec": {"type": "ClusterIP", "clusterIP": "10.0.0.1", "sessionAffinity": "None", "internalTrafficPolicy": "Local",
+             "ports": [{"name": "http", "port": 80, "targetPort": 8080, "protocol": "TCP"},
+                       {"name": "admin", "port": 81, "targetPort": 81, "protocol": "TCP"}]}})");
+  Related related;
+  const auto slice = [](const std::string& service_name, const json& endpoints) {
+    return json{{"metadata", {{"labels", {{"kubernetes.io/service-name", service_name}}}}},
+                {"ports", json::array({{{"name", "http"}, {"port", 8080}}})},
+                {"endpoints", endpoints}};
+  };
+  related.endpoint_slices = {
+      slice("web",
+            json::parse(R"([{"addresses": ["10.1.0.1"]}, {"addresses": ["10.1.0.2"], "conditions": {"ready": false}},
+                                   {"addresses": ["fd00::3"], "conditions": {"ready": true}}])")),
+      slice("web", json::parse(R"([{"addresses": ["10.1.0.4"]}, {"addresses": ["10.1.0.5"]}])")),
+      slice("other", json::parse(R"([{"addresses": ["10.9.9.9"]}])"))};
+  const std::string text = describe_object(service, related, {});
+  CHECK(text.find("Endpoints:                10.1.0.1:8080,[fd00::3]:8080,10.1.0.4:8080 + 1 more...\n") !=
+        std::string::npos);
+  // The second port has no slice port of its name: an empty list, not <none>.
+  CHECK(text.find("Endpoints:                \nSession Affinity:") != std::string::npos);
+  CHECK(text.find("Internal Traffic Policy:  Local\n") != std::string::npos);
+  related.endpoint_slices.clear();
+  CHECK(describe_object(service, related, {}).find("Endpoints:                <none>\n") != std::string::npos);
 }

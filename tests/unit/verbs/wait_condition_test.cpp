@@ -12,6 +12,7 @@ using nlohmann::json;
 TEST_CASE("wait --for parses delete, conditions and JSONPath values") {
   CHECK(parse_wait_condition("delete")->kind == WaitCondition::Kind::Delete);
   CHECK(parse_wait_condition("Delete")->kind == WaitCondition::Kind::Delete);
+  CHECK(parse_wait_condition("create")->kind == WaitCondition::Kind::Create);
   auto ready = parse_wait_condition("condition=Ready");
   REQUIRE(ready);
   CHECK(ready->kind == WaitCondition::Kind::Condition);
