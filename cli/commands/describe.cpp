@@ -27,7 +27,7 @@ using nlohmann::json;
 struct DescribeOptions {
   ConnectionFlags connection;
   TargetArgs targets;
-  bool show_events = true;  // kubectl 1.30 shows them for every object, several or one
+  bool show_events = true;  // kubectl (1.30 to 1.33) shows them for every object, several or one
   std::int64_t chunk_size = 500;
 };
 

@@ -3,6 +3,7 @@ stops it after (also on failure). Every wait is bounded."""
 import http.client
 import http.server
 import json
+import re
 import os
 import shutil
 import signal
@@ -255,6 +256,18 @@ class KwServer:
         if check and out.returncode != 0:
             raise AssertionError(f"{' '.join(cmd)} failed ({out.returncode}): {out.stderr}")
         return out
+
+
+def kubectl_requests(log):
+    """The (verb, url) of each request in kubectl -v=6's log: kubectl up to 1.30 writes
+    'GET http://... 200 OK', later ones '"Response" verb="GET" url="http://..."'."""
+    out = []
+    for line in log.splitlines():
+        if m := re.search(r'"Response" verb="([A-Z]+)" url="([^"]+)"', line):
+            out.append((m.group(1), m.group(2)))
+        elif m := re.search(r"\] (GET|POST|PUT|PATCH|DELETE) (https?://\S+)", line):
+            out.append((m.group(1), m.group(2)))
+    return out
 
 
 class EtcdServer:

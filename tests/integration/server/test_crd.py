@@ -10,7 +10,7 @@ import tempfile
 import time
 import unittest
 
-from kwtest import Background, KwServer, ServerTestCase, fields, wait_for
+from kwtest import Background, KwServer, ServerTestCase, fields, kubectl_requests, wait_for
 
 GROUP = "stable.example.com"
 
@@ -493,8 +493,9 @@ class CrdSchemaTest(ServerTestCase):
         path = self.write("typo.yaml", TYPO_CRD)
         out = self.kubectl("create", "-f", path, "-v=6", check=False)
         self.assertNotEqual(out.returncode, 0, out.stdout)
-        self.assertRegex(out.stderr, r"POST http://\S+/apis/apiextensions.k8s.io/v1/customresourcedefinitions\?\S*"
-                                     r"fieldValidation=Strict")
+        self.assertTrue(any(v == "POST" and "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?" in u
+                            and "fieldValidation=Strict" in u for v, u in kubectl_requests(out.stderr)),
+                        out.stderr)
         self.assertIn('unknown field "spec.versions[0].schema.openAPIV3Schema.properties[spec].'
                       'x-kubernetes-preserve-unknwon-fields"', out.stderr)
         self.assertNotEqual(self.kubectl("get", "crd", "gizmos.typo.example.com", check=False).returncode, 0)

@@ -5,7 +5,7 @@ import subprocess
 import tempfile
 import time
 
-from kwtest import Background, ServerTestCase
+from kwtest import Background, ServerTestCase, kubectl_requests
 
 
 class KubectlTest(ServerTestCase):
@@ -40,7 +40,7 @@ class KubectlTest(ServerTestCase):
     def test_aggregated_discovery(self):
         # kubectl asks /api and /apis for apidiscovery.k8s.io documents and needs nothing else.
         out = self.server.kubectl("api-resources", "-v=6", "--cache-dir", tempfile.mkdtemp(prefix="kw-disc-"))
-        gets = [line.split(" GET ")[1].split("?")[0] for line in out.stderr.splitlines() if " GET " in line]
+        gets = [url.split("?")[0] for verb, url in kubectl_requests(out.stderr) if verb == "GET"]
         self.assertEqual(sorted(gets), [f"{self.server.url}/api", f"{self.server.url}/apis"], out.stderr)
         rows = {line.split()[0]: line.split() for line in out.stdout.splitlines()[1:]}
         self.assertEqual(rows["deployments"][1:], ["deploy", "apps/v1", "true", "Deployment"])

@@ -111,7 +111,7 @@ TEST_CASE("events: kubectl's table, oldest first, repeated ones with their count
     std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
     return std::string(text);
   };
-  // The message is trimmed; kubectl 1.30 does not put the involved field's path before it.
+  // The message is trimmed; kubectl (1.30 to 1.33) does not put the involved field's path before it.
   std::vector<json> events = {{{"type", "Warning"},
                                {"reason", "BackOff"},
                                {"message", " restarting\n"},
