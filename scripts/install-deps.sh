@@ -11,7 +11,7 @@ packages=(
   libsqlite3-dev libjemalloc-dev libre2-dev zlib1g-dev
   etcd-server etcd-client
   python3 python3-kubernetes python3-websocket python3-yaml
-  curl nghttp2-client
+  curl nghttp2-client openssl
   clang libfuzzer-14-dev libclang-rt-14-dev clang-16 libfuzzer-16-dev libclang-rt-16-dev
   zsh bash-completion man-db groff-base
 )

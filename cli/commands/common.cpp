@@ -89,6 +89,11 @@ std::string no_resources_message() {
 
 VerbError usage_error(std::string message) { return VerbError{0, "error: " + std::move(message), k_exit_usage}; }
 
+std::optional<VerbError> named_across_namespaces(const api::ResourceInfo& info, bool all_namespaces) {
+  if (!all_namespaces || !info.namespaced) return std::nullopt;
+  return usage_error("a resource cannot be retrieved by name across all namespaces");
+}
+
 std::string server_message(const std::string& message) {
   if (!message.starts_with("Error from server")) return message;
   const auto colon = message.find(": ");

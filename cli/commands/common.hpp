@@ -30,6 +30,8 @@ template <class T>
 using VerbResult = std::expected<T, VerbError>;
 
 VerbError usage_error(std::string message);  // "error: " + message, exit 1
+// kubectl's refusal of a namespaced object named (not selected) with -A.
+std::optional<VerbError> named_across_namespaces(const api::ResourceInfo& info, bool all_namespaces);
 // The server's own words in an "Error from server (Reason): ..." message; other messages as they are.
 std::string server_message(const std::string& message);
 // kubectl's answer to a verb given no resource (scale, wait): the message and its examples.

@@ -159,6 +159,7 @@ int run_delete(DeleteOptions& options) {
         deleter.fail_with(info.error());
         continue;
       }
+      if (auto refused = named_across_namespaces(*info, options.all_namespaces)) return report(*refused);
       const std::string namespace_name = info->namespaced ? (*api)->config().namespace_name : std::string();
       for (const auto& name : group.names) deleter.remove(Victim{*info, namespace_name, name, {}});
     }

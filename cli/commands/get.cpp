@@ -296,6 +296,12 @@ int run_get(GetOptions& options) {
   KindStore kinds;
   auto targets = options.filenames.empty() ? parse_targets(resolver, kinds, options.args)
                                            : manifest_targets(**api, resolver, kinds, options);
+  std::optional<VerbError> refused;
+  if (targets && options.filenames.empty())
+    for (const auto& target : *targets)
+      if (!refused && !target.names.empty() && target.kind.info != nullptr)
+        refused = named_across_namespaces(*target.kind.info, options.all_namespaces);
+  if (refused) targets = std::unexpected(*refused);
   if (!targets) {
     std::cerr << targets.error().message << '\n';
     return targets.error().exit_code;

@@ -79,6 +79,7 @@ VerbResult<std::vector<NamedObject>> objects_of(ApiClient& api, Resolver& resolv
     auto info = resolver.resolve(group.type);
     if (!info) return std::unexpected(info.error());
     if (group.names.empty()) return std::unexpected(usage_error("resource(s) were provided, but no name was specified"));
+    if (auto refused = named_across_namespaces(*info, targets.all_namespaces)) return std::unexpected(*refused);
     const std::string own_namespace = info->namespaced ? api.config().namespace_name : std::string();
     for (const auto& name : group.names) out.push_back(NamedObject{*info, own_namespace, name});
   }

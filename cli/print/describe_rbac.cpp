@@ -1,6 +1,7 @@
-// The describers of RBAC's roles and bindings. A role's rules are shown as kubectl shows them:
-// broken down to one resource (and resource name) each, the verbs of rules that then name the
-// same resource merged, sorted by the rule's text.
+// The describers of the access kinds: RBAC's roles and bindings, and CertificateSigningRequest.
+// A role's rules are shown as kubectl shows them: broken down to one resource (and resource
+// name) each, the verbs of rules that then name the same resource merged, sorted by the rule's
+// text. A signing request shows what its PEM request asks for.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -8,6 +9,9 @@
 
 #include "cli/print/describe_kinds.hpp"
 #include "core/api/json_access.hpp"
+#include "core/api/print_support.hpp"
+#include "core/util/base64.hpp"
+#include "core/util/x509_request.hpp"
 
 namespace kw::cli::describe {
 
@@ -113,6 +117,53 @@ void describe_binding(Writer& w, const json& binding, const Related&, TimePoint)
                    "\n");
 }
 
+// A list as kubectl's signing request describer writes one: "Title:" and the first value, each
+// further value on its own line in the value column.
+void write_values(Writer& w, const std::string& title, const std::vector<std::string>& values) {
+  if (values.empty()) return;
+  std::string joined;
+  for (const auto& value : values) joined += (joined.empty() ? "" : "\n\t\t") + value;
+  w.write(0, "\t" + title + ":\t" + joined + "\n");
+}
+
+void describe_signing_request(Writer& w, const json& csr, const Related& related, TimePoint now) {
+  const json& spec = at(csr, {"spec"});
+  // The server checks the request on create, so it reads; an empty one describes nothing.
+  const auto pem = util::base64_decode(str(at(spec, {"request"})));
+  auto parsed = pem ? util::parse_certificate_request(*pem) : kw::fail("no request");
+  const util::CertificateRequest request = parsed ? std::move(*parsed) : util::CertificateRequest{};
+  w.write(0, "Name:\t" + str(at(csr, {"metadata", "name"})) + "\n");
+  w.write(0, "Labels:\t" + api::print::format_labels(at(csr, {"metadata", "labels"})) + "\n");
+  w.write(0, "Annotations:\t" + api::print::format_labels(at(csr, {"metadata", "annotations"})) + "\n");
+  w.write(0, "CreationTimestamp:\t" + rfc1123z(at(csr, {"metadata", "creationTimestamp"})) + "\n");
+  w.write(0, "Requesting User:\t" + str(at(spec, {"username"})) + "\n");
+  if (const std::string signer = str(at(spec, {"signerName"})); !signer.empty())
+    w.write(0, "Signer:\t" + signer + "\n");
+  if (const json& seconds = at(spec, {"expirationSeconds"}); seconds.is_number())
+    w.write(0, "Requested Duration:\t" + api::print::since(now - std::chrono::seconds(api::num(seconds)), now) + "\n");
+  w.write(0, "Status:\t" + api::print::csr_status(csr) + "\n");
+  const auto& subject = request.subject;
+  w.write(0, "Subject:\n");
+  w.write(0, "\tCommon Name:\t" + subject.common_name + "\n");
+  w.write(0, "\tSerial Number:\t" + subject.serial_number + "\n");
+  write_values(w, "Organization", subject.organization);
+  write_values(w, "Organizational Unit", subject.organizational_unit);
+  write_values(w, "Country", subject.country);
+  write_values(w, "Locality", subject.locality);
+  write_values(w, "Province", subject.province);
+  write_values(w, "StreetAddress", subject.street_address);
+  write_values(w, "PostalCode", subject.postal_code);
+  if (!request.dns_names.empty() || !request.email_addresses.empty() || !request.ip_addresses.empty() ||
+      !request.uris.empty()) {
+    w.write(0, "Subject Alternative Names:\n");
+    write_values(w, "DNS Names", request.dns_names);
+    write_values(w, "Email Addresses", request.email_addresses);
+    write_values(w, "URIs", request.uris);
+    write_values(w, "IP Addresses", request.ip_addresses);
+  }
+  if (related.events) write_events(w, *related.events, now);
+}
+
 }  // namespace
 
 Describer rbac_describer(std::string_view group, std::string_view kind) {
@@ -120,6 +171,7 @@ Describer rbac_describer(std::string_view group, std::string_view kind) {
     if (kind == "Role" || kind == "ClusterRole") return describe_role;
     if (kind == "RoleBinding" || kind == "ClusterRoleBinding") return describe_binding;
   }
+  if (group == "certificates.k8s.io" && kind == "CertificateSigningRequest") return describe_signing_request;
   return nullptr;
 }
 

@@ -208,6 +208,9 @@ void describe_job(Writer& w, const json& job, const Related& related, TimePoint 
     w.write(0, "Start Time:\t" + start + "\n");
   if (const std::string done = rfc1123z(at(status, {"completionTime"})); !done.empty())
     w.write(0, "Completed At:\t" + done + "\n");
+  const auto started = api::print::time_of(at(status, {"startTime"}));
+  if (const auto completed = api::print::time_of(at(status, {"completionTime"})); started && completed)
+    w.write(0, "Duration:\t" + api::print::since(started, *completed) + "\n");
   if (at(spec, {"activeDeadlineSeconds"}).is_number())
     w.write(0, "Active Deadline Seconds:\t" + std::to_string(num(at(spec, {"activeDeadlineSeconds"}))) + "s\n");
   const std::string active = std::to_string(num(at(status, {"active"})));

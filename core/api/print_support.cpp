@@ -132,6 +132,15 @@ std::string format_label_selector(const json& selector) {
   return text.empty() ? "<none>" : text;
 }
 
+std::string csr_status(const json& csr) {
+  std::string status = !condition_of(csr, "Denied").is_null()     ? "Denied"
+                       : !condition_of(csr, "Approved").is_null() ? "Approved"
+                                                                  : "Pending";
+  if (!condition_of(csr, "Failed").is_null()) status += ",Failed";
+  if (!str(at(csr, {"status", "certificate"})).empty()) status += ",Issued";
+  return status;
+}
+
 const json& condition_of(const json& object, std::string_view type) {
   for (const auto& c : arr(at(object, {"status", "conditions"})))
     if (str(at(c, {"type"})) == type) return c;

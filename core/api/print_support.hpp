@@ -48,6 +48,9 @@ std::string format_label_selector(const json& selector);
 const json& condition_of(const json& object, std::string_view type);
 // Whether that condition's status is "True".
 bool condition_true(const json& object, std::string_view type);
+// A CertificateSigningRequest's state as kubectl shows it: Denied, Approved or Pending (Denied
+// wins), then ",Failed" and ",Issued" when they apply.
+std::string csr_status(const json& csr);
 // The names and images of a container list, comma-joined.
 std::pair<std::string, std::string> container_cells(const json& containers);
 std::string name_of(const json& object);

@@ -1,10 +1,6 @@
-#include <memory>
-
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-
 #include "core/api/print_support.hpp"
 #include "core/codec/protobuf_scalars.hpp"
+#include "core/util/x509_request.hpp"
 #include "server/admission/builtin.hpp"
 
 namespace kw::admission {
@@ -32,30 +28,6 @@ bool may_use_signer(const auth::Authorizer& authorizer, const json& requester, c
     if (authorizer.authorize(auth::resource_attributes(user, verb, "", k_group, "signers", "", name, "")).allowed)
       return true;
   return false;
-}
-
-struct RequestFree {
-  void operator()(X509_REQ* request) const { X509_REQ_free(request); }
-};
-struct BioFree {
-  void operator()(BIO* bio) const { BIO_free(bio); }
-};
-
-// The subject's organizations (O=) of a PEM certificate request; nullopt when it cannot be read.
-std::optional<std::vector<std::string>> organizations(const std::string& pem) {
-  std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-  if (!bio) return std::nullopt;
-  std::unique_ptr<X509_REQ, RequestFree> request(PEM_read_bio_X509_REQ(bio.get(), nullptr, nullptr, nullptr));
-  if (!request) return std::nullopt;
-  std::vector<std::string> out;
-  const X509_NAME* subject = X509_REQ_get_subject_name(request.get());
-  for (int i = X509_NAME_get_index_by_NID(subject, NID_organizationName, -1); i >= 0;
-       i = X509_NAME_get_index_by_NID(subject, NID_organizationName, i)) {
-    const ASN1_STRING* value = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, i));
-    out.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(value)),
-                     static_cast<std::size_t>(ASN1_STRING_length(value)));
-  }
-  return out;
 }
 
 }  // namespace
@@ -88,9 +60,11 @@ registry::AdmissionCheck certificate_subject_restriction() {
   return [](const registry::AdmissionRequest& r) -> registry::ApiResult<void> {
     if (!signing_request(r, "", "CREATE") || str(at(r.object, {"spec", "signerName"})) != k_client_signer) return {};
     auto pem = codec::scalars::base64_decode(str(at(r.object, {"spec", "request"})));
-    const auto groups = pem ? organizations(*pem) : std::nullopt;
-    if (!groups) return std::unexpected(registry::admission_forbidden(r, "failed to parse CSR: PEM block type must be CERTIFICATE REQUEST"));
-    for (const auto& group : *groups)
+    const auto request = pem ? util::parse_certificate_request(*pem) : kw::fail("");
+    if (!request)
+      return std::unexpected(
+          registry::admission_forbidden(r, "failed to parse CSR: PEM block type must be CERTIFICATE REQUEST"));
+    for (const auto& group : request->subject.organization)
       if (group == "system:masters")
         return std::unexpected(registry::admission_forbidden(
             r, std::string("use of ") + k_client_signer + " signer with system:masters group is not allowed"));

@@ -167,16 +167,6 @@ constexpr std::array<std::string_view, 23> k_usages = {
     "server auth", "signing", "timestamping"};
 // clang-format on
 
-// Denied or Approved (Denied wins), then ",Failed" and ",Issued" when they apply.
-std::string csr_condition(const json& csr) {
-  std::string status = !condition_of(csr, "Denied").is_null()     ? "Denied"
-                       : !condition_of(csr, "Approved").is_null() ? "Approved"
-                                                                  : "Pending";
-  if (!condition_of(csr, "Failed").is_null()) status += ",Failed";
-  if (!str(at(csr, {"status", "certificate"})).empty()) status += ",Issued";
-  return status;
-}
-
 Cells print_csr(const json& csr, TimePoint now) {
   const auto signer = str(at(csr, {"spec", "signerName"}));
   const auto& expiration = at(csr, {"spec", "expirationSeconds"});
@@ -187,7 +177,7 @@ Cells print_csr(const json& csr, TimePoint now) {
           signer.empty() ? std::string("<none>") : signer,
           str(at(csr, {"spec", "username"})),
           duration,
-          csr_condition(csr)};
+          csr_status(csr)};
 }
 
 // PrepareForCreate: the requester's identity is the server's to fill in (from the

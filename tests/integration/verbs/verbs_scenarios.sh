@@ -200,6 +200,13 @@ YAML
   printf '%s\n' 'apiVersion: example.com/v1' 'kind: Widget' 'metadata: {name: w1, labels: {app: w}}' \
     'spec: {size: 3, ratio: 1.5, enabled: true, nothing: null, tags: [a, b], items: [{name: i1, weight: 2}, {name: i2}], some-dash: z, example.com/key: v}' |
     "$KW" create -f - >/dev/null
+  # A signing request with a subject and alternative names of each kind (one key for both runs).
+  [[ -f $ex/csr.pem ]] || openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+    -keyout "$ex/csr.key" -out "$ex/csr.pem" -subj "/CN=alice/O=dev/O=ops/OU=web/C=DE/L=Berlin/ST=Berlin/serialNumber=42" \
+    -addext "subjectAltName=DNS:a.example.com,DNS:b.example.com,email:a@example.com,URI:spiffe://example.com/a,IP:192.168.9.1,IP:fd00::1" \
+    2>/dev/null
+  printf '{"apiVersion":"certificates.k8s.io/v1","kind":"CertificateSigningRequest","metadata":{"name":"alice","labels":{"team":"a"}},"spec":{"request":"%s","signerName":"kubernetes.io/kube-apiserver-client","expirationSeconds":86400,"usages":["client auth"]}}' \
+    "$(base64 -w0 "$ex/csr.pem")" | "$KW" create -f - >/dev/null
   # Days-old events, so both clients print the same ages.
   local when
   when=$(date -u -d '-50 hours' +%FT%T.000000Z)
@@ -237,6 +244,15 @@ YAML
   curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' \
     -d '{"status":{"observedGeneration":1,"replicas":1,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":1}}' \
     "$url/apis/apps/v1/namespaces/default/deployments/nginx/status" >/dev/null
+  # job/pi ran for 2m5s, two days ago, as its controller would have recorded it.
+  local started finished
+  started=$(date -u -d '-50 hours' +%FT%TZ); finished=$(date -u -d '-50 hours +125 seconds' +%FT%TZ)
+  curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' \
+    -d "{\"status\":{\"startTime\":\"$started\",\"completionTime\":\"$finished\",\"succeeded\":1,\"ready\":0,
+      \"terminating\":0,\"uncountedTerminatedPods\":{},\"conditions\":[
+      {\"type\":\"SuccessCriteriaMet\",\"status\":\"True\",\"lastProbeTime\":\"$finished\",\"lastTransitionTime\":\"$finished\"},
+      {\"type\":\"Complete\",\"status\":\"True\",\"lastProbeTime\":\"$finished\",\"lastTransitionTime\":\"$finished\"}]}}" \
+    "$url/apis/batch/v1/namespaces/default/jobs/pi/status" >/dev/null
   "$KW" annotate deployment abc deployment.kubernetes.io/revision=3 >/dev/null
   local uid
   uid=$("$KW" get deployment abc -o jsonpath='{.metadata.uid}')
