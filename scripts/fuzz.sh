@@ -2,12 +2,7 @@
 # Builds the libFuzzer targets in build-fuzz with clang and runs each for N seconds
 # (default 5) on its seed corpus in tests/fuzz/corpus/<target>/.
 #   scripts/fuzz.sh [seconds] [target...]   (fuzz_request, the whole request path, only when named)
-#
-# libstdc++ 12's <expected> is only enabled when __cpp_concepts >= 202002L. clang 14-16
-# report 201907L, so std::expected (kw::Result) does not exist there. clang 16 does
-# implement what <expected> needs (P0848, conditionally trivial special members), so with
-# clang 16 the macro is raised (CMakeLists.txt does it for any clang before 17); clang 14
-# cannot compile it at all.
+
 set -euo pipefail
 
 seconds=${1:-5}
@@ -21,29 +16,16 @@ if ((${#targets[@]} == 0)); then
     fuzz_http_connection)
 fi
 
-# Pick a clang whose C++23 mode has std::expected, natively or with the macro raised (which
+# A clang whose C++23 mode has std::expected, natively or with the macro raised (which
 # CMakeLists.txt then does itself).
-probe=$(mktemp -d)
-trap 'rm -rf "$probe"' EXIT
-printf '#include <expected>\nint main() { std::expected<int, int> e{1}; return *e - 1; }\n' > "$probe/p.cpp"
-chosen=""
-for version in 19 18 17 16 15 14 ""; do
-  cxx=clang++${version:+-$version}
-  cc=clang${version:+-$version}
-  command -v "$cxx" > /dev/null || continue
-  if "$cxx" -std=c++2b "$probe/p.cpp" -o "$probe/p" 2> /dev/null; then
-    chosen=$cxx; break
-  fi
-  if "$cxx" -std=c++2b -D__cpp_concepts=202002L -Wno-macro-redefined "$probe/p.cpp" -o "$probe/p" 2> /dev/null; then
-    chosen="$cxx (__cpp_concepts raised)"; break
-  fi
-done
-if [[ -z $chosen ]]; then
+source "$root/scripts/clang.sh"
+pick_clang
+if [[ -z $cxx ]]; then
   echo "fuzz.sh: no clang++ can compile std::expected with libstdc++ (clang++-14 cannot);" >&2
   echo "fuzz.sh: install clang-16 and libfuzzer-16-dev (scripts/install-deps.sh lists them)" >&2
   exit 1
 fi
-echo "fuzz.sh: using $chosen"
+echo "fuzz.sh: using $clang_note"
 
 CC=$cc CXX=$cxx cmake -S "$root" -B "$build" -G Ninja -DKW_FUZZ=ON -DKW_PCH=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" > "$build.configure.log" 2>&1 || {

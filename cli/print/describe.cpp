@@ -411,6 +411,14 @@ void write_volumes(Writer& w, const json& volumes, const std::string& space) {
         else if (const json& token = at(source, {"serviceAccountToken"}); token.is_object())
           w.write(2, "TokenExpirationSeconds:\t" + std::to_string(api::num(at(token, {"expirationSeconds"}))) + "\n");
       }
+    } else if (const json& ephemeral = at(volume, {"ephemeral"}); ephemeral.is_object()) {
+      w.write(2,
+              "Type:\tEphemeralVolume (an inline specification for a volume that gets created and deleted with "
+              "the pod)\n");
+      if (const json& claim = at(ephemeral, {"volumeClaimTemplate"}); claim.is_object()) {
+        const Writer::Nested nested(w, 2);
+        write_claim(w, claim, false, {});  // a template: the lines that need no time
+      }
     } else if (const json& image = at(volume, {"image"}); image.is_object()) {
       w.write(2, "Type:\tImage (a container image or OCI artifact)\n    Reference:\t" + str(at(image, {"reference"})) +
                      "\n    PullPolicy:\t" + str(at(image, {"pullPolicy"})) + "\n");

@@ -22,12 +22,25 @@ using TimePoint = std::chrono::system_clock::time_point;
 class Writer {
  public:
   void write(int level, const std::string& text) {
-    m_out << std::string(static_cast<std::size_t>(level) * 2, ' ') << text;
+    m_out << std::string(static_cast<std::size_t>(level + m_nested) * 2, ' ') << text;
   }
   std::string take() { return m_out.str(); }
+  // Every write until the Nested ends is `levels` deeper (kubectl's nested prefix writer).
+  class Nested {
+   public:
+    Nested(Writer& w, int levels) : m_writer(w), m_levels(levels) { m_writer.m_nested += levels; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+    ~Nested() { m_writer.m_nested -= m_levels; }
+
+   private:
+    Writer& m_writer;
+    int m_levels;
+  };
 
  private:
   std::ostringstream m_out;
+  int m_nested = 0;
 };
 
 // A JSON scalar as Go's %v prints the decoded value ("" for null, numbers and booleans as
@@ -56,6 +69,10 @@ void write_tolerations(Writer& w, const std::string& title, const nlohmann::json
 // read from `pod`) and "  " inside a pod template (`pod` null).
 void write_containers(Writer& w, const std::string& label, const nlohmann::json& containers,
                       const nlohmann::json& statuses, const std::string& space, const nlohmann::json* pod);
+// A claim's storage lines as kubectl's printPersistentVolumeClaim writes them: with its Name,
+// Namespace, Status and Finalizers for a whole PersistentVolumeClaim (`whole`), without them
+// for an ephemeral volume's claim template.
+void write_claim(Writer& w, const nlohmann::json& claim, bool whole, TimePoint now);
 // A ResourceRequirements' Limits and Requests at `level`, each resource one level deeper.
 void write_resources(Writer& w, const nlohmann::json& resources, int level);
 void write_volumes(Writer& w, const nlohmann::json& volumes, const std::string& space);

@@ -114,15 +114,17 @@ void describe_persistent_volume(Writer& w, const json& pv, const Related& relate
   if (related.events) write_events(w, *related.events, now);
 }
 
-void describe_claim(Writer& w, const json& pvc, const Related& related, TimePoint now) {
+}  // namespace
+
+void write_claim(Writer& w, const json& pvc, bool whole, TimePoint now) {
   const json& spec = at(pvc, {"spec"});
-  write_name(w, pvc);
+  if (whole) write_name(w, pvc);
   w.write(0, "StorageClass:\t" + storage_class(pvc) + "\n");
-  w.write(0, "Status:\t" + status_text(pvc, str(at(pvc, {"status", "phase"})), now) + "\n");
+  if (whole) w.write(0, "Status:\t" + status_text(pvc, str(at(pvc, {"status", "phase"})), now) + "\n");
   const std::string volume = str(at(spec, {"volumeName"}));
   w.write(0, "Volume:\t" + volume + "\n");
   write_metadata(w, pvc);
-  w.write(0, "Finalizers:\t" + go_list(at(pvc, {"metadata", "finalizers"})) + "\n");
+  if (whole) w.write(0, "Finalizers:\t" + go_list(at(pvc, {"metadata", "finalizers"})) + "\n");
   // Capacity and access modes are the bound volume's: none before the claim is bound.
   std::string capacity, modes;
   if (!volume.empty()) {
@@ -139,6 +141,12 @@ void describe_claim(Writer& w, const json& pvc, const Related& related, TimePoin
     w.write(1, "Kind:\t" + str(at(source, {"kind"})) + "\n");
     w.write(1, "Name:\t" + str(at(source, {"name"})) + "\n");
   }
+}
+
+namespace {
+
+void describe_claim(Writer& w, const json& pvc, const Related& related, TimePoint now) {
+  write_claim(w, pvc, true, now);
   // The pods that mount the claim, by name.
   std::vector<std::string> users;
   const std::string name = str(at(pvc, {"metadata", "name"}));

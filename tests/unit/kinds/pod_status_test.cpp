@@ -44,18 +44,18 @@ json running(const char* name) { return {{"name", name}, {"state", {{"running", 
 
 TEST_CASE("pod status: terminated containers stay terminated unless the restart policy restarts them") {
   json old = status_pod("Never");
-  old["status"]["containerStatuses"] = {terminated("web", 0)};
+  old["status"]["containerStatuses"] = json::array({terminated("web", 0)});
   old["status"]["initContainerStatuses"] = {terminated("init", 0), terminated("sidecar", 1)};
   json pod = old;
-  pod["status"]["containerStatuses"] = {running("web")};
+  pod["status"]["containerStatuses"] = json::array({running("web")});
   pod["status"]["initContainerStatuses"] = {running("init"), running("sidecar")};
   CHECK(subresource_causes("status", pod, old) ==
         "status.containerStatuses[0].state|Forbidden: may not be transitioned to non-terminated state\n"
         "status.initContainerStatuses[0].state|Forbidden: may not be transitioned to non-terminated state\n");
   json on_failure = status_pod("OnFailure");
-  on_failure["status"]["containerStatuses"] = {terminated("web", 2)};
+  on_failure["status"]["containerStatuses"] = json::array({terminated("web", 2)});
   json restarted = on_failure;
-  restarted["status"]["containerStatuses"] = {running("web")};
+  restarted["status"]["containerStatuses"] = json::array({running("web")});
   CHECK(subresource_causes("status", restarted, on_failure).empty());
 }
 

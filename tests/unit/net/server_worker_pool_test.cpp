@@ -27,16 +27,17 @@ bool eventually(const std::function<bool()>& done, std::chrono::milliseconds lim
 }  // namespace
 
 TEST_CASE("worker pool: tasks run while every base worker is blocked, and extra workers leave when idle") {
-  detail::WorkerPool pool(2, 8, 200ms);
+  // (the pool is declared last, so its threads are joined before what they use goes)
   std::latch release(1);
   std::atomic<int> blocked{0};
+  std::atomic<bool> ran{false};
+  detail::WorkerPool pool(2, 8, 200ms);
   for (int i = 0; i < 4; ++i)
     pool.submit([&] {
       ++blocked;
       release.wait();
     });
   REQUIRE(eventually([&] { return blocked.load() == 4; }));
-  std::atomic<bool> ran{false};
   pool.submit([&] { ran = true; });
   CHECK(eventually([&] { return ran.load(); }));
   CHECK(pool.threads() >= 5);
@@ -45,9 +46,10 @@ TEST_CASE("worker pool: tasks run while every base worker is blocked, and extra 
 }
 
 TEST_CASE("worker pool: never more threads than the cap, the rest wait their turn") {
-  detail::WorkerPool pool(1, 3, 200ms);
+  // (the pool is declared last, so its threads are joined before what they use goes)
   std::latch release(1);
   std::atomic<int> started{0};
+  detail::WorkerPool pool(1, 3, 200ms);
   for (int i = 0; i < 6; ++i)
     pool.submit([&] {
       ++started;
