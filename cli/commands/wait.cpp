@@ -84,16 +84,17 @@ VerbResult<std::vector<NamedObject>> wait_until_listed(ApiClient& api, Resolver&
     if (!resolved) return std::unexpected(resolved.error());
     infos.insert(infos.end(), resolved->begin(), resolved->end());
   }
-  const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
   const auto exists = [](const ObjectState& state) { return state.has_value(); };
   // A category names several types: kubectl's half-second listing of all of them.
-  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    if (infos.size() == 1 && timeout.count() > 0) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (infos.size() == 1 && left.count() > 0) {
       const auto& info = infos.front();
       const std::string namespace_name =
           targets.all_namespaces || !info.namespaced ? std::string() : api.config().namespace_name;
-      const auto result = watch_selection(api, info, namespace_name, targets.selector, limit, exists);
+      const auto result = watch_selection(api, info, namespace_name, targets.selector, left, exists);
       if (result.end == WatchEnd::TimedOut) return std::unexpected(usage_error(std::string(k_wait_timeout)));
       if (result.end == WatchEnd::Failed)
         return std::unexpected(VerbError{0, "error: the watch of " + info.plural + " failed", result.exit_code});
